@@ -1,0 +1,40 @@
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install test lint format bench golden demo clean
+
+install: $(STAMP)
+
+# Reinstall only when pyproject.toml changes (or the venv is missing).
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -e '.[dev]'
+	touch $(STAMP)
+
+test: install
+	$(PY) -m pytest -q
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: install
+	if [ -d bench ]; then $(PY) bench/run.py; else echo "no benchmarks yet"; fi
+
+golden: install
+	if [ -f tests/golden/regenerate.py ]; then $(PY) -m tests.golden.regenerate; \
+	else echo "no golden corpus yet (tests/golden/regenerate.py is missing)"; fi
+
+demo: install
+	$(VENV)/bin/autotune demo
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Loop IR to kernels: LLVM IR (llvmlite), CUDA C, JIT, AOT model artifacts, runtime loader."""

@@ -1,0 +1,1 @@
+"""Intermediate representations: the graph IR, its op table and passes, and the ONNX frontend."""

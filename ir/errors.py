@@ -1,0 +1,27 @@
+"""Typed errors raised by the IR layer; every message says what went wrong and where."""
+
+from __future__ import annotations
+
+
+class AutotuneError(Exception):
+    """Base class of every error autotune reports to a user."""
+
+
+class IRError(AutotuneError):
+    """A graph is malformed (wrong node kinds, unbound variables, bad attributes)."""
+
+
+class TypeInferenceError(AutotuneError):
+    """Shapes or dtypes of an op's inputs are inconsistent with its type relation."""
+
+
+class ModelImportError(AutotuneError):
+    """A model could not be imported (bad bytes, failed checks, unsupported content)."""
+
+
+class UnsupportedOpError(ModelImportError):
+    """A model uses an operator (or an attribute value) the frontend does not support."""
+
+
+class ShapeBindingError(ModelImportError):
+    """A model input has a symbolic or unknown dimension that the caller did not bind."""

@@ -1,0 +1,94 @@
+"""Types of graph IR values: tensors with static shapes, tuples and functions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Element types the IR understands, in the numpy spelling.
+DTYPES: frozenset[str] = frozenset(
+    {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
+)
+
+
+def normalize_dtype(dtype: object) -> str:
+    """Return the canonical dtype string for a numpy dtype, type or name."""
+    name = np.dtype(dtype).name  # type: ignore[call-overload]
+    if name not in DTYPES:
+        raise TypeError(f"unsupported dtype {name!r}; supported: {sorted(DTYPES)}")
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType:
+    """A tensor of a static shape and an element dtype."""
+
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shape", tuple(int(dim) for dim in self.shape))
+        object.__setattr__(self, "dtype", normalize_dtype(self.dtype))
+        if any(dim < 0 for dim in self.shape):
+            raise TypeError(f"negative dimension in shape {self.shape}")
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return self.size * np.dtype(self.dtype).itemsize
+
+    def __str__(self) -> str:
+        dims = ", ".join(str(dim) for dim in self.shape)
+        return f"Tensor[({dims}), {self.dtype}]"
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType:
+    """A tuple of values, each with its own type."""
+
+    fields: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(str(field) for field in self.fields) + ")"
+
+
+@dataclass(frozen=True, slots=True)
+class FuncType:
+    """The type of a function: parameter types and the return type."""
+
+    params: tuple[Type, ...]
+    ret: Type
+
+    def __str__(self) -> str:
+        params = ", ".join(str(param) for param in self.params)
+        return f"fn ({params}) -> {self.ret}"
+
+
+Type = TensorType | TupleType | FuncType
+
+
+def as_tensor_type(ty: Type, where: str) -> TensorType:
+    """Return `ty` as a TensorType, or raise a TypeError naming `where`."""
+    if not isinstance(ty, TensorType):
+        raise TypeError(f"{where}: expected a tensor, got {ty}")
+    return ty
+
+
+def type_to_json(ty: Type) -> object:
+    """Return a JSON-serialisable description of a type."""
+    if isinstance(ty, TensorType):
+        return {"shape": list(ty.shape), "dtype": ty.dtype}
+    if isinstance(ty, TupleType):
+        return {"tuple": [type_to_json(field) for field in ty.fields]}
+    return {"params": [type_to_json(p) for p in ty.params], "ret": type_to_json(ty.ret)}

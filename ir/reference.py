@@ -1,0 +1,129 @@
+"""The numpy oracle: evaluates graph IR with each op's reference, and compares results.
+
+`check_close` is the single correctness gate: tests use it, and the workers use it to
+mark a candidate `wrong_result`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.errors import IRError
+from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem, Var
+from ir.graph.ops.registry import get_op
+from ir.graph.traversal import count_uses, post_order
+from ir.graph.types import TensorType
+
+Value = Any  # np.ndarray | tuple[Value, ...]
+
+
+def _evaluate_call(call: Call, args: Sequence[Value]) -> Value:
+    if isinstance(call.op, Function):
+        return evaluate(call.op, dict(zip((p.name for p in call.op.params), args, strict=True)))
+    return get_op(call.op).reference(list(args), call.attrs)
+
+
+def evaluate_expr(expr: Expr, env: Mapping[str, Value]) -> Value:
+    """Evaluate `expr` with free variables bound by name in `env`."""
+    values: dict[int, Value] = {}
+    uses = count_uses(expr)
+    for node in post_order(expr):
+        if isinstance(node, Var):
+            if node.name not in env:
+                raise IRError(f"no value bound for variable %{node.name}")
+            result: Value = env[node.name]
+        elif isinstance(node, Constant):
+            result = node.data
+        elif isinstance(node, Call):
+            result = _evaluate_call(node, [values[id(arg)] for arg in node.args])
+        elif isinstance(node, Tuple):
+            result = tuple(values[id(f)] for f in node.fields)
+        elif isinstance(node, TupleGetItem):
+            result = values[id(node.tuple_value)][node.index]
+        elif isinstance(node, Function):
+            raise IRError("cannot evaluate a nested function value")
+        else:
+            raise IRError(f"unknown node {type(node).__name__}")
+        values[id(node)] = result
+        # Free intermediate values as soon as their last user has run.
+        for child in node.children():
+            uses[id(child)] -= 1
+            if uses[id(child)] == 0 and child is not expr:
+                values.pop(id(child), None)
+    return values[id(expr)]
+
+
+def evaluate(fn: Function, inputs: Mapping[str, np.ndarray]) -> Value:
+    """Run `fn` on named numpy inputs; checks that every parameter is given with its type."""
+    env: dict[str, Value] = {}
+    for param in fn.params:
+        if param.name not in inputs:
+            raise IRError(f"missing input {param.name!r}")
+        value = np.asarray(inputs[param.name])
+        expected = param.type_annotation
+        if isinstance(expected, TensorType) and (
+            value.shape != expected.shape or value.dtype.name != expected.dtype
+        ):
+            raise IRError(
+                f"input {param.name!r}: expected shape {expected.shape} {expected.dtype}, "
+                f"got {value.shape} {value.dtype.name}"
+            )
+        env[param.name] = value
+    return evaluate_expr(fn.body, env)
+
+
+def default_tolerance(dtype: np.dtype[Any] | str) -> tuple[float, float]:
+    """The (rtol, atol) used for a dtype when none is given."""
+    name = np.dtype(dtype).name
+    if name == "float16":
+        return 1e-2, 1e-3
+    if name == "float32":
+        return 1e-4, 1e-5
+    if name == "float64":
+        return 1e-9, 1e-12
+    return 0.0, 0.0
+
+
+def check_close(
+    actual: np.ndarray,
+    expected: np.ndarray,
+    rtol: float | None = None,
+    atol: float | None = None,
+    what: str = "result",
+) -> None:
+    """Raise AssertionError naming the worst element when `actual` differs from `expected`.
+
+    Tolerances default by dtype (exact for integers and bools). NaNs must match NaNs.
+    """
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    if actual.shape != expected.shape:
+        raise AssertionError(f"{what}: shape {actual.shape} != expected {expected.shape}")
+    default_rtol, default_atol = default_tolerance(expected.dtype)
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    if actual.size == 0:
+        return
+    if expected.dtype.kind in "biu":
+        bad = actual != expected
+    else:
+        act = actual.astype(np.float64)
+        exp = expected.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.abs(act - exp) <= atol + rtol * np.abs(exp))
+        bad &= ~(np.isnan(act) & np.isnan(exp))
+        bad &= ~(np.isinf(act) & np.isinf(exp) & (np.sign(act) == np.sign(exp)))
+    count = int(np.count_nonzero(bad))
+    if count:
+        if expected.dtype.kind in "biu":
+            worst = tuple(int(i) for i in np.argwhere(bad)[0])
+        else:
+            err = np.where(bad, np.abs(actual.astype(np.float64) - expected), 0.0)
+            worst = tuple(int(i) for i in np.unravel_index(int(np.nanargmax(err)), err.shape))
+        raise AssertionError(
+            f"{what}: {count} of {actual.size} elements differ (rtol={rtol}, atol={atol}); "
+            f"worst at {worst}: got {actual[worst]!r}, expected {expected[worst]!r}"
+        )

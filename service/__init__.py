@@ -1,0 +1,1 @@
+"""The service: FastAPI app, database models, job orchestration, worker leases, artifacts, CLI."""

@@ -1,0 +1,127 @@
+"""The `autotune` command line. Errors print one clear message and exit non-zero."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ir.errors import AutotuneError
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+
+
+class CliError(AutotuneError):
+    """A command-line argument is wrong."""
+
+
+def parse_shape_bindings(values: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    """Parse `NAME=1x3x224x224` arguments into a dict of shapes."""
+    bindings: dict[str, tuple[int, ...]] = {}
+    for text in values:
+        name, sep, dims = text.rpartition("=")
+        if not sep or not name or not dims:
+            raise CliError(f"--shape {text!r}: expected NAME=DxDxD, e.g. input=1x3x224x224")
+        try:
+            shape = tuple(int(dim) for dim in dims.lower().split("x"))
+        except ValueError:
+            raise CliError(f"--shape {text!r}: dimensions must be integers, e.g. 1x3x224x224") from None
+        if any(dim < 0 for dim in shape):
+            raise CliError(f"--shape {text!r}: dimensions must not be negative")
+        bindings[name] = shape
+    return bindings
+
+
+def bundled_model_path() -> Path:
+    """The example model the demo uses: light_squeezenet from the onnx wheel's test data."""
+    import onnx
+
+    path = Path(onnx.__file__).parent / "backend/test/data/light/light_squeezenet.onnx"
+    if not path.is_file():
+        raise CliError(f"bundled example model not found at {path}; reinstall the onnx package")
+    return path
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from service.inspect import inspect_model, render_inspection
+
+    report = inspect_model(
+        Path(args.model), parse_shape_bindings(args.shape), opt_level=args.opt_level
+    )
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(render_inspection(report, show_graph=not args.no_graph))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from service.inspect import inspect_model, render_inspection
+
+    path = bundled_model_path()
+    print(f"autotune demo: inspecting the bundled model {path.name}\n")
+    report = inspect_model(path, {}, opt_level=3)
+    print(render_inspection(report, show_graph=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="autotune", description="An auto-tuning compiler service for tensor programs."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    inspect = commands.add_parser(
+        "inspect", help="show a model's graph, its fused functions, shapes and FLOPs"
+    )
+    inspect.add_argument("model", help="path to an ONNX model")
+    inspect.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=DxDxD",
+        help="bind an input's shape, e.g. input=1x3x224x224 (repeatable)",
+    )
+    inspect.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    inspect.add_argument(
+        "--opt-level", type=int, default=3, choices=range(4), help="optimisation level (0-3)"
+    )
+    inspect.add_argument(
+        "--no-graph", action="store_true", help="omit the optimised graph text"
+    )
+    inspect.set_defaults(handler=_cmd_inspect)
+
+    demo = commands.add_parser("demo", help="run the main job end to end on a bundled model")
+    demo.set_defaults(handler=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `autotune` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except AutotuneError as err:
+        print(f"autotune {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    except OSError as err:
+        print(f"autotune {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print(f"autotune {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run() -> Any:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    _run()

@@ -1,0 +1,1 @@
+"""Tuning: task extraction, search space, features, cost model, search, task scheduler, records."""

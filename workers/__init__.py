@@ -1,0 +1,1 @@
+"""The measurement agent: register, heartbeat, lease, build + check + time in a child, report."""
