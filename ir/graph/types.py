@@ -14,7 +14,7 @@ DTYPES: frozenset[str] = frozenset(
 
 def normalize_dtype(dtype: object) -> str:
     """Return the canonical dtype string for a numpy dtype, type or name."""
-    name = np.dtype(dtype).name  # type: ignore[call-overload]
+    name = str(np.dtype(dtype).name)  # type: ignore[call-overload]
     if name not in DTYPES:
         raise TypeError(f"unsupported dtype {name!r}; supported: {sorted(DTYPES)}")
     return name

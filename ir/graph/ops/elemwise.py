@@ -49,13 +49,13 @@ def _unary(
 def _gelu(data: np.ndarray, attrs: Attrs) -> np.ndarray:
     if attrs["approximate"] == "tanh":
         inner = math.sqrt(2.0 / math.pi) * (data + 0.044715 * data**3)
-        return 0.5 * data * (1.0 + np.tanh(inner))
-    return 0.5 * data * (1.0 + erf_reference(data / math.sqrt(2.0)))
+        return np.asarray(0.5 * data * (1.0 + np.tanh(inner)))
+    return np.asarray(0.5 * data * (1.0 + erf_reference(data / math.sqrt(2.0))))
 
 
 def _sigmoid(data: np.ndarray, attrs: Attrs) -> np.ndarray:
     with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-data))
+        return np.asarray(1.0 / (1.0 + np.exp(-data)))
 
 
 def _binary_relation(name: str, out_dtype: str | None) -> Callable[[Sequence[Type], Attrs], Type]:
@@ -97,8 +97,8 @@ def _binary(
 def _divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if np.issubdtype(lhs.dtype, np.integer):
         # ONNX integer division truncates toward zero, like C.
-        return np.trunc(np.true_divide(lhs, rhs)).astype(lhs.dtype)
-    return np.true_divide(lhs, rhs)
+        return np.asarray(np.trunc(np.true_divide(lhs, rhs)), dtype=lhs.dtype)
+    return np.asarray(np.true_divide(lhs, rhs))
 
 
 def _add_n_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:

@@ -1,0 +1,473 @@
+"""Neural-network ops: convolution, matrix products, normalisation and softmax."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ir.errors import TypeInferenceError
+from ir.graph.attrs import Attrs
+from ir.graph.ops.common import (
+    broadcast_shapes,
+    int_tuple,
+    normalize_axis,
+    require_float,
+    same_dtype,
+    tensor_arg,
+    tensor_args,
+    window_output_size,
+    window_pads,
+)
+from ir.graph.ops.registry import (
+    REQUIRED,
+    FlopCounter,
+    OpDef,
+    OpPattern,
+    TypeRelation,
+    elementwise_flops,
+    zero_flops,
+)
+from ir.graph.types import TensorType, Type
+
+# --- nn.conv2d -----------------------------------------------------------------------------
+
+
+def _conv2d_geometry(
+    attrs: Attrs, op: str = "nn.conv2d"
+) -> tuple[tuple[int, ...], tuple[int, int, int, int], tuple[int, ...], int]:
+    strides = int_tuple(attrs["strides"], 2, "strides", op)
+    dilation = int_tuple(attrs["dilation"], 2, "dilation", op)
+    if min(strides + dilation) < 1:
+        raise TypeInferenceError(f"{op}: strides {strides} and dilation {dilation} must be >= 1")
+    groups = int(attrs["groups"])
+    if groups < 1:
+        raise TypeInferenceError(f"{op}: groups must be >= 1, got {groups}")
+    return strides, window_pads(attrs["padding"], op), dilation, groups
+
+
+def _conv2d_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "nn.conv2d"
+    data, weight = tensor_args(arg_types, op)
+    if data.ndim != 4 or weight.ndim != 4:
+        raise TypeInferenceError(
+            f"{op}: data (shape {data.shape}) and weight (shape {weight.shape}) "
+            "must both be 4-D (NCHW data, OIHW weight)"
+        )
+    dtype = same_dtype([data, weight], op)
+    strides, (top, left, bottom, right), dilation, groups = _conv2d_geometry(attrs)
+    batch, channels, height, width = data.shape
+    out_channels, group_channels, kernel_h, kernel_w = weight.shape
+    if channels != group_channels * groups:
+        raise TypeInferenceError(
+            f"{op}: data has {channels} channels (shape {data.shape}) but weight "
+            f"(shape {weight.shape}) expects {group_channels} x groups={groups}"
+        )
+    if out_channels % groups:
+        raise TypeInferenceError(
+            f"{op}: weight (shape {weight.shape}) has {out_channels} output channels, "
+            f"not divisible by groups={groups} (data shape {data.shape})"
+        )
+    out_h = window_output_size(height, kernel_h, strides[0], dilation[0], top, bottom)
+    out_w = window_output_size(width, kernel_w, strides[1], dilation[1], left, right)
+    if out_h < 1 or out_w < 1:
+        raise TypeInferenceError(
+            f"{op}: kernel of weight (shape {weight.shape}) with dilation {dilation} does not "
+            f"fit data (shape {data.shape}) padded by {(top, left, bottom, right)}"
+        )
+    return TensorType((batch, out_channels, out_h, out_w), dtype)
+
+
+def conv2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """NCHW x OIHW convolution: pad, gather windows (im2col), one batched matmul per group."""
+    data, weight = inputs
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), groups = _conv2d_geometry(
+        attrs
+    )
+    batch, _, height, width = data.shape
+    out_channels, group_channels, kernel_h, kernel_w = weight.shape
+    out_h = window_output_size(height, kernel_h, stride_h, dil_h, top, bottom)
+    out_w = window_output_size(width, kernel_w, stride_w, dil_w, left, right)
+    # Step 1. Pad, then view every (dilated) window at every output position.
+    padded = np.pad(data, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    span = ((kernel_h - 1) * dil_h + 1, (kernel_w - 1) * dil_w + 1)
+    windows = sliding_window_view(padded, span, axis=(2, 3))[
+        :, :, : (out_h - 1) * stride_h + 1 : stride_h, : (out_w - 1) * stride_w + 1 : stride_w
+    ][..., ::dil_h, ::dil_w]
+    # Step 2. Lay windows out as rows: (batch, group, positions, channels x kernel).
+    windows = windows.reshape(batch, groups, group_channels, out_h, out_w, kernel_h, kernel_w)
+    columns = windows.transpose(0, 1, 3, 4, 2, 5, 6).reshape(
+        batch, groups, out_h * out_w, group_channels * kernel_h * kernel_w
+    )
+    # Step 3. Multiply by each group's kernels: (group, channels x kernel, out per group).
+    kernels = weight.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
+    out = np.matmul(columns, kernels)
+    out = out.reshape(batch, groups, out_h, out_w, out_channels // groups).transpose(0, 1, 4, 2, 3)
+    return np.ascontiguousarray(out.reshape(batch, out_channels, out_h, out_w), dtype=data.dtype)
+
+
+def _conv2d_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    weight = tensor_arg(arg_types, 1, "nn.conv2d")
+    assert isinstance(out_type, TensorType)
+    _, group_channels, kernel_h, kernel_w = weight.shape
+    return 2 * out_type.size * group_channels * kernel_h * kernel_w
+
+
+# --- matrix products ---------------------------------------------------------------------
+
+
+def _dense_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "nn.dense"
+    data, weight = tensor_args(arg_types, op)
+    dtype = same_dtype([data, weight], op)
+    if data.ndim < 1 or weight.ndim != 2 or data.shape[-1] != weight.shape[1]:
+        raise TypeInferenceError(
+            f"{op}: data (shape {data.shape}) must be [..., K] and weight (shape "
+            f"{weight.shape}) [N, K] with the same K"
+        )
+    return TensorType((*data.shape[:-1], weight.shape[0]), dtype)
+
+
+def _dense_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    data = tensor_arg(arg_types, 0, "nn.dense")
+    assert isinstance(out_type, TensorType)
+    return 2 * out_type.size * data.shape[-1]
+
+
+def _matmul_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "nn.matmul"
+    lhs, rhs = tensor_args(arg_types, op)
+    dtype = same_dtype([lhs, rhs], op)
+    if lhs.ndim == 0 or rhs.ndim == 0:
+        raise TypeInferenceError(
+            f"{op}: operands must have rank >= 1, got shapes {lhs.shape} and {rhs.shape}"
+        )
+    left = (1, *lhs.shape) if lhs.ndim == 1 else lhs.shape
+    right = (*rhs.shape, 1) if rhs.ndim == 1 else rhs.shape
+    if left[-1] != right[-2]:
+        raise TypeInferenceError(
+            f"{op}: contraction dimensions differ: a has shape {lhs.shape} (K={left[-1]}) "
+            f"but b has shape {rhs.shape} (K={right[-2]})"
+        )
+    try:
+        batch = broadcast_shapes(left[:-2], right[:-2], op)
+    except TypeInferenceError:
+        raise TypeInferenceError(
+            f"{op}: batch dimensions of shapes {lhs.shape} and {rhs.shape} do not broadcast"
+        ) from None
+    rows = (left[-2],) if lhs.ndim > 1 else ()
+    cols = (right[-1],) if rhs.ndim > 1 else ()
+    return TensorType(batch + rows + cols, dtype)
+
+
+def _matmul_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    lhs = tensor_arg(arg_types, 0, "nn.matmul")
+    assert isinstance(out_type, TensorType)
+    return 2 * out_type.size * lhs.shape[-1]
+
+
+def _batch_matmul_dims(
+    lhs: TensorType, rhs: TensorType, attrs: Attrs
+) -> tuple[int, int, int, int, int]:
+    """(lhs batch, rhs batch, M, K, N) of a batch_matmul, checked."""
+    op = "nn.batch_matmul"
+    if lhs.ndim != 3 or rhs.ndim != 3:
+        raise TypeInferenceError(
+            f"{op}: a (shape {lhs.shape}) and b (shape {rhs.shape}) must both be 3-D"
+        )
+    lhs_batch, rows, lhs_k = lhs.shape
+    if attrs["transpose_a"]:
+        rows, lhs_k = lhs_k, rows
+    rhs_batch, rhs_k, cols = rhs.shape
+    if attrs["transpose_b"]:
+        rhs_k, cols = cols, rhs_k
+    if lhs_k != rhs_k:
+        raise TypeInferenceError(
+            f"{op}: contraction dimensions differ: a has shape {lhs.shape} (K={lhs_k}) but b "
+            f"has shape {rhs.shape} (K={rhs_k}) with transpose_a={attrs['transpose_a']}, "
+            f"transpose_b={attrs['transpose_b']}"
+        )
+    if lhs_batch != rhs_batch and 1 not in (lhs_batch, rhs_batch):
+        raise TypeInferenceError(
+            f"{op}: batch sizes of a (shape {lhs.shape}) and b (shape {rhs.shape}) differ"
+        )
+    return lhs_batch, rhs_batch, rows, lhs_k, cols
+
+
+def _batch_matmul_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    lhs, rhs = tensor_args(arg_types, "nn.batch_matmul")
+    dtype = same_dtype([lhs, rhs], "nn.batch_matmul")
+    lhs_batch, rhs_batch, rows, _, cols = _batch_matmul_dims(lhs, rhs, attrs)
+    return TensorType((max(lhs_batch, rhs_batch), rows, cols), dtype)
+
+
+def _batch_matmul_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    lhs, rhs = inputs
+    if attrs["transpose_a"]:
+        lhs = lhs.transpose(0, 2, 1)
+    if attrs["transpose_b"]:
+        rhs = rhs.transpose(0, 2, 1)
+    return np.asarray(np.matmul(lhs, rhs), dtype=inputs[0].dtype)
+
+
+def _batch_matmul_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    lhs, rhs = tensor_args(arg_types, "nn.batch_matmul")
+    _, _, _, depth, _ = _batch_matmul_dims(lhs, rhs, attrs)
+    assert isinstance(out_type, TensorType)
+    return 2 * out_type.size * depth
+
+
+# --- normalisation -----------------------------------------------------------------------
+
+
+def _batch_norm_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "nn.batch_norm"
+    types = tensor_args(arg_types, op)
+    data = types[0]
+    same_dtype(types, op)
+    require_float(data, op)
+    axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
+    channels = data.shape[axis]
+    names = ("gamma", "beta", "moving_mean", "moving_var")
+    for name, param in zip(names, types[1:], strict=True):
+        if param.shape != (channels,):
+            raise TypeInferenceError(
+                f"{op}: {name} has shape {param.shape} but data (shape {data.shape}) has "
+                f"{channels} channels on axis {axis}"
+            )
+    return data
+
+
+def _channel_shape(ndim: int, axis: int, length: int) -> tuple[int, ...]:
+    shape = [1] * ndim
+    shape[axis] = length
+    return tuple(shape)
+
+
+def _batch_norm_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    data, gamma, beta, mean, var = inputs
+    axis = int(attrs["axis"]) % data.ndim
+    scale = gamma / np.sqrt(var + float(attrs["epsilon"]))
+    shape = _channel_shape(data.ndim, axis, data.shape[axis])
+    out = (data - mean.reshape(shape)) * scale.reshape(shape) + beta.reshape(shape)
+    return np.asarray(out, dtype=data.dtype)
+
+
+def _same_float_relation(op: str) -> TypeRelation:
+    def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+        data = tensor_arg(arg_types, 0, op)
+        require_float(data, op)
+        if "axis" in attrs:
+            normalize_axis(int(attrs["axis"]), data.ndim, op)
+        return data
+
+    return relation
+
+
+def _compute_dtype(dtype: np.dtype[np.generic]) -> np.dtype[np.generic]:
+    """At least float32, so half-precision references accumulate accurately."""
+    return np.promote_types(dtype, np.float32)
+
+
+def _softmax_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    data = inputs[0]
+    values = data.astype(_compute_dtype(data.dtype))
+    axis = int(attrs["axis"])
+    shifted = np.exp(values - values.max(axis=axis, keepdims=True))
+    return np.asarray(shifted / shifted.sum(axis=axis, keepdims=True), dtype=data.dtype)
+
+
+def _log_softmax_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    data = inputs[0]
+    values = data.astype(_compute_dtype(data.dtype))
+    axis = int(attrs["axis"])
+    shifted = values - values.max(axis=axis, keepdims=True)
+    out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    return np.asarray(out, dtype=data.dtype)
+
+
+def _lrn_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = _same_float_relation("nn.lrn")(arg_types, attrs)
+    if int(attrs["size"]) < 1:
+        raise TypeInferenceError(f"nn.lrn: size must be >= 1, got {attrs['size']}")
+    return data
+
+
+def _lrn_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """ONNX LRN: divide by (bias + alpha / size * sum of squares over nearby channels) ** beta."""
+    data = inputs[0]
+    size = int(attrs["size"])
+    axis = int(attrs["axis"]) % data.ndim
+    squares = np.moveaxis(data.astype(_compute_dtype(data.dtype)) ** 2, axis, 0)
+    before = (size - 1) // 2
+    padded = np.pad(squares, [(before, size - 1 - before)] + [(0, 0)] * (data.ndim - 1))
+    channels = squares.shape[0]
+    square_sum = np.zeros_like(squares)
+    for offset in range(size):
+        square_sum += padded[offset : offset + channels]
+    denominator = (float(attrs["bias"]) + float(attrs["alpha"]) / size * square_sum) ** float(
+        attrs["beta"]
+    )
+    return np.asarray(data / np.moveaxis(denominator, 0, axis), dtype=data.dtype)
+
+
+def _layer_norm_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "nn.layer_norm"
+    data, gamma, beta = tensor_args(arg_types, op)
+    same_dtype([data, gamma, beta], op)
+    require_float(data, op)
+    axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
+    normalized = data.shape[axis:]
+    for name, param in (("gamma", gamma), ("beta", beta)):
+        fits = param.ndim <= len(normalized)
+        if fits:
+            try:
+                fits = broadcast_shapes(param.shape, normalized, op) == normalized
+            except TypeInferenceError:
+                fits = False
+        if not fits:
+            raise TypeInferenceError(
+                f"{op}: {name} (shape {param.shape}) does not broadcast to the normalised "
+                f"shape {normalized} of data (shape {data.shape}, axis {axis})"
+            )
+    return data
+
+
+def _layer_norm_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    data, gamma, beta = inputs
+    axis = int(attrs["axis"]) % data.ndim
+    axes = tuple(range(axis, data.ndim))
+    values = data.astype(_compute_dtype(data.dtype))
+    mean = values.mean(axis=axes, keepdims=True)
+    centered = values - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    out = centered / np.sqrt(var + float(attrs["epsilon"])) * gamma + beta
+    return np.asarray(out, dtype=data.dtype)
+
+
+def _scaled_flops(factor: int) -> FlopCounter:
+    def flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+        return factor * elementwise_flops(arg_types, out_type, attrs)
+
+    return flops
+
+
+# --- the table ---------------------------------------------------------------------------
+
+OPS: tuple[OpDef, ...] = (
+    OpDef(
+        name="nn.conv2d",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=2,
+        attrs={"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "groups": 1},
+        type_relation=_conv2d_relation,
+        reference=conv2d_reference,
+        flops=_conv2d_flops,
+        doc="2-D convolution, NCHW data x OIHW weight; padding is (top, left, bottom, right)",
+        input_names=("data", "weight"),
+    ),
+    OpDef(
+        name="nn.dense",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=2,
+        attrs={},
+        type_relation=_dense_relation,
+        reference=lambda inputs, attrs: np.asarray(
+            np.matmul(inputs[0], inputs[1].T), dtype=inputs[0].dtype
+        ),
+        flops=_dense_flops,
+        doc="data[..., K] @ weight[N, K].T",
+        input_names=("data", "weight"),
+    ),
+    OpDef(
+        name="nn.matmul",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=2,
+        attrs={},
+        type_relation=_matmul_relation,
+        reference=lambda inputs, attrs: np.asarray(
+            np.matmul(inputs[0], inputs[1]), dtype=inputs[0].dtype
+        ),
+        flops=_matmul_flops,
+        doc="numpy matmul: batch dimensions broadcast, 1-D operands are promoted and dropped",
+        input_names=("a", "b"),
+    ),
+    OpDef(
+        name="nn.batch_matmul",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=2,
+        attrs={"transpose_a": False, "transpose_b": False},
+        type_relation=_batch_matmul_relation,
+        reference=_batch_matmul_reference,
+        flops=_batch_matmul_flops,
+        doc="a[B, M, K] @ b[B, K, N] (b is [B, N, K] when transpose_b); B = 1 broadcasts",
+        input_names=("a", "b"),
+    ),
+    OpDef(
+        name="nn.batch_norm",
+        pattern=OpPattern.OPAQUE,
+        num_inputs=5,
+        attrs={"axis": 1, "epsilon": 1e-5},
+        type_relation=_batch_norm_relation,
+        reference=_batch_norm_reference,
+        flops=_scaled_flops(2),
+        doc="inference batch norm: (x - mean) / sqrt(var + eps) * gamma + beta along axis",
+        input_names=("data", "gamma", "beta", "moving_mean", "moving_var"),
+    ),
+    OpDef(
+        name="nn.dropout",
+        pattern=OpPattern.OPAQUE,
+        num_inputs=1,
+        attrs={"rate": 0.5},
+        type_relation=lambda arg_types, attrs: tensor_arg(arg_types, 0, "nn.dropout"),
+        reference=lambda inputs, attrs: inputs[0].copy(),
+        flops=zero_flops,
+        doc="identity at inference",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="nn.softmax",
+        pattern=OpPattern.COMM_REDUCE,
+        num_inputs=1,
+        attrs={"axis": -1},
+        type_relation=_same_float_relation("nn.softmax"),
+        reference=_softmax_reference,
+        flops=_scaled_flops(4),
+        doc="exp(x - max) / sum(exp(x - max)) along axis",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="nn.log_softmax",
+        pattern=OpPattern.COMM_REDUCE,
+        num_inputs=1,
+        attrs={"axis": -1},
+        type_relation=_same_float_relation("nn.log_softmax"),
+        reference=_log_softmax_reference,
+        flops=_scaled_flops(4),
+        doc="x - max - log(sum(exp(x - max))) along axis",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="nn.lrn",
+        pattern=OpPattern.COMM_REDUCE,
+        num_inputs=1,
+        attrs={"size": REQUIRED, "alpha": 1e-4, "beta": 0.75, "bias": 1.0, "axis": 1},
+        type_relation=_lrn_relation,
+        reference=_lrn_reference,
+        flops=_scaled_flops(4),
+        doc="ONNX local response normalisation across channels",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="nn.layer_norm",
+        pattern=OpPattern.COMM_REDUCE,
+        num_inputs=3,
+        attrs={"axis": -1, "epsilon": 1e-5},
+        type_relation=_layer_norm_relation,
+        reference=_layer_norm_reference,
+        flops=_scaled_flops(5),
+        doc="normalise over axes [axis, ndim), then scale by gamma and shift by beta",
+        input_names=("data", "gamma", "beta"),
+    ),
+)

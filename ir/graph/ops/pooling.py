@@ -1,0 +1,306 @@
+"""Window ops: 2-D max / average pooling, global pooling and padding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ir.errors import TypeInferenceError
+from ir.graph.attrs import Attrs
+from ir.graph.ops.common import int_tuple, tensor_arg, window_output_size, window_pads
+from ir.graph.ops.registry import (
+    REQUIRED,
+    OpDef,
+    OpPattern,
+    Reference,
+    TypeRelation,
+    zero_flops,
+)
+from ir.graph.types import TensorType, Type
+
+# --- 2-D pooling ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _PoolGeometry:
+    """Where every window of a 2-D pool lies in the padded input."""
+
+    kernel: tuple[int, ...]
+    strides: tuple[int, ...]
+    dilation: tuple[int, ...]
+    pads: tuple[int, int, int, int]  # top, left, bottom, right
+    out_hw: tuple[int, int]
+    extra: tuple[int, int]  # rows / columns past the bottom / right padding read by ceil_mode
+
+
+def _pool_geometry(shape: tuple[int, ...], attrs: Attrs, op: str) -> _PoolGeometry:
+    if len(shape) != 4:
+        raise TypeInferenceError(f"{op}: data must be 4-D (NCHW), got shape {shape}")
+    kernel = int_tuple(attrs["pool_size"], 2, "pool_size", op)
+    strides = int_tuple(attrs["strides"], 2, "strides", op)
+    dilation = int_tuple(attrs["dilation"], 2, "dilation", op)
+    if min(kernel + strides + dilation) < 1:
+        raise TypeInferenceError(
+            f"{op}: pool_size {kernel}, strides {strides} and dilation {dilation} must be >= 1"
+        )
+    pads = window_pads(attrs["padding"], op)
+    ceil_mode = bool(attrs["ceil_mode"])
+    out_hw: list[int] = []
+    extra: list[int] = []
+    for dim in range(2):
+        size = shape[2 + dim]
+        before, after = pads[dim], pads[dim + 2]
+        out = window_output_size(
+            size, kernel[dim], strides[dim], dilation[dim], before, after, ceil_mode
+        )
+        if out < 1:
+            raise TypeInferenceError(
+                f"{op}: window {kernel} with dilation {dilation} does not fit data "
+                f"(shape {shape}) padded by {pads}"
+            )
+        needed = (out - 1) * strides[dim] + (kernel[dim] - 1) * dilation[dim] + 1
+        out_hw.append(out)
+        extra.append(max(0, needed - (size + before + after)))
+    return _PoolGeometry(
+        kernel, strides, dilation, pads, (out_hw[0], out_hw[1]), (extra[0], extra[1])
+    )
+
+
+def _pool_relation(op: str) -> TypeRelation:
+    def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+        data = tensor_arg(arg_types, 0, op)
+        geometry = _pool_geometry(data.shape, attrs, op)
+        return TensorType(data.shape[:2] + geometry.out_hw, data.dtype)
+
+    return relation
+
+
+def _pad_window_input(data: np.ndarray, geometry: _PoolGeometry, value: object) -> np.ndarray:
+    top, left, bottom, right = geometry.pads
+    widths = ((0, 0), (0, 0), (top, bottom + geometry.extra[0]), (left, right + geometry.extra[1]))
+    padded: np.ndarray = np.pad(data, widths, constant_values=value)  # type: ignore[call-overload]
+    return padded
+
+
+def _window_slices(geometry: _PoolGeometry) -> list[tuple[slice, slice]]:
+    """For each kernel position, the slices of the padded input it reads at every output."""
+    out_h, out_w = geometry.out_hw
+    (stride_h, stride_w), (dil_h, dil_w) = geometry.strides, geometry.dilation
+    return [
+        (
+            slice(row * dil_h, row * dil_h + (out_h - 1) * stride_h + 1, stride_h),
+            slice(col * dil_w, col * dil_w + (out_w - 1) * stride_w + 1, stride_w),
+        )
+        for row in range(geometry.kernel[0])
+        for col in range(geometry.kernel[1])
+    ]
+
+
+def _lowest(dtype: np.dtype[np.generic]) -> object:
+    if np.issubdtype(dtype, np.floating):
+        return -np.inf
+    if dtype == np.bool_:
+        return False
+    return np.iinfo(dtype).min  # type: ignore[type-var]
+
+
+def _max_pool2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    data = inputs[0]
+    geometry = _pool_geometry(data.shape, attrs, "nn.max_pool2d")
+    padded = _pad_window_input(data, geometry, _lowest(data.dtype))
+    slices = _window_slices(geometry)
+    out = padded[:, :, slices[0][0], slices[0][1]].copy()
+    for rows, cols in slices[1:]:
+        np.maximum(out, padded[:, :, rows, cols], out=out)
+    return out
+
+
+def _avg_pool2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """Window sums over a zero-padded input, divided by the count of cells that count.
+
+    Without count_include_pad only input cells count; with it the explicit padding counts
+    too, but never the extra cells that ceil_mode reads past the padding (as onnxruntime).
+    """
+    data = inputs[0]
+    geometry = _pool_geometry(data.shape, attrs, "nn.avg_pool2d")
+    top, left, bottom, right = geometry.pads
+    height, width = data.shape[2:]
+    accumulate = np.promote_types(data.dtype, np.float32)
+    padded = _pad_window_input(data.astype(accumulate, copy=False), geometry, 0)
+    # Step 1. A 2-D mask of the cells that count toward the divisor.
+    mask = np.zeros(padded.shape[2:], dtype=accumulate)
+    if attrs["count_include_pad"]:
+        mask[: top + height + bottom, : left + width + right] = 1
+    else:
+        mask[top : top + height, left : left + width] = 1
+    # Step 2. Sum values and mask over each kernel position.
+    total = np.zeros(data.shape[:2] + geometry.out_hw, dtype=accumulate)
+    count = np.zeros(geometry.out_hw, dtype=accumulate)
+    for rows, cols in _window_slices(geometry):
+        total += padded[:, :, rows, cols]
+        count += mask[rows, cols]
+    return np.asarray(total / np.maximum(count, 1), dtype=data.dtype)
+
+
+def _pool_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    assert isinstance(out_type, TensorType)
+    kernel = int_tuple(attrs["pool_size"], 2, "pool_size", "pool")
+    return out_type.size * kernel[0] * kernel[1]
+
+
+def _global_pool_relation(op: str) -> TypeRelation:
+    def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+        data = tensor_arg(arg_types, 0, op)
+        if data.ndim != 4:
+            raise TypeInferenceError(f"{op}: data must be 4-D (NCHW), got shape {data.shape}")
+        return TensorType((*data.shape[:2], 1, 1), data.dtype)
+
+    return relation
+
+
+def _global_pool_reference(reduce: str) -> Reference:
+    def reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+        data = inputs[0]
+        if reduce == "max":
+            return np.asarray(data.max(axis=(2, 3), keepdims=True))
+        values = data.astype(np.promote_types(data.dtype, np.float32), copy=False)
+        return np.asarray(values.mean(axis=(2, 3), keepdims=True), dtype=data.dtype)
+
+    return reference
+
+
+def _input_size_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    return tensor_arg(arg_types, 0, "pool").size
+
+
+# --- nn.pad --------------------------------------------------------------------------------
+
+_PAD_MODES = ("constant", "edge", "reflect")
+
+
+def _pad_widths(data: TensorType, attrs: Attrs) -> tuple[tuple[int, int], ...]:
+    op = "nn.pad"
+    pad_width = attrs["pad_width"]
+    if not isinstance(pad_width, tuple) or len(pad_width) != data.ndim:
+        raise TypeInferenceError(
+            f"{op}: pad_width {pad_width!r} must hold one (before, after) pair per axis of "
+            f"data (shape {data.shape})"
+        )
+    widths = tuple(int_tuple(pair, 2, "pad_width", op) for pair in pad_width)
+    if attrs["mode"] not in _PAD_MODES:
+        raise TypeInferenceError(f"{op}: mode must be one of {_PAD_MODES}, got {attrs['mode']!r}")
+    return widths  # type: ignore[return-value]
+
+
+def _pad_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "nn.pad"
+    data = tensor_arg(arg_types, 0, op)
+    widths = _pad_widths(data, attrs)
+    shape: list[int] = []
+    for axis, (dim, (before, after)) in enumerate(zip(data.shape, widths, strict=True)):
+        kept = dim + min(before, 0) + min(after, 0)
+        if kept < 0:
+            raise TypeInferenceError(
+                f"{op}: pad_width {widths} crops more than axis {axis} of data (shape "
+                f"{data.shape}) holds"
+            )
+        grow = max(before, 0) + max(after, 0)
+        if attrs["mode"] != "constant" and grow and kept == 0:
+            raise TypeInferenceError(
+                f"{op}: mode {attrs['mode']!r} cannot pad empty axis {axis} of data (shape "
+                f"{data.shape}) with pad_width {widths}"
+            )
+        if attrs["mode"] == "reflect" and max(before, after) > kept - 1 and grow:
+            raise TypeInferenceError(
+                f"{op}: reflect padding {(before, after)} on axis {axis} needs more than the "
+                f"{kept} elements data (shape {data.shape}) has there"
+            )
+        shape.append(kept + grow)
+    return TensorType(tuple(shape), data.dtype)
+
+
+def _pad_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """Crop negative widths first, then pad positive ones."""
+    data = inputs[0]
+    widths = _pad_widths(TensorType(data.shape, str(data.dtype)), attrs)
+    crop = tuple(
+        slice(max(-before, 0), dim - max(-after, 0))
+        for dim, (before, after) in zip(data.shape, widths, strict=True)
+    )
+    grow = [(max(before, 0), max(after, 0)) for before, after in widths]
+    cropped = data[crop]
+    if attrs["mode"] == "constant":
+        value = np.asarray(attrs["pad_value"]).astype(data.dtype)
+        return np.asarray(np.pad(cropped, grow, mode="constant", constant_values=value))
+    return np.asarray(np.pad(cropped, grow, mode=str(attrs["mode"])))  # type: ignore[call-overload]
+
+
+# --- the table ---------------------------------------------------------------------------
+
+_POOL_ATTRS: dict[str, object] = {
+    "pool_size": REQUIRED,
+    "strides": (1, 1),
+    "padding": (0, 0, 0, 0),
+    "dilation": (1, 1),
+    "ceil_mode": False,
+}
+
+OPS: tuple[OpDef, ...] = (
+    OpDef(
+        name="nn.max_pool2d",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=1,
+        attrs=_POOL_ATTRS,
+        type_relation=_pool_relation("nn.max_pool2d"),
+        reference=_max_pool2d_reference,
+        flops=_pool_flops,
+        doc="2-D max pooling (NCHW); padding reads as -inf",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="nn.avg_pool2d",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=1,
+        attrs={**_POOL_ATTRS, "count_include_pad": False},
+        type_relation=_pool_relation("nn.avg_pool2d"),
+        reference=_avg_pool2d_reference,
+        flops=_pool_flops,
+        doc="2-D average pooling (NCHW); count_include_pad counts explicit padding cells",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="nn.global_avg_pool2d",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=1,
+        attrs={},
+        type_relation=_global_pool_relation("nn.global_avg_pool2d"),
+        reference=_global_pool_reference("mean"),
+        flops=_input_size_flops,
+        doc="mean over H and W: [N, C, H, W] -> [N, C, 1, 1]",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="nn.global_max_pool2d",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=1,
+        attrs={},
+        type_relation=_global_pool_relation("nn.global_max_pool2d"),
+        reference=_global_pool_reference("max"),
+        flops=_input_size_flops,
+        doc="max over H and W: [N, C, H, W] -> [N, C, 1, 1]",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="nn.pad",
+        pattern=OpPattern.INJECTIVE,
+        num_inputs=1,
+        attrs={"pad_width": REQUIRED, "pad_value": 0.0, "mode": "constant"},
+        type_relation=_pad_relation,
+        reference=_pad_reference,
+        flops=zero_flops,
+        doc="pad (or crop, for negative widths) each axis; modes constant, edge, reflect",
+        input_names=("data",),
+    ),
+)

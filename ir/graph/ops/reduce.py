@@ -1,0 +1,133 @@
+"""Reductions over axes: sum, mean, max, min, prod, argmax and argmin."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ir.errors import TypeInferenceError
+from ir.graph.attrs import Attrs
+from ir.graph.ops.common import normalize_axes, normalize_axis, optional_int_tuple, tensor_arg
+from ir.graph.ops.registry import OpDef, OpPattern
+from ir.graph.types import TensorType, Type
+
+
+def _reduced_shape(
+    shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
+) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if axis in axes else dim for axis, dim in enumerate(shape))
+    return tuple(dim for axis, dim in enumerate(shape) if axis not in axes)
+
+
+def _reduce_axes(shape: tuple[int, ...], attrs: Attrs, op: str) -> tuple[int, ...]:
+    axes = optional_int_tuple(attrs["axis"], "axis", op)
+    normalized = normalize_axes(axes, len(shape), op)
+    if axes is not None and len(normalized) != len(axes):
+        raise TypeInferenceError(f"{op}: axis {axes} repeats an axis of shape {shape}")
+    return normalized
+
+
+def _reduce_relation(op: str) -> Callable[[Sequence[Type], Attrs], Type]:
+    def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+        data = tensor_arg(arg_types, 0, op)
+        axes = _reduce_axes(data.shape, attrs, op)
+        if op in ("max", "min") and any(data.shape[axis] == 0 for axis in axes):
+            raise TypeInferenceError(
+                f"{op}: cannot reduce the empty axes {axes} of shape {data.shape}"
+            )
+        return TensorType(_reduced_shape(data.shape, axes, bool(attrs["keepdims"])), data.dtype)
+
+    return relation
+
+
+def _reduce_reference(
+    op: str, fn: Callable[..., np.ndarray]
+) -> Callable[[Sequence[np.ndarray], Attrs], np.ndarray]:
+    def reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+        data = inputs[0]
+        axes = _reduce_axes(data.shape, attrs, op)
+        result = fn(data, axis=axes, keepdims=bool(attrs["keepdims"]))
+        return np.asarray(result, dtype=data.dtype)
+
+    return reference
+
+
+def _input_size_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    return tensor_arg(arg_types, 0, "reduce").size
+
+
+def _mean(data: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    if np.issubdtype(data.dtype, np.floating):
+        accumulate = np.promote_types(data.dtype, np.float32)
+        return np.asarray(data.mean(axis=axis, keepdims=keepdims, dtype=accumulate))
+    # Integer means truncate toward zero, as integer division does in ONNX.
+    total = data.sum(axis=axis, keepdims=keepdims, dtype=np.int64)
+    count = int(np.prod([data.shape[a] for a in axis], dtype=np.int64))
+    return np.asarray(np.trunc(total / max(count, 1)))
+
+
+def _reduce(op: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
+    return OpDef(
+        name=op,
+        pattern=OpPattern.COMM_REDUCE,
+        num_inputs=1,
+        attrs={"axis": None, "keepdims": False},
+        type_relation=_reduce_relation(op),
+        reference=_reduce_reference(op, fn),
+        flops=_input_size_flops,
+        doc=doc + " over axis (None = every axis)",
+        input_names=("data",),
+    )
+
+
+def _arg_relation(op: str) -> Callable[[Sequence[Type], Attrs], Type]:
+    def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+        data = tensor_arg(arg_types, 0, op)
+        axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
+        if data.shape[axis] == 0:
+            raise TypeInferenceError(f"{op}: cannot reduce empty axis {axis} of shape {data.shape}")
+        return TensorType(_reduced_shape(data.shape, (axis,), bool(attrs["keepdims"])), "int64")
+
+    return relation
+
+
+def _arg_reference(
+    fn: Callable[..., np.ndarray],
+) -> Callable[[Sequence[np.ndarray], Attrs], np.ndarray]:
+    def reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+        data = inputs[0]
+        axis = int(attrs["axis"]) % data.ndim
+        keepdims = bool(attrs["keepdims"])
+        if attrs["select_last_index"]:
+            flipped = fn(np.flip(data, axis=axis), axis=axis, keepdims=keepdims)
+            return np.asarray(data.shape[axis] - 1 - flipped, dtype=np.int64)
+        return np.asarray(fn(data, axis=axis, keepdims=keepdims), dtype=np.int64)
+
+    return reference
+
+
+def _arg(op: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
+    return OpDef(
+        name=op,
+        pattern=OpPattern.COMM_REDUCE,
+        num_inputs=1,
+        attrs={"axis": 0, "keepdims": False, "select_last_index": False},
+        type_relation=_arg_relation(op),
+        reference=_arg_reference(fn),
+        flops=_input_size_flops,
+        doc=doc + " along one axis, as int64 (first index of ties unless select_last_index)",
+        input_names=("data",),
+    )
+
+
+OPS: tuple[OpDef, ...] = (
+    _reduce("sum", np.sum, "sum"),
+    _reduce("mean", _mean, "arithmetic mean"),
+    _reduce("max", np.max, "maximum"),
+    _reduce("min", np.min, "minimum"),
+    _reduce("prod", np.prod, "product"),
+    _arg("argmax", np.argmax, "index of the maximum"),
+    _arg("argmin", np.argmin, "index of the minimum"),
+)

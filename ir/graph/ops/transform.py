@@ -1,0 +1,487 @@
+"""Data-movement ops: concatenation, splitting, reshaping, slicing, gathering and constants."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ir.errors import TypeInferenceError
+from ir.graph.attrs import Attrs
+from ir.graph.ops.common import (
+    broadcast_shapes,
+    normalize_axis,
+    optional_int_tuple,
+    same_dtype,
+    tensor_arg,
+    tensor_args,
+)
+from ir.graph.ops.registry import (
+    REQUIRED,
+    OpDef,
+    OpPattern,
+    Reference,
+    TypeRelation,
+    zero_flops,
+)
+from ir.graph.types import TensorType, TupleType, Type, normalize_dtype
+
+# --- concatenate / split ---------------------------------------------------------------
+
+
+def _concatenate_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "concatenate"
+    types = tensor_args(arg_types, op)
+    dtype = same_dtype(types, op)
+    first = types[0]
+    axis = normalize_axis(int(attrs["axis"]), first.ndim, op)
+    for ty in types[1:]:
+        others = [dim for i, dim in enumerate(ty.shape) if i != axis]
+        if ty.ndim != first.ndim or others != [d for i, d in enumerate(first.shape) if i != axis]:
+            shapes = ", ".join(str(t.shape) for t in types)
+            raise TypeInferenceError(
+                f"{op}: input shapes {shapes} must match on every axis but axis {axis}"
+            )
+    length = sum(ty.shape[axis] for ty in types)
+    return TensorType((*first.shape[:axis], length, *first.shape[axis + 1 :]), dtype)
+
+
+def _split_bounds(shape: tuple[int, ...], attrs: Attrs) -> tuple[int, list[tuple[int, int]]]:
+    """The split axis and each part's (start, stop), following numpy.split."""
+    op = "split"
+    axis = normalize_axis(int(attrs["axis"]), len(shape), op)
+    dim = shape[axis]
+    sections = attrs["indices_or_sections"]
+    if isinstance(sections, int):
+        if sections < 1 or dim % sections:
+            raise TypeInferenceError(
+                f"{op}: axis {axis} of shape {shape} does not split into {sections} equal parts"
+            )
+        step = dim // sections
+        return axis, [(i * step, (i + 1) * step) for i in range(sections)]
+    indices = optional_int_tuple(sections, "indices_or_sections", op) or ()
+    edges = [0, *indices, dim]
+    bounds: list[tuple[int, int]] = []
+    for start, stop in itertools.pairwise(edges):
+        part = range(dim)[slice(start, stop)]  # Python slice rules, as numpy.split uses
+        first = part.start if len(part) else 0
+        bounds.append((first, first + len(part)))
+    return axis, bounds
+
+
+def _split_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "split")
+    axis, bounds = _split_bounds(data.shape, attrs)
+    fields = tuple(
+        TensorType((*data.shape[:axis], stop - start, *data.shape[axis + 1 :]), data.dtype)
+        for start, stop in bounds
+    )
+    return TupleType(fields)
+
+
+def _split_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> tuple[np.ndarray, ...]:
+    data = inputs[0]
+    axis, bounds = _split_bounds(data.shape, attrs)
+    parts = []
+    for start, stop in bounds:
+        index = [slice(None)] * data.ndim
+        index[axis] = slice(start, stop)
+        parts.append(data[tuple(index)].copy())
+    return tuple(parts)
+
+
+# --- reshaping -------------------------------------------------------------------------
+
+
+def _reshape_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "reshape"
+    data = tensor_arg(arg_types, 0, op)
+    newshape = attrs["newshape"]
+    dims = optional_int_tuple(newshape, "newshape", op) or ()
+    if dims.count(-1) > 1 or any(dim < -1 for dim in dims):
+        raise TypeInferenceError(
+            f"{op}: newshape {dims} may hold one -1 and otherwise sizes >= 0 (data shape "
+            f"{data.shape})"
+        )
+    known = math.prod(dim for dim in dims if dim != -1)
+    if -1 in dims:
+        if known == 0 or data.size % known:
+            raise TypeInferenceError(
+                f"{op}: cannot infer the -1 in newshape {dims} from data shape {data.shape}"
+            )
+        dims = tuple(data.size // known if dim == -1 else dim for dim in dims)
+    elif known != data.size:
+        raise TypeInferenceError(
+            f"{op}: data shape {data.shape} has {data.size} elements but newshape {dims} "
+            f"has {known}"
+        )
+    return TensorType(dims, data.dtype)
+
+
+def _flatten_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "flatten"
+    data = tensor_arg(arg_types, 0, op)
+    axis = int(attrs["axis"])
+    if not -data.ndim <= axis <= data.ndim:
+        raise TypeInferenceError(f"{op}: axis {axis} is out of range for shape {data.shape}")
+    if axis < 0:
+        axis += data.ndim
+    return TensorType((math.prod(data.shape[:axis]), math.prod(data.shape[axis:])), data.dtype)
+
+
+def _transpose_axes(shape: tuple[int, ...], attrs: Attrs) -> tuple[int, ...]:
+    op = "transpose"
+    axes = optional_int_tuple(attrs["axes"], "axes", op)
+    if axes is None:
+        return tuple(reversed(range(len(shape))))
+    normalized = tuple(normalize_axis(axis, len(shape), op) for axis in axes)
+    if sorted(normalized) != list(range(len(shape))):
+        raise TypeInferenceError(f"{op}: axes {axes} is not a permutation for shape {shape}")
+    return normalized
+
+
+def _transpose_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "transpose")
+    axes = _transpose_axes(data.shape, attrs)
+    return TensorType(tuple(data.shape[axis] for axis in axes), data.dtype)
+
+
+def _squeeze_axes(shape: tuple[int, ...], attrs: Attrs) -> tuple[int, ...]:
+    op = "squeeze"
+    axes = optional_int_tuple(attrs["axis"], "axis", op)
+    if axes is None:
+        return tuple(axis for axis, dim in enumerate(shape) if dim == 1)
+    normalized = tuple(sorted({normalize_axis(axis, len(shape), op) for axis in axes}))
+    for axis in normalized:
+        if shape[axis] != 1:
+            raise TypeInferenceError(
+                f"{op}: axis {axis} of shape {shape} has size {shape[axis]}, not 1"
+            )
+    return normalized
+
+
+def _squeeze_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "squeeze")
+    axes = _squeeze_axes(data.shape, attrs)
+    return TensorType(
+        tuple(dim for axis, dim in enumerate(data.shape) if axis not in axes), data.dtype
+    )
+
+
+def _expand_dims_shape(shape: tuple[int, ...], attrs: Attrs) -> tuple[int, ...]:
+    op = "expand_dims"
+    axes = optional_int_tuple(attrs["axes"], "axes", op) or ()
+    out_ndim = len(shape) + len(axes)
+    positions = {normalize_axis(axis, out_ndim, op) for axis in axes}
+    if len(positions) != len(axes):
+        raise TypeInferenceError(f"{op}: axes {axes} repeat a position (data shape {shape})")
+    dims = iter(shape)
+    return tuple(1 if axis in positions else next(dims) for axis in range(out_ndim))
+
+
+def _expand_dims_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "expand_dims")
+    return TensorType(_expand_dims_shape(data.shape, attrs), data.dtype)
+
+
+def _broadcast_to_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "broadcast_to")
+    shape = optional_int_tuple(attrs["shape"], "shape", "broadcast_to") or ()
+    return TensorType(broadcast_shapes(data.shape, shape, "broadcast_to"), data.dtype)
+
+
+def _out_shape(relation: TypeRelation, data: np.ndarray, attrs: Attrs) -> tuple[int, ...]:
+    """The output shape a shape-only relation gives for `data`."""
+    out = relation([TensorType(data.shape, str(data.dtype))], attrs)
+    assert isinstance(out, TensorType)
+    return out.shape
+
+
+def _reshaping_reference(relation: TypeRelation) -> Reference:
+    def reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+        return inputs[0].reshape(_out_shape(relation, inputs[0], attrs)).copy()
+
+    return reference
+
+
+def _broadcast_to_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    shape = _out_shape(_broadcast_to_relation, inputs[0], attrs)
+    return np.broadcast_to(inputs[0], shape).copy()
+
+
+# --- slicing and gathering -------------------------------------------------------------
+
+
+_TO_THE_END = (2**31 - 1, 2**63 - 1)
+
+
+def _slice_bounds(shape: tuple[int, ...], attrs: Attrs) -> list[slice]:
+    """One Python slice per axis implementing ONNX Slice (clamped, negative steps allowed)."""
+    op = "strided_slice"
+    begin = optional_int_tuple(attrs["begin"], "begin", op) or ()
+    end = optional_int_tuple(attrs["end"], "end", op) or ()
+    count = len(begin)
+    steps = optional_int_tuple(attrs["strides"], "strides", op) or (1,) * count
+    axes = optional_int_tuple(attrs["axes"], "axes", op) or tuple(range(count))
+    if not len(end) == len(steps) == len(axes) == count:
+        raise TypeInferenceError(
+            f"{op}: begin {begin}, end {end}, strides {steps} and axes {axes} must have one "
+            f"entry per sliced axis (data shape {shape})"
+        )
+    normalized = [normalize_axis(axis, len(shape), op) for axis in axes]
+    if len(set(normalized)) != count:
+        raise TypeInferenceError(f"{op}: axes {axes} repeat an axis of shape {shape}")
+    slices = [slice(None)] * len(shape)
+    for axis, start, stop, step in zip(normalized, begin, end, steps, strict=True):
+        dim = shape[axis]
+        if step == 0:
+            raise TypeInferenceError(f"{op}: strides {steps} contain 0 (data shape {shape})")
+        start = start + dim if start < 0 else start
+        if stop in _TO_THE_END:
+            # onnxruntime reads INT_MAX as "to the end" in the step's direction, also for
+            # negative steps (where ONNX shape inference clamps it to the last element).
+            stop = dim if step > 0 else -1
+        elif stop < 0:
+            stop += dim
+        if step > 0:
+            start, stop = min(max(start, 0), dim), min(max(stop, 0), dim)
+            slices[axis] = slice(start, stop, step)
+        else:
+            start, stop = min(max(start, 0), dim - 1), min(max(stop, -1), dim - 1)
+            slices[axis] = slice(start, stop if stop >= 0 else None, step)
+    return slices
+
+
+def _strided_slice_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "strided_slice")
+    slices = _slice_bounds(data.shape, attrs)
+    shape = tuple(len(range(dim)[part]) for dim, part in zip(data.shape, slices, strict=True))
+    return TensorType(shape, data.dtype)
+
+
+def _take_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "take"
+    data, indices = tensor_args(arg_types, op)
+    if indices.dtype not in ("int32", "int64"):
+        raise TypeInferenceError(f"{op}: indices must be int32 or int64, got {indices.dtype}")
+    axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
+    return TensorType(data.shape[:axis] + indices.shape + data.shape[axis + 1 :], data.dtype)
+
+
+def _take_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """ONNX Gather: negative indices count from the end; out-of-range ones raise IndexError."""
+    data, indices = inputs
+    axis = int(attrs["axis"]) % data.ndim
+    dim = data.shape[axis]
+    if indices.size and (indices.min() < -dim or indices.max() >= dim):
+        raise IndexError(
+            f"take: indices in [{indices.min()}, {indices.max()}] out of range for axis {axis} "
+            f"of shape {data.shape}"
+        )
+    wrapped = np.where(indices < 0, indices + dim, indices)
+    return np.take(data, wrapped, axis=axis)
+
+
+def _tile_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "tile"
+    data = tensor_arg(arg_types, 0, op)
+    repeats = optional_int_tuple(attrs["repeats"], "repeats", op) or ()
+    if len(repeats) != data.ndim or any(rep < 0 for rep in repeats):
+        raise TypeInferenceError(
+            f"{op}: repeats {repeats} must hold one count >= 0 per axis of shape {data.shape}"
+        )
+    return TensorType(
+        tuple(dim * rep for dim, rep in zip(data.shape, repeats, strict=True)), data.dtype
+    )
+
+
+# --- shapes and constants --------------------------------------------------------------
+
+
+def _shape_of_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "shape_of")
+    return TensorType((data.ndim,), str(attrs["dtype"]))
+
+
+def _full_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    shape = optional_int_tuple(attrs["shape"], "shape", "full") or ()
+    if any(dim < 0 for dim in shape):
+        raise TypeInferenceError(f"full: shape {shape} has a negative dimension")
+    return TensorType(shape, str(attrs["dtype"]))
+
+
+def _arange_length(attrs: Attrs) -> int:
+    start, stop, step = attrs["start"], attrs["stop"], attrs["step"]
+    if step == 0:
+        raise TypeInferenceError(f"arange: step must not be 0 (start {start}, stop {stop})")
+    if all(isinstance(value, int) for value in (start, stop, step)):
+        length: int = -((start - stop) // step)  # exact ceil division for big int64 ranges
+    else:
+        length = math.ceil((stop - start) / step)
+    return max(length, 0)
+
+
+def _arange_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    return TensorType((_arange_length(attrs),), str(attrs["dtype"]))
+
+
+def _arange_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    dtype = normalize_dtype(attrs["dtype"])
+    start, step = attrs["start"], attrs["step"]
+    values = np.arange(_arange_length(attrs), dtype=np.float64 if "float" in dtype else np.int64)
+    return np.asarray(start + values * step, dtype=dtype)
+
+
+# --- the table -------------------------------------------------------------------------
+
+
+def _injective(
+    name: str,
+    relation: TypeRelation,
+    reference: Reference,
+    doc: str,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    num_inputs: int | None = 1,
+    input_names: tuple[str, ...] = ("data",),
+    **attrs: object,
+) -> OpDef:
+    return OpDef(
+        name=name,
+        pattern=pattern,
+        num_inputs=num_inputs,
+        attrs=attrs,
+        type_relation=relation,
+        reference=reference,
+        flops=zero_flops,
+        doc=doc,
+        input_names=input_names,
+    )
+
+
+OPS: tuple[OpDef, ...] = (
+    _injective(
+        "concatenate",
+        _concatenate_relation,
+        lambda inputs, attrs: np.concatenate(list(inputs), axis=int(attrs["axis"])),
+        "join inputs along axis",
+        num_inputs=None,
+        input_names=(),
+        axis=REQUIRED,
+    ),
+    _injective(
+        "split",
+        _split_relation,
+        _split_reference,
+        "split into equal sections (int) or at indices (tuple), like numpy.split",
+        indices_or_sections=REQUIRED,
+        axis=0,
+    ),
+    _injective(
+        "reshape",
+        _reshape_relation,
+        _reshaping_reference(_reshape_relation),
+        "reshape to newshape; one -1 is inferred, 0 is a literal size",
+        newshape=REQUIRED,
+    ),
+    _injective(
+        "flatten",
+        _flatten_relation,
+        _reshaping_reference(_flatten_relation),
+        "2-D view (prod(shape[:axis]), prod(shape[axis:])), as ONNX Flatten",
+        axis=1,
+    ),
+    _injective(
+        "transpose",
+        _transpose_relation,
+        lambda inputs, attrs: np.ascontiguousarray(
+            inputs[0].transpose(_transpose_axes(inputs[0].shape, attrs))
+        ),
+        "permute axes (None reverses them)",
+        axes=None,
+    ),
+    _injective(
+        "squeeze",
+        _squeeze_relation,
+        _reshaping_reference(_squeeze_relation),
+        "drop size-1 axes (None: all of them)",
+        axis=None,
+    ),
+    _injective(
+        "expand_dims",
+        _expand_dims_relation,
+        _reshaping_reference(_expand_dims_relation),
+        "insert size-1 axes at output positions, as ONNX Unsqueeze",
+        axes=REQUIRED,
+    ),
+    _injective(
+        "broadcast_to",
+        _broadcast_to_relation,
+        _broadcast_to_reference,
+        "broadcast data and shape against each other, as ONNX Expand",
+        pattern=OpPattern.BROADCAST,
+        shape=REQUIRED,
+    ),
+    _injective(
+        "strided_slice",
+        _strided_slice_relation,
+        lambda inputs, attrs: inputs[0][tuple(_slice_bounds(inputs[0].shape, attrs))].copy(),
+        "ONNX Slice: clamped begin / end, negative indices and steps, optional axes",
+        begin=REQUIRED,
+        end=REQUIRED,
+        strides=None,
+        axes=None,
+    ),
+    _injective(
+        "take",
+        _take_relation,
+        _take_reference,
+        "ONNX Gather along axis; negative indices count from the end",
+        num_inputs=2,
+        input_names=("data", "indices"),
+        axis=0,
+    ),
+    _injective(
+        "tile",
+        _tile_relation,
+        lambda inputs, attrs: np.tile(inputs[0], tuple(attrs["repeats"])),
+        "repeat the whole tensor repeats[i] times along each axis i",
+        repeats=REQUIRED,
+    ),
+    _injective(
+        "shape_of",
+        _shape_of_relation,
+        lambda inputs, attrs: np.asarray(inputs[0].shape, dtype=str(attrs["dtype"])),
+        "the shape of data as a 1-D tensor",
+        pattern=OpPattern.OPAQUE,
+        dtype="int64",
+    ),
+    _injective(
+        "full",
+        _full_relation,
+        lambda inputs, attrs: np.full(
+            tuple(attrs["shape"]), attrs["fill_value"], dtype=str(attrs["dtype"])
+        ),
+        "a constant tensor of shape filled with fill_value (ONNX ConstantOfShape)",
+        pattern=OpPattern.OPAQUE,
+        num_inputs=0,
+        input_names=(),
+        shape=REQUIRED,
+        fill_value=0.0,
+        dtype="float32",
+    ),
+    _injective(
+        "arange",
+        _arange_relation,
+        _arange_reference,
+        "start, start + step, ... up to (excluding) stop (ONNX Range)",
+        pattern=OpPattern.OPAQUE,
+        num_inputs=0,
+        input_names=(),
+        start=REQUIRED,
+        stop=REQUIRED,
+        step=1,
+        dtype="int64",
+    ),
+)
