@@ -25,3 +25,7 @@ class UnsupportedOpError(ModelImportError):
 
 class ShapeBindingError(ModelImportError):
     """A model input has a symbolic or unknown dimension that the caller did not bind."""
+
+
+class ScheduleError(AutotuneError):
+    """A schedule step is invalid for the program it is applied to; says which step and why."""

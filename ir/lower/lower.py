@@ -1,0 +1,460 @@
+"""Lower a schedule to a loop IR kernel.
+
+Step 1. Expand inlined stages into their readers.
+Step 2. Give every stage a buffer: parameters for inputs and outputs, allocations for the
+        rest (sized by bound inference for stages computed at another stage's loop).
+Step 3. Build each root stage's loop nest from its leaf axes; root indices are recovered
+        from the split/fuse relations; reductions get an init nest before their first
+        reduce loop; attached producers are emitted inside their target loop.
+Step 4. Tails of splits that do not divide get guards; when the split's inner axis is a
+        loop of its own the outer loop is partitioned into a guard-free main part and one
+        tail iteration with a shorter inner loop, so vectorized loops stay branch-free.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ir.errors import ScheduleError
+from ir.lower.region import Region, constant_range, infer_region
+from ir.schedule.schedule import Fuse, Schedule, Split, Stage
+from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
+from ir.tir.expr import (
+    Buffer,
+    IntImm,
+    Load,
+    PrimExpr,
+    Reduce,
+    TensorRead,
+    Var,
+    binary,
+    compare,
+    logical_and,
+    select,
+)
+from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Stmt, Store, seq
+from ir.tir.visit import map_expr, substitute, walk_expr
+
+_LOOP_KIND = {"parallel": "parallel", "vectorize": "vectorized", "unroll": "unrolled"}
+_COMBINE = {"sum": "add", "max": "max", "min": "min", "prod": "mul"}
+
+
+def flat_index(indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
+    """Row-major flat index of `indices` into a buffer of `shape`."""
+    total: PrimExpr = IntImm(0)
+    for index, extent in zip(indices, shape, strict=True):
+        total = binary("add", binary("mul", total, extent), index)
+    return total
+
+
+def _identifier(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text)
+
+
+@dataclass
+class _Nest:
+    """The loop structure of one stage as it is being emitted."""
+
+    stage: Stage
+    extents: dict[str, int]
+    loop_vars: dict[str, Var]
+    values: dict[str, PrimExpr]  # root axis -> index relative to the stage's region
+    offsets: tuple[PrimExpr, ...]  # region start per spatial axis (zeros for root stages)
+    tail_splits: list[int]
+    guards: list[PrimExpr] = field(default_factory=list)
+
+
+class _Lowering:
+    def __init__(self, schedule: Schedule) -> None:
+        self.schedule = schedule
+        self.inputs: dict[int, Buffer] = {}
+        self.buffers: dict[str, Buffer] = {}
+        self.offsets: dict[str, tuple[PrimExpr, ...]] = {}
+        self.expanded: dict[int, PrimExpr] = {}
+        self.attached: dict[tuple[str, str], list[Stage]] = {}
+        self._validate()
+
+    # Step 1 -------------------------------------------------------------------------------
+
+    def _validate(self) -> None:
+        for stage in self.schedule.stages.values():
+            if stage.attach.kind == "at":
+                key = (stage.attach.stage, stage.attach.axis)
+                self.attached.setdefault(key, []).append(stage)
+                target = self.schedule.stage(stage.attach.stage)
+                if stage.attach.axis not in target.leaves:
+                    raise ScheduleError(
+                        f"{stage.name} is computed at {target.name}.{stage.attach.axis}, "
+                        f"which is no longer a loop of {target.name}"
+                    )
+                if target.annotations.get(stage.attach.axis) == "vectorize":
+                    raise ScheduleError(
+                        f"{stage.name} cannot be computed inside vectorized loop "
+                        f"{target.name}.{stage.attach.axis}"
+                    )
+            for axis, annotation in stage.annotations.items():
+                if annotation == "vectorize" and stage.leaves[-1] != axis:
+                    raise ScheduleError(
+                        f"stage {stage.name}: vectorized loop {axis} is not innermost "
+                        f"({stage.leaves})"
+                    )
+            if stage.is_output and stage.attach.kind != "root":
+                raise ScheduleError(f"output stage {stage.name} must be computed at the root")
+
+    def expand(self, expr: PrimExpr) -> PrimExpr:
+        """Replace reads of inlined stages by their (expanded) bodies."""
+
+        def visit(node: PrimExpr) -> PrimExpr | None:
+            if not isinstance(node, TensorRead) or isinstance(node.tensor.op, PlaceholderOp):
+                return None
+            name = self.schedule.stage_of_op.get(id(node.tensor.op))
+            if name is None:
+                raise ScheduleError(f"{node.tensor.name} is not computed by any stage")
+            stage = self.schedule.stages[name]
+            if stage.attach.kind != "inline":
+                return TensorRead(node.tensor, tuple(map_expr(i, visit) for i in node.indices))
+            body = self._expanded_body(stage.op)
+            indices = [map_expr(i, visit) for i in node.indices]
+            mapping = {axis.var: index for axis, index in zip(stage.op.axes, indices, strict=True)}
+            return substitute(body, mapping)
+
+        return map_expr(expr, visit)
+
+    def _expanded_body(self, op: ComputeOp) -> PrimExpr:
+        key = id(op)
+        if key not in self.expanded:
+            self.expanded[key] = self.expand(op.body)
+        return self.expanded[key]
+
+    # Step 2 -------------------------------------------------------------------------------
+
+    def input_buffer(self, op: PlaceholderOp) -> Buffer:
+        buffer = self.inputs.get(id(op))
+        if buffer is None:
+            layout = self.schedule.input_layouts.get(op.name)
+            shape = layout.new_shape if layout is not None else op.shape
+            buffer = Buffer(op.name, shape, op.dtype)
+            self.inputs[id(op)] = buffer
+        return buffer
+
+    def lower_reads(self, expr: PrimExpr) -> PrimExpr:
+        """Turn TE reads into flat buffer loads."""
+
+        def visit(node: PrimExpr) -> PrimExpr | None:
+            if not isinstance(node, TensorRead):
+                return None
+            indices = tuple(map_expr(i, visit) for i in node.indices)
+            op = node.tensor.op
+            if isinstance(op, PlaceholderOp):
+                buffer = self.input_buffer(op)
+                layout = self.schedule.input_layouts.get(op.name)
+                if layout is not None:
+                    indices = layout.map_indices(indices)
+                return Load(buffer, flat_index(indices, buffer.shape))
+            name = self.schedule.stage_of_op[id(op)]
+            buffer = self.buffers.get(name)
+            if buffer is None:
+                raise ScheduleError(
+                    f"{name} is read where it is not computed (check compute_at placement)"
+                )
+            offsets = self.offsets.get(name)
+            if offsets is not None:
+                indices = tuple(
+                    binary("sub", index, start) for index, start in zip(indices, offsets, strict=True)
+                )
+            return Load(buffer, flat_index(indices, buffer.shape))
+
+        return map_expr(expr, visit)
+
+    # Step 3 -------------------------------------------------------------------------------
+
+    def make_nest(self, stage: Stage, region: Region | None) -> _Nest:
+        extents: dict[str, int] = {}
+        for index, axis in enumerate(stage.op.axes):
+            extents[axis.name] = region.extents[index] if region is not None else axis.extent
+        for axis in stage.op.reduce_axes:
+            extents[axis.name] = axis.extent
+        tails: list[int] = []
+        for position, relation in enumerate(stage.relations):
+            if isinstance(relation, Split):
+                parent = extents[relation.parent]
+                if relation.factor is not None:
+                    inner = min(relation.factor, parent)
+                    outer = math.ceil(parent / inner)
+                else:
+                    assert relation.nparts is not None
+                    outer_parts = min(relation.nparts, parent)
+                    inner = math.ceil(parent / outer_parts)
+                    outer = math.ceil(parent / inner)
+                extents[relation.outer], extents[relation.inner] = outer, inner
+                if outer * inner != parent:
+                    tails.append(position)
+            else:
+                extents[relation.fused] = extents[relation.outer] * extents[relation.inner]
+        loop_vars = {
+            leaf: Var(_identifier(f"{stage.name}_{leaf}")) for leaf in stage.leaves
+        }
+        values: dict[str, PrimExpr] = dict(loop_vars)
+        for relation in reversed(stage.relations):
+            if isinstance(relation, Split):
+                values[relation.parent] = binary(
+                    "add",
+                    binary("mul", values[relation.outer], extents[relation.inner]),
+                    values[relation.inner],
+                )
+            else:
+                inner_extent = extents[relation.inner]
+                values[relation.outer] = binary("floordiv", values[relation.fused], inner_extent)
+                values[relation.inner] = binary("floormod", values[relation.fused], inner_extent)
+        offsets = region.starts if region is not None else tuple(IntImm(0) for _ in stage.op.axes)
+        return _Nest(stage, extents, loop_vars, values, offsets, tails)
+
+    def absolute(self, nest: _Nest, axis_name: str) -> PrimExpr:
+        for index, axis in enumerate(nest.stage.op.axes):
+            if axis.name == axis_name:
+                return binary("add", nest.offsets[index], nest.values[axis_name])
+        return nest.values[axis_name]
+
+    def emit_stage(self, stage: Stage, region: Region | None, outer_ranges: dict[Var, tuple[int, int]]) -> Stmt:
+        nest = self.make_nest(stage, region)
+        op = stage.op
+        # Region guards: a producer region may reach past the producer's domain at tails.
+        if region is not None:
+            for index, axis in enumerate(op.axes):
+                start = nest.offsets[index]
+                bounds = constant_range(start, outer_ranges)
+                if bounds is not None and bounds[0] >= 0 and bounds[1] + nest.extents[axis.name] <= axis.extent:
+                    continue
+                absolute = binary("add", start, nest.values[axis.name])
+                nest.guards.append(
+                    logical_and(compare("ge", absolute, 0), compare("lt", absolute, axis.extent))
+                )
+        return self.build(nest, 0, {}, frozenset(), dict(outer_ranges))
+
+    def split_guards(self, nest: _Nest, proven: frozenset[int]) -> PrimExpr | None:
+        condition: PrimExpr | None = None
+        for position in nest.tail_splits:
+            if position in proven:
+                continue
+            relation = nest.stage.relations[position]
+            assert isinstance(relation, Split)
+            check = compare("lt", nest.values[relation.parent], nest.extents[relation.parent])
+            condition = check if condition is None else logical_and(condition, check)
+        for guard in nest.guards:
+            condition = guard if condition is None else logical_and(condition, guard)
+        return condition
+
+    def body_value(self, nest: _Nest) -> tuple[PrimExpr, Reduce | None]:
+        op = nest.stage.op
+        mapping: dict[Var, PrimExpr] = {
+            axis.var: self.absolute(nest, axis.name) for axis in (*op.axes, *op.reduce_axes)
+        }
+        body = self._expanded_body(op)
+        reduce = body if isinstance(body, Reduce) else None
+        source = reduce.source if reduce is not None else body
+        value = self.lower_reads(substitute(source, mapping))
+        if reduce is not None and reduce.condition is not None:
+            condition = self.lower_reads(substitute(reduce.condition, mapping))
+            reduce = Reduce(reduce.combiner, reduce.source, reduce.axes, condition)
+        return value, reduce
+
+    def output_index(self, nest: _Nest) -> PrimExpr:
+        buffer = self.buffers[nest.stage.name]
+        indices = [nest.values[axis.name] for axis in nest.stage.op.axes]
+        return flat_index(indices, buffer.shape)
+
+    def main_statement(self, nest: _Nest, proven: frozenset[int]) -> Stmt:
+        buffer = self.buffers[nest.stage.name]
+        index = self.output_index(nest)
+        value, reduce = self.body_value(nest)
+        if reduce is not None:
+            current = Load(buffer, index)
+            combined = binary(_COMBINE[reduce.combiner], current, value)
+            if reduce.condition is not None:
+                combined = select(reduce.condition, combined, current)
+            value = combined
+        stmt: Stmt = Store(buffer, index, value)
+        condition = self.split_guards(nest, proven)
+        if condition is not None:
+            stmt = IfThenElse(condition, stmt)
+        return stmt
+
+    def init_statement(self, nest: _Nest, position: int, overrides: Mapping[str, int],
+                       proven: frozenset[int]) -> Stmt:
+        op = nest.stage.op
+        assert isinstance(op.body, Reduce)
+        buffer = self.buffers[nest.stage.name]
+        stmt: Stmt = Store(buffer, self.output_index(nest), reduce_identity(op.body.combiner, op.dtype))
+        reduce_names = {axis.name for axis in op.reduce_axes}
+        # Guards that mention reduce loops do not apply to the init.
+        condition = self._guards_without(nest, proven, reduce_names)
+        if condition is not None:
+            stmt = IfThenElse(condition, stmt)
+        for leaf in reversed(nest.stage.leaves[position:]):
+            if self._depends_on(nest, leaf, reduce_names):
+                continue
+            kind = _LOOP_KIND.get(nest.stage.annotations.get(leaf, ""), "serial")
+            if kind == "parallel":
+                kind = "serial"
+            extent = overrides.get(leaf, nest.extents[leaf])
+            stmt = For(nest.loop_vars[leaf], IntImm(extent), kind, stmt)
+        return stmt
+
+    def _guards_without(self, nest: _Nest, proven: frozenset[int], reduce_names: set[str]) -> (
+        PrimExpr | None
+    ):
+        condition: PrimExpr | None = None
+        for position in nest.tail_splits:
+            relation = nest.stage.relations[position]
+            assert isinstance(relation, Split)
+            if position in proven or self._axis_is_reduce(nest, relation.parent, reduce_names):
+                continue
+            check = compare("lt", nest.values[relation.parent], nest.extents[relation.parent])
+            condition = check if condition is None else logical_and(condition, check)
+        for guard in nest.guards:
+            condition = guard if condition is None else logical_and(condition, guard)
+        return condition
+
+    @staticmethod
+    def _axis_is_reduce(nest: _Nest, axis: str, reduce_names: set[str]) -> bool:
+        return nest.stage.axis_kind.get(axis) == "reduce" or axis in reduce_names
+
+    def _depends_on(self, nest: _Nest, leaf: str, reduce_names: set[str]) -> bool:
+        return nest.stage.axis_kind[leaf] == "reduce"
+
+    def first_reduce_position(self, stage: Stage) -> int | None:
+        for position, leaf in enumerate(stage.leaves):
+            if stage.axis_kind[leaf] == "reduce":
+                return position
+        return None
+
+    def build(self, nest: _Nest, position: int, overrides: dict[str, int],
+              proven: frozenset[int], ranges: dict[Var, tuple[int, int]]) -> Stmt:
+        stage = nest.stage
+        leaves = stage.leaves
+        if position == len(leaves):
+            return self.main_statement(nest, proven)
+        prefix: Stmt | None = None
+        if isinstance(stage.op.body, Reduce) and self.first_reduce_position(stage) == position:
+            prefix = self.init_statement(nest, position, overrides, proven)
+        leaf = leaves[position]
+        extent = overrides.get(leaf, nest.extents[leaf])
+        tail = self._partitionable(nest, leaf, proven)
+        if tail is not None and extent > 1:
+            split_position, inner, remainder = tail
+            proven_here = proven | {split_position}
+            main = self.loop(nest, position, extent - 1, overrides, proven_here, ranges)
+            last = dict(overrides)
+            last[inner] = remainder
+            tail_ranges = dict(ranges)
+            tail_ranges[nest.loop_vars[leaf]] = (extent - 1, extent - 1)
+            tail_body = self.loop_body(nest, position, last, proven_here, tail_ranges)
+            tail_stmt = LetStmt(nest.loop_vars[leaf], IntImm(extent - 1), tail_body)
+            return seq(prefix, main, tail_stmt)
+        return seq(prefix, self.loop(nest, position, extent, overrides, proven, ranges))
+
+    def _partitionable(self, nest: _Nest, leaf: str, proven: frozenset[int]) -> tuple[
+        int, str, int
+    ] | None:
+        for position in nest.tail_splits:
+            relation = nest.stage.relations[position]
+            assert isinstance(relation, Split)
+            if position in proven or relation.outer != leaf or relation.inner not in nest.stage.leaves:
+                continue
+            remainder = nest.extents[relation.parent] - (nest.extents[leaf] - 1) * nest.extents[
+                relation.inner
+            ]
+            return position, relation.inner, remainder
+        return None
+
+    def loop(self, nest: _Nest, position: int, extent: int, overrides: dict[str, int],
+             proven: frozenset[int], ranges: dict[Var, tuple[int, int]]) -> Stmt:
+        leaf = nest.stage.leaves[position]
+        var = nest.loop_vars[leaf]
+        inner_ranges = dict(ranges)
+        inner_ranges[var] = (0, extent - 1)
+        body = self.loop_body(nest, position, overrides, proven, inner_ranges)
+        annotation = nest.stage.annotations.get(leaf, "")
+        if annotation.startswith("bind:"):
+            return For(var, IntImm(extent), "thread_binding", body, annotation[len("bind:"):])
+        return For(var, IntImm(extent), _LOOP_KIND.get(annotation, "serial"), body)
+
+    def loop_body(self, nest: _Nest, position: int, overrides: dict[str, int],
+                  proven: frozenset[int], ranges: dict[Var, tuple[int, int]]) -> Stmt:
+        leaf = nest.stage.leaves[position]
+        producers = self.attached.get((nest.stage.name, leaf), [])
+        # Producers first: their buffers must exist before the consumer's reads are lowered.
+        prepared = [self.emit_attached(p, nest, position, overrides, ranges) for p in producers]
+        inner = self.build(nest, position + 1, overrides, proven, ranges)
+        for buffer, compute in reversed(prepared):
+            inner = Allocate(buffer, seq(compute, inner))
+        return inner
+
+    def emit_attached(self, producer: Stage, consumer: _Nest, position: int,
+                      overrides: Mapping[str, int], ranges: dict[Var, tuple[int, int]]) -> tuple[Buffer, Stmt]:
+        free = {
+            consumer.loop_vars[leaf]: overrides.get(leaf, consumer.extents[leaf])
+            for leaf in consumer.stage.leaves[position + 1 :]
+        }
+        reads = self._reads_of(producer, consumer)
+        region = infer_region(reads, free, producer.op.shape)
+        buffer = Buffer(
+            _identifier(producer.name), region.extents, producer.op.dtype, producer.scope
+        )
+        self.buffers[producer.name] = buffer
+        self.offsets[producer.name] = region.starts
+        return buffer, self.emit_stage(producer, region, ranges)
+
+    def _reads_of(self, producer: Stage, consumer: _Nest) -> list[tuple[PrimExpr, ...]]:
+        op = consumer.stage.op
+        mapping: dict[Var, PrimExpr] = {
+            axis.var: self.absolute(consumer, axis.name) for axis in (*op.axes, *op.reduce_axes)
+        }
+        body = self._expanded_body(op)
+        reads = []
+        for node in walk_expr(body):
+            if isinstance(node, TensorRead) and self.schedule.stage_of_op.get(
+                id(node.tensor.op)
+            ) == producer.name:
+                reads.append(tuple(substitute(index, mapping) for index in node.indices))
+        if not reads:
+            raise ScheduleError(
+                f"{producer.name} is computed at {consumer.stage.name}, which does not read it"
+            )
+        return reads
+
+    # Step 4 -------------------------------------------------------------------------------
+
+    def run(self, name: str) -> PrimFunc:
+        program = self.schedule.program
+        for tensor in program.inputs:
+            assert isinstance(tensor.op, PlaceholderOp)
+            self.input_buffer(tensor.op)
+        outputs: list[Buffer] = []
+        for tensor in program.outputs:
+            stage_name = self.schedule.stage_of_op[id(tensor.op)]
+            buffer = Buffer(_identifier(stage_name), tensor.shape, tensor.dtype)
+            self.buffers[stage_name] = buffer
+            outputs.append(buffer)
+        allocations: list[Buffer] = []
+        stmts: list[Stmt] = []
+        for stage in self.schedule.stages.values():
+            if stage.attach.kind != "root":
+                continue
+            if stage.name not in self.buffers:
+                buffer = Buffer(_identifier(stage.name), stage.op.shape, stage.op.dtype, stage.scope)
+                self.buffers[stage.name] = buffer
+                allocations.append(buffer)
+            stmts.append(self.emit_stage(stage, None, {}))
+        body = seq(*stmts)
+        for buffer in reversed(allocations):
+            body = Allocate(buffer, body)
+        params = tuple(self.inputs[id(t.op)] for t in program.inputs) + tuple(outputs)
+        return PrimFunc(_identifier(name), params, body, num_outputs=len(outputs))
+
+
+def lower(schedule: Schedule, name: str | None = None) -> PrimFunc:
+    """Lower `schedule` into a loop IR kernel whose params are the inputs, then the outputs."""
+    return _Lowering(schedule).run(name or schedule.program.name)

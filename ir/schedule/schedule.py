@@ -1,0 +1,544 @@
+"""Schedule primitives on the stages of a TE program; every primitive is recorded as a step.
+
+A Schedule is a builder: it starts from a TE program with one stage per compute, and each
+primitive (split, reorder, compute_at, cache_write, ...) changes the stages and appends a
+Step to `schedule.trace`. Replaying the trace on a fresh program gives the same schedule.
+An invalid step raises ScheduleError naming the step and the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ir.errors import ScheduleError
+from ir.schedule.trace import Step, Trace
+from ir.te.tensor import ComputeOp, PlaceholderOp, Tensor
+from ir.tir.expr import IterVar, PrimExpr, Reduce, TensorRead, Var
+from ir.tir.visit import map_expr, walk_expr
+
+ANNOTATIONS = ("parallel", "vectorize", "unroll")
+SCOPES = ("global", "shared", "local")
+if TYPE_CHECKING:
+    from ir.te.program import TEProgram
+
+THREAD_TAGS = (
+    "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
+    "vthread",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """`parent` = `outer` * factor + `inner` (factor given, or derived from nparts)."""
+
+    parent: str
+    outer: str
+    inner: str
+    factor: int | None
+    nparts: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Fuse:
+    """`fused` = `outer` * extent(inner) + `inner`."""
+
+    outer: str
+    inner: str
+    fused: str
+
+
+Relation = Split | Fuse
+
+
+@dataclass(frozen=True, slots=True)
+class Attach:
+    """Where a stage is computed: at the root, inlined into readers, or at a consumer's loop."""
+
+    kind: str = "root"  # "root" | "inline" | "at"
+    stage: str = ""
+    axis: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutRewrite:
+    """A constant input stored in a new layout: split each dim by `factors`, then permute."""
+
+    input: str
+    shape: tuple[int, ...]
+    factors: tuple[tuple[int, ...], ...]
+    order: tuple[int, ...]
+
+    @property
+    def new_shape(self) -> tuple[int, ...]:
+        """The rewritten shape."""
+        flat = [size for dims in self.factors for size in dims]
+        return tuple(flat[i] for i in self.order)
+
+    def apply(self, array: Any) -> Any:
+        """Rewrite a numpy array of the original shape into the new layout."""
+        import numpy as np
+
+        flat = [size for dims in self.factors for size in dims]
+        return np.ascontiguousarray(np.transpose(np.reshape(array, flat), self.order))
+
+    def map_indices(self, indices: Sequence[PrimExpr]) -> tuple[PrimExpr, ...]:
+        """Indices into the new layout for `indices` into the original one."""
+        sub: list[PrimExpr] = []
+        for index, dims in zip(indices, self.factors, strict=True):
+            strides = [math.prod(dims[pos + 1 :]) for pos in range(len(dims))]
+            for pos, stride in enumerate(strides):
+                part = index // stride if stride > 1 else index
+                sub.append(part % dims[pos] if pos > 0 else part)
+        return tuple(sub[i] for i in self.order)
+
+
+@dataclass
+class Stage:
+    """The schedule of one compute: its loop axes, their order, annotations and placement."""
+
+    name: str
+    op: ComputeOp
+    is_output: bool
+    axis_kind: dict[str, str]
+    root_axes: list[str]
+    leaves: list[str]
+    relations: list[Relation] = field(default_factory=list)
+    annotations: dict[str, str] = field(default_factory=dict)
+    attach: Attach = field(default_factory=Attach)
+    scope: str = "global"
+
+    @staticmethod
+    def of(op: ComputeOp, is_output: bool) -> Stage:
+        """A fresh stage for `op`: spatial axes then reduce axes, in definition order."""
+        axes = [*op.axes, *op.reduce_axes]
+        return Stage(
+            name=op.name,
+            op=op,
+            is_output=is_output,
+            axis_kind={axis.name: axis.kind for axis in axes},
+            root_axes=[axis.name for axis in axes],
+            leaves=[axis.name for axis in axes],
+        )
+
+    @property
+    def iter_vars(self) -> dict[str, IterVar]:
+        """The op's root iteration axes by name."""
+        return {axis.name: axis for axis in (*self.op.axes, *self.op.reduce_axes)}
+
+    def fresh_axis_name(self, base: str) -> str:
+        """A new axis name not used in this stage."""
+        name, counter = base, 1
+        while name in self.axis_kind:
+            name, counter = f"{base}{counter}", counter + 1
+        return name
+
+
+def _reads(expr: PrimExpr) -> list[TensorRead]:
+    return [node for node in walk_expr(expr) if isinstance(node, TensorRead)]
+
+
+class Schedule:
+    """A mutable schedule of a TE program; `trace` records every primitive applied."""
+
+    def __init__(self, program: TEProgram) -> None:
+        self.program = program
+        self.trace = Trace()
+        self.stages: dict[str, Stage] = {}
+        self.stage_of_op: dict[int, str] = {}
+        self.input_layouts: dict[str, LayoutRewrite] = {}
+        output_ops = {id(t.op) for t in program.outputs}
+        for op in program.computes:
+            stage = Stage.of(op, id(op) in output_ops)
+            self.stages[stage.name] = stage
+            self.stage_of_op[id(op)] = stage.name
+
+    # -- lookups -------------------------------------------------------------------------
+
+    def stage(self, name: str) -> Stage:
+        """The stage called `name`."""
+        try:
+            return self.stages[name]
+        except KeyError:
+            raise ScheduleError(
+                f"no stage {name!r}; stages: {', '.join(self.stages)}"
+            ) from None
+
+    def stage_name_of(self, tensor: Tensor) -> str | None:
+        """The stage computing `tensor`, or None for a program input."""
+        return self.stage_of_op.get(id(tensor.op))
+
+    def readers(self, name: str) -> list[str]:
+        """Stages whose op reads the stage `name`."""
+        result = []
+        for stage in self.stages.values():
+            for read in _reads(stage.op.body):
+                if self.stage_of_op.get(id(read.tensor.op)) == name:
+                    result.append(stage.name)
+                    break
+        return result
+
+    def _leaf(self, stage: Stage, axis: str) -> None:
+        if axis not in stage.leaves:
+            raise ScheduleError(
+                f"{axis!r} is not a loop axis of stage {stage.name}; its axes: {stage.leaves}"
+            )
+
+    # -- the step machinery ----------------------------------------------------------------
+
+    def apply(self, step: Step, index: int | None = None) -> Any:
+        """Apply one recorded step (used by replay); raises ScheduleError naming the step."""
+        position = len(self.trace) if index is None else index
+        handler: Callable[..., Any] | None = getattr(self, f"_{step.kind}", None)
+        if handler is None or step.kind not in STEP_KINDS:
+            raise ScheduleError(
+                f"step {position} {step}: unknown primitive {step.kind!r}; "
+                f"known: {', '.join(STEP_KINDS)}"
+            )
+        try:
+            result = handler(**step.arguments)
+        except ScheduleError as err:
+            raise ScheduleError(f"step {position} {step}: {err}") from None
+        except (TypeError, ValueError, KeyError) as err:
+            raise ScheduleError(f"step {position} {step}: invalid arguments: {err}") from None
+        self.trace = self.trace.append(step)
+        return result
+
+    def _record(self, kind: str, **args: Any) -> Any:
+        return self.apply(Step.make(kind, **args))
+
+    # -- public primitives (each records a step) --------------------------------------------
+
+    def split(self, stage: str, axis: str, factor: int | None = None,
+              nparts: int | None = None) -> tuple[str, str]:
+        """Split `axis` into (outer, inner) by an inner `factor` or an outer `nparts`."""
+        result: tuple[str, str] = self._record(
+            "split", stage=stage, axis=axis, factor=factor, nparts=nparts
+        )
+        return result
+
+    def tile(self, stage: str, x: str, y: str, x_factor: int, y_factor: int) -> tuple[
+        str, str, str, str
+    ]:
+        """Split two axes and order them (x_outer, y_outer, x_inner, y_inner)."""
+        result: tuple[str, str, str, str] = self._record(
+            "tile", stage=stage, x=x, y=y, x_factor=x_factor, y_factor=y_factor
+        )
+        return result
+
+    def reorder(self, stage: str, *axes: str) -> None:
+        """Put `axes` in this order, in the loop positions they occupy."""
+        self._record("reorder", stage=stage, axes=list(axes))
+
+    def fuse(self, stage: str, outer: str, inner: str) -> str:
+        """Fuse two adjacent loops into one."""
+        result: str = self._record("fuse", stage=stage, outer=outer, inner=inner)
+        return result
+
+    def vectorize(self, stage: str, axis: str) -> None:
+        """Run the (innermost, spatial) loop `axis` as SIMD lanes."""
+        self._record("annotate", stage=stage, axis=axis, annotation="vectorize")
+
+    def parallel(self, stage: str, axis: str) -> None:
+        """Run the (spatial) loop `axis` across threads."""
+        self._record("annotate", stage=stage, axis=axis, annotation="parallel")
+
+    def unroll(self, stage: str, axis: str) -> None:
+        """Unroll the loop `axis` completely."""
+        self._record("annotate", stage=stage, axis=axis, annotation="unroll")
+
+    def bind(self, stage: str, axis: str, thread: str) -> None:
+        """Bind the loop `axis` to a GPU block or thread index."""
+        self._record("bind", stage=stage, axis=axis, thread=thread)
+
+    def compute_at(self, stage: str, target: str, axis: str) -> None:
+        """Compute `stage` inside loop `axis` of `target`, only the region that loop needs."""
+        self._record("compute_at", stage=stage, target=target, axis=axis)
+
+    def compute_inline(self, stage: str) -> None:
+        """Substitute `stage` into the expressions that read it."""
+        self._record("compute_inline", stage=stage)
+
+    def compute_root(self, stage: str) -> None:
+        """Compute `stage` entirely, before its readers, in its own buffer."""
+        self._record("compute_root", stage=stage)
+
+    def cache_write(self, stage: str, scope: str = "local") -> str:
+        """Compute `stage` into a new buffer of `scope`; `stage` becomes the copy-out."""
+        result: str = self._record("cache_write", stage=stage, scope=scope)
+        return result
+
+    def cache_read(self, tensor: str, scope: str, readers: Sequence[str]) -> str:
+        """Copy `tensor` into a new buffer of `scope` that `readers` read instead."""
+        result: str = self._record(
+            "cache_read", tensor=tensor, scope=scope, readers=list(readers)
+        )
+        return result
+
+    def set_scope(self, stage: str, scope: str) -> None:
+        """Store the stage's output in `scope` (global, shared, local)."""
+        self._record("set_scope", stage=stage, scope=scope)
+
+    def layout_rewrite(self, input: str, factors: Sequence[Sequence[int]],
+                       order: Sequence[int]) -> None:
+        """Store the constant input `input` split by `factors` and permuted by `order`."""
+        self._record(
+            "layout_rewrite", input=input, factors=[list(f) for f in factors], order=list(order)
+        )
+
+    # -- implementations -------------------------------------------------------------------
+
+    def _split(self, stage: str, axis: str, factor: int | None, nparts: int | None) -> tuple[
+        str, str
+    ]:
+        target = self.stage(stage)
+        self._leaf(target, axis)
+        if (factor is None) == (nparts is None):
+            raise ScheduleError("give exactly one of factor and nparts")
+        amount = factor if factor is not None else nparts
+        if not isinstance(amount, int) or amount < 1:
+            raise ScheduleError(f"split amount must be a positive integer, got {amount!r}")
+        if target.annotations.get(axis):
+            raise ScheduleError(f"axis {axis} is annotated {target.annotations[axis]}; split first")
+        kind = target.axis_kind[axis]
+        outer = target.fresh_axis_name(f"{axis}_o")
+        target.axis_kind[outer] = kind
+        inner = target.fresh_axis_name(f"{axis}_i")
+        target.axis_kind[inner] = kind
+        position = target.leaves.index(axis)
+        target.leaves[position : position + 1] = [outer, inner]
+        target.relations.append(Split(axis, outer, inner, factor, nparts))
+        self._retarget_attachments(stage, axis, inner)
+        return outer, inner
+
+    def _tile(self, stage: str, x: str, y: str, x_factor: int, y_factor: int) -> tuple[
+        str, str, str, str
+    ]:
+        x_outer, x_inner = self._split(stage, x, x_factor, None)
+        y_outer, y_inner = self._split(stage, y, y_factor, None)
+        self._reorder(stage, [x_outer, y_outer, x_inner, y_inner])
+        return x_outer, y_outer, x_inner, y_inner
+
+    def _reorder(self, stage: str, axes: Sequence[str]) -> None:
+        target = self.stage(stage)
+        for axis in axes:
+            self._leaf(target, axis)
+        if len(set(axes)) != len(axes):
+            raise ScheduleError(f"reorder lists an axis twice: {list(axes)}")
+        positions = sorted(target.leaves.index(axis) for axis in axes)
+        for position, axis in zip(positions, axes, strict=True):
+            target.leaves[position] = axis
+
+    def _fuse(self, stage: str, outer: str, inner: str) -> str:
+        target = self.stage(stage)
+        self._leaf(target, outer)
+        self._leaf(target, inner)
+        position = target.leaves.index(outer)
+        if position + 1 >= len(target.leaves) or target.leaves[position + 1] != inner:
+            raise ScheduleError(f"{outer} and {inner} are not adjacent (outer first): {target.leaves}")
+        if target.axis_kind[outer] != target.axis_kind[inner]:
+            raise ScheduleError(f"cannot fuse a spatial axis with a reduce axis ({outer}, {inner})")
+        for axis in (outer, inner):
+            if target.annotations.get(axis):
+                raise ScheduleError(f"axis {axis} is annotated {target.annotations[axis]}")
+        fused = target.fresh_axis_name(f"{outer}_{inner}_f")
+        target.axis_kind[fused] = target.axis_kind[outer]
+        target.leaves[position : position + 2] = [fused]
+        target.relations.append(Fuse(outer, inner, fused))
+        self._retarget_attachments(stage, inner, fused)
+        self._retarget_attachments(stage, outer, fused)
+        return fused
+
+    def _annotate(self, stage: str, axis: str, annotation: str) -> None:
+        target = self.stage(stage)
+        self._leaf(target, axis)
+        if annotation not in ANNOTATIONS:
+            raise ScheduleError(f"unknown annotation {annotation!r}; known: {ANNOTATIONS}")
+        if annotation in ("parallel", "vectorize") and target.axis_kind[axis] == "reduce":
+            raise ScheduleError(f"cannot {annotation} reduce axis {axis}: iterations would race")
+        if annotation == "vectorize" and target.leaves[-1] != axis:
+            raise ScheduleError(f"only the innermost loop can be vectorized; {axis} is not "
+                                f"innermost in {target.leaves}")
+        if target.annotations.get(axis) not in (None, annotation):
+            raise ScheduleError(f"axis {axis} is already annotated {target.annotations[axis]}")
+        if annotation == "parallel" and any(a == "parallel" for a in target.annotations.values()):
+            raise ScheduleError(f"stage {stage} already has a parallel loop")
+        target.annotations[axis] = annotation
+
+    def _bind(self, stage: str, axis: str, thread: str) -> None:
+        target = self.stage(stage)
+        self._leaf(target, axis)
+        if thread not in THREAD_TAGS:
+            raise ScheduleError(f"unknown thread tag {thread!r}; known: {THREAD_TAGS}")
+        if target.axis_kind[axis] == "reduce":
+            raise ScheduleError(f"cannot bind reduce axis {axis} to {thread}")
+        target.annotations[axis] = f"bind:{thread}"
+
+    def _compute_at(self, stage: str, target: str, axis: str) -> None:
+        producer = self.stage(stage)
+        consumer = self.stage(target)
+        self._leaf(consumer, axis)
+        if producer.is_output:
+            raise ScheduleError(f"{stage} is an output; it cannot be computed at another stage")
+        if stage == target:
+            raise ScheduleError(f"{stage} cannot be computed at itself")
+        if stage not in self._stages_read_by(target):
+            raise ScheduleError(f"{target} does not read {stage} (directly or through inlined stages)")
+        producer.attach = Attach("at", target, axis)
+
+    def _stages_read_by(self, name: str) -> set[str]:
+        """Stages read by `name` directly or through inlined stages."""
+        found: set[str] = set()
+        pending = [self.stage(name)]
+        while pending:
+            stage = pending.pop()
+            for read in _reads(stage.op.body):
+                producer = self.stage_of_op.get(id(read.tensor.op))
+                if producer is not None and producer not in found:
+                    found.add(producer)
+                    if self.stages[producer].attach.kind == "inline":
+                        pending.append(self.stages[producer])
+        return found
+
+    def _compute_inline(self, stage: str) -> None:
+        target = self.stage(stage)
+        if target.is_output:
+            raise ScheduleError(f"{stage} is an output; it cannot be inlined")
+        if isinstance(target.op.body, Reduce):
+            raise ScheduleError(f"{stage} is a reduction; only elementwise computes can be inlined")
+        if len(target.leaves) != len(target.root_axes) or target.annotations:
+            raise ScheduleError(f"{stage} has loop transformations; it cannot be inlined")
+        if any(s.attach.kind == "at" and s.attach.stage == stage for s in self.stages.values()):
+            raise ScheduleError(f"other stages are computed at {stage}; it cannot be inlined")
+        target.attach = Attach("inline")
+
+    def _compute_root(self, stage: str) -> None:
+        self.stage(stage).attach = Attach("root")
+
+    def _set_scope(self, stage: str, scope: str) -> None:
+        if scope not in SCOPES:
+            raise ScheduleError(f"unknown scope {scope!r}; known: {SCOPES}")
+        target = self.stage(stage)
+        if target.is_output and scope != "global":
+            raise ScheduleError(f"{stage} is an output; it must stay in global memory")
+        target.scope = scope
+
+    def _cache_write(self, stage: str, scope: str) -> str:
+        if scope not in SCOPES:
+            raise ScheduleError(f"unknown scope {scope!r}; known: {SCOPES}")
+        original = self.stage(stage)
+        if original.relations or original.attach.kind != "root" or original.annotations:
+            raise ScheduleError(f"cache_write must come before other steps on {stage}")
+        name = self._fresh_stage_name(f"{stage}_{scope}")
+        cached_op = ComputeOp(
+            name, original.op.axes, original.op.body, original.op.tag, original.op.attrs
+        )
+        cached = Tensor(cached_op)
+        fresh_axes = tuple(IterVar(Var(axis.name), axis.extent) for axis in original.op.axes)
+        copy_op = ComputeOp(
+            original.op.name,
+            fresh_axes,
+            cached[tuple(axis.var for axis in fresh_axes)],
+            "copy",
+        )
+        cache_stage = Stage.of(cached_op, False)
+        cache_stage.scope = scope
+        copy_stage = Stage.of(copy_op, original.is_output)
+        self._insert_before(stage, cache_stage)
+        self.stages[stage] = copy_stage
+        self.stage_of_op[id(cached_op)] = name
+        self.stage_of_op[id(copy_op)] = stage
+        return name
+
+    def _cache_read(self, tensor: str, scope: str, readers: Sequence[str]) -> str:
+        if scope not in SCOPES:
+            raise ScheduleError(f"unknown scope {scope!r}; known: {SCOPES}")
+        source = self._tensor_by_name(tensor)
+        name = self._fresh_stage_name(f"{tensor}_{scope}")
+        axes = tuple(IterVar(Var(f"ax{i}"), extent) for i, extent in enumerate(source.shape))
+        copy_op = ComputeOp(name, axes, source[tuple(axis.var for axis in axes)], "copy")
+        copy = Tensor(copy_op)
+        if not readers:
+            raise ScheduleError("cache_read needs at least one reader stage")
+        for reader_name in readers:
+            reader = self.stage(reader_name)
+            if not any(read.tensor.op is source.op for read in _reads(reader.op.body)):
+                raise ScheduleError(f"stage {reader_name} does not read {tensor}")
+
+            def swap(node: PrimExpr) -> PrimExpr | None:
+                if isinstance(node, TensorRead) and node.tensor.op is source.op:
+                    return TensorRead(copy, tuple(map_expr(i, swap) for i in node.indices))
+                return None
+
+            old_op = reader.op
+            new_op = ComputeOp(old_op.name, old_op.axes, map_expr(old_op.body, swap),
+                               old_op.tag, old_op.attrs)
+            reader.op = new_op
+            self.stage_of_op[id(new_op)] = reader_name
+        stage = Stage.of(copy_op, False)
+        stage.scope = scope
+        first_reader = min(readers, key=list(self.stages).index)
+        self._insert_before(first_reader, stage)
+        self.stage_of_op[id(copy_op)] = name
+        return name
+
+    def _layout_rewrite(self, input: str, factors: Sequence[Sequence[int]],
+                        order: Sequence[int]) -> None:
+        placeholder = next((t for t in self.program.inputs if t.name == input), None)
+        if placeholder is None:
+            names = [t.name for t in self.program.inputs]
+            raise ScheduleError(f"no program input {input!r}; inputs: {names}")
+        if input in self.input_layouts:
+            raise ScheduleError(f"input {input} already has a layout rewrite")
+        shape = placeholder.shape
+        factor_tuples = tuple(tuple(int(f) for f in dims) for dims in factors)
+        if len(factor_tuples) != len(shape):
+            raise ScheduleError(f"factors must list one split per dimension of {shape}")
+        for dim, dims in zip(shape, factor_tuples, strict=True):
+            if not dims or math.prod(dims) != dim or any(f < 1 for f in dims):
+                raise ScheduleError(f"factors {list(dims)} do not multiply to dimension {dim}")
+        count = sum(len(dims) for dims in factor_tuples)
+        if sorted(order) != list(range(count)):
+            raise ScheduleError(f"order {list(order)} is not a permutation of {count} dimensions")
+        self.input_layouts[input] = LayoutRewrite(input, shape, factor_tuples, tuple(order))
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _tensor_by_name(self, name: str) -> Tensor:
+        for tensor in self.program.inputs:
+            if tensor.name == name:
+                return tensor
+        if name in self.stages:
+            return Tensor(self.stages[name].op)
+        raise ScheduleError(f"no tensor {name!r}")
+
+    def _fresh_stage_name(self, base: str) -> str:
+        name, counter = base, 1
+        taken = set(self.stages) | {t.name for t in self.program.inputs}
+        while name in taken:
+            name, counter = f"{base}{counter}", counter + 1
+        return name
+
+    def _insert_before(self, anchor: str, stage: Stage) -> None:
+        items = list(self.stages.items())
+        position = [name for name, _ in items].index(anchor)
+        items.insert(position, (stage.name, stage))
+        self.stages = dict(items)
+
+    def _retarget_attachments(self, stage: str, old_axis: str, new_axis: str) -> None:
+        for other in self.stages.values():
+            if other.attach.kind == "at" and other.attach.stage == stage and \
+                    other.attach.axis == old_axis:
+                other.attach = Attach("at", stage, new_axis)
+
+    def input_placeholders(self) -> list[PlaceholderOp]:
+        """The program's input operations, in parameter order."""
+        return [t.op for t in self.program.inputs if isinstance(t.op, PlaceholderOp)]
+
+
+STEP_KINDS = (
+    "split", "tile", "reorder", "fuse", "annotate", "bind", "compute_at", "compute_inline",
+    "compute_root", "cache_write", "cache_read", "set_scope", "layout_rewrite",
+)

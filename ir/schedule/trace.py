@@ -1,0 +1,110 @@
+"""Traces: a schedule as plain data (a list of steps), JSON round trip, deterministic replay."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ir.errors import ScheduleError
+
+if TYPE_CHECKING:
+    from ir.schedule.schedule import Schedule
+    from ir.te.program import TEProgram
+
+TRACE_VERSION = 1
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return tuple(_freeze(item) for item in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_thaw(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One schedule primitive with its arguments (names and numbers only)."""
+
+    kind: str
+    args: tuple[tuple[str, Any], ...]
+
+    @staticmethod
+    def make(kind: str, **args: Any) -> Step:
+        """Build a step from keyword arguments (lists become tuples)."""
+        return Step(kind, tuple(sorted((key, _freeze(val)) for key, val in args.items())))
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The arguments as a dict."""
+        return dict(self.args)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data: {"kind": ..., **args}."""
+        return {"kind": self.kind, **{key: _thaw(val) for key, val in self.args}}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Step:
+        """Parse a step from JSON data."""
+        if not isinstance(data, Mapping) or "kind" not in data:
+            raise ScheduleError(f"malformed trace step {data!r}: needs a 'kind'")
+        args = {key: val for key, val in data.items() if key != "kind"}
+        return Step.make(str(data["kind"]), **args)
+
+    def __str__(self) -> str:
+        args = ", ".join(f"{key}={_thaw(val)!r}" for key, val in self.args)
+        return f"{self.kind}({args})"
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """An ordered list of schedule steps; replaying it on a fresh program rebuilds the schedule."""
+
+    steps: tuple[Step, ...] = ()
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def append(self, step: Step) -> Trace:
+        """A new trace with `step` added."""
+        return Trace((*self.steps, step))
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {"version": TRACE_VERSION, "steps": [step.to_json() for step in self.steps]}
+
+    def dumps(self) -> str:
+        """Canonical JSON text."""
+        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+
+    @staticmethod
+    def from_json(data: Any) -> Trace:
+        """Parse a trace from JSON data (or its text)."""
+        if isinstance(data, str | bytes):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as err:
+                raise ScheduleError(f"trace is not valid JSON: {err}") from None
+        if not isinstance(data, Mapping) or not isinstance(data.get("steps"), list):
+            raise ScheduleError("a trace must be an object with a 'steps' list")
+        if data.get("version", TRACE_VERSION) != TRACE_VERSION:
+            raise ScheduleError(f"unsupported trace version {data.get('version')!r}")
+        return Trace(tuple(Step.from_json(step) for step in data["steps"]))
+
+    def replay(self, program: TEProgram) -> Schedule:
+        """Apply every step to a fresh schedule of `program`."""
+        from ir.schedule.schedule import Schedule
+
+        schedule = Schedule(program)
+        for index, step in enumerate(self.steps):
+            schedule.apply(step, index)
+        return schedule

@@ -1,0 +1,1 @@
+"""The loop IR (TIR-like): scalar expressions, buffers, statements, and their printers."""

@@ -1,0 +1,433 @@
+"""Scalar expressions shared by tensor expressions (TE) and the loop IR.
+
+Nodes are immutable values compared by structure (`==` is structural equality; use
+`eq(a, b)` to build an equality test). Arithmetic operators build nodes, and fold
+constants on the way, so index arithmetic stays small from the start.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol, Union
+
+INDEX_DTYPE = "int64"
+
+BINARY_OPS = ("add", "sub", "mul", "div", "floordiv", "floormod", "min", "max")
+COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
+INTRINSICS = (
+    "exp", "log", "tanh", "sqrt", "rsqrt", "erf", "pow", "sigmoid", "fabs", "floor", "ceil",
+    "round", "trunc",
+)
+
+
+class PrimExpr:
+    """Base class of scalar expressions; arithmetic operators build new nodes."""
+
+    __slots__ = ()
+    dtype: str
+
+    def __add__(self, other: ExprLike) -> PrimExpr:
+        return binary("add", self, other)
+
+    def __radd__(self, other: ExprLike) -> PrimExpr:
+        return binary("add", other, self)
+
+    def __sub__(self, other: ExprLike) -> PrimExpr:
+        return binary("sub", self, other)
+
+    def __rsub__(self, other: ExprLike) -> PrimExpr:
+        return binary("sub", other, self)
+
+    def __mul__(self, other: ExprLike) -> PrimExpr:
+        return binary("mul", self, other)
+
+    def __rmul__(self, other: ExprLike) -> PrimExpr:
+        return binary("mul", other, self)
+
+    def __truediv__(self, other: ExprLike) -> PrimExpr:
+        return binary("div", self, other)
+
+    def __rtruediv__(self, other: ExprLike) -> PrimExpr:
+        return binary("div", other, self)
+
+    def __floordiv__(self, other: ExprLike) -> PrimExpr:
+        return binary("floordiv", self, other)
+
+    def __mod__(self, other: ExprLike) -> PrimExpr:
+        return binary("floormod", self, other)
+
+    def __neg__(self) -> PrimExpr:
+        return binary("sub", zero(self.dtype), self)
+
+    def __lt__(self, other: ExprLike) -> PrimExpr:
+        return compare("lt", self, other)
+
+    def __le__(self, other: ExprLike) -> PrimExpr:
+        return compare("le", self, other)
+
+    def __gt__(self, other: ExprLike) -> PrimExpr:
+        return compare("gt", self, other)
+
+    def __ge__(self, other: ExprLike) -> PrimExpr:
+        return compare("ge", self, other)
+
+    def __bool__(self) -> bool:
+        raise TypeError("a symbolic expression has no truth value; use select() or logical ops")
+
+    def __str__(self) -> str:
+        from ir.tir.printer import format_expr
+
+        return format_expr(self)
+
+
+ExprLike = Union[PrimExpr, int, float, bool, "IterVar"]
+
+
+@dataclass(frozen=True, slots=True)
+class IntImm(PrimExpr):
+    """An integer (or bool) constant."""
+
+    value: int
+    dtype: str = INDEX_DTYPE
+
+
+@dataclass(frozen=True, slots=True)
+class FloatImm(PrimExpr):
+    """A floating-point constant."""
+
+    value: float
+    dtype: str = "float32"
+
+
+@dataclass(frozen=True, slots=True)
+class Var(PrimExpr):
+    """A scalar variable (a loop index or a bound value); names are unique in a kernel."""
+
+    name: str
+    dtype: str = INDEX_DTYPE
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(PrimExpr):
+    """An arithmetic operation; `op` is one of BINARY_OPS."""
+
+    op: str
+    lhs: PrimExpr
+    rhs: PrimExpr
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.lhs.dtype
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(PrimExpr):
+    """A comparison producing a bool; `op` is one of COMPARE_OPS."""
+
+    op: str
+    lhs: PrimExpr
+    rhs: PrimExpr
+    dtype: str = "bool"
+
+
+@dataclass(frozen=True, slots=True)
+class Logical(PrimExpr):
+    """`and` / `or` of two bools, or `not` of one (rhs is None)."""
+
+    op: str
+    lhs: PrimExpr
+    rhs: PrimExpr | None = None
+    dtype: str = "bool"
+
+
+@dataclass(frozen=True, slots=True)
+class Select(PrimExpr):
+    """`true_value if condition else false_value` (both sides may be evaluated)."""
+
+    condition: PrimExpr
+    true_value: PrimExpr
+    false_value: PrimExpr
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.true_value.dtype
+
+
+@dataclass(frozen=True, slots=True)
+class Cast(PrimExpr):
+    """Convert `value` to `dtype`."""
+
+    dtype: str
+    value: PrimExpr
+
+
+@dataclass(frozen=True, slots=True)
+class Call(PrimExpr):
+    """A math intrinsic (one of INTRINSICS) applied to arguments of its dtype."""
+
+    name: str
+    args: tuple[PrimExpr, ...]
+    dtype: str = "float32"
+
+
+class TensorLike(Protocol):
+    """What a TensorRead needs of a tensor (the TE Tensor satisfies it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class IterVar:
+    """An iteration axis of a compute: a variable over [0, extent), spatial or reduce."""
+
+    var: Var
+    extent: int
+    kind: str = "spatial"  # or "reduce"
+
+    @property
+    def name(self) -> str:
+        """The variable's name."""
+        return self.var.name
+
+
+@dataclass(frozen=True, slots=True)
+class TensorRead(PrimExpr):
+    """Read one element of a TE tensor (before lowering)."""
+
+    tensor: Any  # a TE Tensor; compared by identity of the tensor object
+    indices: tuple[PrimExpr, ...]
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return str(self.tensor.dtype)
+
+
+@dataclass(frozen=True, slots=True)
+class Reduce(PrimExpr):
+    """A commutative reduction of `source` over `axes`; `combiner` is sum, max or min."""
+
+    combiner: str
+    source: PrimExpr
+    axes: tuple[IterVar, ...]
+    condition: PrimExpr | None = None
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.source.dtype
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """A region of memory: logical shape, dtype and storage scope (global, shared, local)."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+    scope: str = "global"
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
+class Load(PrimExpr):
+    """Read element `index` (flat, row-major) of a buffer (after lowering)."""
+
+    buffer: Buffer
+    index: PrimExpr
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.buffer.dtype
+
+
+def is_float(dtype: str) -> bool:
+    """Whether `dtype` is a floating-point type."""
+    return dtype.startswith("float")
+
+
+def const(value: int | float | bool, dtype: str) -> PrimExpr:
+    """A constant of `dtype`."""
+    if is_float(dtype):
+        return FloatImm(float(value), dtype)
+    if dtype == "bool":
+        return IntImm(int(bool(value)), "bool")
+    return IntImm(int(value), dtype)
+
+
+def zero(dtype: str) -> PrimExpr:
+    """The constant 0 of `dtype`."""
+    return const(0, dtype)
+
+
+def as_expr(value: ExprLike, dtype: str | None = None) -> PrimExpr:
+    """Wrap a Python number as a constant (of `dtype` when given)."""
+    if isinstance(value, PrimExpr):
+        return value
+    if isinstance(value, IterVar):
+        return value.var
+    if isinstance(value, bool):
+        return IntImm(int(value), "bool")
+    if isinstance(value, int):
+        return const(value, dtype or INDEX_DTYPE)
+    if isinstance(value, float):
+        return const(value, dtype if dtype and is_float(dtype) else "float32")
+    raise TypeError(f"cannot use {value!r} as an expression")
+
+
+def _fold(op: str, lhs: int | float, rhs: int | float, is_int: bool) -> int | float | None:
+    if op == "add":
+        return lhs + rhs
+    if op == "sub":
+        return lhs - rhs
+    if op == "mul":
+        return lhs * rhs
+    if op == "min":
+        return min(lhs, rhs)
+    if op == "max":
+        return max(lhs, rhs)
+    if rhs == 0:
+        return None
+    if op == "div":
+        return lhs / rhs if not is_int else None
+    if op == "floordiv":
+        return lhs // rhs if is_int else math.floor(lhs / rhs)
+    if op == "floormod":
+        return lhs % rhs
+    return None
+
+
+def binary(op: str, lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
+    """Build `lhs op rhs`, folding constants and the identities x+0, x*1, x*0 (ints)."""
+    if op not in BINARY_OPS:
+        raise ValueError(f"unknown binary op {op!r}")
+    left = as_expr(lhs, rhs.dtype if isinstance(rhs, PrimExpr) else None)
+    right = as_expr(rhs, left.dtype)
+    if left.dtype != right.dtype:
+        raise TypeError(f"{op}: operand dtypes differ ({left.dtype} vs {right.dtype})")
+    is_int = not is_float(left.dtype)
+    if isinstance(left, IntImm | FloatImm) and isinstance(right, IntImm | FloatImm):
+        folded = _fold(op, left.value, right.value, is_int)
+        if folded is not None:
+            return const(folded, left.dtype)
+    if is_int:
+        if op == "add":
+            if _is_const(left, 0):
+                return right
+            if _is_const(right, 0):
+                return left
+        elif op == "sub" and _is_const(right, 0):
+            return left
+        elif op == "mul":
+            if _is_const(left, 1):
+                return right
+            if _is_const(right, 1):
+                return left
+            if _is_const(left, 0) or _is_const(right, 0):
+                return zero(left.dtype)
+        elif op in ("floordiv", "div") and _is_const(right, 1):
+            return left
+        elif op == "floormod" and _is_const(right, 1):
+            return zero(left.dtype)
+    return Binary(op, left, right)
+
+
+def _is_const(expr: PrimExpr, value: int) -> bool:
+    return isinstance(expr, IntImm) and expr.value == value
+
+
+def compare(op: str, lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
+    """Build a comparison, folding constants."""
+    if op not in COMPARE_OPS:
+        raise ValueError(f"unknown comparison {op!r}")
+    left = as_expr(lhs, rhs.dtype if isinstance(rhs, PrimExpr) else None)
+    right = as_expr(rhs, left.dtype)
+    if isinstance(left, IntImm | FloatImm) and isinstance(right, IntImm | FloatImm):
+        a, b = left.value, right.value
+        result = {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "eq": a == b, "ne": a != b}
+        return IntImm(int(result[op]), "bool")
+    return Compare(op, left, right)
+
+
+def eq(lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
+    """Build `lhs == rhs` (Python's `==` on nodes is structural equality)."""
+    return compare("eq", lhs, rhs)
+
+
+def ne(lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
+    """Build `lhs != rhs`."""
+    return compare("ne", lhs, rhs)
+
+
+def logical_and(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
+    """Build `lhs and rhs`, dropping constant-true sides."""
+    if isinstance(lhs, IntImm):
+        return rhs if lhs.value else lhs
+    if isinstance(rhs, IntImm):
+        return lhs if rhs.value else rhs
+    return Logical("and", lhs, rhs)
+
+
+def logical_or(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
+    """Build `lhs or rhs`, dropping constant-false sides."""
+    if isinstance(lhs, IntImm):
+        return lhs if lhs.value else rhs
+    if isinstance(rhs, IntImm):
+        return rhs if rhs.value else lhs
+    return Logical("or", lhs, rhs)
+
+
+def logical_not(value: PrimExpr) -> PrimExpr:
+    """Build `not value`."""
+    if isinstance(value, IntImm):
+        return IntImm(int(not value.value), "bool")
+    return Logical("not", value)
+
+
+def select(condition: PrimExpr, true_value: ExprLike, false_value: ExprLike) -> PrimExpr:
+    """Build a select, folding a constant condition."""
+    true_expr = as_expr(true_value, false_value.dtype if isinstance(false_value, PrimExpr) else None)
+    false_expr = as_expr(false_value, true_expr.dtype)
+    if isinstance(condition, IntImm):
+        return true_expr if condition.value else false_expr
+    return Select(condition, true_expr, false_expr)
+
+
+def cast(dtype: str, value: ExprLike) -> PrimExpr:
+    """Convert `value` to `dtype` (a no-op when it already has it)."""
+    expr = as_expr(value)
+    if expr.dtype == dtype:
+        return expr
+    if isinstance(expr, IntImm | FloatImm):
+        return const(expr.value, dtype)
+    return Cast(dtype, expr)
+
+
+def minimum(lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
+    """Build `min(lhs, rhs)`."""
+    return binary("min", lhs, rhs)
+
+
+def maximum(lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
+    """Build `max(lhs, rhs)`."""
+    return binary("max", lhs, rhs)
+
+
+def intrinsic(name: str, *args: ExprLike) -> PrimExpr:
+    """Apply a math intrinsic (exp, log, tanh, sqrt, erf, pow, sigmoid, ...)."""
+    if name not in INTRINSICS:
+        raise ValueError(f"unknown intrinsic {name!r}; known: {', '.join(INTRINSICS)}")
+    exprs = [as_expr(arg) for arg in args]
+    dtype = exprs[0].dtype
+    exprs = [as_expr(arg, dtype) for arg in args]
+    return Call(name, tuple(exprs), dtype)

@@ -1,0 +1,189 @@
+"""A plain-Python interpreter of loop IR: the executable definition of what a kernel means.
+
+Slow (one Python operation per scalar), so tests use it on small shapes to check lowering
+independently of any code generator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.tir.expr import (
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    FloatImm,
+    IntImm,
+    Load,
+    Logical,
+    PrimExpr,
+    Select,
+    Var,
+)
+from ir.tir.stmt import (
+    Allocate,
+    Barrier,
+    For,
+    IfThenElse,
+    LetStmt,
+    PrimFunc,
+    Seq,
+    Stmt,
+    Store,
+)
+
+
+def _erf(value: float) -> float:
+    return math.erf(value)
+
+
+def _sigmoid(value: float) -> float:
+    if value >= 0:
+        return 1.0 / (1.0 + math.exp(-value))
+    exp = math.exp(value)
+    return exp / (1.0 + exp)
+
+
+_INTRINSICS: dict[str, Callable[..., float]] = {
+    "exp": lambda x: math.exp(x) if x < 709 else math.inf,
+    "log": lambda x: math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan),
+    "tanh": math.tanh,
+    "sqrt": lambda x: math.sqrt(x) if x >= 0 else math.nan,
+    "rsqrt": lambda x: 1.0 / math.sqrt(x) if x > 0 else (math.inf if x == 0 else math.nan),
+    "erf": _erf,
+    "pow": lambda x, y: float(np.power(np.float64(x), np.float64(y))),
+    "sigmoid": _sigmoid,
+    "fabs": abs,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "round": lambda x: float(np.round(x)),
+    "trunc": math.trunc,
+}
+
+
+class _Interpreter:
+    def __init__(self, arrays: Mapping[str, np.ndarray]) -> None:
+        self.memory: dict[str, np.ndarray] = dict(arrays)
+        self.env: dict[str, Any] = {}
+
+    def value(self, expr: PrimExpr) -> Any:
+        if isinstance(expr, IntImm):
+            return bool(expr.value) if expr.dtype == "bool" else expr.value
+        if isinstance(expr, FloatImm):
+            return np.dtype(expr.dtype).type(expr.value)
+        if isinstance(expr, Var):
+            return self.env[expr.name]
+        if isinstance(expr, Binary):
+            lhs, rhs = self.value(expr.lhs), self.value(expr.rhs)
+            op = expr.op
+            if op == "add":
+                return lhs + rhs
+            if op == "sub":
+                return lhs - rhs
+            if op == "mul":
+                return lhs * rhs
+            if op == "div":
+                with np.errstate(all="ignore"):
+                    return np.divide(lhs, rhs)
+            if op == "floordiv":
+                return lhs // rhs
+            if op == "floormod":
+                return lhs % rhs
+            if op == "min":
+                return min(lhs, rhs)
+            return max(lhs, rhs)
+        if isinstance(expr, Compare):
+            lhs, rhs = self.value(expr.lhs), self.value(expr.rhs)
+            return {
+                "lt": lhs < rhs, "le": lhs <= rhs, "gt": lhs > rhs, "ge": lhs >= rhs,
+                "eq": lhs == rhs, "ne": lhs != rhs,
+            }[expr.op]
+        if isinstance(expr, Logical):
+            if expr.op == "not":
+                return not self.value(expr.lhs)
+            assert expr.rhs is not None
+            if expr.op == "and":
+                return bool(self.value(expr.lhs)) and bool(self.value(expr.rhs))
+            return bool(self.value(expr.lhs)) or bool(self.value(expr.rhs))
+        if isinstance(expr, Select):
+            return self.value(expr.true_value if self.value(expr.condition) else expr.false_value)
+        if isinstance(expr, Cast):
+            inner = self.value(expr.value)
+            if expr.dtype == "bool":
+                return bool(inner)
+            return np.dtype(expr.dtype).type(inner)
+        if isinstance(expr, Call):
+            args = [float(self.value(arg)) for arg in expr.args]
+            with np.errstate(all="ignore"):
+                result = _INTRINSICS[expr.name](*args)
+            return np.dtype(expr.dtype).type(result)
+        if isinstance(expr, Load):
+            array = self.memory[expr.buffer.name]
+            index = int(self.value(expr.index))
+            if not 0 <= index < array.size:
+                raise IndexError(f"load {expr.buffer.name}[{index}] out of bounds ({array.size})")
+            return array.reshape(-1)[index]
+        raise TypeError(f"cannot interpret {type(expr).__name__}")
+
+    def run(self, stmt: Stmt) -> None:
+        if isinstance(stmt, For):
+            extent = int(self.value(stmt.extent))
+            name = stmt.var.name
+            for index in range(extent):
+                self.env[name] = index
+                self.run(stmt.body)
+            self.env.pop(name, None)
+        elif isinstance(stmt, Store):
+            array = self.memory[stmt.buffer.name]
+            index = int(self.value(stmt.index))
+            if not 0 <= index < array.size:
+                raise IndexError(f"store {stmt.buffer.name}[{index}] out of bounds ({array.size})")
+            with np.errstate(all="ignore"):
+                array.reshape(-1)[index] = self.value(stmt.value)
+        elif isinstance(stmt, Allocate):
+            buffer = stmt.buffer
+            saved = self.memory.get(buffer.name)
+            # Fresh allocations hold garbage: NaN makes reads of unwritten elements visible.
+            fill = np.nan if buffer.dtype.startswith("float") else 0
+            self.memory[buffer.name] = np.full(buffer.shape, fill, dtype=buffer.dtype)
+            self.run(stmt.body)
+            if saved is not None:
+                self.memory[buffer.name] = saved
+            else:
+                del self.memory[buffer.name]
+        elif isinstance(stmt, IfThenElse):
+            if self.value(stmt.condition):
+                self.run(stmt.then_case)
+            elif stmt.else_case is not None:
+                self.run(stmt.else_case)
+        elif isinstance(stmt, Seq):
+            for inner in stmt.stmts:
+                self.run(inner)
+        elif isinstance(stmt, LetStmt):
+            self.env[stmt.var.name] = self.value(stmt.value)
+            self.run(stmt.body)
+            self.env.pop(stmt.var.name, None)
+        elif isinstance(stmt, Barrier):
+            pass
+        else:
+            raise TypeError(f"cannot interpret {type(stmt).__name__}")
+
+
+def interpret(func: PrimFunc, arrays: Sequence[np.ndarray]) -> None:
+    """Run `func` on numpy arrays (inputs then outputs); outputs are written in place."""
+    if len(arrays) != len(func.params):
+        raise ValueError(f"{func.name} takes {len(func.params)} buffers, got {len(arrays)}")
+    memory: dict[str, np.ndarray] = {}
+    for buffer, array in zip(func.params, arrays, strict=True):
+        if array.shape != buffer.shape or array.dtype.name != buffer.dtype:
+            raise ValueError(
+                f"{func.name}: buffer {buffer.name} expects {buffer.shape} {buffer.dtype}, "
+                f"got {array.shape} {array.dtype.name}"
+            )
+        memory[buffer.name] = array
+    _Interpreter(memory).run(func.body)
