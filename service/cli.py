@@ -29,7 +29,9 @@ def parse_shape_bindings(values: Sequence[str]) -> dict[str, tuple[int, ...]]:
         try:
             shape = tuple(int(dim) for dim in dims.lower().split("x"))
         except ValueError:
-            raise CliError(f"--shape {text!r}: dimensions must be integers, e.g. 1x3x224x224") from None
+            raise CliError(
+                f"--shape {text!r}: dimensions must be integers, e.g. 1x3x224x224"
+            ) from None
         if any(dim < 0 for dim in shape):
             raise CliError(f"--shape {text!r}: dimensions must not be negative")
         bindings[name] = shape
@@ -91,9 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument(
         "--opt-level", type=int, default=3, choices=range(4), help="optimisation level (0-3)"
     )
-    inspect.add_argument(
-        "--no-graph", action="store_true", help="omit the optimised graph text"
-    )
+    inspect.add_argument("--no-graph", action="store_true", help="omit the optimised graph text")
     inspect.set_defaults(handler=_cmd_inspect)
 
     demo = commands.add_parser("demo", help="run the main job end to end on a bundled model")

@@ -87,7 +87,9 @@ def render_inspection(report: Inspection, show_graph: bool = True) -> str:
     total = sum(f.flops * f.calls for f in report.fused)
     lines += ["", f"fused functions: {len(report.fused)} distinct, {_format_flops(total)} in all"]
     width = max((len(f.name) for f in report.fused), default=4)
-    lines.append(f"  {'#':>3}  {'function':<{width}}  {'calls':>5}  {'output':<22}  {'FLOPs':>14}  ops")
+    lines.append(
+        f"  {'#':>3}  {'function':<{width}}  {'calls':>5}  {'output':<22}  {'FLOPs':>14}  ops"
+    )
     for index, fused in enumerate(report.fused):
         out = fused.output_type
         shape = (

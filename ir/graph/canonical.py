@@ -95,7 +95,8 @@ def function_to_json(fn: Function, positional_params: bool = False) -> dict[str,
 def canonical_json(fn: Function, positional_params: bool = False) -> str:
     """The canonical JSON text of `fn`: sorted keys, no whitespace, strict JSON."""
     return json.dumps(
-        function_to_json(fn, positional_params), sort_keys=True, separators=(",", ":"),
+        function_to_json(fn, positional_params),
+        sort_keys=True,
+        separators=(",", ":"),
         allow_nan=False,
     )
-

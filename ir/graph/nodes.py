@@ -190,7 +190,9 @@ class TupleGetItem(Expr):
     _hash: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash(("TupleGetItem", hash(self.tuple_value), self.index)))
+        object.__setattr__(
+            self, "_hash", hash(("TupleGetItem", hash(self.tuple_value), self.index))
+        )
 
     def _type(self) -> Type | None:
         if self.ty is not None:

@@ -76,7 +76,9 @@ def fused_functions(fn: Function) -> list[FusedFunctionSummary]:
             summaries[prim] = [1]
     result = []
     for prim, (count,) in summaries.items():
-        ops = tuple(n.op for n in post_order(prim.body) if isinstance(n, Call) and isinstance(n.op, str))
+        ops = tuple(
+            n.op for n in post_order(prim.body) if isinstance(n, Call) and isinstance(n.op, str)
+        )
         result.append(
             FusedFunctionSummary(names[prim], ops, prim.ret_type, function_flops(prim), count)
         )

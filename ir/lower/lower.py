@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ir.errors import ScheduleError
 from ir.lower.region import Region, constant_range, infer_region
-from ir.schedule.schedule import Fuse, Schedule, Split, Stage
+from ir.schedule.schedule import Schedule, Split, Stage
 from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
 from ir.tir.expr import (
     Buffer,
@@ -154,17 +154,18 @@ class _Lowering:
                     indices = layout.map_indices(indices)
                 return Load(buffer, flat_index(indices, buffer.shape))
             name = self.schedule.stage_of_op[id(op)]
-            buffer = self.buffers.get(name)
-            if buffer is None:
+            stage_buffer = self.buffers.get(name)
+            if stage_buffer is None:
                 raise ScheduleError(
                     f"{name} is read where it is not computed (check compute_at placement)"
                 )
             offsets = self.offsets.get(name)
             if offsets is not None:
                 indices = tuple(
-                    binary("sub", index, start) for index, start in zip(indices, offsets, strict=True)
+                    binary("sub", index, start)
+                    for index, start in zip(indices, offsets, strict=True)
                 )
-            return Load(buffer, flat_index(indices, buffer.shape))
+            return Load(stage_buffer, flat_index(indices, stage_buffer.shape))
 
         return map_expr(expr, visit)
 
@@ -193,9 +194,7 @@ class _Lowering:
                     tails.append(position)
             else:
                 extents[relation.fused] = extents[relation.outer] * extents[relation.inner]
-        loop_vars = {
-            leaf: Var(_identifier(f"{stage.name}_{leaf}")) for leaf in stage.leaves
-        }
+        loop_vars = {leaf: Var(_identifier(f"{stage.name}_{leaf}")) for leaf in stage.leaves}
         values: dict[str, PrimExpr] = dict(loop_vars)
         for relation in reversed(stage.relations):
             if isinstance(relation, Split):
@@ -217,7 +216,9 @@ class _Lowering:
                 return binary("add", nest.offsets[index], nest.values[axis_name])
         return nest.values[axis_name]
 
-    def emit_stage(self, stage: Stage, region: Region | None, outer_ranges: dict[Var, tuple[int, int]]) -> Stmt:
+    def emit_stage(
+        self, stage: Stage, region: Region | None, outer_ranges: dict[Var, tuple[int, int]]
+    ) -> Stmt:
         nest = self.make_nest(stage, region)
         op = stage.op
         # Region guards: a producer region may reach past the producer's domain at tails.
@@ -225,7 +226,11 @@ class _Lowering:
             for index, axis in enumerate(op.axes):
                 start = nest.offsets[index]
                 bounds = constant_range(start, outer_ranges)
-                if bounds is not None and bounds[0] >= 0 and bounds[1] + nest.extents[axis.name] <= axis.extent:
+                if (
+                    bounds is not None
+                    and bounds[0] >= 0
+                    and bounds[1] + nest.extents[axis.name] <= axis.extent
+                ):
                     continue
                 absolute = binary("add", start, nest.values[axis.name])
                 nest.guards.append(
@@ -281,12 +286,15 @@ class _Lowering:
             stmt = IfThenElse(condition, stmt)
         return stmt
 
-    def init_statement(self, nest: _Nest, position: int, overrides: Mapping[str, int],
-                       proven: frozenset[int]) -> Stmt:
+    def init_statement(
+        self, nest: _Nest, position: int, overrides: Mapping[str, int], proven: frozenset[int]
+    ) -> Stmt:
         op = nest.stage.op
         assert isinstance(op.body, Reduce)
         buffer = self.buffers[nest.stage.name]
-        stmt: Stmt = Store(buffer, self.output_index(nest), reduce_identity(op.body.combiner, op.dtype))
+        stmt: Stmt = Store(
+            buffer, self.output_index(nest), reduce_identity(op.body.combiner, op.dtype)
+        )
         reduce_names = {axis.name for axis in op.reduce_axes}
         # Guards that mention reduce loops do not apply to the init.
         condition = self._guards_without(nest, proven, reduce_names)
@@ -302,9 +310,9 @@ class _Lowering:
             stmt = For(nest.loop_vars[leaf], IntImm(extent), kind, stmt)
         return stmt
 
-    def _guards_without(self, nest: _Nest, proven: frozenset[int], reduce_names: set[str]) -> (
-        PrimExpr | None
-    ):
+    def _guards_without(
+        self, nest: _Nest, proven: frozenset[int], reduce_names: set[str]
+    ) -> PrimExpr | None:
         condition: PrimExpr | None = None
         for position in nest.tail_splits:
             relation = nest.stage.relations[position]
@@ -330,8 +338,14 @@ class _Lowering:
                 return position
         return None
 
-    def build(self, nest: _Nest, position: int, overrides: dict[str, int],
-              proven: frozenset[int], ranges: dict[Var, tuple[int, int]]) -> Stmt:
+    def build(
+        self,
+        nest: _Nest,
+        position: int,
+        overrides: dict[str, int],
+        proven: frozenset[int],
+        ranges: dict[Var, tuple[int, int]],
+    ) -> Stmt:
         stage = nest.stage
         leaves = stage.leaves
         if position == len(leaves):
@@ -355,22 +369,34 @@ class _Lowering:
             return seq(prefix, main, tail_stmt)
         return seq(prefix, self.loop(nest, position, extent, overrides, proven, ranges))
 
-    def _partitionable(self, nest: _Nest, leaf: str, proven: frozenset[int]) -> tuple[
-        int, str, int
-    ] | None:
+    def _partitionable(
+        self, nest: _Nest, leaf: str, proven: frozenset[int]
+    ) -> tuple[int, str, int] | None:
         for position in nest.tail_splits:
             relation = nest.stage.relations[position]
             assert isinstance(relation, Split)
-            if position in proven or relation.outer != leaf or relation.inner not in nest.stage.leaves:
+            if (
+                position in proven
+                or relation.outer != leaf
+                or relation.inner not in nest.stage.leaves
+            ):
                 continue
-            remainder = nest.extents[relation.parent] - (nest.extents[leaf] - 1) * nest.extents[
-                relation.inner
-            ]
+            remainder = (
+                nest.extents[relation.parent]
+                - (nest.extents[leaf] - 1) * nest.extents[relation.inner]
+            )
             return position, relation.inner, remainder
         return None
 
-    def loop(self, nest: _Nest, position: int, extent: int, overrides: dict[str, int],
-             proven: frozenset[int], ranges: dict[Var, tuple[int, int]]) -> Stmt:
+    def loop(
+        self,
+        nest: _Nest,
+        position: int,
+        extent: int,
+        overrides: dict[str, int],
+        proven: frozenset[int],
+        ranges: dict[Var, tuple[int, int]],
+    ) -> Stmt:
         leaf = nest.stage.leaves[position]
         var = nest.loop_vars[leaf]
         inner_ranges = dict(ranges)
@@ -378,11 +404,17 @@ class _Lowering:
         body = self.loop_body(nest, position, overrides, proven, inner_ranges)
         annotation = nest.stage.annotations.get(leaf, "")
         if annotation.startswith("bind:"):
-            return For(var, IntImm(extent), "thread_binding", body, annotation[len("bind:"):])
+            return For(var, IntImm(extent), "thread_binding", body, annotation[len("bind:") :])
         return For(var, IntImm(extent), _LOOP_KIND.get(annotation, "serial"), body)
 
-    def loop_body(self, nest: _Nest, position: int, overrides: dict[str, int],
-                  proven: frozenset[int], ranges: dict[Var, tuple[int, int]]) -> Stmt:
+    def loop_body(
+        self,
+        nest: _Nest,
+        position: int,
+        overrides: dict[str, int],
+        proven: frozenset[int],
+        ranges: dict[Var, tuple[int, int]],
+    ) -> Stmt:
         leaf = nest.stage.leaves[position]
         producers = self.attached.get((nest.stage.name, leaf), [])
         # Producers first: their buffers must exist before the consumer's reads are lowered.
@@ -392,8 +424,14 @@ class _Lowering:
             inner = Allocate(buffer, seq(compute, inner))
         return inner
 
-    def emit_attached(self, producer: Stage, consumer: _Nest, position: int,
-                      overrides: Mapping[str, int], ranges: dict[Var, tuple[int, int]]) -> tuple[Buffer, Stmt]:
+    def emit_attached(
+        self,
+        producer: Stage,
+        consumer: _Nest,
+        position: int,
+        overrides: Mapping[str, int],
+        ranges: dict[Var, tuple[int, int]],
+    ) -> tuple[Buffer, Stmt]:
         free = {
             consumer.loop_vars[leaf]: overrides.get(leaf, consumer.extents[leaf])
             for leaf in consumer.stage.leaves[position + 1 :]
@@ -415,9 +453,10 @@ class _Lowering:
         body = self._expanded_body(op)
         reads = []
         for node in walk_expr(body):
-            if isinstance(node, TensorRead) and self.schedule.stage_of_op.get(
-                id(node.tensor.op)
-            ) == producer.name:
+            if (
+                isinstance(node, TensorRead)
+                and self.schedule.stage_of_op.get(id(node.tensor.op)) == producer.name
+            ):
                 reads.append(tuple(substitute(index, mapping) for index in node.indices))
         if not reads:
             raise ScheduleError(
@@ -444,7 +483,9 @@ class _Lowering:
             if stage.attach.kind != "root":
                 continue
             if stage.name not in self.buffers:
-                buffer = Buffer(_identifier(stage.name), stage.op.shape, stage.op.dtype, stage.scope)
+                buffer = Buffer(
+                    _identifier(stage.name), stage.op.shape, stage.op.dtype, stage.scope
+                )
                 self.buffers[stage.name] = buffer
                 allocations.append(buffer)
             stmts.append(self.emit_stage(stage, None, {}))

@@ -47,9 +47,9 @@ def _add_rest(lhs: PrimExpr | None, rhs: PrimExpr | None, sign: int) -> PrimExpr
     return binary("add", lhs, rhs)
 
 
-def _decompose(expr: PrimExpr, free: Mapping[Var, int]) -> tuple[
-    dict[Var, int], PrimExpr | None, int
-] | None:
+def _decompose(
+    expr: PrimExpr, free: Mapping[Var, int]
+) -> tuple[dict[Var, int], PrimExpr | None, int] | None:
     if isinstance(expr, IntImm):
         return {}, None, expr.value
     if isinstance(expr, Var):
@@ -109,9 +109,9 @@ def infer_region(
     return Region(tuple(starts), tuple(extents))
 
 
-def _union(pieces: Sequence[AffineIndex | None], free: Mapping[Var, int]) -> tuple[
-    PrimExpr, int
-] | None:
+def _union(
+    pieces: Sequence[AffineIndex | None], free: Mapping[Var, int]
+) -> tuple[PrimExpr, int] | None:
     if not pieces or any(piece is None for piece in pieces):
         return None
     lows: list[int] = []
@@ -130,9 +130,7 @@ def _union(pieces: Sequence[AffineIndex | None], free: Mapping[Var, int]) -> tup
     return start, high - low + 1
 
 
-def constant_range(
-    expr: PrimExpr, ranges: Mapping[Var, tuple[int, int]]
-) -> tuple[int, int] | None:
+def constant_range(expr: PrimExpr, ranges: Mapping[Var, tuple[int, int]]) -> tuple[int, int] | None:
     """The [min, max] of an expression affine in vars with inclusive `ranges`, if it is."""
     extents = {var: high - low + 1 for var, (low, high) in ranges.items()}
     piece = affine_in(expr, extents)

@@ -25,7 +25,12 @@ if TYPE_CHECKING:
     from ir.te.program import TEProgram
 
 THREAD_TAGS = (
-    "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
+    "blockIdx.x",
+    "blockIdx.y",
+    "blockIdx.z",
+    "threadIdx.x",
+    "threadIdx.y",
+    "threadIdx.z",
     "vthread",
 )
 
@@ -162,9 +167,7 @@ class Schedule:
         try:
             return self.stages[name]
         except KeyError:
-            raise ScheduleError(
-                f"no stage {name!r}; stages: {', '.join(self.stages)}"
-            ) from None
+            raise ScheduleError(f"no stage {name!r}; stages: {', '.join(self.stages)}") from None
 
     def stage_name_of(self, tensor: Tensor) -> str | None:
         """The stage computing `tensor`, or None for a program input."""
@@ -211,17 +214,18 @@ class Schedule:
 
     # -- public primitives (each records a step) --------------------------------------------
 
-    def split(self, stage: str, axis: str, factor: int | None = None,
-              nparts: int | None = None) -> tuple[str, str]:
+    def split(
+        self, stage: str, axis: str, factor: int | None = None, nparts: int | None = None
+    ) -> tuple[str, str]:
         """Split `axis` into (outer, inner) by an inner `factor` or an outer `nparts`."""
         result: tuple[str, str] = self._record(
             "split", stage=stage, axis=axis, factor=factor, nparts=nparts
         )
         return result
 
-    def tile(self, stage: str, x: str, y: str, x_factor: int, y_factor: int) -> tuple[
-        str, str, str, str
-    ]:
+    def tile(
+        self, stage: str, x: str, y: str, x_factor: int, y_factor: int
+    ) -> tuple[str, str, str, str]:
         """Split two axes and order them (x_outer, y_outer, x_inner, y_inner)."""
         result: tuple[str, str, str, str] = self._record(
             "tile", stage=stage, x=x, y=y, x_factor=x_factor, y_factor=y_factor
@@ -272,17 +276,16 @@ class Schedule:
 
     def cache_read(self, tensor: str, scope: str, readers: Sequence[str]) -> str:
         """Copy `tensor` into a new buffer of `scope` that `readers` read instead."""
-        result: str = self._record(
-            "cache_read", tensor=tensor, scope=scope, readers=list(readers)
-        )
+        result: str = self._record("cache_read", tensor=tensor, scope=scope, readers=list(readers))
         return result
 
     def set_scope(self, stage: str, scope: str) -> None:
         """Store the stage's output in `scope` (global, shared, local)."""
         self._record("set_scope", stage=stage, scope=scope)
 
-    def layout_rewrite(self, input: str, factors: Sequence[Sequence[int]],
-                       order: Sequence[int]) -> None:
+    def layout_rewrite(
+        self, input: str, factors: Sequence[Sequence[int]], order: Sequence[int]
+    ) -> None:
         """Store the constant input `input` split by `factors` and permuted by `order`."""
         self._record(
             "layout_rewrite", input=input, factors=[list(f) for f in factors], order=list(order)
@@ -290,9 +293,9 @@ class Schedule:
 
     # -- implementations -------------------------------------------------------------------
 
-    def _split(self, stage: str, axis: str, factor: int | None, nparts: int | None) -> tuple[
-        str, str
-    ]:
+    def _split(
+        self, stage: str, axis: str, factor: int | None, nparts: int | None
+    ) -> tuple[str, str]:
         target = self.stage(stage)
         self._leaf(target, axis)
         if (factor is None) == (nparts is None):
@@ -313,9 +316,9 @@ class Schedule:
         self._retarget_attachments(stage, axis, inner)
         return outer, inner
 
-    def _tile(self, stage: str, x: str, y: str, x_factor: int, y_factor: int) -> tuple[
-        str, str, str, str
-    ]:
+    def _tile(
+        self, stage: str, x: str, y: str, x_factor: int, y_factor: int
+    ) -> tuple[str, str, str, str]:
         x_outer, x_inner = self._split(stage, x, x_factor, None)
         y_outer, y_inner = self._split(stage, y, y_factor, None)
         self._reorder(stage, [x_outer, y_outer, x_inner, y_inner])
@@ -337,7 +340,9 @@ class Schedule:
         self._leaf(target, inner)
         position = target.leaves.index(outer)
         if position + 1 >= len(target.leaves) or target.leaves[position + 1] != inner:
-            raise ScheduleError(f"{outer} and {inner} are not adjacent (outer first): {target.leaves}")
+            raise ScheduleError(
+                f"{outer} and {inner} are not adjacent (outer first): {target.leaves}"
+            )
         if target.axis_kind[outer] != target.axis_kind[inner]:
             raise ScheduleError(f"cannot fuse a spatial axis with a reduce axis ({outer}, {inner})")
         for axis in (outer, inner):
@@ -359,8 +364,10 @@ class Schedule:
         if annotation in ("parallel", "vectorize") and target.axis_kind[axis] == "reduce":
             raise ScheduleError(f"cannot {annotation} reduce axis {axis}: iterations would race")
         if annotation == "vectorize" and target.leaves[-1] != axis:
-            raise ScheduleError(f"only the innermost loop can be vectorized; {axis} is not "
-                                f"innermost in {target.leaves}")
+            raise ScheduleError(
+                f"only the innermost loop can be vectorized; {axis} is not "
+                f"innermost in {target.leaves}"
+            )
         if target.annotations.get(axis) not in (None, annotation):
             raise ScheduleError(f"axis {axis} is already annotated {target.annotations[axis]}")
         if annotation == "parallel" and any(a == "parallel" for a in target.annotations.values()):
@@ -385,7 +392,9 @@ class Schedule:
         if stage == target:
             raise ScheduleError(f"{stage} cannot be computed at itself")
         if stage not in self._stages_read_by(target):
-            raise ScheduleError(f"{target} does not read {stage} (directly or through inlined stages)")
+            raise ScheduleError(
+                f"{target} does not read {stage} (directly or through inlined stages)"
+            )
         producer.attach = Attach("at", target, axis)
 
     def _stages_read_by(self, name: str) -> set[str]:
@@ -473,8 +482,9 @@ class Schedule:
                 return None
 
             old_op = reader.op
-            new_op = ComputeOp(old_op.name, old_op.axes, map_expr(old_op.body, swap),
-                               old_op.tag, old_op.attrs)
+            new_op = ComputeOp(
+                old_op.name, old_op.axes, map_expr(old_op.body, swap), old_op.tag, old_op.attrs
+            )
             reader.op = new_op
             self.stage_of_op[id(new_op)] = reader_name
         stage = Stage.of(copy_op, False)
@@ -484,8 +494,9 @@ class Schedule:
         self.stage_of_op[id(copy_op)] = name
         return name
 
-    def _layout_rewrite(self, input: str, factors: Sequence[Sequence[int]],
-                        order: Sequence[int]) -> None:
+    def _layout_rewrite(
+        self, input: str, factors: Sequence[Sequence[int]], order: Sequence[int]
+    ) -> None:
         placeholder = next((t for t in self.program.inputs if t.name == input), None)
         if placeholder is None:
             names = [t.name for t in self.program.inputs]
@@ -529,8 +540,11 @@ class Schedule:
 
     def _retarget_attachments(self, stage: str, old_axis: str, new_axis: str) -> None:
         for other in self.stages.values():
-            if other.attach.kind == "at" and other.attach.stage == stage and \
-                    other.attach.axis == old_axis:
+            if (
+                other.attach.kind == "at"
+                and other.attach.stage == stage
+                and other.attach.axis == old_axis
+            ):
                 other.attach = Attach("at", stage, new_axis)
 
     def input_placeholders(self) -> list[PlaceholderOp]:
@@ -539,6 +553,17 @@ class Schedule:
 
 
 STEP_KINDS = (
-    "split", "tile", "reorder", "fuse", "annotate", "bind", "compute_at", "compute_inline",
-    "compute_root", "cache_write", "cache_read", "set_scope", "layout_rewrite",
+    "split",
+    "tile",
+    "reorder",
+    "fuse",
+    "annotate",
+    "bind",
+    "compute_at",
+    "compute_inline",
+    "compute_root",
+    "cache_write",
+    "cache_read",
+    "set_scope",
+    "layout_rewrite",
 )

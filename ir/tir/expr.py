@@ -16,8 +16,19 @@ INDEX_DTYPE = "int64"
 BINARY_OPS = ("add", "sub", "mul", "div", "floordiv", "floormod", "min", "max")
 COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
 INTRINSICS = (
-    "exp", "log", "tanh", "sqrt", "rsqrt", "erf", "pow", "sigmoid", "fabs", "floor", "ceil",
-    "round", "trunc",
+    "exp",
+    "log",
+    "tanh",
+    "sqrt",
+    "rsqrt",
+    "erf",
+    "pow",
+    "sigmoid",
+    "fabs",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
 )
 
 
@@ -396,7 +407,9 @@ def logical_not(value: PrimExpr) -> PrimExpr:
 
 def select(condition: PrimExpr, true_value: ExprLike, false_value: ExprLike) -> PrimExpr:
     """Build a select, folding a constant condition."""
-    true_expr = as_expr(true_value, false_value.dtype if isinstance(false_value, PrimExpr) else None)
+    true_expr = as_expr(
+        true_value, false_value.dtype if isinstance(false_value, PrimExpr) else None
+    )
     false_expr = as_expr(false_value, true_expr.dtype)
     if isinstance(condition, IntImm):
         return true_expr if condition.value else false_expr

@@ -100,8 +100,12 @@ class _Interpreter:
         if isinstance(expr, Compare):
             lhs, rhs = self.value(expr.lhs), self.value(expr.rhs)
             return {
-                "lt": lhs < rhs, "le": lhs <= rhs, "gt": lhs > rhs, "ge": lhs >= rhs,
-                "eq": lhs == rhs, "ne": lhs != rhs,
+                "lt": lhs < rhs,
+                "le": lhs <= rhs,
+                "gt": lhs > rhs,
+                "ge": lhs >= rhs,
+                "eq": lhs == rhs,
+                "ne": lhs != rhs,
             }[expr.op]
         if isinstance(expr, Logical):
             if expr.op == "not":

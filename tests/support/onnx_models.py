@@ -90,7 +90,9 @@ def _role_of(name: str, uses: Mapping[str, list[tuple[str, int, Any]]]) -> tuple
     return ("", -1)
 
 
-def _random_weight(shape: tuple[int, ...], role: tuple[str, int], rng: np.random.Generator) -> np.ndarray:
+def _random_weight(
+    shape: tuple[int, ...], role: tuple[str, int], rng: np.random.Generator
+) -> np.ndarray:
     op_type, index = role
     if op_type == "Conv" and index == 1:
         fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
@@ -158,7 +160,9 @@ def run_onnxruntime(
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     if output not in {o.name for o in copy.graph.output}:
-        copy.graph.output.append(helper.make_tensor_value_info(output, onnx.TensorProto.FLOAT, None))
+        copy.graph.output.append(
+            helper.make_tensor_value_info(output, onnx.TensorProto.FLOAT, None)
+        )
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.log_severity_level = 3

@@ -10,7 +10,22 @@ import numpy as np
 from ir.graph.attrs import Attrs
 from ir.graph.ops.common import broadcast_shapes, same_dtype, tensor_arg, tensor_args
 from ir.graph.ops.registry import OpDef, OpPattern
+from ir.graph.ops.te_common import float_math, map_compute, stage_name, trunc_div
 from ir.graph.types import TensorType, Type
+from ir.te.tensor import Tensor
+from ir.tir.expr import (
+    PrimExpr,
+    cast,
+    const,
+    eq,
+    intrinsic,
+    is_float,
+    maximum,
+    minimum,
+    select,
+)
+
+ScalarFn = Callable[[PrimExpr, Attrs], PrimExpr]
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -28,11 +43,20 @@ def _unary_relation(name: str) -> Callable[[Sequence[Type], Attrs], Type]:
 
 
 def _unary(
-    name: str, fn: Callable[[np.ndarray, Attrs], np.ndarray], doc: str, **attrs: object
+    name: str,
+    fn: Callable[[np.ndarray, Attrs], np.ndarray],
+    scalar: ScalarFn,
+    doc: str,
+    **attrs: object,
 ) -> OpDef:
     def reference(inputs: Sequence[np.ndarray], op_attrs: Attrs) -> np.ndarray:
         data = inputs[0]
         return np.asarray(fn(data, op_attrs), dtype=data.dtype)
+
+    def te_compute(inputs: Sequence[Tensor], op_attrs: Attrs, out_type: Type) -> Tensor:
+        return map_compute(
+            inputs, out_type, lambda x: scalar(x, op_attrs), stage_name(name), "elemwise"
+        )
 
     return OpDef(
         name=name,
@@ -41,9 +65,35 @@ def _unary(
         attrs=attrs,
         type_relation=_unary_relation(name),
         reference=reference,
+        te_compute=te_compute,
         doc=doc,
         input_names=("data",),
     )
+
+
+def _math(name: str) -> ScalarFn:
+    """A float intrinsic (integers go through float64 and truncate back, as numpy does)."""
+    return lambda x, attrs: float_math(x, lambda value: intrinsic(name, value))
+
+
+def _clip_scalar(x: PrimExpr, attrs: Attrs) -> PrimExpr:
+    def clip(value: PrimExpr) -> PrimExpr:
+        low = const(float(attrs["a_min"]), value.dtype)
+        high = const(float(attrs["a_max"]), value.dtype)
+        return minimum(maximum(value, low), high)
+
+    return float_math(x, clip)
+
+
+def _gelu_scalar(x: PrimExpr, attrs: Attrs) -> PrimExpr:
+    def gelu(value: PrimExpr) -> PrimExpr:
+        if attrs["approximate"] == "tanh":
+            cubic = value + 0.044715 * (value * value * value)
+            inner = math.sqrt(2.0 / math.pi) * cubic
+            return 0.5 * value * (1.0 + intrinsic("tanh", inner))
+        return 0.5 * value * (1.0 + intrinsic("erf", value / math.sqrt(2.0)))
+
+    return float_math(x, gelu)
 
 
 def _gelu(data: np.ndarray, attrs: Attrs) -> np.ndarray:
@@ -73,6 +123,7 @@ def _binary_relation(name: str, out_dtype: str | None) -> Callable[[Sequence[Typ
 def _binary(
     name: str,
     fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    scalar: Callable[[PrimExpr, PrimExpr], PrimExpr],
     doc: str,
     out_dtype: str | None = None,
 ) -> OpDef:
@@ -82,6 +133,9 @@ def _binary(
             result = fn(lhs, rhs)
         return np.asarray(result, dtype=out_dtype or lhs.dtype)
 
+    def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+        return map_compute(inputs, out_type, scalar, name, "broadcast")
+
     return OpDef(
         name=name,
         pattern=OpPattern.BROADCAST,
@@ -89,6 +143,7 @@ def _binary(
         attrs={},
         type_relation=_binary_relation(name, out_dtype),
         reference=reference,
+        te_compute=te_compute,
         doc=doc,
         input_names=("lhs", "rhs"),
     )
@@ -99,6 +154,20 @@ def _divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         # ONNX integer division truncates toward zero, like C.
         return np.asarray(np.trunc(np.true_divide(lhs, rhs)), dtype=lhs.dtype)
     return np.asarray(np.true_divide(lhs, rhs))
+
+
+def _divide_scalar(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
+    return lhs / rhs if is_float(lhs.dtype) else trunc_div(lhs, rhs)
+
+
+def _add_n_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    def total(*values: PrimExpr) -> PrimExpr:
+        result = values[0]
+        for value in values[1:]:
+            result = result + value
+        return result
+
+    return map_compute(inputs, out_type, total, "add_n", "broadcast")
 
 
 def _add_n_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
@@ -125,34 +194,52 @@ def _cast_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
 
 
 OPS: tuple[OpDef, ...] = (
-    _unary("nn.relu", lambda x, a: np.maximum(x, 0), "max(x, 0)"),
+    _unary(
+        "nn.relu",
+        lambda x, a: np.maximum(x, 0),
+        lambda x, a: maximum(x, const(0, x.dtype)),
+        "max(x, 0)",
+    ),
     _unary(
         "nn.leaky_relu",
         lambda x, a: np.where(x >= 0, x, x * a["alpha"]),
+        lambda x, a: float_math(x, lambda v: select(v >= 0, v, v * float(a["alpha"]))),
         "x if x >= 0 else alpha * x",
         alpha=0.01,
     ),
     _unary(
         "clip",
         lambda x, a: np.clip(x, a["a_min"], a["a_max"]),
+        _clip_scalar,
         "min(max(x, a_min), a_max); relu6 is clip(0, 6)",
         a_min=-math.inf,
         a_max=math.inf,
     ),
-    _unary("sigmoid", _sigmoid, "1 / (1 + exp(-x))"),
-    _unary("tanh", lambda x, a: np.tanh(x), "hyperbolic tangent"),
-    _unary("erf", lambda x, a: erf_reference(x), "Gauss error function"),
-    _unary("nn.gelu", _gelu, "x * Phi(x), exact (erf) or tanh approximation", approximate="none"),
-    _unary("exp", lambda x, a: np.exp(x), "e ** x"),
-    _unary("log", lambda x, a: np.log(x), "natural logarithm"),
-    _unary("sqrt", lambda x, a: np.sqrt(x), "square root"),
-    _unary("rsqrt", lambda x, a: 1.0 / np.sqrt(x), "1 / sqrt(x)"),
-    _unary("negative", lambda x, a: np.negative(x), "-x"),
-    _unary("abs", lambda x, a: np.abs(x), "|x|"),
-    _unary("reciprocal", lambda x, a: 1.0 / x, "1 / x"),
-    _unary("floor", lambda x, a: np.floor(x), "round toward -inf"),
-    _unary("ceil", lambda x, a: np.ceil(x), "round toward +inf"),
-    _unary("copy", lambda x, a: x.copy(), "identity copy"),
+    _unary("sigmoid", _sigmoid, _math("sigmoid"), "1 / (1 + exp(-x))"),
+    _unary("tanh", lambda x, a: np.tanh(x), _math("tanh"), "hyperbolic tangent"),
+    _unary("erf", lambda x, a: erf_reference(x), _math("erf"), "Gauss error function"),
+    _unary(
+        "nn.gelu",
+        _gelu,
+        _gelu_scalar,
+        "x * Phi(x), exact (erf) or tanh approximation",
+        approximate="none",
+    ),
+    _unary("exp", lambda x, a: np.exp(x), _math("exp"), "e ** x"),
+    _unary("log", lambda x, a: np.log(x), _math("log"), "natural logarithm"),
+    _unary("sqrt", lambda x, a: np.sqrt(x), _math("sqrt"), "square root"),
+    _unary("rsqrt", lambda x, a: 1.0 / np.sqrt(x), _math("rsqrt"), "1 / sqrt(x)"),
+    _unary("negative", lambda x, a: np.negative(x), lambda x, a: -x, "-x"),
+    _unary("abs", lambda x, a: np.abs(x), lambda x, a: intrinsic("fabs", x), "|x|"),
+    _unary(
+        "reciprocal",
+        lambda x, a: 1.0 / x,
+        lambda x, a: float_math(x, lambda v: 1.0 / v),
+        "1 / x",
+    ),
+    _unary("floor", lambda x, a: np.floor(x), _math("floor"), "round toward -inf"),
+    _unary("ceil", lambda x, a: np.ceil(x), _math("ceil"), "round toward +inf"),
+    _unary("copy", lambda x, a: x.copy(), lambda x, a: x, "identity copy"),
     OpDef(
         name="cast",
         pattern=OpPattern.ELEMWISE,
@@ -160,20 +247,23 @@ OPS: tuple[OpDef, ...] = (
         attrs={"dtype": "float32"},
         type_relation=_cast_relation,
         reference=lambda inputs, attrs: inputs[0].astype(str(attrs["dtype"])),
+        te_compute=lambda inputs, attrs, out_type: map_compute(
+            inputs, out_type, lambda x: cast(str(attrs["dtype"]), x), "cast", "elemwise"
+        ),
         flops=lambda *_: 0,
         doc="convert the element type",
         input_names=("data",),
     ),
-    _binary("add", np.add, "lhs + rhs"),
-    _binary("subtract", np.subtract, "lhs - rhs"),
-    _binary("multiply", np.multiply, "lhs * rhs"),
-    _binary("divide", _divide, "lhs / rhs (integer division truncates)"),
-    _binary("power", np.power, "lhs ** rhs"),
-    _binary("maximum", np.maximum, "elementwise max"),
-    _binary("minimum", np.minimum, "elementwise min"),
-    _binary("equal", np.equal, "lhs == rhs", out_dtype="bool"),
-    _binary("less", np.less, "lhs < rhs", out_dtype="bool"),
-    _binary("greater", np.greater, "lhs > rhs", out_dtype="bool"),
+    _binary("add", np.add, lambda a, b: a + b, "lhs + rhs"),
+    _binary("subtract", np.subtract, lambda a, b: a - b, "lhs - rhs"),
+    _binary("multiply", np.multiply, lambda a, b: a * b, "lhs * rhs"),
+    _binary("divide", _divide, _divide_scalar, "lhs / rhs (integer division truncates)"),
+    _binary("power", np.power, lambda a, b: intrinsic("pow", a, b), "lhs ** rhs"),
+    _binary("maximum", np.maximum, maximum, "elementwise max"),
+    _binary("minimum", np.minimum, minimum, "elementwise min"),
+    _binary("equal", np.equal, eq, "lhs == rhs", out_dtype="bool"),
+    _binary("less", np.less, lambda a, b: a < b, "lhs < rhs", out_dtype="bool"),
+    _binary("greater", np.greater, lambda a, b: a > b, "lhs > rhs", out_dtype="bool"),
     OpDef(
         name="add_n",
         pattern=OpPattern.BROADCAST,
@@ -181,6 +271,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={},
         type_relation=_binary_relation("add_n", None),
         reference=_add_n_reference,
+        te_compute=_add_n_te,
         flops=lambda args, out, attrs: (
             (len(args) - 1) * out.size if isinstance(out, TensorType) else 0
         ),
@@ -194,6 +285,9 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_where_relation,
         reference=lambda inputs, attrs: np.where(inputs[0], inputs[1], inputs[2]).astype(
             inputs[1].dtype
+        ),
+        te_compute=lambda inputs, attrs, out_type: map_compute(
+            inputs, out_type, select, "where", "broadcast"
         ),
         doc="select lhs where cond else rhs, with broadcasting",
         input_names=("cond", "lhs", "rhs"),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -29,7 +30,19 @@ from ir.graph.ops.registry import (
     elementwise_flops,
     zero_flops,
 )
+from ir.graph.ops.te_common import (
+    accumulate_dtype,
+    broadcast_indices,
+    check_output,
+    in_range,
+    index_const,
+    pad_stage,
+    read_broadcast,
+    tensor_out,
+)
 from ir.graph.types import TensorType, Type
+from ir.te.tensor import Tensor, compute, max_reduce, reduce_axis, sum_reduce
+from ir.tir.expr import IterVar, PrimExpr, cast, intrinsic
 
 # --- nn.conv2d -----------------------------------------------------------------------------
 
@@ -107,6 +120,30 @@ def conv2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     return np.ascontiguousarray(out.reshape(batch, out_channels, out_h, out_w), dtype=data.dtype)
 
 
+def _conv2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """Pad H and W, then out[n, k, y, x] = sum over (rc, ry, rx) of pad * weight."""
+    data, weight = inputs
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), groups = _conv2d_geometry(
+        attrs
+    )
+    out = tensor_out(out_type, "nn.conv2d")
+    out_channels, group_channels, kernel_h, kernel_w = weight.shape
+    padded = pad_stage(data, (0, 0, top, left), (0, 0, bottom, right), 0)
+    rc = reduce_axis(group_channels, "rc")
+    ry = reduce_axis(kernel_h, "ry")
+    rx = reduce_axis(kernel_w, "rx")
+    per_group = out_channels // groups
+
+    def body(n: PrimExpr, k: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+        channel = rc.var if groups == 1 else (k // per_group) * group_channels + rc.var
+        row = y * stride_h + ry.var * dil_h
+        col = x * stride_w + rx.var * dil_w
+        return sum_reduce(padded[n, channel, row, col] * weight[k, rc, ry, rx], [rc, ry, rx])
+
+    conv = compute(out.shape, body, name="conv2d", tag="conv2d", attrs={"weight_input": 1})
+    return check_output(conv, out, "nn.conv2d")
+
+
 def _conv2d_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
     weight = tensor_arg(arg_types, 1, "nn.conv2d")
     assert isinstance(out_type, TensorType)
@@ -161,6 +198,43 @@ def _matmul_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TensorType(batch + rows + cols, dtype)
 
 
+def _dense_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """out[..., n] = sum over k of data[..., k] * weight[n, k]."""
+    data, weight = inputs
+    out = tensor_out(out_type, "nn.dense")
+    k = reduce_axis(data.shape[-1], "k")
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        return sum_reduce(data[(*indices[:-1], k.var)] * weight[indices[-1], k.var], k)
+
+    dense = compute(out.shape, body, name="dense", tag="dense", attrs={"weight_input": 1})
+    return check_output(dense, out, "nn.dense")
+
+
+def _matmul_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """numpy matmul: batch indices broadcast; a 1-D operand has no row (or column) index."""
+    lhs, rhs = inputs
+    out = tensor_out(out_type, "nn.matmul")
+    k = reduce_axis(lhs.shape[-1], "k")
+    batch_ndim = out.ndim - (lhs.ndim > 1) - (rhs.ndim > 1)
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        batch, rest = indices[:batch_ndim], list(indices[batch_ndim:])
+        if lhs.ndim > 1:
+            row = rest.pop(0)
+            left = lhs[(*broadcast_indices(lhs.shape[:-2], batch), row, k.var)]
+        else:
+            left = lhs[k.var]
+        if rhs.ndim > 1:
+            right = rhs[(*broadcast_indices(rhs.shape[:-2], batch), k.var, rest[0])]
+        else:
+            right = rhs[k.var]
+        return sum_reduce(left * right, k)
+
+    matmul = compute(out.shape, body, name="matmul", tag="matmul", attrs={"weight_input": 1})
+    return check_output(matmul, out, "nn.matmul")
+
+
 def _matmul_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
     lhs = tensor_arg(arg_types, 0, "nn.matmul")
     assert isinstance(out_type, TensorType)
@@ -211,6 +285,26 @@ def _batch_matmul_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.nd
     return np.asarray(np.matmul(lhs, rhs), dtype=inputs[0].dtype)
 
 
+def _batch_matmul_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """out[b, i, j] = sum over k of a[b, i, k] * b[b, k, j], honouring transposes."""
+    lhs, rhs = inputs
+    out = tensor_out(out_type, "nn.batch_matmul")
+    depth = lhs.shape[1] if attrs["transpose_a"] else lhs.shape[2]
+    k = reduce_axis(depth, "k")
+
+    def body(batch: PrimExpr, row: PrimExpr, col: PrimExpr) -> PrimExpr:
+        lhs_batch = batch if lhs.shape[0] > 1 else index_const(0)
+        rhs_batch = batch if rhs.shape[0] > 1 else index_const(0)
+        left = lhs[lhs_batch, k.var, row] if attrs["transpose_a"] else lhs[lhs_batch, row, k.var]
+        right = rhs[rhs_batch, col, k.var] if attrs["transpose_b"] else rhs[rhs_batch, k.var, col]
+        return sum_reduce(left * right, k)
+
+    product = compute(
+        out.shape, body, name="batch_matmul", tag="batch_matmul", attrs={"weight_input": 1}
+    )
+    return check_output(product, out, "nn.batch_matmul")
+
+
 def _batch_matmul_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
     lhs, rhs = tensor_args(arg_types, "nn.batch_matmul")
     _, _, _, depth, _ = _batch_matmul_dims(lhs, rhs, attrs)
@@ -254,6 +348,21 @@ def _batch_norm_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndar
     return np.asarray(out, dtype=data.dtype)
 
 
+def _batch_norm_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """(x - mean[c]) * (gamma[c] / sqrt(var[c] + eps)) + beta[c], c the index on axis."""
+    data = inputs[0]
+    axis = int(attrs["axis"]) % data.ndim
+    epsilon = float(attrs["epsilon"])
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        gamma, beta, mean, var = (param[indices[axis]] for param in inputs[1:])
+        scale = gamma / intrinsic("sqrt", var + epsilon)
+        return (data[indices] - mean) * scale + beta
+
+    norm = compute(data.shape, body, name="batch_norm", tag="broadcast")
+    return check_output(norm, out_type, "nn.batch_norm")
+
+
 def _same_float_relation(op: str) -> TypeRelation:
     def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
         data = tensor_arg(arg_types, 0, op)
@@ -276,6 +385,62 @@ def _softmax_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray
     axis = int(attrs["axis"])
     shifted = np.exp(values - values.max(axis=axis, keepdims=True))
     return np.asarray(shifted / shifted.sum(axis=axis, keepdims=True), dtype=data.dtype)
+
+
+def _insert(indices: Sequence[PrimExpr], axis: int, index: PrimExpr) -> tuple[PrimExpr, ...]:
+    """Full indices from the indices of a tensor reduced along `axis`."""
+    return (*indices[:axis], index, *indices[axis:])
+
+
+def _drop(indices: Sequence[PrimExpr], axis: int) -> tuple[PrimExpr, ...]:
+    """The indices of a tensor reduced along `axis`, from full indices."""
+    return (*indices[:axis], *indices[axis + 1 :])
+
+
+def _softmax_stages(
+    data: Tensor, axis: int, name: str
+) -> tuple[Tensor, Callable[[Sequence[PrimExpr]], PrimExpr]]:
+    """The sum of exp(x - max) along `axis`, and x - max at full indices (accumulate dtype)."""
+    acc = accumulate_dtype(data.dtype)
+    reduced = data.shape[:axis] + data.shape[axis + 1 :]
+    k = reduce_axis(data.shape[axis], "k")
+    maxelem = compute(
+        reduced,
+        lambda *i: max_reduce(data[_insert(i, axis, k.var)], k),
+        name=f"{name}_maxelem",
+        tag="reduce",
+    )
+
+    def shifted(indices: Sequence[PrimExpr]) -> PrimExpr:
+        return cast(acc, data[tuple(indices)]) - cast(acc, maxelem[_drop(indices, axis)])
+
+    j = reduce_axis(data.shape[axis], "k")
+    expsum = compute(
+        reduced,
+        lambda *i: sum_reduce(intrinsic("exp", shifted(_insert(i, axis, j.var))), j),
+        name=f"{name}_expsum",
+        tag="reduce",
+    )
+    return expsum, shifted
+
+
+def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
+    name = "log_softmax" if log else "softmax"
+
+    def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+        data = inputs[0]
+        axis = int(attrs["axis"]) % data.ndim
+        expsum, shifted = _softmax_stages(data, axis, name)
+
+        def body(*indices: PrimExpr) -> PrimExpr:
+            total = expsum[_drop(indices, axis)]
+            if log:
+                return cast(data.dtype, shifted(indices) - intrinsic("log", total))
+            return cast(data.dtype, intrinsic("exp", shifted(indices)) / total)
+
+        return check_output(compute(data.shape, body, name=name, tag="reduce"), out_type, name)
+
+    return te_compute
 
 
 def _log_softmax_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
@@ -312,6 +477,30 @@ def _lrn_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     return np.asarray(data / np.moveaxis(denominator, 0, axis), dtype=data.dtype)
 
 
+def _lrn_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """Square-sum over a channel window (bounds as a reduce condition), then the power."""
+    data = inputs[0]
+    size = int(attrs["size"])
+    axis = int(attrs["axis"]) % data.ndim
+    acc = accumulate_dtype(data.dtype)
+    before = (size - 1) // 2
+    r = reduce_axis(size, "r")
+
+    def square_sum(*indices: PrimExpr) -> PrimExpr:
+        channel = indices[axis] + r.var - before
+        value = cast(acc, data[(*indices[:axis], channel, *indices[axis + 1 :])])
+        return sum_reduce(value * value, r, where=in_range(channel, 0, data.shape[axis]))
+
+    squares = compute(data.shape, square_sum, name="lrn_sqsum", tag="reduce")
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        scaled = float(attrs["alpha"]) / size * squares[indices]
+        denominator = intrinsic("pow", float(attrs["bias"]) + scaled, float(attrs["beta"]))
+        return cast(data.dtype, cast(acc, data[indices]) / denominator)
+
+    return check_output(compute(data.shape, body, name="lrn", tag="reduce"), out_type, "nn.lrn")
+
+
 def _layer_norm_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     op = "nn.layer_norm"
     data, gamma, beta = tensor_args(arg_types, op)
@@ -346,6 +535,48 @@ def _layer_norm_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndar
     return np.asarray(out, dtype=data.dtype)
 
 
+def _layer_norm_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """Sum and squared-deviation sum over axes [axis, ndim), then normalise, scale, shift."""
+    data, gamma, beta = inputs
+    axis = int(attrs["axis"]) % data.ndim
+    acc = accumulate_dtype(data.dtype)
+    outer, inner = data.shape[:axis], data.shape[axis:]
+    count = math.prod(inner)
+
+    def reduce_axes() -> list[IterVar]:
+        return [reduce_axis(dim, f"r{i}") for i, dim in enumerate(inner)]
+
+    sum_axes = reduce_axes()
+    total = compute(
+        outer,
+        lambda *i: sum_reduce(cast(acc, data[(*i, *(r.var for r in sum_axes))]), sum_axes),
+        name="layer_norm_sum",
+        tag="reduce",
+    )
+
+    def centered(indices: Sequence[PrimExpr]) -> PrimExpr:
+        return cast(acc, data[tuple(indices)]) - total[tuple(indices[:axis])] / float(count)
+
+    sq_axes = reduce_axes()
+
+    def square_sum(*indices: PrimExpr) -> PrimExpr:
+        deviation = centered((*indices, *(r.var for r in sq_axes)))
+        return sum_reduce(deviation * deviation, sq_axes)
+
+    squares = compute(outer, square_sum, name="layer_norm_sqsum", tag="reduce")
+    epsilon = float(attrs["epsilon"])
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        var = squares[tuple(indices[:axis])] / float(count)
+        scale = cast(acc, read_broadcast(gamma, indices[axis:]))
+        shift = cast(acc, read_broadcast(beta, indices[axis:]))
+        normalized = centered(indices) / intrinsic("sqrt", var + epsilon)
+        return cast(data.dtype, normalized * scale + shift)
+
+    norm = compute(data.shape, body, name="layer_norm", tag="reduce")
+    return check_output(norm, out_type, "nn.layer_norm")
+
+
 def _scaled_flops(factor: int) -> FlopCounter:
     def flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
         return factor * elementwise_flops(arg_types, out_type, attrs)
@@ -363,6 +594,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "groups": 1},
         type_relation=_conv2d_relation,
         reference=conv2d_reference,
+        te_compute=_conv2d_te,
         flops=_conv2d_flops,
         doc="2-D convolution, NCHW data x OIHW weight; padding is (top, left, bottom, right)",
         input_names=("data", "weight"),
@@ -376,6 +608,7 @@ OPS: tuple[OpDef, ...] = (
         reference=lambda inputs, attrs: np.asarray(
             np.matmul(inputs[0], inputs[1].T), dtype=inputs[0].dtype
         ),
+        te_compute=_dense_te,
         flops=_dense_flops,
         doc="data[..., K] @ weight[N, K].T",
         input_names=("data", "weight"),
@@ -389,6 +622,7 @@ OPS: tuple[OpDef, ...] = (
         reference=lambda inputs, attrs: np.asarray(
             np.matmul(inputs[0], inputs[1]), dtype=inputs[0].dtype
         ),
+        te_compute=_matmul_te,
         flops=_matmul_flops,
         doc="numpy matmul: batch dimensions broadcast, 1-D operands are promoted and dropped",
         input_names=("a", "b"),
@@ -400,6 +634,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={"transpose_a": False, "transpose_b": False},
         type_relation=_batch_matmul_relation,
         reference=_batch_matmul_reference,
+        te_compute=_batch_matmul_te,
         flops=_batch_matmul_flops,
         doc="a[B, M, K] @ b[B, K, N] (b is [B, N, K] when transpose_b); B = 1 broadcasts",
         input_names=("a", "b"),
@@ -411,6 +646,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={"axis": 1, "epsilon": 1e-5},
         type_relation=_batch_norm_relation,
         reference=_batch_norm_reference,
+        te_compute=_batch_norm_te,
         flops=_scaled_flops(2),
         doc="inference batch norm: (x - mean) / sqrt(var + eps) * gamma + beta along axis",
         input_names=("data", "gamma", "beta", "moving_mean", "moving_var"),
@@ -422,6 +658,11 @@ OPS: tuple[OpDef, ...] = (
         attrs={"rate": 0.5},
         type_relation=lambda arg_types, attrs: tensor_arg(arg_types, 0, "nn.dropout"),
         reference=lambda inputs, attrs: inputs[0].copy(),
+        te_compute=lambda inputs, attrs, out_type: check_output(
+            compute(inputs[0].shape, lambda *i: inputs[0][i], name="dropout", tag="elemwise"),
+            out_type,
+            "nn.dropout",
+        ),
         flops=zero_flops,
         doc="identity at inference",
         input_names=("data",),
@@ -433,6 +674,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={"axis": -1},
         type_relation=_same_float_relation("nn.softmax"),
         reference=_softmax_reference,
+        te_compute=_softmax_te(log=False),
         flops=_scaled_flops(4),
         doc="exp(x - max) / sum(exp(x - max)) along axis",
         input_names=("data",),
@@ -444,6 +686,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={"axis": -1},
         type_relation=_same_float_relation("nn.log_softmax"),
         reference=_log_softmax_reference,
+        te_compute=_softmax_te(log=True),
         flops=_scaled_flops(4),
         doc="x - max - log(sum(exp(x - max))) along axis",
         input_names=("data",),
@@ -455,6 +698,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={"size": REQUIRED, "alpha": 1e-4, "beta": 0.75, "bias": 1.0, "axis": 1},
         type_relation=_lrn_relation,
         reference=_lrn_reference,
+        te_compute=_lrn_te,
         flops=_scaled_flops(4),
         doc="ONNX local response normalisation across channels",
         input_names=("data",),
@@ -466,6 +710,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={"axis": -1, "epsilon": 1e-5},
         type_relation=_layer_norm_relation,
         reference=_layer_norm_reference,
+        te_compute=_layer_norm_te,
         flops=_scaled_flops(5),
         doc="normalise over axes [axis, ndim), then scale by gamma and shift by beta",
         input_names=("data", "gamma", "beta"),

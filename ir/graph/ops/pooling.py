@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,30 @@ from ir.graph.ops.registry import (
     TypeRelation,
     zero_flops,
 )
+from ir.graph.ops.te_common import (
+    TeCompute,
+    accumulate_dtype,
+    check_output,
+    in_range,
+    index_const,
+    lowest,
+    numpy_scalar,
+    pad_stage,
+    tensor_out,
+)
 from ir.graph.types import TensorType, Type
+from ir.te.tensor import Tensor, compute, max_reduce, reduce_axis, sum_reduce
+from ir.tir.expr import (
+    ExprLike,
+    IterVar,
+    PrimExpr,
+    cast,
+    const,
+    logical_and,
+    maximum,
+    minimum,
+    select,
+)
 
 # --- 2-D pooling ---------------------------------------------------------------------------
 
@@ -144,6 +167,77 @@ def _avg_pool2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndar
     return np.asarray(total / np.maximum(count, 1), dtype=data.dtype)
 
 
+def _pool_window(
+    data: Tensor, geometry: _PoolGeometry, pad_value: ExprLike, dtype: str | None = None
+) -> tuple[list[IterVar], Callable[[PrimExpr, PrimExpr, PrimExpr, PrimExpr], PrimExpr]]:
+    """A padding stage; returns the window's reduce axes and the read at (n, c, y, x)."""
+    top, left, bottom, right = geometry.pads
+    after = (0, 0, bottom + geometry.extra[0], right + geometry.extra[1])
+    padded = pad_stage(data, (0, 0, top, left), after, pad_value)
+    ry = reduce_axis(geometry.kernel[0], "ry")
+    rx = reduce_axis(geometry.kernel[1], "rx")
+    (stride_h, stride_w), (dil_h, dil_w) = geometry.strides, geometry.dilation
+
+    def read(n: PrimExpr, c: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+        value = padded[n, c, y * stride_h + ry.var * dil_h, x * stride_w + rx.var * dil_w]
+        return value if dtype is None else cast(dtype, value)
+
+    return [ry, rx], read
+
+
+def _max_pool2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """Pad with the dtype's lowest value, then the max over each window."""
+    data = inputs[0]
+    out = tensor_out(out_type, "nn.max_pool2d")
+    geometry = _pool_geometry(data.shape, attrs, "nn.max_pool2d")
+    axes, read = _pool_window(data, geometry, lowest(data.dtype))
+    pool = compute(
+        out.shape, lambda n, c, y, x: max_reduce(read(n, c, y, x), axes), "max_pool2d", "pool"
+    )
+    return check_output(pool, out, "nn.max_pool2d")
+
+
+def _window_count(
+    out_index: PrimExpr, stride: int, dilation: int, kernel: int, low: int, high: int
+) -> PrimExpr:
+    """How many taps r in [0, kernel) of the window at `out_index` fall in [low, high)."""
+    start = out_index * stride
+
+    def first_tap_at_or_after(position: int) -> PrimExpr:
+        # ceil((position - start) / dilation), clamped into [0, kernel].
+        taps = (position - start + (dilation - 1)) // dilation
+        return minimum(maximum(taps, 0), kernel)
+
+    return maximum(first_tap_at_or_after(high) - first_tap_at_or_after(low), 0)
+
+
+def _avg_pool2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """Window sums over a zero-padded input, divided by the count of cells that count there."""
+    data = inputs[0]
+    out = tensor_out(out_type, "nn.avg_pool2d")
+    geometry = _pool_geometry(data.shape, attrs, "nn.avg_pool2d")
+    acc = accumulate_dtype(data.dtype)
+    axes, read = _pool_window(data, geometry, 0, acc)
+    total = compute(
+        out.shape, lambda n, c, y, x: sum_reduce(read(n, c, y, x), axes), "avg_pool2d_sum", "pool"
+    )
+    top, left, bottom, right = geometry.pads
+    height, width = data.shape[2:]
+    if attrs["count_include_pad"]:
+        rows, cols = (0, top + height + bottom), (0, left + width + right)
+    else:
+        rows, cols = (top, top + height), (left, left + width)
+
+    def body(n: PrimExpr, c: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+        (stride_h, stride_w), (dil_h, dil_w) = geometry.strides, geometry.dilation
+        count_h = _window_count(y, stride_h, dil_h, geometry.kernel[0], *rows)
+        count_w = _window_count(x, stride_w, dil_w, geometry.kernel[1], *cols)
+        count = cast(acc, maximum(count_h * count_w, 1))
+        return cast(data.dtype, total[n, c, y, x] / count)
+
+    return check_output(compute(out.shape, body, "avg_pool2d", "pool"), out, "nn.avg_pool2d")
+
+
 def _pool_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
     assert isinstance(out_type, TensorType)
     kernel = int_tuple(attrs["pool_size"], 2, "pool_size", "pool")
@@ -169,6 +263,34 @@ def _global_pool_reference(reduce: str) -> Reference:
         return np.asarray(values.mean(axis=(2, 3), keepdims=True), dtype=data.dtype)
 
     return reference
+
+
+def _global_pool_te(reduce: str) -> TeCompute:
+    name = "global_max_pool2d" if reduce == "max" else "global_avg_pool2d"
+
+    def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+        data = inputs[0]
+        out = tensor_out(out_type, f"nn.{name}")
+        ry, rx = reduce_axis(data.shape[2], "ry"), reduce_axis(data.shape[3], "rx")
+        if reduce == "max":
+            pool = compute(
+                out.shape, lambda n, c, i, j: max_reduce(data[n, c, ry, rx], [ry, rx]), name, "pool"
+            )
+            return check_output(pool, out, f"nn.{name}")
+        acc = accumulate_dtype(data.dtype)
+        total = compute(
+            out.shape,
+            lambda n, c, i, j: sum_reduce(cast(acc, data[n, c, ry, rx]), [ry, rx]),
+            f"{name}_sum",
+            "pool",
+        )
+        count = float(data.shape[2] * data.shape[3])
+        mean = compute(
+            out.shape, lambda *i: cast(data.dtype, total[i] / count), name=name, tag="pool"
+        )
+        return check_output(mean, out, f"nn.{name}")
+
+    return te_compute
 
 
 def _input_size_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
@@ -237,6 +359,41 @@ def _pad_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     return np.asarray(np.pad(cropped, grow, mode=str(attrs["mode"])))  # type: ignore[call-overload]
 
 
+def _pad_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """Output index o reads data at o - before: guarded (constant), clamped (edge), reflected."""
+    data = inputs[0]
+    out = tensor_out(out_type, "nn.pad")
+    widths = _pad_widths(TensorType(data.shape, data.dtype), attrs)
+    mode = attrs["mode"]
+    fill = const(numpy_scalar(attrs["pad_value"], data.dtype), data.dtype)
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        inside: PrimExpr = index_const(1)
+        source: list[PrimExpr] = []
+        for index, dim, (before, after) in zip(indices, data.shape, widths, strict=True):
+            shifted = index - before
+            start, stop = max(-before, 0), dim - max(-after, 0)  # the part that is kept
+            if mode == "constant":
+                if before > 0 or after > 0:
+                    inside = logical_and(inside, in_range(shifted, 0, dim, lower=before > 0))
+            elif mode == "edge":
+                shifted = minimum(maximum(shifted, start), stop - 1)
+            elif stop - start > 1:
+                # Reflect p in [-(L-1), 2(L-1)] into [0, L): (L-1) - |(L-1) - |p||.
+                last = stop - start - 1
+                position = shifted - start
+                mirrored = last - _abs_index(last - _abs_index(position))
+                shifted = mirrored + start
+            source.append(shifted)
+        return select(inside, data[source], fill)
+
+    return check_output(compute(out.shape, body, "pad", "injective"), out, "nn.pad")
+
+
+def _abs_index(value: PrimExpr) -> PrimExpr:
+    return maximum(value, -value)
+
+
 # --- the table ---------------------------------------------------------------------------
 
 _POOL_ATTRS: dict[str, object] = {
@@ -255,6 +412,7 @@ OPS: tuple[OpDef, ...] = (
         attrs=_POOL_ATTRS,
         type_relation=_pool_relation("nn.max_pool2d"),
         reference=_max_pool2d_reference,
+        te_compute=_max_pool2d_te,
         flops=_pool_flops,
         doc="2-D max pooling (NCHW); padding reads as -inf",
         input_names=("data",),
@@ -266,6 +424,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={**_POOL_ATTRS, "count_include_pad": False},
         type_relation=_pool_relation("nn.avg_pool2d"),
         reference=_avg_pool2d_reference,
+        te_compute=_avg_pool2d_te,
         flops=_pool_flops,
         doc="2-D average pooling (NCHW); count_include_pad counts explicit padding cells",
         input_names=("data",),
@@ -277,6 +436,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={},
         type_relation=_global_pool_relation("nn.global_avg_pool2d"),
         reference=_global_pool_reference("mean"),
+        te_compute=_global_pool_te("mean"),
         flops=_input_size_flops,
         doc="mean over H and W: [N, C, H, W] -> [N, C, 1, 1]",
         input_names=("data",),
@@ -288,6 +448,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={},
         type_relation=_global_pool_relation("nn.global_max_pool2d"),
         reference=_global_pool_reference("max"),
+        te_compute=_global_pool_te("max"),
         flops=_input_size_flops,
         doc="max over H and W: [N, C, H, W] -> [N, C, 1, 1]",
         input_names=("data",),
@@ -299,6 +460,7 @@ OPS: tuple[OpDef, ...] = (
         attrs={"pad_width": REQUIRED, "pad_value": 0.0, "mode": "constant"},
         type_relation=_pad_relation,
         reference=_pad_reference,
+        te_compute=_pad_te,
         flops=zero_flops,
         doc="pad (or crop, for negative widths) each axis; modes constant, edge, reflect",
         input_names=("data",),

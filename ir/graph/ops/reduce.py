@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -10,7 +11,25 @@ from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
 from ir.graph.ops.common import normalize_axes, normalize_axis, optional_int_tuple, tensor_arg
 from ir.graph.ops.registry import OpDef, OpPattern
+from ir.graph.ops.te_common import (
+    TeCompute,
+    accumulate_dtype,
+    check_output,
+    index_const,
+    tensor_out,
+    trunc_div,
+)
 from ir.graph.types import TensorType, Type
+from ir.te.tensor import (
+    Tensor,
+    compute,
+    max_reduce,
+    min_reduce,
+    prod_reduce,
+    reduce_axis,
+    sum_reduce,
+)
+from ir.tir.expr import IterVar, PrimExpr, cast, eq, is_float, select
 
 
 def _reduced_shape(
@@ -76,10 +95,77 @@ def _reduce(op: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
         attrs={"axis": None, "keepdims": False},
         type_relation=_reduce_relation(op),
         reference=_reduce_reference(op, fn),
+        te_compute=_reduce_te(op),
         flops=_input_size_flops,
         doc=doc + " over axis (None = every axis)",
         input_names=("data",),
     )
+
+
+_COMBINERS = {"sum": sum_reduce, "max": max_reduce, "min": min_reduce, "prod": prod_reduce}
+
+
+def _data_indices(
+    ndim: int,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    out: Sequence[PrimExpr],
+    reduced: list[PrimExpr],
+) -> list[PrimExpr]:
+    """Indices into the reduced tensor: reduce variables on `axes`, output indices elsewhere."""
+    spatial = iter(out)
+    rest = iter(reduced)
+    indices: list[PrimExpr] = []
+    for axis in range(ndim):
+        if axis in axes:
+            if keepdims:
+                next(spatial)
+            indices.append(next(rest))
+        else:
+            indices.append(next(spatial))
+    return indices
+
+
+def _reduce_stage(
+    data: Tensor, axes: tuple[int, ...], keepdims: bool, combiner: str, name: str, dtype: str
+) -> Tensor:
+    """out = combiner over `axes` of data (converted to `dtype`); no axes is a plain copy."""
+    reduce_vars: list[IterVar] = [reduce_axis(data.shape[axis], f"k{axis}") for axis in axes]
+    out_shape = _reduced_shape(data.shape, axes, keepdims)
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        read = cast(
+            dtype,
+            data[_data_indices(data.ndim, axes, keepdims, indices, [r.var for r in reduce_vars])],
+        )
+        return _COMBINERS[combiner](read, reduce_vars) if reduce_vars else read
+
+    return compute(out_shape, body, name=name, tag="reduce")
+
+
+def _reduce_te(op: str) -> TeCompute:
+    def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+        data = inputs[0]
+        out = tensor_out(out_type, op)
+        axes = _reduce_axes(data.shape, attrs, op)
+        keepdims = bool(attrs["keepdims"])
+        if op != "mean":
+            result = _reduce_stage(data, axes, keepdims, op, op, data.dtype)
+            return check_output(result, out, op)
+        # mean = sum / count: floats accumulate in at least float32, integers in int64 and
+        # divide truncating toward zero.
+        count = math.prod(data.shape[axis] for axis in axes)
+        acc = accumulate_dtype(data.dtype) if is_float(data.dtype) else "int64"
+        total = _reduce_stage(data, axes, keepdims, "sum", "mean_sum", acc)
+
+        def body(*indices: PrimExpr) -> PrimExpr:
+            value = total[indices]
+            quotient = value / float(count) if is_float(acc) else trunc_div(value, count)
+            return cast(data.dtype, quotient)
+
+        return check_output(compute(out.shape, body, name="mean", tag="reduce"), out, op)
+
+    return te_compute
 
 
 def _arg_relation(op: str) -> Callable[[Sequence[Type], Attrs], Type]:
@@ -108,6 +194,33 @@ def _arg_reference(
     return reference
 
 
+def _arg_te(op: str) -> TeCompute:
+    """Two stages: the extreme value, then the first (or last) index holding it."""
+    combiner = "max" if op == "argmax" else "min"
+
+    def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+        data = inputs[0]
+        out = tensor_out(out_type, op)
+        axis = int(attrs["axis"]) % data.ndim
+        keepdims = bool(attrs["keepdims"])
+        extent = data.shape[axis]
+        value = _reduce_stage(data, (axis,), keepdims, combiner, f"{op}_value", data.dtype)
+        k = reduce_axis(extent, "k")
+        last = bool(attrs["select_last_index"])
+
+        def body(*indices: PrimExpr) -> PrimExpr:
+            read = data[_data_indices(data.ndim, (axis,), keepdims, indices, [k.var])]
+            hit = eq(read, value[indices])
+            if last:
+                return max_reduce(select(hit, k.var, index_const(-1)), k)
+            return min_reduce(select(hit, k.var, index_const(extent)), k)
+
+        index = compute(out.shape, body, name=op, tag="reduce")
+        return check_output(index, out, op)
+
+    return te_compute
+
+
 def _arg(op: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
     return OpDef(
         name=op,
@@ -116,6 +229,7 @@ def _arg(op: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
         attrs={"axis": 0, "keepdims": False, "select_last_index": False},
         type_relation=_arg_relation(op),
         reference=_arg_reference(fn),
+        te_compute=_arg_te(op),
         flops=_input_size_flops,
         doc=doc + " along one axis, as int64 (first index of ties unless select_last_index)",
         input_names=("data",),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -26,7 +26,18 @@ from ir.graph.ops.registry import (
     TypeRelation,
     zero_flops,
 )
+from ir.graph.ops.te_common import (
+    TeCompute,
+    broadcast_indices,
+    check_output,
+    check_outputs,
+    index_const,
+    numpy_scalar,
+    tensor_out,
+)
 from ir.graph.types import TensorType, TupleType, Type, normalize_dtype
+from ir.te.tensor import Tensor, compute
+from ir.tir.expr import PrimExpr, cast, const, eq, select
 
 # --- concatenate / split ---------------------------------------------------------------
 
@@ -334,6 +345,193 @@ def _arange_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     return np.asarray(start + values * step, dtype=dtype)
 
 
+# --- TE computes -----------------------------------------------------------------------
+
+
+def _injective_te(
+    name: str, index_map: Callable[[Tensor, Attrs, Sequence[PrimExpr]], Sequence[PrimExpr]]
+) -> TeCompute:
+    """out[i] = data[index_map(i)]: the TE of every op that only moves elements."""
+
+    def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+        data = inputs[0]
+        out = tensor_out(out_type, name)
+        tensor = compute(
+            out.shape,
+            lambda *indices: data[index_map(data, attrs, indices)],
+            name=name,
+            tag="injective",
+        )
+        return check_output(tensor, out, name)
+
+    return te_compute
+
+
+def _row_major_strides(shape: Sequence[int]) -> list[int]:
+    strides = [1] * len(shape)
+    for axis in range(len(shape) - 2, -1, -1):
+        strides[axis] = strides[axis + 1] * shape[axis + 1]
+    return strides
+
+
+def _reshape_indices(
+    data: Tensor, out_shape: Sequence[int], indices: Sequence[PrimExpr]
+) -> list[PrimExpr]:
+    """Data indices of the element at the same row-major position as `indices` in the output."""
+    flat: PrimExpr = index_const(0)
+    for index, dim, stride in zip(indices, out_shape, _row_major_strides(out_shape), strict=True):
+        if dim != 1:
+            flat = flat + index * stride
+    result: list[PrimExpr] = []
+    size = math.prod(data.shape)
+    for dim, stride in zip(data.shape, _row_major_strides(data.shape), strict=True):
+        if dim == 1:
+            result.append(index_const(0))
+            continue
+        index = flat // stride
+        # The outermost axis needs no wrap-around: flat // stride < dim already.
+        result.append(index if stride * dim == size else index % dim)
+    return result
+
+
+def _reshaping_te(name: str, relation: TypeRelation) -> TeCompute:
+    def index_map(data: Tensor, attrs: Attrs, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
+        out_shape = relation([TensorType(data.shape, data.dtype)], attrs)
+        assert isinstance(out_shape, TensorType)
+        return _reshape_indices(data, out_shape.shape, indices)
+
+    return _injective_te(name, index_map)
+
+
+def _transpose_indices(data: Tensor, attrs: Attrs, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
+    axes = _transpose_axes(data.shape, attrs)
+    source: list[PrimExpr] = [index_const(0)] * data.ndim
+    for out_axis, data_axis in enumerate(axes):
+        source[data_axis] = indices[out_axis]
+    return source
+
+
+def _squeeze_indices(data: Tensor, attrs: Attrs, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
+    dropped = _squeeze_axes(data.shape, attrs)
+    kept = iter(indices)
+    return [index_const(0) if axis in dropped else next(kept) for axis in range(data.ndim)]
+
+
+def _expand_dims_indices(data: Tensor, attrs: Attrs, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
+    out_shape = _expand_dims_shape(data.shape, attrs)
+    axes = optional_int_tuple(attrs["axes"], "axes", "expand_dims") or ()
+    inserted = {axis % len(out_shape) for axis in axes}
+    return [index for axis, index in enumerate(indices) if axis not in inserted]
+
+
+def _slice_indices(data: Tensor, attrs: Attrs, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
+    """Index start + i * step on each axis (the clamped ONNX bounds)."""
+    source: list[PrimExpr] = []
+    for index, dim, part in zip(indices, data.shape, _slice_bounds(data.shape, attrs), strict=True):
+        taken = range(dim)[part]
+        source.append(index * taken.step + taken.start)
+    return source
+
+
+def _tile_indices(data: Tensor, attrs: Attrs, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
+    return [
+        index_const(0) if dim == 1 else index % dim
+        for index, dim in zip(indices, data.shape, strict=True)
+    ]
+
+
+def _concatenate_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """Nested selects on the ranges of the concatenation axis, the last input innermost."""
+    out = tensor_out(out_type, "concatenate")
+    axis = int(attrs["axis"]) % out.ndim
+    offsets = list(itertools.accumulate((t.shape[axis] for t in inputs), initial=0))
+
+    def read(part: int, indices: Sequence[PrimExpr]) -> PrimExpr:
+        source = list(indices)
+        source[axis] = indices[axis] - offsets[part]
+        return inputs[part][source]
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        value = read(len(inputs) - 1, indices)
+        for part in range(len(inputs) - 2, -1, -1):
+            value = select(indices[axis] < offsets[part + 1], read(part, indices), value)
+        return value
+
+    joined = compute(out.shape, body, name="concatenate", tag="injective")
+    return check_output(joined, out, "concatenate")
+
+
+def _split_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> tuple[Tensor, ...]:
+    """One compute per part, named split_0, split_1, ..., reading at an offset on the axis."""
+    data = inputs[0]
+    axis, bounds = _split_bounds(data.shape, attrs)
+
+    def part(number: int, start: int, stop: int) -> Tensor:
+        shape = (*data.shape[:axis], stop - start, *data.shape[axis + 1 :])
+
+        def body(*indices: PrimExpr) -> PrimExpr:
+            source = list(indices)
+            source[axis] = indices[axis] + start
+            return data[source]
+
+        return compute(shape, body, name=f"split_{number}", tag="injective")
+
+    parts = tuple(part(number, start, stop) for number, (start, stop) in enumerate(bounds))
+    return check_outputs(parts, out_type, "split")
+
+
+def _take_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """data[..., indices[j...] (negative ones wrapped), ...]."""
+    data, indices = inputs
+    out = tensor_out(out_type, "take")
+    axis = int(attrs["axis"]) % data.ndim
+    dim = data.shape[axis]
+
+    def body(*out_indices: PrimExpr) -> PrimExpr:
+        position = cast("int64", indices[out_indices[axis : axis + indices.ndim]])
+        wrapped = select(position < 0, position + dim, position)
+        before, after = out_indices[:axis], out_indices[axis + indices.ndim :]
+        return data[(*before, wrapped, *after)]
+
+    return check_output(compute(out.shape, body, name="take", tag="injective"), out, "take")
+
+
+def _shape_of_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    out = tensor_out(out_type, "shape_of")
+    dims = inputs[0].shape
+
+    def body(index: PrimExpr) -> PrimExpr:
+        value = const(dims[-1], out.dtype)
+        for axis in range(len(dims) - 2, -1, -1):
+            value = select(eq(index, axis), const(dims[axis], out.dtype), value)
+        return value
+
+    return check_output(compute(out.shape, body, name="shape_of", tag="injective"), out, "shape_of")
+
+
+def _full_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    out = tensor_out(out_type, "full")
+    value = const(numpy_scalar(attrs["fill_value"], out.dtype), out.dtype)
+    return check_output(
+        compute(out.shape, lambda *i: value, name="full", tag="injective"), out, "full"
+    )
+
+
+def _arange_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """start + i * step, in int64 for integer bounds and float64 otherwise, as the reference."""
+    out = tensor_out(out_type, "arange")
+    start, step = attrs["start"], attrs["step"]
+    exact = isinstance(start, int) and isinstance(step, int) and "float" not in out.dtype
+
+    def body(index: PrimExpr) -> PrimExpr:
+        if exact:
+            return cast(out.dtype, index * int(step) + int(start))
+        position = cast("float64", index)
+        return cast(out.dtype, position * float(step) + float(start))
+
+    return check_output(compute(out.shape, body, name="arange", tag="injective"), out, "arange")
+
+
 # --- the table -------------------------------------------------------------------------
 
 
@@ -341,6 +539,7 @@ def _injective(
     name: str,
     relation: TypeRelation,
     reference: Reference,
+    te_compute: TeCompute,
     doc: str,
     pattern: OpPattern = OpPattern.INJECTIVE,
     num_inputs: int | None = 1,
@@ -354,6 +553,7 @@ def _injective(
         attrs=attrs,
         type_relation=relation,
         reference=reference,
+        te_compute=te_compute,
         flops=zero_flops,
         doc=doc,
         input_names=input_names,
@@ -365,6 +565,7 @@ OPS: tuple[OpDef, ...] = (
         "concatenate",
         _concatenate_relation,
         lambda inputs, attrs: np.concatenate(list(inputs), axis=int(attrs["axis"])),
+        _concatenate_te,
         "join inputs along axis",
         num_inputs=None,
         input_names=(),
@@ -374,6 +575,7 @@ OPS: tuple[OpDef, ...] = (
         "split",
         _split_relation,
         _split_reference,
+        _split_te,
         "split into equal sections (int) or at indices (tuple), like numpy.split",
         indices_or_sections=REQUIRED,
         axis=0,
@@ -382,6 +584,7 @@ OPS: tuple[OpDef, ...] = (
         "reshape",
         _reshape_relation,
         _reshaping_reference(_reshape_relation),
+        _reshaping_te("reshape", _reshape_relation),
         "reshape to newshape; one -1 is inferred, 0 is a literal size",
         newshape=REQUIRED,
     ),
@@ -389,6 +592,7 @@ OPS: tuple[OpDef, ...] = (
         "flatten",
         _flatten_relation,
         _reshaping_reference(_flatten_relation),
+        _reshaping_te("flatten", _flatten_relation),
         "2-D view (prod(shape[:axis]), prod(shape[axis:])), as ONNX Flatten",
         axis=1,
     ),
@@ -398,6 +602,7 @@ OPS: tuple[OpDef, ...] = (
         lambda inputs, attrs: np.ascontiguousarray(
             inputs[0].transpose(_transpose_axes(inputs[0].shape, attrs))
         ),
+        _injective_te("transpose", _transpose_indices),
         "permute axes (None reverses them)",
         axes=None,
     ),
@@ -405,6 +610,7 @@ OPS: tuple[OpDef, ...] = (
         "squeeze",
         _squeeze_relation,
         _reshaping_reference(_squeeze_relation),
+        _injective_te("squeeze", _squeeze_indices),
         "drop size-1 axes (None: all of them)",
         axis=None,
     ),
@@ -412,6 +618,7 @@ OPS: tuple[OpDef, ...] = (
         "expand_dims",
         _expand_dims_relation,
         _reshaping_reference(_expand_dims_relation),
+        _injective_te("expand_dims", _expand_dims_indices),
         "insert size-1 axes at output positions, as ONNX Unsqueeze",
         axes=REQUIRED,
     ),
@@ -419,6 +626,7 @@ OPS: tuple[OpDef, ...] = (
         "broadcast_to",
         _broadcast_to_relation,
         _broadcast_to_reference,
+        _injective_te("broadcast_to", lambda data, attrs, out: broadcast_indices(data.shape, out)),
         "broadcast data and shape against each other, as ONNX Expand",
         pattern=OpPattern.BROADCAST,
         shape=REQUIRED,
@@ -427,6 +635,7 @@ OPS: tuple[OpDef, ...] = (
         "strided_slice",
         _strided_slice_relation,
         lambda inputs, attrs: inputs[0][tuple(_slice_bounds(inputs[0].shape, attrs))].copy(),
+        _injective_te("strided_slice", _slice_indices),
         "ONNX Slice: clamped begin / end, negative indices and steps, optional axes",
         begin=REQUIRED,
         end=REQUIRED,
@@ -437,6 +646,7 @@ OPS: tuple[OpDef, ...] = (
         "take",
         _take_relation,
         _take_reference,
+        _take_te,
         "ONNX Gather along axis; negative indices count from the end",
         num_inputs=2,
         input_names=("data", "indices"),
@@ -446,6 +656,7 @@ OPS: tuple[OpDef, ...] = (
         "tile",
         _tile_relation,
         lambda inputs, attrs: np.tile(inputs[0], tuple(attrs["repeats"])),
+        _injective_te("tile", _tile_indices),
         "repeat the whole tensor repeats[i] times along each axis i",
         repeats=REQUIRED,
     ),
@@ -453,6 +664,7 @@ OPS: tuple[OpDef, ...] = (
         "shape_of",
         _shape_of_relation,
         lambda inputs, attrs: np.asarray(inputs[0].shape, dtype=str(attrs["dtype"])),
+        _shape_of_te,
         "the shape of data as a 1-D tensor",
         pattern=OpPattern.OPAQUE,
         dtype="int64",
@@ -463,6 +675,7 @@ OPS: tuple[OpDef, ...] = (
         lambda inputs, attrs: np.full(
             tuple(attrs["shape"]), attrs["fill_value"], dtype=str(attrs["dtype"])
         ),
+        _full_te,
         "a constant tensor of shape filled with fill_value (ONNX ConstantOfShape)",
         pattern=OpPattern.OPAQUE,
         num_inputs=0,
@@ -475,6 +688,7 @@ OPS: tuple[OpDef, ...] = (
         "arange",
         _arange_relation,
         _arange_reference,
+        _arange_te,
         "start, start + step, ... up to (excluding) stop (ONNX Range)",
         pattern=OpPattern.OPAQUE,
         num_inputs=0,

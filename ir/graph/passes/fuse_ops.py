@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ir.graph.attrs import Attrs
-from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem, Var
+from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, Var
 from ir.graph.ops.registry import OpPattern, get_op
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import post_order, with_children
@@ -115,9 +115,9 @@ def _post_dominators(nodes: list[_GraphNode]) -> list[_DomNode]:
     """Step 2. The post-dominator tree, built from the outputs backwards."""
     tree: list[_DomNode | None] = [None] * len(nodes)
 
-    def lca(lhs: _DomNode | None, rhs: _DomNode | None, pattern: OpPattern) -> tuple[
-        _DomNode | None, OpPattern
-    ]:
+    def lca(
+        lhs: _DomNode | None, rhs: _DomNode | None, pattern: OpPattern
+    ) -> tuple[_DomNode | None, OpPattern]:
         while lhs is not rhs:
             if lhs is None or rhs is None:
                 return None, pattern
@@ -210,18 +210,27 @@ class _Fuser:
             if self.groups[sink].root() is group:
                 continue
             pattern = self.groups[index].pattern
+            condition: Callable[[OpPattern, bool], bool] | None = None
             if pattern in (OpPattern.OUT_ELEMWISE_FUSABLE, OpPattern.COMM_REDUCE):
                 if phase == 0 and dom.pattern == OpPattern.ELEMWISE:
-                    if self.check_path(index, sink, lambda kind, _: kind <= OpPattern.BROADCAST):
-                        self.commit(index, sink)
+                    condition = _elementwise_path
             elif pattern <= OpPattern.BROADCAST:
                 if dom.pattern <= OpPattern.INJECTIVE or dom.pattern == OpPattern.COMM_REDUCE:
-                    if self.check_path(index, sink, _into_injective_or_reduce):
-                        self.commit(index, sink)
-            elif pattern == OpPattern.INJECTIVE:
-                if phase == 1 and dom.pattern <= OpPattern.INJECTIVE:
-                    if self.check_path(index, sink, lambda kind, _: kind <= OpPattern.INJECTIVE):
-                        self.commit(index, sink)
+                    condition = _into_injective_or_reduce
+            elif (
+                pattern == OpPattern.INJECTIVE and phase == 1 and dom.pattern <= OpPattern.INJECTIVE
+            ):
+                condition = _injective_path
+            if condition is not None and self.check_path(index, sink, condition):
+                self.commit(index, sink)
+
+
+def _elementwise_path(kind: OpPattern, is_sink: bool) -> bool:
+    return kind <= OpPattern.BROADCAST
+
+
+def _injective_path(kind: OpPattern, is_sink: bool) -> bool:
+    return kind <= OpPattern.INJECTIVE
 
 
 def _into_injective_or_reduce(kind: OpPattern, is_sink: bool) -> bool:

@@ -1,0 +1,221 @@
+"""What a converter sees of one ONNX node: typed inputs, parsed attributes and helpers.
+
+A converter is a small function `NodeContext -> Expr | list[Expr]`. The context builds typed
+calls (`ctx.call`), reads attributes with defaults, turns inputs that our ops take as
+attributes into Python values (`ctx.static_ints`), and formats errors that name the node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+
+from ir.errors import ModelImportError, UnsupportedOpError
+from ir.graph.nodes import Constant, Expr, TupleGetItem, call
+from ir.graph.passes.infer_type import infer_call
+from ir.graph.traversal import free_vars
+from ir.graph.types import DTYPES, TensorType, TupleType
+
+ConverterResult = Expr | Sequence[Expr]
+Converter = Callable[["NodeContext"], ConverterResult]
+
+
+def onnx_dtype_name(elem_type: int, where: str) -> str:
+    """The IR dtype name of an ONNX TensorProto element type, or UnsupportedOpError."""
+    try:
+        name = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type)).name
+    except (KeyError, TypeError, ValueError):
+        name = ""
+    if name not in DTYPES:
+        raise UnsupportedOpError(
+            f"{where}: element type {onnx_type_name(elem_type)} is not supported; "
+            f"supported: {sorted(DTYPES)}"
+        )
+    return name
+
+
+def onnx_type_name(elem_type: int) -> str:
+    """The TensorProto name of an element type (e.g. "FLOAT"), or the number if unknown."""
+    try:
+        return str(onnx.TensorProto.DataType.Name(elem_type))
+    except ValueError:
+        return str(elem_type)
+
+
+def tensor_to_array(tensor: onnx.TensorProto, where: str) -> np.ndarray:
+    """A TensorProto as a numpy array with an IR dtype, or a ModelImportError naming `where`."""
+    onnx_dtype_name(tensor.data_type, where)
+    try:
+        return np.asarray(onnx.numpy_helper.to_array(tensor))
+    except (OSError, ValueError, TypeError) as err:
+        raise ModelImportError(f"{where}: cannot read tensor {tensor.name!r}: {err}") from err
+
+
+def parse_attributes(node: onnx.NodeProto, where: str) -> dict[str, Any]:
+    """A node's attributes as Python values: strings decoded, lists as tuples, tensors as arrays."""
+    attrs: dict[str, Any] = {}
+    kinds = onnx.AttributeProto
+    for attr in node.attribute:
+        value = onnx.helper.get_attribute_value(attr)
+        if attr.type == kinds.STRING:
+            value = value.decode("utf-8")
+        elif attr.type == kinds.STRINGS:
+            value = tuple(item.decode("utf-8") for item in value)
+        elif attr.type == kinds.TENSOR:
+            value = tensor_to_array(value, f"{where}: attribute {attr.name!r}")
+        elif attr.type in (kinds.INTS, kinds.FLOATS):
+            value = tuple(value)
+        attrs[attr.name] = value
+    return attrs
+
+
+@dataclass
+class NodeContext:
+    """One ONNX node being converted: its typed inputs (None where omitted) and attributes."""
+
+    node: onnx.NodeProto
+    index: int
+    opset: int
+    inputs: tuple[Expr | None, ...]
+    attrs: dict[str, Any]
+    fold: Callable[[Expr], Expr]
+
+    @property
+    def op_type(self) -> str:
+        """The ONNX op type, e.g. "Conv"."""
+        return str(self.node.op_type)
+
+    @property
+    def name(self) -> str:
+        """The node's name, or `<op_type>_<index>` for an unnamed node; used as the span."""
+        return str(self.node.name) or f"{self.op_type}_{self.index}"
+
+    @property
+    def where(self) -> str:
+        """The node's location for messages."""
+        return f"ONNX node {self.name!r} ({self.op_type}, opset {self.opset})"
+
+    # Inputs ------------------------------------------------------------------------------
+
+    def input(self, index: int) -> Expr:
+        """The `index`-th input, which the op requires."""
+        value = self.optional_input(index)
+        if value is None:
+            raise ModelImportError(f"{self.where}: required input {index} is missing")
+        return value
+
+    def optional_input(self, index: int) -> Expr | None:
+        """The `index`-th input, or None when it is absent or given as the empty name."""
+        return self.inputs[index] if index < len(self.inputs) else None
+
+    def tensor_type(self, index: int) -> TensorType:
+        """The tensor type of the `index`-th input."""
+        ty = self.input(index).checked_type
+        if not isinstance(ty, TensorType):
+            raise ModelImportError(f"{self.where}: input {index} must be a tensor, got {ty}")
+        return ty
+
+    def shape(self, index: int) -> tuple[int, ...]:
+        """The static shape of the `index`-th input."""
+        return self.tensor_type(index).shape
+
+    def dtype(self, index: int) -> str:
+        """The dtype of the `index`-th input."""
+        return self.tensor_type(index).dtype
+
+    def static_value(self, index: int, what: str) -> np.ndarray:
+        """The value of an input our op needs at compile time, folded to a numpy array.
+
+        Shapes are static after binding, so Shape -> Gather -> Concat chains fold away; a
+        value computed from the data of a graph input cannot, and raises ModelImportError.
+        """
+        folded = self.fold(self.input(index))
+        if isinstance(folded, Constant):
+            return folded.data
+        runtime = sorted({var.name for var in free_vars(folded)})
+        raise ModelImportError(
+            f"{self.where}: input {index} ({what}) must be a compile-time constant, but it "
+            f"depends on the runtime value of graph input(s) {runtime}; only values computed "
+            "from constants and input shapes are supported (bind symbolic input dimensions "
+            "with shape={...} so that shape computations fold)"
+        )
+
+    def static_ints(self, index: int, what: str) -> tuple[int, ...]:
+        """A static integer input as a tuple of ints (a scalar becomes a 1-tuple)."""
+        return tuple(int(item) for item in self.static_value(index, what).reshape(-1))
+
+    def static_scalar(self, index: int, what: str) -> int | float | bool:
+        """A static one-element input as a Python scalar."""
+        value = self.static_value(index, what)
+        if value.size != 1:
+            raise ModelImportError(
+                f"{self.where}: input {index} ({what}) must hold one value, got shape {value.shape}"
+            )
+        item: int | float | bool = value.reshape(-1)[0].item()
+        return item
+
+    # Attributes ---------------------------------------------------------------------------
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        """An attribute's value, or `default` when the node does not set it."""
+        return self.attrs.get(name, default)
+
+    def int_attr(self, name: str, default: int) -> int:
+        """An integer attribute."""
+        return int(self.attrs.get(name, default))
+
+    def float_attr(self, name: str, default: float) -> float:
+        """A float attribute."""
+        return float(self.attrs.get(name, default))
+
+    def ints_attr(self, name: str) -> tuple[int, ...] | None:
+        """An integer-list attribute as a tuple, or None when absent."""
+        value = self.attrs.get(name)
+        return None if value is None else tuple(int(item) for item in value)
+
+    def choice_attr(self, name: str, default: str, allowed: Sequence[str]) -> str:
+        """A string attribute restricted to `allowed`, or UnsupportedOpError naming it."""
+        value = str(self.attrs.get(name, default))
+        if value not in allowed:
+            raise self.unsupported_attr(name, value, allowed)
+        return value
+
+    # Building ------------------------------------------------------------------------------
+
+    def call(self, op: str, *args: Expr, **attrs: object) -> Expr:
+        """A typed call of a graph IR op, spanned with this node's name."""
+        return infer_call(call(op, *args, span=self.name, **attrs))
+
+    def first_output(self, value: Expr) -> Expr:
+        """`value`, or its first field when the op returns a tuple (e.g. batch_norm)."""
+        ty = value.checked_type
+        if isinstance(ty, TupleType):
+            return TupleGetItem(value, 0, ty=ty.fields[0])
+        return value
+
+    def scalar(self, value: float | int | bool, dtype: str) -> Constant:
+        """A scalar constant of `dtype`."""
+        return Constant(np.asarray(value, dtype=dtype))
+
+    # Errors -------------------------------------------------------------------------------
+
+    def unsupported(self, message: str) -> UnsupportedOpError:
+        """An UnsupportedOpError located at this node."""
+        return UnsupportedOpError(f"{self.where}: {message}")
+
+    def unsupported_attr(
+        self, name: str, value: object, allowed: Sequence[str] | None = None
+    ) -> UnsupportedOpError:
+        """An UnsupportedOpError naming this node, the attribute and its value."""
+        message = f"attribute {name}={value!r} is not supported"
+        if allowed is not None:
+            message += f"; supported: {', '.join(repr(item) for item in allowed)}"
+        return self.unsupported(message)
+
+    def error(self, message: str) -> ModelImportError:
+        """A ModelImportError located at this node."""
+        return ModelImportError(f"{self.where}: {message}")

@@ -1,0 +1,22 @@
+"""The one table from ONNX op type to converter, merged from the per-family modules."""
+
+from __future__ import annotations
+
+from ir.frontend.onnx import converters_math, converters_nn, converters_reduce, converters_tensor
+from ir.frontend.onnx.context import Converter
+
+_FAMILIES = (converters_math, converters_nn, converters_reduce, converters_tensor)
+
+
+def _merge() -> dict[str, Converter]:
+    table: dict[str, Converter] = {}
+    for family in _FAMILIES:
+        duplicated = sorted(set(table) & set(family.CONVERTERS))
+        if duplicated:
+            raise RuntimeError(f"{family.__name__} converts {duplicated} a second time")
+        table.update(family.CONVERTERS)
+    return dict(sorted(table.items()))
+
+
+# ONNX op type (default domain) -> converter.
+CONVERTERS: dict[str, Converter] = _merge()

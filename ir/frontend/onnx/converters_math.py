@@ -1,0 +1,232 @@
+"""Converters for elementwise ONNX ops: activations, math, arithmetic, comparisons, casts."""
+
+from __future__ import annotations
+
+import math
+
+from ir.errors import UnsupportedOpError
+from ir.frontend.onnx.context import (
+    Converter,
+    ConverterResult,
+    NodeContext,
+    onnx_dtype_name,
+    onnx_type_name,
+)
+from ir.graph.nodes import Constant, Expr
+from ir.graph.types import DTYPES
+
+
+def unary(op: str, **attrs: object) -> Converter:
+    """A converter for a one-input ONNX op that maps to `op` with fixed attributes."""
+
+    def convert(ctx: NodeContext) -> ConverterResult:
+        return ctx.call(op, ctx.input(0), **attrs)
+
+    convert.__doc__ = f"ONNX -> {op}"
+    return convert
+
+
+def binary(op: str) -> Converter:
+    """A converter for a two-input broadcasting ONNX op that maps to `op`."""
+
+    def convert(ctx: NodeContext) -> ConverterResult:
+        return ctx.call(op, ctx.input(0), ctx.input(1))
+
+    convert.__doc__ = f"ONNX -> {op}"
+    return convert
+
+
+def negated(op: str) -> Converter:
+    """A converter for a comparison that is the negation of `op` (LessOrEqual = not greater)."""
+
+    def convert(ctx: NodeContext) -> ConverterResult:
+        result = ctx.call(op, ctx.input(0), ctx.input(1))
+        return ctx.call("equal", result, ctx.scalar(False, "bool"))
+
+    convert.__doc__ = f"ONNX -> not {op}"
+    return convert
+
+
+def convert_identity(ctx: NodeContext) -> ConverterResult:
+    """Identity forwards its input: no node in the graph."""
+    return ctx.input(0)
+
+
+def convert_leaky_relu(ctx: NodeContext) -> ConverterResult:
+    """LeakyRelu(alpha=0.01) -> nn.leaky_relu."""
+    return ctx.call("nn.leaky_relu", ctx.input(0), alpha=ctx.float_attr("alpha", 0.01))
+
+
+def convert_prelu(ctx: NodeContext) -> ConverterResult:
+    """PRelu(x, slope) -> where(x < 0, x * slope, x)."""
+    data, slope = ctx.input(0), ctx.input(1)
+    negative = ctx.call("less", data, ctx.scalar(0, ctx.dtype(0)))
+    return ctx.call("where", negative, ctx.call("multiply", data, slope), data)
+
+
+def _hard_sigmoid(ctx: NodeContext, data: Expr, alpha: float, beta: float) -> Expr:
+    dtype = data.checked_type.dtype  # type: ignore[union-attr]
+    scaled = ctx.call("multiply", data, ctx.scalar(alpha, dtype))
+    shifted = ctx.call("add", scaled, ctx.scalar(beta, dtype))
+    return ctx.call("clip", shifted, a_min=0.0, a_max=1.0)
+
+
+def convert_hard_sigmoid(ctx: NodeContext) -> ConverterResult:
+    """HardSigmoid(alpha=0.2, beta=0.5) -> clip(alpha * x + beta, 0, 1)."""
+    alpha = ctx.float_attr("alpha", 0.2)
+    beta = ctx.float_attr("beta", 0.5)
+    return _hard_sigmoid(ctx, ctx.input(0), alpha, beta)
+
+
+def convert_hard_swish(ctx: NodeContext) -> ConverterResult:
+    """HardSwish -> x * clip(x / 6 + 0.5, 0, 1)."""
+    data = ctx.input(0)
+    return ctx.call("multiply", data, _hard_sigmoid(ctx, data, 1.0 / 6.0, 0.5))
+
+
+def convert_gelu(ctx: NodeContext) -> ConverterResult:
+    """Gelu (opset 20) -> nn.gelu with the same `approximate`."""
+    approximate = ctx.choice_attr("approximate", "none", ("none", "tanh"))
+    return ctx.call("nn.gelu", ctx.input(0), approximate=approximate)
+
+
+def convert_not(ctx: NodeContext) -> ConverterResult:
+    """Not(x) -> x == False."""
+    return ctx.call("equal", ctx.input(0), ctx.scalar(False, "bool"))
+
+
+def convert_pow(ctx: NodeContext) -> ConverterResult:
+    """Pow -> power; an exponent of another dtype (allowed since opset 12) is cast first."""
+    base, exponent = ctx.input(0), ctx.input(1)
+    if ctx.dtype(1) != ctx.dtype(0):
+        exponent = ctx.call("cast", exponent, dtype=ctx.dtype(0))
+    return ctx.call("power", base, exponent)
+
+
+def convert_cast(ctx: NodeContext) -> ConverterResult:
+    """Cast(to) -> cast(dtype) with the ONNX element type mapped to its numpy name."""
+    to = ctx.attr("to")
+    if to is None:
+        raise ctx.error("attribute 'to' is required")
+    try:
+        dtype = onnx_dtype_name(int(to), ctx.where)
+    except UnsupportedOpError:
+        raise ctx.unsupported_attr("to", onnx_type_name(int(to)), sorted(DTYPES)) from None
+    return ctx.call("cast", ctx.input(0), dtype=dtype)
+
+
+def _clip_bound(ctx: NodeContext, index: int) -> float | Expr | None:
+    """A Clip bound given as an input: a Python float when static, else the tensor."""
+    bound = ctx.optional_input(index)
+    if bound is None:
+        return None
+    folded = ctx.fold(bound)
+    if isinstance(folded, Constant):
+        return float(folded.data.reshape(-1)[0])
+    return bound
+
+
+def convert_clip(ctx: NodeContext) -> ConverterResult:
+    """Clip: min/max attributes before opset 11, optional inputs after.
+
+    Static bounds become clip(a_min, a_max); a bound computed at run time becomes a
+    maximum/minimum with that tensor.
+    """
+    data = ctx.input(0)
+    if ctx.opset < 11:
+        low: float | Expr | None = ctx.float_attr("min", -math.inf)
+        high: float | Expr | None = ctx.float_attr("max", math.inf)
+    else:
+        low = _clip_bound(ctx, 1)
+        high = _clip_bound(ctx, 2)
+    a_min = low if isinstance(low, float) else -math.inf
+    a_max = high if isinstance(high, float) else math.inf
+    result = data
+    if a_min != -math.inf or a_max != math.inf:
+        result = ctx.call("clip", result, a_min=a_min, a_max=a_max)
+    if isinstance(low, Expr):
+        result = ctx.call("maximum", result, low)
+    if isinstance(high, Expr):
+        result = ctx.call("minimum", result, high)
+    return result
+
+
+def convert_where(ctx: NodeContext) -> ConverterResult:
+    """Where(cond, x, y) -> where."""
+    return ctx.call("where", ctx.input(0), ctx.input(1), ctx.input(2))
+
+
+def _present_inputs(ctx: NodeContext) -> list[Expr]:
+    values = [value for value in ctx.inputs if value is not None]
+    if not values:
+        raise ctx.error("needs at least one input")
+    return values
+
+
+def chained(op: str) -> Converter:
+    """A converter for a variadic ONNX op (Max, Min) as a chain of binary `op` calls."""
+
+    def convert(ctx: NodeContext) -> ConverterResult:
+        values = _present_inputs(ctx)
+        result = values[0]
+        for value in values[1:]:
+            result = ctx.call(op, result, value)
+        return result
+
+    convert.__doc__ = f"variadic ONNX op -> chained {op}"
+    return convert
+
+
+def convert_sum(ctx: NodeContext) -> ConverterResult:
+    """Sum -> add_n (a single input is forwarded)."""
+    values = _present_inputs(ctx)
+    return values[0] if len(values) == 1 else ctx.call("add_n", *values)
+
+
+def convert_mean(ctx: NodeContext) -> ConverterResult:
+    """Mean -> add_n(...) / n (a single input is forwarded)."""
+    values = _present_inputs(ctx)
+    if len(values) == 1:
+        return values[0]
+    total = ctx.call("add_n", *values)
+    return ctx.call("divide", total, ctx.scalar(len(values), ctx.dtype(0)))
+
+
+CONVERTERS: dict[str, Converter] = {
+    "Abs": unary("abs"),
+    "Add": binary("add"),
+    "Cast": convert_cast,
+    "Ceil": unary("ceil"),
+    "Clip": convert_clip,
+    "Div": binary("divide"),
+    "Equal": binary("equal"),
+    "Erf": unary("erf"),
+    "Exp": unary("exp"),
+    "Floor": unary("floor"),
+    "Gelu": convert_gelu,
+    "Greater": binary("greater"),
+    "GreaterOrEqual": negated("less"),
+    "HardSigmoid": convert_hard_sigmoid,
+    "HardSwish": convert_hard_swish,
+    "Identity": convert_identity,
+    "LeakyRelu": convert_leaky_relu,
+    "Less": binary("less"),
+    "LessOrEqual": negated("greater"),
+    "Log": unary("log"),
+    "Max": chained("maximum"),
+    "Mean": convert_mean,
+    "Min": chained("minimum"),
+    "Mul": binary("multiply"),
+    "Neg": unary("negative"),
+    "Not": convert_not,
+    "Pow": convert_pow,
+    "PRelu": convert_prelu,
+    "Reciprocal": unary("reciprocal"),
+    "Relu": unary("nn.relu"),
+    "Sigmoid": unary("sigmoid"),
+    "Sqrt": unary("sqrt"),
+    "Sub": binary("subtract"),
+    "Sum": convert_sum,
+    "Tanh": unary("tanh"),
+    "Where": convert_where,
+}

@@ -1,0 +1,322 @@
+"""Converters for neural-network ONNX ops: convolution, dense layers, pooling, normalisation."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
+from ir.graph.nodes import Constant, Expr
+
+AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+@dataclass(frozen=True)
+class Window:
+    """A 2-D sliding window: kernel, strides, dilations and (top, left, bottom, right) padding."""
+
+    kernel: tuple[int, int]
+    strides: tuple[int, int]
+    dilation: tuple[int, int]
+    padding: tuple[int, int, int, int]
+
+
+def _spatial_rank(ctx: NodeContext) -> int:
+    """1 or 2 spatial dims (1-D ops run as 2-D ops on a height of one), else unsupported."""
+    rank = len(ctx.shape(0)) - 2
+    if rank not in (1, 2):
+        raise ctx.unsupported(
+            f"only 1-D and 2-D {ctx.op_type} is supported, got input shape {ctx.shape(0)}"
+        )
+    return rank
+
+
+def _ints(ctx: NodeContext, name: str, default: Sequence[int], rank: int) -> tuple[int, ...]:
+    value = ctx.ints_attr(name)
+    value = tuple(default) if value is None else value
+    if len(value) != rank:
+        raise ctx.error(f"attribute {name}={list(value)} must have {rank} values")
+    return value
+
+
+def _padding(
+    ctx: NodeContext,
+    spatial: tuple[int, ...],
+    kernel: tuple[int, ...],
+    strides: tuple[int, ...],
+    dilation: tuple[int, ...],
+) -> tuple[int, ...]:
+    """ONNX pads (begins..., ends...) from `pads` or `auto_pad`."""
+    rank = len(spatial)
+    auto_pad = ctx.choice_attr("auto_pad", "NOTSET", AUTO_PADS)
+    if auto_pad == "NOTSET":
+        return _ints(ctx, "pads", (0,) * (2 * rank), 2 * rank)
+    if auto_pad == "VALID":
+        return (0,) * (2 * rank)
+    # SAME_*: the output has ceil(in / stride) elements; odd padding goes at the end for
+    # SAME_UPPER and at the beginning for SAME_LOWER.
+    begins: list[int] = []
+    ends: list[int] = []
+    for size, k, stride, dil in zip(spatial, kernel, strides, dilation, strict=True):
+        out = math.ceil(size / stride)
+        total = max((out - 1) * stride + (k - 1) * dil + 1 - size, 0)
+        small, large = total // 2, total - total // 2
+        begins.append(small if auto_pad == "SAME_UPPER" else large)
+        ends.append(large if auto_pad == "SAME_UPPER" else small)
+    return (*begins, *ends)
+
+
+def _window(ctx: NodeContext, kernel: tuple[int, ...], with_dilation: bool = True) -> Window:
+    """Read strides, dilations and padding for a 1-D or 2-D window, as a 2-D Window."""
+    rank = len(kernel)
+    strides = _ints(ctx, "strides", (1,) * rank, rank)
+    dilation = _ints(ctx, "dilations", (1,) * rank, rank) if with_dilation else (1,) * rank
+    pads = _padding(ctx, ctx.shape(0)[2:], kernel, strides, dilation)
+    if rank == 1:
+        return Window((1, kernel[0]), (1, strides[0]), (1, dilation[0]), (0, pads[0], 0, pads[1]))
+    return Window(
+        (kernel[0], kernel[1]),
+        (strides[0], strides[1]),
+        (dilation[0], dilation[1]),
+        (pads[0], pads[1], pads[2], pads[3]),
+    )
+
+
+def _to_2d(ctx: NodeContext, value: Expr, rank: int) -> Expr:
+    """Insert a unit height into a 1-D (N, C, W) tensor."""
+    return value if rank == 2 else ctx.call("expand_dims", value, axes=(2,))
+
+
+def _from_2d(ctx: NodeContext, value: Expr, rank: int) -> Expr:
+    """Remove the unit height added by `_to_2d`."""
+    return value if rank == 2 else ctx.call("squeeze", value, axis=(2,))
+
+
+def convert_conv(ctx: NodeContext) -> ConverterResult:
+    """Conv -> nn.conv2d (+ add of the bias reshaped to (C, 1, 1)); 1-D runs as 2-D."""
+    rank = _spatial_rank(ctx)
+    weight_shape = ctx.shape(1)
+    kernel = _ints(ctx, "kernel_shape", weight_shape[2:], rank)
+    window = _window(ctx, kernel)
+    data = _to_2d(ctx, ctx.input(0), rank)
+    weight = _to_2d(ctx, ctx.input(1), rank)
+    out = ctx.call(
+        "nn.conv2d",
+        data,
+        weight,
+        strides=window.strides,
+        padding=window.padding,
+        dilation=window.dilation,
+        groups=ctx.int_attr("group", 1),
+    )
+    bias = ctx.optional_input(2)
+    if bias is not None:
+        out = ctx.call("add", out, ctx.call("expand_dims", bias, axes=(1, 2)))
+    return _from_2d(ctx, out, rank)
+
+
+def convert_max_pool(ctx: NodeContext) -> ConverterResult:
+    """MaxPool -> nn.max_pool2d (storage_order 0 only; the Indices output is unsupported)."""
+    rank = _spatial_rank(ctx)
+    if ctx.int_attr("storage_order", 0) != 0:
+        raise ctx.unsupported_attr("storage_order", ctx.attr("storage_order"), ("0",))
+    kernel = _required_kernel(ctx, rank)
+    window = _window(ctx, kernel)
+    out = ctx.call(
+        "nn.max_pool2d",
+        _to_2d(ctx, ctx.input(0), rank),
+        pool_size=window.kernel,
+        strides=window.strides,
+        padding=window.padding,
+        dilation=window.dilation,
+        ceil_mode=bool(ctx.int_attr("ceil_mode", 0)),
+    )
+    return _from_2d(ctx, out, rank)
+
+
+def convert_average_pool(ctx: NodeContext) -> ConverterResult:
+    """AveragePool -> nn.avg_pool2d with count_include_pad and ceil_mode."""
+    rank = _spatial_rank(ctx)
+    kernel = _required_kernel(ctx, rank)
+    window = _window(ctx, kernel)
+    out = ctx.call(
+        "nn.avg_pool2d",
+        _to_2d(ctx, ctx.input(0), rank),
+        pool_size=window.kernel,
+        strides=window.strides,
+        padding=window.padding,
+        dilation=window.dilation,
+        ceil_mode=bool(ctx.int_attr("ceil_mode", 0)),
+        count_include_pad=bool(ctx.int_attr("count_include_pad", 0)),
+    )
+    return _from_2d(ctx, out, rank)
+
+
+def _required_kernel(ctx: NodeContext, rank: int) -> tuple[int, ...]:
+    kernel = ctx.ints_attr("kernel_shape")
+    if kernel is None:
+        raise ctx.error("attribute kernel_shape is required")
+    return _ints(ctx, "kernel_shape", kernel, rank)
+
+
+def global_pool(op: str, reduce_op: str) -> Converter:
+    """GlobalAveragePool / GlobalMaxPool: the 2-D op on NCHW, else a keepdims reduction."""
+
+    def convert(ctx: NodeContext) -> ConverterResult:
+        data = ctx.input(0)
+        ndim = len(ctx.shape(0))
+        if ndim == 4:
+            return ctx.call(op, data)
+        if ndim < 3:
+            raise ctx.error(f"expects an (N, C, ...) input, got shape {ctx.shape(0)}")
+        return ctx.call(reduce_op, data, axis=tuple(range(2, ndim)), keepdims=True)
+
+    convert.__doc__ = f"ONNX -> {op}"
+    return convert
+
+
+def convert_gemm(ctx: NodeContext) -> ConverterResult:
+    """Gemm -> alpha * nn.dense(A', B') + beta * C, with transposes for transA/transB."""
+    lhs, rhs = ctx.input(0), ctx.input(1)
+    dtype = ctx.dtype(0)
+    if ctx.int_attr("transA", 0):
+        lhs = ctx.call("transpose", lhs, axes=(1, 0))
+    # nn.dense wants the weight as (N, K): that is B when transB is set, else B transposed.
+    if not ctx.int_attr("transB", 0):
+        rhs = ctx.call("transpose", rhs, axes=(1, 0))
+    out = ctx.call("nn.dense", lhs, rhs)
+    alpha = ctx.float_attr("alpha", 1.0)
+    if alpha != 1.0:
+        out = ctx.call("multiply", out, ctx.scalar(alpha, dtype))
+    bias = ctx.optional_input(2)
+    if bias is not None:
+        beta = ctx.float_attr("beta", 1.0)
+        if beta != 1.0:
+            bias = ctx.call("multiply", bias, ctx.scalar(beta, dtype))
+        out = ctx.call("add", out, bias)
+    return out
+
+
+def convert_matmul(ctx: NodeContext) -> ConverterResult:
+    """MatMul -> nn.matmul (numpy semantics)."""
+    return ctx.call("nn.matmul", ctx.input(0), ctx.input(1))
+
+
+def convert_batch_norm(ctx: NodeContext) -> ConverterResult:
+    """BatchNormalization (inference) -> nn.batch_norm on axis 1."""
+    if ctx.int_attr("training_mode", 0):
+        raise ctx.unsupported_attr("training_mode", 1, ("0",))
+    out = ctx.call(
+        "nn.batch_norm",
+        *(ctx.input(index) for index in range(5)),
+        axis=1,
+        epsilon=ctx.float_attr("epsilon", 1e-5),
+    )
+    return ctx.first_output(out)
+
+
+def convert_dropout(ctx: NodeContext) -> ConverterResult:
+    """Dropout -> nn.dropout (SimplifyInference removes it); the mask output is unsupported."""
+    if ctx.opset < 12:
+        rate = ctx.float_attr("ratio", 0.5)
+    else:
+        ratio = ctx.optional_input(1)
+        rate = 0.5 if ratio is None else float(ctx.static_scalar(1, "ratio"))
+        if ctx.optional_input(2) is not None and ctx.static_scalar(2, "training_mode"):
+            raise ctx.unsupported("training_mode=True is not supported (inference only)")
+    return ctx.first_output(ctx.call("nn.dropout", ctx.input(0), rate=rate))
+
+
+def softmax(op: str) -> Converter:
+    """Softmax / LogSoftmax: opset < 13 coerces the input to 2-D at `axis` (default 1)."""
+
+    def convert(ctx: NodeContext) -> ConverterResult:
+        data = ctx.input(0)
+        if ctx.opset >= 13:
+            return ctx.call(op, data, axis=ctx.int_attr("axis", -1))
+        shape = ctx.shape(0)
+        axis = ctx.int_attr("axis", 1)
+        if not -len(shape) <= axis < max(len(shape), 1):
+            raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
+        axis %= max(len(shape), 1)
+        if axis == len(shape) - 1:
+            return ctx.call(op, data, axis=-1)
+        rows = math.prod(shape[:axis])
+        flat = ctx.call("reshape", data, newshape=(rows, math.prod(shape) // max(rows, 1)))
+        return ctx.call("reshape", ctx.call(op, flat, axis=1), newshape=shape)
+
+    convert.__doc__ = f"ONNX -> {op}"
+    return convert
+
+
+def convert_lrn(ctx: NodeContext) -> ConverterResult:
+    """LRN -> nn.lrn across channels (axis 1)."""
+    size = ctx.attr("size")
+    if size is None:
+        raise ctx.error("attribute size is required")
+    return ctx.call(
+        "nn.lrn",
+        ctx.input(0),
+        size=int(size),
+        alpha=ctx.float_attr("alpha", 1e-4),
+        beta=ctx.float_attr("beta", 0.75),
+        bias=ctx.float_attr("bias", 1.0),
+        axis=1,
+    )
+
+
+def convert_layer_norm(ctx: NodeContext) -> ConverterResult:
+    """LayerNormalization (opset 17) -> nn.layer_norm over the trailing axes from `axis`.
+
+    Normalising over several trailing axes runs on a view that merges them into one.
+    """
+    data = ctx.input(0)
+    shape = ctx.shape(0)
+    dtype = ctx.dtype(0)
+    axis = ctx.int_attr("axis", -1)
+    if not -len(shape) <= axis < len(shape):
+        raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
+    axis %= len(shape)
+    norm_shape = shape[axis:]
+    scale = _to_norm_shape(ctx, ctx.input(1), norm_shape)
+    bias_input = ctx.optional_input(2)
+    if bias_input is None:
+        bias: Expr = Constant(np.zeros(norm_shape, dtype=dtype))
+    else:
+        bias = _to_norm_shape(ctx, bias_input, norm_shape)
+    epsilon = ctx.float_attr("epsilon", 1e-5)
+    if len(norm_shape) == 1:
+        return ctx.call("nn.layer_norm", data, scale, bias, axis=-1, epsilon=epsilon)
+    size = math.prod(norm_shape)
+    flat = ctx.call("reshape", data, newshape=(*shape[:axis], size))
+    scale = ctx.call("reshape", scale, newshape=(size,))
+    bias = ctx.call("reshape", bias, newshape=(size,))
+    out = ctx.call("nn.layer_norm", flat, scale, bias, axis=-1, epsilon=epsilon)
+    return ctx.call("reshape", out, newshape=shape)
+
+
+def _to_norm_shape(ctx: NodeContext, value: Expr, norm_shape: tuple[int, ...]) -> Expr:
+    ty = value.checked_type
+    if getattr(ty, "shape", None) == norm_shape:
+        return value
+    return ctx.call("broadcast_to", value, shape=norm_shape)
+
+
+CONVERTERS: dict[str, Converter] = {
+    "AveragePool": convert_average_pool,
+    "BatchNormalization": convert_batch_norm,
+    "Conv": convert_conv,
+    "Dropout": convert_dropout,
+    "Gemm": convert_gemm,
+    "GlobalAveragePool": global_pool("nn.global_avg_pool2d", "mean"),
+    "GlobalMaxPool": global_pool("nn.global_max_pool2d", "max"),
+    "LayerNormalization": convert_layer_norm,
+    "LogSoftmax": softmax("nn.log_softmax"),
+    "LRN": convert_lrn,
+    "MatMul": convert_matmul,
+    "MaxPool": convert_max_pool,
+    "Softmax": softmax("nn.softmax"),
+}

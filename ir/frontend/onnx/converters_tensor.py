@@ -1,0 +1,269 @@
+"""Converters for ONNX ops that move data: shapes, slicing, joining, padding, constants.
+
+Values that our ops take as attributes but ONNX passes as tensors (Reshape's shape, Slice's
+starts/ends, Pad's pads, ...) are folded to constants with `ctx.static_ints`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
+from ir.graph.nodes import Constant, TupleGetItem
+from ir.graph.types import DTYPES, TupleType
+
+
+def _axes(ctx: NodeContext, axes: Sequence[int], ndim: int) -> tuple[int, ...]:
+    """Axes in [0, ndim), checked against the rank."""
+    for axis in axes:
+        if not -ndim <= axis < ndim:
+            raise ctx.error(f"axis {axis} is out of range for rank {ndim}")
+    return tuple(axis % ndim for axis in axes)
+
+
+def _axes_input_or_attr(ctx: NodeContext, since: int, index: int = 1) -> tuple[int, ...] | None:
+    """`axes` as an attribute before opset `since`, as an optional static input from it on."""
+    if ctx.opset < since:
+        return ctx.ints_attr("axes")
+    if ctx.optional_input(index) is None:
+        return None
+    return ctx.static_ints(index, "axes")
+
+
+def convert_reshape(ctx: NodeContext) -> ConverterResult:
+    """Reshape: 0 copies the input dim (unless allowzero), -1 is inferred by the op."""
+    shape = ctx.shape(0)
+    newshape = list(ctx.static_ints(1, "shape"))
+    if not ctx.int_attr("allowzero", 0):
+        for axis, dim in enumerate(newshape):
+            if dim == 0:
+                if axis >= len(shape):
+                    raise ctx.error(f"shape {newshape} copies dim {axis} of input shape {shape}")
+                newshape[axis] = shape[axis]
+    return ctx.call("reshape", ctx.input(0), newshape=tuple(newshape))
+
+
+def convert_flatten(ctx: NodeContext) -> ConverterResult:
+    """Flatten(axis=1) -> flatten with a non-negative axis."""
+    ndim = len(ctx.shape(0))
+    axis = ctx.int_attr("axis", 1)
+    if not -ndim <= axis <= ndim:
+        raise ctx.error(f"axis {axis} is out of range for rank {ndim}")
+    return ctx.call("flatten", ctx.input(0), axis=axis + ndim if axis < 0 else axis)
+
+
+def convert_transpose(ctx: NodeContext) -> ConverterResult:
+    """Transpose(perm) -> transpose (no perm reverses the axes)."""
+    return ctx.call("transpose", ctx.input(0), axes=ctx.ints_attr("perm"))
+
+
+def convert_squeeze(ctx: NodeContext) -> ConverterResult:
+    """Squeeze: axes as attribute before opset 13, as optional input after."""
+    axes = _axes_input_or_attr(ctx, since=13)
+    ndim = len(ctx.shape(0))
+    return ctx.call("squeeze", ctx.input(0), axis=None if axes is None else _axes(ctx, axes, ndim))
+
+
+def convert_unsqueeze(ctx: NodeContext) -> ConverterResult:
+    """Unsqueeze: axes (positions in the output) as attribute before opset 13, input after."""
+    axes = _axes_input_or_attr(ctx, since=13)
+    if axes is None:
+        raise ctx.error("axes are required")
+    out_ndim = len(ctx.shape(0)) + len(axes)
+    return ctx.call("expand_dims", ctx.input(0), axes=tuple(sorted(_axes(ctx, axes, out_ndim))))
+
+
+def convert_expand(ctx: NodeContext) -> ConverterResult:
+    """Expand(shape) -> broadcast_to (bidirectional broadcast)."""
+    return ctx.call("broadcast_to", ctx.input(0), shape=ctx.static_ints(1, "shape"))
+
+
+def convert_tile(ctx: NodeContext) -> ConverterResult:
+    """Tile(repeats) -> tile."""
+    return ctx.call("tile", ctx.input(0), repeats=ctx.static_ints(1, "repeats"))
+
+
+def convert_slice(ctx: NodeContext) -> ConverterResult:
+    """Slice -> strided_slice: attributes before opset 10, inputs after."""
+    if ctx.opset < 10:
+        starts = ctx.ints_attr("starts")
+        ends = ctx.ints_attr("ends")
+        if starts is None or ends is None:
+            raise ctx.error("attributes starts and ends are required")
+        axes = ctx.ints_attr("axes")
+        steps = None
+    else:
+        starts = ctx.static_ints(1, "starts")
+        ends = ctx.static_ints(2, "ends")
+        axes = None if ctx.optional_input(3) is None else ctx.static_ints(3, "axes")
+        steps = None if ctx.optional_input(4) is None else ctx.static_ints(4, "steps")
+    if len(starts) != len(ends):
+        raise ctx.error(f"starts {list(starts)} and ends {list(ends)} differ in length")
+    return ctx.call("strided_slice", ctx.input(0), begin=starts, end=ends, strides=steps, axes=axes)
+
+
+def convert_gather(ctx: NodeContext) -> ConverterResult:
+    """Gather(axis=0) -> take."""
+    return ctx.call("take", ctx.input(0), ctx.input(1), axis=ctx.int_attr("axis", 0))
+
+
+def convert_concat(ctx: NodeContext) -> ConverterResult:
+    """Concat(axis) -> concatenate."""
+    values = [value for value in ctx.inputs if value is not None]
+    if ctx.attr("axis") is None:
+        raise ctx.error("attribute axis is required")
+    return ctx.call("concatenate", *values, axis=ctx.int_attr("axis", 0))
+
+
+def _split_sizes(ctx: NodeContext, dim: int) -> tuple[int, ...]:
+    """Sizes of the parts: from `split` (attribute or input), `num_outputs`, or even parts."""
+    if ctx.opset < 13:
+        sizes = ctx.ints_attr("split")
+    else:
+        sizes = None if ctx.optional_input(1) is None else ctx.static_ints(1, "split")
+    if sizes is not None:
+        if sum(sizes) != dim or any(size < 0 for size in sizes):
+            raise ctx.error(f"split sizes {list(sizes)} do not partition a dimension of {dim}")
+        return sizes
+    count = ctx.int_attr("num_outputs", 0) or len(ctx.node.output)
+    # Opset 18: when the dim does not divide evenly, the last part is smaller.
+    chunk = -(-dim // count)
+    last = dim - chunk * (count - 1)
+    if last < 0 or (ctx.attr("num_outputs") is None and dim % count):
+        raise ctx.error(f"cannot split a dimension of {dim} into {count} parts")
+    return (chunk,) * (count - 1) + (last,)
+
+
+def convert_split(ctx: NodeContext) -> ConverterResult:
+    """Split -> split at the cumulative part sizes; one TupleGetItem per output."""
+    data = ctx.input(0)
+    shape = ctx.shape(0)
+    axis = _axes(ctx, (ctx.int_attr("axis", 0),), len(shape))[0]
+    sizes = _split_sizes(ctx, shape[axis])
+    if len(sizes) == 1:
+        return [data]
+    indices = tuple(int(index) for index in np.cumsum(sizes)[:-1])
+    parts = ctx.call("split", data, indices_or_sections=indices, axis=axis)
+    ty = parts.checked_type
+    assert isinstance(ty, TupleType)
+    return [TupleGetItem(parts, index, ty=ty.fields[index]) for index in range(len(sizes))]
+
+
+PAD_MODES = ("constant", "edge", "reflect")
+
+
+def _pad_arguments(ctx: NodeContext, ndim: int) -> tuple[list[int], float]:
+    """ONNX pads (begins..., ends...) over all axes, and the constant value."""
+    if ctx.opset < 11:
+        attr_pads = ctx.ints_attr("pads") or ctx.ints_attr("paddings")
+        if attr_pads is None:
+            raise ctx.error("attribute pads is required")
+        return list(attr_pads), ctx.float_attr("value", 0.0)
+    given = ctx.static_ints(1, "pads")
+    value = 0.0
+    if ctx.optional_input(2) is not None:
+        value = float(ctx.static_scalar(2, "constant_value"))
+    axes = None if ctx.optional_input(3) is None else ctx.static_ints(3, "axes")
+    if axes is None:
+        return list(given), value
+    axes = _axes(ctx, axes, ndim)
+    if len(given) != 2 * len(axes):
+        raise ctx.error(f"pads {list(given)} must have two values per axis in {list(axes)}")
+    pads = [0] * (2 * ndim)
+    for position, axis in enumerate(axes):
+        pads[axis] = given[position]
+        pads[ndim + axis] = given[len(axes) + position]
+    return pads, value
+
+
+def convert_pad(ctx: NodeContext) -> ConverterResult:
+    """Pad -> nn.pad (negative pads crop, as in ONNX)."""
+    shape = ctx.shape(0)
+    ndim = len(shape)
+    mode = ctx.choice_attr("mode", "constant", PAD_MODES)
+    pads, value = _pad_arguments(ctx, ndim)
+    if len(pads) != 2 * ndim:
+        raise ctx.error(f"pads {pads} must have {2 * ndim} values for input shape {shape}")
+    widths = tuple((pads[axis], pads[ndim + axis]) for axis in range(ndim))
+    return ctx.call("nn.pad", ctx.input(0), pad_width=widths, pad_value=value, mode=mode)
+
+
+def convert_shape(ctx: NodeContext) -> ConverterResult:
+    """Shape -> shape_of, sliced by start/end (opset 15)."""
+    out = ctx.call("shape_of", ctx.input(0), dtype="int64")
+    start = ctx.attr("start")
+    end = ctx.attr("end")
+    if start is None and end is None:
+        return out
+    ndim = len(ctx.shape(0))
+    begin = 0 if start is None else int(start)
+    stop = ndim if end is None else int(end)
+    return ctx.call("strided_slice", out, begin=(begin,), end=(stop,), axes=(0,))
+
+
+def _python_scalar(value: np.ndarray) -> Any:
+    return value.reshape(-1)[0].item()
+
+
+def convert_constant_of_shape(ctx: NodeContext) -> ConverterResult:
+    """ConstantOfShape(shape) -> full (FoldConstant turns it into a constant)."""
+    shape = ctx.static_ints(0, "shape")
+    value = ctx.attr("value")
+    if value is None:
+        value = np.zeros((1,), dtype=np.float32)
+    if value.size != 1:
+        raise ctx.error(f"attribute value must hold one element, got shape {value.shape}")
+    return ctx.call("full", shape=shape, fill_value=_python_scalar(value), dtype=value.dtype.name)
+
+
+def convert_constant(ctx: NodeContext) -> ConverterResult:
+    """Constant -> a Constant from value / value_float(s) / value_int(s)."""
+    if "value" in ctx.attrs:
+        array = np.asarray(ctx.attrs["value"])
+    elif "value_float" in ctx.attrs:
+        array = np.asarray(ctx.attrs["value_float"], dtype=np.float32)
+    elif "value_floats" in ctx.attrs:
+        array = np.asarray(ctx.attrs["value_floats"], dtype=np.float32)
+    elif "value_int" in ctx.attrs:
+        array = np.asarray(ctx.attrs["value_int"], dtype=np.int64)
+    elif "value_ints" in ctx.attrs:
+        array = np.asarray(ctx.attrs["value_ints"], dtype=np.int64)
+    else:
+        names = ", ".join(sorted(ctx.attrs)) or "none"
+        raise ctx.unsupported(
+            f"only value, value_float(s) and value_int(s) are supported, got attribute(s) {names}"
+        )
+    if array.dtype.name not in DTYPES:
+        raise ctx.unsupported(f"constant of dtype {array.dtype.name} is not supported")
+    return Constant(array)
+
+
+def convert_range(ctx: NodeContext) -> ConverterResult:
+    """Range(start, limit, delta) with static scalars -> arange."""
+    start = ctx.static_scalar(0, "start")
+    stop = ctx.static_scalar(1, "limit")
+    step = ctx.static_scalar(2, "delta")
+    return ctx.call("arange", start=start, stop=stop, step=step, dtype=ctx.dtype(0))
+
+
+CONVERTERS: dict[str, Converter] = {
+    "Concat": convert_concat,
+    "Constant": convert_constant,
+    "ConstantOfShape": convert_constant_of_shape,
+    "Expand": convert_expand,
+    "Flatten": convert_flatten,
+    "Gather": convert_gather,
+    "Pad": convert_pad,
+    "Range": convert_range,
+    "Reshape": convert_reshape,
+    "Shape": convert_shape,
+    "Slice": convert_slice,
+    "Split": convert_split,
+    "Squeeze": convert_squeeze,
+    "Tile": convert_tile,
+    "Transpose": convert_transpose,
+    "Unsqueeze": convert_unsqueeze,
+}

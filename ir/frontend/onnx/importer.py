@@ -1,0 +1,389 @@
+"""Import an ONNX model into a typed graph IR Function.
+
+Step 1. Load the model from bytes, a path or a ModelProto; unreadable input is a
+        ModelImportError that says so.
+Step 2. Validate it with `onnx.checker` and read the default-domain opset (9..21; newer
+        opsets are accepted for ops whose interface did not change after 21).
+Step 3. Bind inputs: graph inputs without an initializer become typed Vars, with symbolic
+        dims taken from the caller's `shape` mapping; initializers become Constants.
+Step 4. Select the nodes the requested outputs need, and reject unsupported ops up front,
+        listing them all.
+Step 5. Convert the nodes in topological order through the converter table, typing every
+        call as it is built so that converters can read their inputs' shapes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import onnx
+from google.protobuf.message import DecodeError
+
+from ir.errors import ModelImportError, ShapeBindingError, UnsupportedOpError
+from ir.frontend.onnx.context import (
+    NodeContext,
+    onnx_dtype_name,
+    parse_attributes,
+    tensor_to_array,
+)
+from ir.frontend.onnx.converters import CONVERTERS
+from ir.graph.nodes import Constant, Expr, Function, Tuple, Var
+from ir.graph.passes.fold_constant import fold_expr
+from ir.graph.types import TensorType, TupleType
+
+MIN_OPSET = 9
+MAX_OPSET = 21  # the newest opset the converters are written and tested against
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+ModelSource = bytes | str | os.PathLike[str] | onnx.ModelProto
+Dim = int | str  # a fixed size, or the name of a symbolic dim ("?" when unnamed)
+
+
+@dataclass(frozen=True)
+class ImportedModel:
+    """An imported model: the graph IR function and the model's interface."""
+
+    function: Function
+    input_names: tuple[str, ...]
+    input_types: tuple[TensorType, ...]
+    output_names: tuple[str, ...]
+    opset: int
+    producer: str
+
+
+def from_onnx(
+    model: ModelSource,
+    shape: Mapping[str, Sequence[int]] | None = None,
+    outputs: Sequence[str] | None = None,
+) -> Function:
+    """Import an ONNX model as a typed Function of its non-initializer inputs.
+
+    `shape` binds symbolic or unknown input dims (`{"input": (1, 3, 224, 224)}`); `outputs`
+    selects ONNX value names to return instead of the graph outputs (a Tuple when several).
+    """
+    return import_model(model, shape, outputs).function
+
+
+def import_model(
+    model: ModelSource,
+    shape: Mapping[str, Sequence[int]] | None = None,
+    outputs: Sequence[str] | None = None,
+) -> ImportedModel:
+    """Like `from_onnx`, also returning input/output names and types, opset and producer."""
+    proto, path = load_model(model)
+    check_model(proto, path)
+    opset = default_opset(proto)
+    importer = _GraphImporter(proto.graph, opset)
+    params = importer.bind_inputs(shape or {})
+    output_names = importer.select_outputs(outputs)
+    body = importer.convert(output_names)
+    return ImportedModel(
+        function=Function(tuple(params), body),
+        input_names=tuple(param.name for param in params),
+        input_types=tuple(param.type_annotation for param in params),  # type: ignore[misc]
+        output_names=tuple(output_names),
+        opset=opset,
+        producer=str(proto.producer_name),
+    )
+
+
+def load_model(model: ModelSource) -> tuple[onnx.ModelProto, str | None]:
+    """Parse `model` into a ModelProto (external data loaded for a path) and its path."""
+    if isinstance(model, onnx.ModelProto):
+        return model, None
+    if isinstance(model, bytes | bytearray | memoryview):
+        return _parse(bytes(model), "bytes"), None
+    if isinstance(model, str | os.PathLike):
+        path = os.fspath(model)
+        try:
+            data = Path(path).read_bytes()
+        except OSError as err:
+            raise ModelImportError(f"cannot read ONNX model file {path!r}: {err}") from err
+        proto = _parse(data, repr(path))
+        try:
+            onnx.external_data_helper.load_external_data_for_model(
+                proto, os.path.dirname(os.path.abspath(path))
+            )
+        except (OSError, ValueError) as err:
+            raise ModelImportError(f"cannot load external data of {path!r}: {err}") from err
+        return proto, path
+    raise ModelImportError(
+        f"cannot import a {type(model).__name__}: expected bytes, a path or an onnx.ModelProto"
+    )
+
+
+def _parse(data: bytes, source: str) -> onnx.ModelProto:
+    if not data:
+        raise ModelImportError(f"cannot parse ONNX model: {source} is empty")
+    try:
+        proto = onnx.load_model_from_string(data)
+    except (DecodeError, ValueError, RuntimeError) as err:
+        raise ModelImportError(f"cannot parse ONNX model: {err}") from err
+    if not proto.HasField("graph"):
+        raise ModelImportError("cannot parse ONNX model: it has no graph (is it an ONNX file?)")
+    return proto
+
+
+def check_model(proto: onnx.ModelProto, path: str | None = None) -> None:
+    """Run the ONNX checker; a failure is a ModelImportError carrying its message."""
+    try:
+        onnx.checker.check_model(path if path is not None else proto)
+    except (onnx.checker.ValidationError, ValueError) as err:
+        raise ModelImportError(f"invalid ONNX model: {err}") from err
+
+
+def default_opset(proto: onnx.ModelProto) -> int:
+    """The model's opset of the default ONNX domain: at least MIN_OPSET.
+
+    Opsets after MAX_OPSET are accepted node by node (see `check_newer_op_version`).
+    """
+    versions = [
+        int(entry.version) for entry in proto.opset_import if entry.domain in DEFAULT_DOMAINS
+    ]
+    if not versions:
+        raise ModelImportError("the model imports no opset of the default ONNX domain")
+    opset = max(versions)
+    if opset < MIN_OPSET:
+        raise UnsupportedOpError(
+            f"opset {opset} of the default ONNX domain is not supported; "
+            f"supported opsets: {MIN_OPSET}..{MAX_OPSET}"
+        )
+    return opset
+
+
+def check_newer_op_version(node: onnx.NodeProto, name: str, opset: int) -> None:
+    """Accept a node of a model newer than MAX_OPSET only if its op kept its interface.
+
+    Versions of our ops after MAX_OPSET mostly add element types; a version that changed the
+    inputs or outputs, or a node that sets an attribute added after MAX_OPSET, is rejected.
+    """
+    if opset <= MAX_OPSET:
+        return
+    try:
+        known = onnx.defs.get_schema(node.op_type, MAX_OPSET, "")
+        current = onnx.defs.get_schema(node.op_type, opset, "")
+    except onnx.defs.SchemaError:
+        return
+    if current.since_version <= MAX_OPSET:
+        return
+
+    def signature(schema: onnx.defs.OpSchema) -> object:
+        return (
+            [(param.name, param.option) for param in schema.inputs],
+            [(param.name, param.option) for param in schema.outputs],
+        )
+
+    new_attrs = sorted({attr.name for attr in node.attribute} - set(known.attributes))
+    if signature(known) != signature(current) or new_attrs:
+        change = f"sets attribute(s) {new_attrs}" if new_attrs else "changed inputs or outputs"
+        raise UnsupportedOpError(
+            f"ONNX node {name!r} ({node.op_type}, opset {opset}): {node.op_type}-"
+            f"{current.since_version} {change} after opset {MAX_OPSET}, which is not "
+            f"supported; supported opsets: {MIN_OPSET}..{MAX_OPSET}"
+        )
+
+
+def _describe(dims: Sequence[Dim]) -> str:
+    return "[" + ", ".join(str(dim) for dim in dims) + "]"
+
+
+def declared_dims(value_info: onnx.ValueInfoProto) -> list[Dim] | None:
+    """An input's declared dims (ints, or names of symbolic dims), or None if rank is unknown."""
+    tensor_type = value_info.type.tensor_type
+    if not tensor_type.HasField("shape"):
+        return None
+    return [
+        int(dim.dim_value) if dim.HasField("dim_value") else (dim.dim_param or "?")
+        for dim in tensor_type.shape.dim
+    ]
+
+
+def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[int] | None) -> TensorType:
+    """The static type of a graph input: its declared shape with symbolic dims bound."""
+    name = value_info.name
+    if value_info.type.WhichOneof("value") != "tensor_type":
+        raise UnsupportedOpError(f"input {name!r}: only tensor inputs are supported")
+    dtype = onnx_dtype_name(value_info.type.tensor_type.elem_type, f"input {name!r}")
+    dims = declared_dims(value_info)
+    hint = f"bind it with shape={{{name!r}: (...)}}"
+    if bound is not None:
+        given = tuple(int(dim) for dim in bound)
+        if any(dim < 0 for dim in given):
+            raise ShapeBindingError(f"input {name!r}: bound shape {list(given)} has a negative dim")
+        if dims is None:
+            return TensorType(given, dtype)
+        if len(given) != len(dims):
+            raise ShapeBindingError(
+                f"input {name!r}: bound shape {list(given)} has rank {len(given)}, but the "
+                f"model declares rank {len(dims)} {_describe(dims)}"
+            )
+        for axis, (declared, size) in enumerate(zip(dims, given, strict=True)):
+            if isinstance(declared, int) and declared != size:
+                raise ShapeBindingError(
+                    f"input {name!r}: bound shape {list(given)} conflicts with the model's "
+                    f"shape {_describe(dims)} at dim {axis} ({size} vs {declared})"
+                )
+        return TensorType(given, dtype)
+    if dims is None:
+        raise ShapeBindingError(f"input {name!r} has no declared shape; {hint}")
+    unknown = [(axis, dim) for axis, dim in enumerate(dims) if isinstance(dim, str)]
+    if unknown:
+        listed = ", ".join(f"{axis} ({dim!r})" for axis, dim in unknown)
+        raise ShapeBindingError(
+            f"input {name!r} has shape {_describe(dims)} with unknown dim(s) {listed}; {hint}"
+        )
+    return TensorType(tuple(int(dim) for dim in dims), dtype)
+
+
+class _GraphImporter:
+    """The state of one graph's import: the ONNX value name -> Expr table."""
+
+    def __init__(self, graph: onnx.GraphProto, opset: int) -> None:
+        self.graph = graph
+        self.opset = opset
+        self.nodes: list[onnx.NodeProto] = list(graph.node)
+        self.initializers: dict[str, onnx.TensorProto] = {
+            tensor.name: tensor for tensor in graph.initializer
+        }
+        self.sparse: set[str] = {
+            tensor.values.name for tensor in graph.sparse_initializer if tensor.values.name
+        }
+        self.values: dict[str, Expr] = {}
+        self.folded: dict[int, tuple[Expr, Expr]] = {}
+
+    def bind_inputs(self, shapes: Mapping[str, Sequence[int]]) -> list[Var]:
+        """Vars for the graph inputs that have no initializer, typed with `shapes` bound."""
+        inputs = [info for info in self.graph.input if info.name not in self.initializers]
+        names = [info.name for info in inputs]
+        unknown = sorted(set(shapes) - set(names))
+        if unknown:
+            raise ShapeBindingError(
+                f"cannot bind the shape of {unknown}: not an input of the model; inputs: {names}"
+            )
+        params = []
+        for info in inputs:
+            var = Var(info.name, input_type(info, shapes.get(info.name)))
+            self.values[info.name] = var
+            params.append(var)
+        return params
+
+    def select_outputs(self, outputs: Sequence[str] | None) -> list[str]:
+        """The value names to return: `outputs`, or the graph outputs."""
+        graph_outputs = [info.name for info in self.graph.output]
+        if outputs is None:
+            return graph_outputs
+        names = [outputs] if isinstance(outputs, str) else list(outputs)
+        if not names:
+            raise ModelImportError("outputs must name at least one value")
+        known = set(self.values) | set(self.initializers)
+        known.update(name for node in self.nodes for name in node.output if name)
+        missing = [name for name in names if name not in known]
+        if missing:
+            raise ModelImportError(
+                f"unknown output value(s) {missing}: no node, input or initializer has that "
+                f"name; graph outputs: {graph_outputs}"
+            )
+        return names
+
+    def convert(self, output_names: Sequence[str]) -> Expr:
+        """Convert the nodes `output_names` depend on; the body: one value or a Tuple."""
+        needed = self._needed_nodes(output_names)
+        self._check_supported(needed)
+        used = {name for index in needed for name in self.nodes[index].input if name}
+        used.update(output_names)
+        for index in needed:
+            self._convert_node(index, used)
+        fields = [self._value(name, "graph output") for name in output_names]
+        if len(fields) == 1:
+            return fields[0]
+        return Tuple(tuple(fields), ty=TupleType(tuple(field.checked_type for field in fields)))
+
+    def _needed_nodes(self, output_names: Sequence[str]) -> list[int]:
+        producer = {name: i for i, node in enumerate(self.nodes) for name in node.output if name}
+        needed: set[int] = set()
+        stack = list(output_names)
+        while stack:
+            index = producer.get(stack.pop())
+            if index is None or index in needed:
+                continue
+            needed.add(index)
+            stack.extend(name for name in self.nodes[index].input if name)
+        return sorted(needed)
+
+    def _check_supported(self, needed: Sequence[int]) -> None:
+        unsupported: dict[str, str] = {}
+        for index in needed:
+            node = self.nodes[index]
+            name = node.name or f"{node.op_type}_{index}"
+            if node.domain not in DEFAULT_DOMAINS:
+                raise UnsupportedOpError(
+                    f"ONNX node {name!r} ({node.op_type}): domain {node.domain!r} is not "
+                    "supported; only the default ONNX domain is"
+                )
+            if node.op_type not in CONVERTERS:
+                unsupported.setdefault(node.op_type, name)
+            else:
+                check_newer_op_version(node, name, self.opset)
+        if unsupported:
+            listed = ", ".join(f"{op} (node {name!r})" for op, name in unsupported.items())
+            raise UnsupportedOpError(
+                f"unsupported ONNX op(s) at opset {self.opset}: {listed}; "
+                f"supported op types: {', '.join(CONVERTERS)}"
+            )
+
+    def _value(self, name: str, where: str) -> Expr:
+        value = self.values.get(name)
+        if value is not None:
+            return value
+        if name in self.initializers:
+            constant = Constant(tensor_to_array(self.initializers[name], f"initializer {name!r}"))
+            self.values[name] = constant
+            return constant
+        if name in self.sparse:
+            raise UnsupportedOpError(f"{where}: sparse initializer {name!r} is not supported")
+        raise ModelImportError(f"{where}: value {name!r} is used before it is defined")
+
+    def _fold(self, expr: Expr) -> Expr:
+        # Cache by identity (keeping `expr` alive so that its id stays unique).
+        hit = self.folded.get(id(expr))
+        if hit is not None and hit[0] is expr:
+            return hit[1]
+        folded = fold_expr(expr)
+        self.folded[id(expr)] = (expr, folded)
+        return folded
+
+    def _convert_node(self, index: int, used: set[str]) -> None:
+        node = self.nodes[index]
+        name = node.name or f"{node.op_type}_{index}"
+        where = f"ONNX node {name!r} ({node.op_type}, opset {self.opset})"
+        inputs = tuple(self._value(value, where) if value else None for value in node.input)
+        attrs = parse_attributes(node, where)
+        ctx = NodeContext(node, index, self.opset, inputs, attrs, self._fold)
+        try:
+            result = CONVERTERS[node.op_type](ctx)
+        except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError) as err:
+            raise ModelImportError(f"{where}: cannot convert: {err}") from err
+        results = [result] if isinstance(result, Expr) else list(result)
+        for position, output in enumerate(node.output):
+            if not output:
+                continue
+            if position < len(results):
+                self.values[output] = results[position]
+            elif output in used:
+                raise UnsupportedOpError(
+                    f"{where}: output {position} ({_output_name(node, self.opset, position)}, "
+                    f"value {output!r}) is used, but only the first {len(results)} output(s) "
+                    "are supported"
+                )
+
+
+def _output_name(node: onnx.NodeProto, opset: int, position: int) -> str:
+    """The schema's name of an output (e.g. "Indices"), for messages."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, "")
+        return str(schema.outputs[position].name)
+    except (onnx.defs.SchemaError, IndexError):
+        return f"output {position}"

@@ -1,0 +1,164 @@
+"""Helpers shared by the ops' TE computes: index mapping, padding stages, builders, checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ir.graph.attrs import Attrs
+from ir.graph.types import TensorType, TupleType, Type
+from ir.te.tensor import TEError, Tensor, compute
+from ir.tir.expr import (
+    INDEX_DTYPE,
+    ExprLike,
+    IntImm,
+    PrimExpr,
+    as_expr,
+    cast,
+    const,
+    is_float,
+    logical_and,
+    ne,
+    select,
+)
+
+Indices = Sequence[PrimExpr]
+TeCompute = Callable[[Sequence[Tensor], Attrs, Type], "Tensor | tuple[Tensor, ...]"]
+
+
+def stage_name(op: str) -> str:
+    """The compute name for an op: its name without the `nn.` namespace."""
+    return op.removeprefix("nn.")
+
+
+def tensor_out(out_type: Type, op: str) -> TensorType:
+    """`out_type` as a tensor type, or a TEError."""
+    if not isinstance(out_type, TensorType):
+        raise TEError(f"{op}: expected a tensor output type, got {out_type}")
+    return out_type
+
+
+def check_output(result: Tensor, out_type: Type, op: str) -> Tensor:
+    """Return `result` after checking that it has the op's inferred shape and dtype."""
+    expected = tensor_out(out_type, op)
+    if result.shape != expected.shape or result.dtype != expected.dtype:
+        raise TEError(
+            f"{op}: TE compute produced {result.shape} {result.dtype}, "
+            f"but the op's type is {expected}"
+        )
+    return result
+
+
+def check_outputs(results: tuple[Tensor, ...], out_type: Type, op: str) -> tuple[Tensor, ...]:
+    """Check each tensor of a tuple-valued compute against the fields of `out_type`."""
+    if not isinstance(out_type, TupleType) or len(out_type.fields) != len(results):
+        raise TEError(f"{op}: {len(results)} TE outputs do not match the op's type {out_type}")
+    for result, field in zip(results, out_type.fields, strict=True):
+        check_output(result, field, op)
+    return results
+
+
+def index_const(value: int) -> PrimExpr:
+    """An index constant (int64)."""
+    return IntImm(int(value), INDEX_DTYPE)
+
+
+def broadcast_indices(shape: Sequence[int], out_indices: Indices) -> list[PrimExpr]:
+    """Indices into a tensor of `shape` broadcast to the output (numpy rules).
+
+    Leading output dimensions the input lacks are dropped; its size-1 dimensions read 0.
+    """
+    offset = len(out_indices) - len(shape)
+    return [
+        index_const(0) if dim == 1 else out_indices[offset + axis] for axis, dim in enumerate(shape)
+    ]
+
+
+def read_broadcast(tensor: Tensor, out_indices: Indices) -> PrimExpr:
+    """Read `tensor` at the output indices, broadcasting it (numpy rules)."""
+    return tensor[broadcast_indices(tensor.shape, out_indices)]
+
+
+def map_compute(
+    inputs: Sequence[Tensor],
+    out_type: Type,
+    fn: Callable[..., ExprLike],
+    name: str,
+    tag: str,
+) -> Tensor:
+    """out[i] = fn(*inputs broadcast to the output at i): elementwise and broadcast ops."""
+    out = tensor_out(out_type, name)
+
+    def body(*indices: PrimExpr) -> ExprLike:
+        return fn(*(read_broadcast(tensor, indices) for tensor in inputs))
+
+    return check_output(compute(out.shape, body, name=name, tag=tag), out, name)
+
+
+def in_range(index: PrimExpr, low: int, high: int, lower: bool = True) -> PrimExpr:
+    """`low <= index < high`, with the lower test left out when `lower` is False."""
+    upper = index < high
+    return logical_and(index >= low, upper) if lower else upper
+
+
+def pad_stage(
+    data: Tensor,
+    before: Sequence[int],
+    after: Sequence[int],
+    value: ExprLike,
+    name: str = "pad",
+) -> Tensor:
+    """A constant-padding stage (non-negative widths), or `data` itself when nothing pads."""
+    if not any(before) and not any(after):
+        return data
+    shape = [dim + lo + hi for dim, lo, hi in zip(data.shape, before, after, strict=True)]
+    fill = as_expr(value, data.dtype)
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        inside: PrimExpr = index_const(1)
+        source: list[PrimExpr] = []
+        for index, dim, lo, hi in zip(indices, data.shape, before, after, strict=True):
+            source.append(index - lo)
+            if lo or hi:
+                inside = logical_and(inside, in_range(index, lo, lo + dim, lower=lo > 0))
+        return select(inside, data[source], fill)
+
+    return compute(shape, body, name=name, tag="injective")
+
+
+def lowest(dtype: str) -> ExprLike:
+    """The smallest value of `dtype` (-inf for floats), the identity of max."""
+    if is_float(dtype):
+        return const(float("-inf"), dtype)
+    if dtype == "bool":
+        return const(False, dtype)
+    return const(int(np.iinfo(dtype).min), dtype)
+
+
+def accumulate_dtype(dtype: str) -> str:
+    """At least float32, as the references accumulate half precision (ints become float64)."""
+    return str(np.promote_types(dtype, np.float32).name)
+
+
+def float_math(value: PrimExpr, fn: Callable[[PrimExpr], PrimExpr]) -> PrimExpr:
+    """`fn(value)` for floats; for integers compute in float64 and truncate back, as numpy."""
+    if is_float(value.dtype):
+        return fn(value)
+    return cast(value.dtype, fn(cast("float64", value)))
+
+
+def trunc_div(lhs: PrimExpr, rhs: ExprLike) -> PrimExpr:
+    """Integer division rounding toward zero (as C and ONNX), built from floor division."""
+    divisor = as_expr(rhs, lhs.dtype)
+    quotient = lhs // divisor
+    # A negative floor quotient that is inexact lies one below the truncated one.
+    return select(logical_and(quotient < 0, ne(quotient * divisor, lhs)), quotient + 1, quotient)
+
+
+def numpy_scalar(value: object, dtype: str) -> int | float | bool:
+    """`value` converted to `dtype` the way numpy's astype does (wrapping, truncating)."""
+    with np.errstate(all="ignore"):
+        item = np.asarray(value).astype(dtype).item()
+    assert isinstance(item, int | float | bool)
+    return item

@@ -1,0 +1,229 @@
+"""TE tensors and operations: `placeholder`, `compute(shape, fn)`, `reduce_axis`, reductions.
+
+Operations and tensors are immutable and compared by identity: a TE program is a DAG of
+operation objects, as in TVM. A compute's body may be a Reduce only at its top level.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ir.tir.expr import (
+    INDEX_DTYPE,
+    ExprLike,
+    IterVar,
+    PrimExpr,
+    Reduce,
+    TensorRead,
+    Var,
+    as_expr,
+    const,
+)
+from ir.tir.visit import walk_expr
+
+REDUCE_IDENTITY = {"sum": 0.0, "prod": 1.0, "max": float("-inf"), "min": float("inf")}
+
+
+class TEError(ValueError):
+    """A tensor expression is malformed (wrong index count, nested reduction, ...)."""
+
+
+@dataclass(frozen=True, eq=False)
+class PlaceholderOp:
+    """An input of a TE program."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+
+    @property
+    def input_tensors(self) -> tuple[Tensor, ...]:
+        """Placeholders read nothing."""
+        return ()
+
+
+@dataclass(frozen=True, eq=False)
+class ComputeOp:
+    """out[axes] = body, where body may be a top-level Reduce over reduce axes."""
+
+    name: str
+    axes: tuple[IterVar, ...]
+    body: PrimExpr
+    tag: str = ""
+    attrs: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The output shape."""
+        return tuple(axis.extent for axis in self.axes)
+
+    @property
+    def dtype(self) -> str:
+        """The output dtype."""
+        return self.body.dtype
+
+    @property
+    def reduce_axes(self) -> tuple[IterVar, ...]:
+        """The reduction axes (empty for an elementwise compute)."""
+        return self.body.axes if isinstance(self.body, Reduce) else ()
+
+    @property
+    def input_tensors(self) -> tuple[Tensor, ...]:
+        """Tensors read by the body, in first-read order, each once."""
+        seen: dict[int, Tensor] = {}
+        for node in walk_expr(self.body):
+            if isinstance(node, TensorRead) and id(node.tensor) not in seen:
+                seen[id(node.tensor)] = node.tensor
+        return tuple(seen.values())
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        """An attribute value (hints for schedules, e.g. which input is a constant weight)."""
+        return dict(self.attrs).get(key, default)
+
+
+Operation = PlaceholderOp | ComputeOp
+
+
+@dataclass(frozen=True, eq=False)
+class Tensor:
+    """The output of an operation; index it to read an element: `A[i, j]`."""
+
+    op: Operation
+
+    @property
+    def name(self) -> str:
+        """The operation's name."""
+        return self.op.name
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The tensor's shape."""
+        return self.op.shape
+
+    @property
+    def dtype(self) -> str:
+        """The element dtype."""
+        return self.op.dtype
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    def __getitem__(self, indices: ExprLike | Sequence[ExprLike]) -> PrimExpr:
+        items = tuple(indices) if isinstance(indices, tuple | list) else (indices,)
+        if len(items) != self.ndim:
+            raise TEError(f"{self.name} has {self.ndim} dimensions, indexed with {len(items)}")
+        exprs = tuple(as_expr(index, INDEX_DTYPE) for index in items)
+        for index in exprs:
+            if index.dtype not in ("int64", "int32"):
+                raise TEError(f"{self.name}: index {index} must be an integer, not {index.dtype}")
+        return TensorRead(self, exprs)
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.name}, {self.shape}, {self.dtype})"
+
+
+def placeholder(shape: Sequence[int], dtype: str = "float32", name: str = "data") -> Tensor:
+    """An input tensor of a TE program."""
+    return Tensor(PlaceholderOp(name, tuple(int(d) for d in shape), dtype))
+
+
+def reduce_axis(extent: int, name: str = "k") -> IterVar:
+    """A reduction axis over [0, extent)."""
+    if extent <= 0:
+        raise TEError(f"reduce axis {name} needs a positive extent, got {extent}")
+    return IterVar(Var(name), int(extent), "reduce")
+
+
+def _reduce(
+    combiner: str, source: ExprLike, axis: IterVar | Sequence[IterVar], where: PrimExpr | None
+) -> PrimExpr:
+    axes = (axis,) if isinstance(axis, IterVar) else tuple(axis)
+    for item in axes:
+        if item.kind != "reduce":
+            raise TEError(f"{combiner}: axis {item.name} is not a reduce axis")
+    return Reduce(combiner, as_expr(source), axes, where)
+
+
+def sum_reduce(
+    source: ExprLike, axis: IterVar | Sequence[IterVar], where: PrimExpr | None = None
+) -> PrimExpr:
+    """Sum of `source` over reduce axes (elements where `where` is false are skipped)."""
+    return _reduce("sum", source, axis, where)
+
+
+def max_reduce(
+    source: ExprLike, axis: IterVar | Sequence[IterVar], where: PrimExpr | None = None
+) -> PrimExpr:
+    """Maximum of `source` over reduce axes."""
+    return _reduce("max", source, axis, where)
+
+
+def min_reduce(
+    source: ExprLike, axis: IterVar | Sequence[IterVar], where: PrimExpr | None = None
+) -> PrimExpr:
+    """Minimum of `source` over reduce axes."""
+    return _reduce("min", source, axis, where)
+
+
+def prod_reduce(
+    source: ExprLike, axis: IterVar | Sequence[IterVar], where: PrimExpr | None = None
+) -> PrimExpr:
+    """Product of `source` over reduce axes."""
+    return _reduce("prod", source, axis, where)
+
+
+def reduce_identity(combiner: str, dtype: str) -> PrimExpr:
+    """The identity element of a combiner in `dtype` (0, 1, -inf, +inf; int extremes for ints)."""
+    value = REDUCE_IDENTITY[combiner]
+    if not dtype.startswith("float") and value in (float("inf"), float("-inf")):
+        import numpy as np
+
+        info = np.iinfo(dtype) if dtype != "bool" else None
+        if info is None:
+            return const(0 if value > 0 else 1, "bool")
+        return const(info.max if value > 0 else info.min, dtype)
+    return const(value, dtype)
+
+
+def compute(
+    shape: Sequence[int],
+    fcompute: Callable[..., ExprLike],
+    name: str = "compute",
+    tag: str = "",
+    attrs: dict[str, Any] | None = None,
+    axis_names: Sequence[str] | None = None,
+) -> Tensor:
+    """A tensor whose element at `indices` is `fcompute(*indices)`.
+
+    `fcompute` takes one index variable per output dimension (or a single `*indices`).
+    """
+    dims = tuple(int(d) for d in shape)
+    if any(d <= 0 for d in dims):
+        raise TEError(f"compute {name}: every dimension must be positive, got {dims}")
+    names = list(axis_names) if axis_names is not None else _axis_names(fcompute, len(dims))
+    axes = tuple(IterVar(Var(names[i]), dims[i], "spatial") for i in range(len(dims)))
+    body = as_expr(fcompute(*(axis.var for axis in axes)))
+    for node in walk_expr(body):
+        if isinstance(node, Reduce) and node is not body:
+            raise TEError(f"compute {name}: a reduction must be the top-level expression")
+    reduce_names = [axis.name for axis in body.axes] if isinstance(body, Reduce) else []
+    all_names = names + reduce_names
+    if len(set(all_names)) != len(all_names):
+        raise TEError(f"compute {name}: axis names must be unique, got {all_names}")
+    op = ComputeOp(name, axes, body, tag, tuple(sorted((attrs or {}).items())))
+    return Tensor(op)
+
+
+def _axis_names(fcompute: Callable[..., Any], ndim: int) -> list[str]:
+    try:
+        params = list(inspect.signature(fcompute).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if len(params) == ndim and all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
+        return [p.name for p in params]
+    return [f"i{index}" for index in range(ndim)]

@@ -1,0 +1,263 @@
+"""Bad models and bad bindings raise typed errors whose messages say what is wrong and where."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from ir.errors import (
+    ModelImportError,
+    ShapeBindingError,
+    TypeInferenceError,
+    UnsupportedOpError,
+)
+from ir.frontend.onnx import from_onnx
+from ir.graph.types import TensorType
+from ir.reference import evaluate
+from tests.ir.frontend.onnx_helpers import IR_VERSION, make_model
+
+LIGHT_DIR = Path(os.path.dirname(onnx.__file__)) / "backend" / "test" / "data" / "light"
+
+
+def raw_model(
+    nodes: Sequence[onnx.NodeProto],
+    inputs: Sequence[onnx.ValueInfoProto],
+    outputs: Sequence[onnx.ValueInfoProto],
+    opset: int = 13,
+    initializers: Sequence[onnx.TensorProto] = (),
+    extra_opsets: Sequence[onnx.OperatorSetIdProto] = (),
+) -> onnx.ModelProto:
+    """A model built without ONNX shape inference (so that it may be inconsistent)."""
+    graph = helper.make_graph(list(nodes), "bad", list(inputs), list(outputs), list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), *extra_opsets])
+    model.ir_version = IR_VERSION
+    return model
+
+
+def tensor(name: str, shape: Sequence[int | str] | None, elem: int = TensorProto.FLOAT) -> object:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+# --- bytes and files -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data", [b"not an onnx model", bytes(range(256)), b""])
+def test_garbage_bytes(data: bytes) -> None:
+    with pytest.raises(ModelImportError, match="cannot parse ONNX model"):
+        from_onnx(data)
+
+
+def test_truncated_model_bytes() -> None:
+    data = (LIGHT_DIR / "light_squeezenet.onnx").read_bytes()
+    with pytest.raises(ModelImportError, match="cannot parse ONNX model"):
+        from_onnx(data[: len(data) // 2])
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.onnx"
+    with pytest.raises(ModelImportError, match="cannot read ONNX model file") as info:
+        from_onnx(missing)
+    assert "missing.onnx" in str(info.value)
+
+
+def test_checker_failure_is_reported() -> None:
+    node = helper.make_node("Relu", ["undefined_value"], ["y"], name="relu0")
+    model = raw_model([node], [tensor("x", [2, 3])], [tensor("y", [2, 3])])
+    with pytest.raises(ModelImportError, match="invalid ONNX model") as info:
+        from_onnx(model)
+    assert "undefined_value" in str(info.value)
+
+
+def test_opset_out_of_range() -> None:
+    node = helper.make_node("Relu", ["x"], ["y"])
+    model = raw_model([node], [tensor("x", [2])], [tensor("y", [2])], opset=8)
+    with pytest.raises(UnsupportedOpError, match=r"opset 8 .* supported opsets: 9\.\.21"):
+        from_onnx(model)
+
+
+def test_newer_opset_imports_ops_whose_interface_is_unchanged() -> None:
+    nodes = [
+        helper.make_node("Cast", ["x"], ["c"], to=TensorProto.FLOAT),
+        helper.make_node("Reshape", ["c", "shape"], ["r"]),
+        helper.make_node("Relu", ["r"], ["y"]),
+    ]
+    shape = helper.make_tensor("shape", TensorProto.INT64, [1], [-1])
+    opset = onnx.defs.onnx_opset_version()
+    assert opset > 21
+    model = raw_model(
+        nodes, [tensor("x", [2, 3], TensorProto.INT32)], [tensor("y", [6])], opset, [shape]
+    )
+    x = np.array([[1, -2, 3], [-4, 5, -6]], np.int32)
+    result = evaluate(from_onnx(model), {"x": x})
+    np.testing.assert_array_equal(result, np.maximum(x, 0).reshape(-1).astype(np.float32))
+
+
+def test_newer_opset_rejects_attributes_added_after_21() -> None:
+    node = helper.make_node("Cast", ["x"], ["y"], name="cast_rounding", to=1, round_mode="up")
+    model = raw_model([node], [tensor("x", [2], TensorProto.INT32)], [tensor("y", [2])], opset=24)
+    with pytest.raises(UnsupportedOpError, match=r"cast_rounding.*round_mode.*opset 21"):
+        from_onnx(model)
+
+
+# --- unsupported content ---------------------------------------------------------------
+
+
+def test_unsupported_op_names_op_node_opset_and_supported_ops() -> None:
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"], name="relu0"),
+        helper.make_node("Sin", ["r"], ["y"], name="my_sine"),
+    ]
+    model = make_model(nodes, {"x": ([2, 3], np.float32)}, opset=13)
+    with pytest.raises(UnsupportedOpError) as info:
+        from_onnx(model)
+    message = str(info.value)
+    for expected in ("Sin", "my_sine", "opset 13", "Conv", "Relu"):
+        assert expected in message
+
+
+def test_unsupported_attribute_value_names_node_and_attribute() -> None:
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv_bad", auto_pad="SIDEWAYS")
+    weight = helper.make_tensor("w", TensorProto.FLOAT, [2, 1, 3, 3], np.zeros(18).tolist())
+    model = raw_model(
+        [node], [tensor("x", [1, 1, 5, 5])], [tensor("y", [1, 2, 5, 5])], initializers=[weight]
+    )
+    with pytest.raises(UnsupportedOpError, match="conv_bad") as info:
+        from_onnx(model)
+    assert "auto_pad='SIDEWAYS'" in str(info.value)
+    assert "SAME_UPPER" in str(info.value)
+
+
+def test_non_default_domain_is_unsupported() -> None:
+    node = helper.make_node("FusedThing", ["x"], ["y"], name="fused0", domain="com.example")
+    model = raw_model(
+        [node],
+        [tensor("x", [2])],
+        [tensor("y", [2])],
+        extra_opsets=[helper.make_opsetid("com.example", 1)],
+    )
+    with pytest.raises(UnsupportedOpError, match=r"fused0.*domain 'com\.example'"):
+        from_onnx(model)
+
+
+def test_cast_to_unsupported_dtype_names_attribute() -> None:
+    node = helper.make_node("Cast", ["x"], ["y"], name="cast0", to=TensorProto.UINT16)
+    model = make_model([node], {"x": ([2], np.float32)}, {"y": np.uint16})
+    with pytest.raises(UnsupportedOpError, match=r"cast0.*attribute to='UINT16'"):
+        from_onnx(model)
+
+
+def test_max_pool_indices_output_is_unsupported_when_used() -> None:
+    nodes = [
+        helper.make_node(
+            "MaxPool", ["x"], ["pooled", "indices"], name="pool0", kernel_shape=[2, 2]
+        ),
+        helper.make_node("Cast", ["indices"], ["y"], to=TensorProto.FLOAT),
+    ]
+    model = make_model(nodes, {"x": ([1, 1, 4, 4], np.float32)})
+    with pytest.raises(UnsupportedOpError, match=r"pool0.*output 1 \(Indices"):
+        from_onnx(model)
+
+
+def test_max_pool_unused_indices_output_is_fine() -> None:
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["y", "indices"], name="pool0", kernel_shape=[2, 2]),
+    ]
+    model = make_model(nodes, {"x": ([1, 1, 4, 4], np.float32)})
+    assert from_onnx(model).ret_type.shape == (1, 1, 3, 3)  # type: ignore[union-attr]
+
+
+def test_dropout_mask_output_is_unsupported_when_used() -> None:
+    nodes = [
+        helper.make_node("Dropout", ["x"], ["d", "mask"], name="drop0"),
+        helper.make_node("Cast", ["mask"], ["y"], to=TensorProto.FLOAT),
+    ]
+    model = make_model(nodes, {"x": ([2, 3], np.float32)})
+    with pytest.raises(UnsupportedOpError, match=r"drop0.*output 1 \(mask"):
+        from_onnx(model)
+
+
+# --- shapes ----------------------------------------------------------------------------
+
+
+def _symbolic_model() -> onnx.ModelProto:
+    node = helper.make_node("Relu", ["images"], ["y"])
+    return make_model([node], {"images": (["batch", 3, "height", 8], np.float32)})
+
+
+def test_unbound_symbolic_dim_names_input_and_dims() -> None:
+    with pytest.raises(ShapeBindingError) as info:
+        from_onnx(_symbolic_model())
+    message = str(info.value)
+    for expected in ("'images'", "'batch'", "'height'", "shape="):
+        assert expected in message
+
+
+def test_binding_an_unknown_input_lists_the_inputs() -> None:
+    with pytest.raises(ShapeBindingError, match=r"'imgs'.*not an input.*\['images'\]"):
+        from_onnx(_symbolic_model(), shape={"imgs": (1, 3, 4, 8)})
+
+
+@pytest.mark.parametrize(
+    ("bound", "pattern"),
+    [
+        ((1, 3, 4), r"rank 3.*rank 4"),
+        ((1, 4, 4, 8), r"dim 1 \(4 vs 3\)"),
+        ((1, 3, 4, 9), r"dim 3 \(9 vs 8\)"),
+    ],
+)
+def test_conflicting_bound_shape(bound: tuple[int, ...], pattern: str) -> None:
+    with pytest.raises(ShapeBindingError, match=pattern):
+        from_onnx(_symbolic_model(), shape={"images": bound})
+
+
+def test_inconsistent_shapes_name_the_node_and_both_shapes() -> None:
+    node = helper.make_node("Add", ["a", "b"], ["y"], name="bad_add")
+    model = raw_model([node], [tensor("a", [2, 3]), tensor("b", [4, 5])], [tensor("y", [2, 3])])
+    with pytest.raises(TypeInferenceError) as info:
+        from_onnx(model)
+    message = str(info.value)
+    for expected in ("bad_add", "(2, 3)", "(4, 5)"):
+        assert expected in message
+
+
+def test_reshape_to_a_runtime_shape_must_be_static() -> None:
+    node = helper.make_node("Reshape", ["x", "target"], ["y"], name="reshape_dyn")
+    model = raw_model(
+        [node],
+        [tensor("x", [2, 6]), tensor("target", [2], TensorProto.INT64)],
+        [tensor("y", ["a", "b"])],
+    )
+    with pytest.raises(ModelImportError) as info:
+        from_onnx(model)
+    message = str(info.value)
+    for expected in ("reshape_dyn", "shape", "compile-time constant", "'target'", "bind"):
+        assert expected in message
+
+
+def test_reshape_from_a_shape_computation_is_static() -> None:
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Slice", ["s", "zero", "one"], ["batch"]),
+        helper.make_node("Concat", ["batch", "minus_one"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+    ]
+    initializers = [
+        helper.make_tensor(name, TensorProto.INT64, [1], [value])
+        for name, value in (("zero", 0), ("one", 1), ("minus_one", -1))
+    ]
+    model = raw_model(
+        nodes, [tensor("x", ["n", 3, 4])], [tensor("y", ["n", 12])], initializers=initializers
+    )
+    function = from_onnx(model, shape={"x": (5, 3, 4)})
+    assert function.ret_type == TensorType((5, 12), "float32")
+
+
+def test_unknown_output_name() -> None:
+    with pytest.raises(ModelImportError, match=r"unknown output value\(s\) \['nope'\]"):
+        from_onnx(_symbolic_model(), shape={"images": (1, 3, 4, 8)}, outputs=["nope"])

@@ -1,0 +1,312 @@
+"""Single-node ONNX models of convolution, dense, pooling and normalisation ops vs onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.ir.frontend.onnx_helpers import (
+    OpCase,
+    assert_matches_onnxruntime,
+    op_case,
+    positive,
+    randn,
+)
+
+IMAGE = randn(2, 4, 9, 9)
+WEIGHT = randn(6, 4, 3, 3)
+
+CONV = [
+    op_case("conv_pads", "Conv", ["x", "w"], {"x": IMAGE}, consts={"w": WEIGHT}, pads=[1, 1, 1, 1]),
+    op_case(
+        "conv_bias_strides",
+        "Conv",
+        ["x", "w", "b"],
+        {"x": IMAGE},
+        consts={"w": WEIGHT, "b": randn(6)},
+        strides=[2, 2],
+        pads=[0, 1, 2, 1],
+    ),
+    op_case(
+        "conv_dilations",
+        "Conv",
+        ["x", "w"],
+        {"x": IMAGE},
+        consts={"w": WEIGHT},
+        dilations=[2, 2],
+        kernel_shape=[3, 3],
+    ),
+    op_case(
+        "conv_groups",
+        "Conv",
+        ["x", "w"],
+        {"x": IMAGE},
+        consts={"w": randn(8, 2, 3, 3)},
+        group=2,
+    ),
+    op_case(
+        "conv_depthwise",
+        "Conv",
+        ["x", "w"],
+        {"x": IMAGE},
+        consts={"w": randn(4, 1, 3, 3)},
+        group=4,
+        pads=[1, 1, 1, 1],
+    ),
+    op_case(
+        "conv_runtime_weight",
+        "Conv",
+        ["x", "w"],
+        {"x": IMAGE, "w": WEIGHT},
+    ),
+    op_case(
+        "conv_1d",
+        "Conv",
+        ["x", "w", "b"],
+        {"x": randn(2, 4, 11)},
+        consts={"w": randn(5, 4, 3), "b": randn(5)},
+        pads=[2, 1],
+        strides=[2],
+    ),
+] + [
+    op_case(
+        f"conv_{auto_pad.lower()}",
+        "Conv",
+        ["x", "w"],
+        {"x": randn(1, 4, 8, 7)},
+        consts={"w": randn(3, 4, 4, 3)},
+        strides=[2, 2],
+        auto_pad=auto_pad,
+    )
+    for auto_pad in ("SAME_UPPER", "SAME_LOWER", "VALID")
+]
+
+DENSE = [
+    op_case(
+        "gemm",
+        "Gemm",
+        ["a", "b", "c"],
+        {"a": randn(3, 5)},
+        consts={"b": randn(5, 4), "c": randn(4)},
+    ),
+    op_case(
+        "gemm_trans_alpha_beta",
+        "Gemm",
+        ["a", "b", "c"],
+        {"a": randn(5, 3)},
+        consts={"b": randn(4, 5), "c": randn(3, 4)},
+        transA=1,
+        transB=1,
+        alpha=0.5,
+        beta=2.0,
+    ),
+    op_case("gemm_no_c_11", "Gemm", ["a", "b"], {"a": randn(3, 5), "b": randn(5, 4)}, opset=11),
+    op_case(
+        "gemm_opset_9",
+        "Gemm",
+        ["a", "b", "c"],
+        {"a": randn(3, 5)},
+        consts={"b": randn(4, 5), "c": randn(1, 4)},
+        transB=1,
+        opset=9,
+    ),
+    op_case(
+        "gemm_beta_zero",
+        "Gemm",
+        ["a", "b", "c"],
+        {"a": randn(3, 5)},
+        consts={"b": randn(5, 4), "c": randn(3, 1)},
+        beta=0.0,
+    ),
+    op_case("matmul_2d", "MatMul", ["a", "b"], {"a": randn(3, 5), "b": randn(5, 4)}),
+    op_case(
+        "matmul_batched_weight",
+        "MatMul",
+        ["a", "b"],
+        {"a": randn(2, 3, 5)},
+        consts={"b": randn(5, 4)},
+    ),
+    op_case("matmul_4d", "MatMul", ["a", "b"], {"a": randn(2, 3, 4, 5), "b": randn(2, 3, 5, 6)}),
+    op_case(
+        "matmul_broadcast", "MatMul", ["a", "b"], {"a": randn(2, 1, 4, 5), "b": randn(3, 5, 6)}
+    ),
+    op_case("matmul_vector_rhs", "MatMul", ["a", "b"], {"a": randn(2, 3, 5), "b": randn(5)}),
+    op_case("matmul_vector", "MatMul", ["a", "b"], {"a": randn(5), "b": randn(2, 5, 3)}),
+]
+
+NORM = [
+    op_case(
+        f"batch_norm_{opset}",
+        "BatchNormalization",
+        ["x", "s", "b", "m", "v"],
+        {"x": IMAGE},
+        consts={"s": randn(4), "b": randn(4), "m": randn(4), "v": positive(4)},
+        epsilon=1e-3,
+        opset=opset,
+    )
+    for opset in (9, 15)
+] + [
+    op_case("lrn", "LRN", ["x"], {"x": IMAGE}, size=3, alpha=1e-3, beta=0.7, bias=2.0),
+    op_case("lrn_defaults", "LRN", ["x"], {"x": IMAGE}, size=5),
+    op_case(
+        "layer_norm_last_axis",
+        "LayerNormalization",
+        ["x", "s", "b"],
+        {"x": randn(2, 3, 8)},
+        consts={"s": randn(8), "b": randn(8)},
+        opset=17,
+        epsilon=1e-3,
+    ),
+    op_case(
+        "layer_norm_two_axes_no_bias",
+        "LayerNormalization",
+        ["x", "s"],
+        {"x": randn(2, 3, 8)},
+        consts={"s": randn(3, 8)},
+        opset=17,
+        axis=-2,
+    ),
+    op_case(
+        "layer_norm_axis0_broadcast_bias",
+        "LayerNormalization",
+        ["x", "s", "b"],
+        {"x": randn(2, 3, 4)},
+        consts={"s": randn(2, 3, 4), "b": randn(4)},
+        opset=17,
+        axis=0,
+    ),
+    op_case("dropout_9", "Dropout", ["x"], {"x": randn(3, 4)}, opset=9, ratio=0.3),
+    op_case(
+        "dropout_13_ratio_input",
+        "Dropout",
+        ["x", "r"],
+        {"x": randn(3, 4)},
+        consts={"r": np.array(0.2, np.float32)},
+    ),
+]
+
+POOL = [
+    op_case("max_pool", "MaxPool", ["x"], {"x": IMAGE}, kernel_shape=[2, 2], strides=[2, 2]),
+    op_case(
+        "max_pool_pads_9",
+        "MaxPool",
+        ["x"],
+        {"x": IMAGE},
+        kernel_shape=[3, 3],
+        pads=[1, 1, 1, 1],
+        strides=[2, 2],
+        opset=9,
+    ),
+    op_case(
+        "max_pool_ceil",
+        "MaxPool",
+        ["x"],
+        {"x": randn(1, 2, 8, 8)},
+        kernel_shape=[3, 3],
+        strides=[2, 2],
+        ceil_mode=1,
+    ),
+    op_case(
+        "max_pool_dilations", "MaxPool", ["x"], {"x": IMAGE}, kernel_shape=[2, 2], dilations=[2, 2]
+    ),
+    op_case(
+        "max_pool_same_upper",
+        "MaxPool",
+        ["x"],
+        {"x": IMAGE},
+        kernel_shape=[2, 2],
+        strides=[2, 2],
+        auto_pad="SAME_UPPER",
+    ),
+    op_case("max_pool_1d", "MaxPool", ["x"], {"x": randn(2, 3, 10)}, kernel_shape=[3], strides=[2]),
+    op_case("avg_pool", "AveragePool", ["x"], {"x": IMAGE}, kernel_shape=[3, 3], strides=[2, 2]),
+    op_case(
+        "avg_pool_pads_exclude",
+        "AveragePool",
+        ["x"],
+        {"x": IMAGE},
+        kernel_shape=[3, 3],
+        pads=[1, 1, 1, 1],
+        strides=[2, 2],
+    ),
+    op_case(
+        "avg_pool_pads_include",
+        "AveragePool",
+        ["x"],
+        {"x": IMAGE},
+        kernel_shape=[3, 3],
+        pads=[1, 1, 1, 1],
+        count_include_pad=1,
+    ),
+    op_case(
+        "avg_pool_ceil",
+        "AveragePool",
+        ["x"],
+        {"x": randn(1, 2, 8, 8)},
+        kernel_shape=[3, 3],
+        strides=[2, 2],
+        ceil_mode=1,
+    ),
+    op_case(
+        "avg_pool_same_lower",
+        "AveragePool",
+        ["x"],
+        {"x": IMAGE},
+        kernel_shape=[2, 2],
+        strides=[2, 2],
+        auto_pad="SAME_LOWER",
+    ),
+    op_case(
+        "avg_pool_ceil_pads_include",
+        "AveragePool",
+        ["x"],
+        {"x": IMAGE},
+        kernel_shape=[3, 3],
+        strides=[2, 2],
+        pads=[1, 1, 1, 1],
+        ceil_mode=1,
+        count_include_pad=1,
+    ),
+    op_case(
+        "max_pool_ceil_pads",
+        "MaxPool",
+        ["x"],
+        {"x": IMAGE},
+        kernel_shape=[3, 3],
+        strides=[2, 2],
+        pads=[1, 1, 1, 1],
+        ceil_mode=1,
+    ),
+    op_case(
+        "avg_pool_19_dilations",
+        "AveragePool",
+        ["x"],
+        {"x": randn(1, 2, 10, 10)},
+        kernel_shape=[3, 3],
+        strides=[2, 2],
+        dilations=[2, 2],
+        pads=[1, 0, 2, 1],
+        opset=19,
+    ),
+    op_case("global_avg_pool", "GlobalAveragePool", ["x"], {"x": IMAGE}),
+    op_case("global_max_pool", "GlobalMaxPool", ["x"], {"x": IMAGE}),
+    op_case("global_avg_pool_1d", "GlobalAveragePool", ["x"], {"x": randn(2, 3, 7)}),
+]
+
+SOFTMAX = [
+    op_case(
+        f"{op.lower()}_{opset}_axis{axis}", op, ["x"], {"x": randn(2, 3, 4)}, opset=opset, axis=axis
+    )
+    for op in ("Softmax", "LogSoftmax")
+    for opset in (11, 13)
+    for axis in (0, 1, -1)
+] + [
+    op_case("softmax_9_rank4_axis2", "Softmax", ["x"], {"x": randn(2, 3, 4, 5)}, opset=9, axis=2),
+    op_case("softmax_11_default", "Softmax", ["x"], {"x": randn(2, 3, 4)}, opset=11),
+    op_case("softmax_13_default", "Softmax", ["x"], {"x": randn(2, 3, 4)}, opset=13),
+]
+
+
+@pytest.mark.parametrize("case", CONV + DENSE + NORM + POOL + SOFTMAX)
+def test_nn_op_matches_onnxruntime(case: OpCase) -> None:
+    assert_matches_onnxruntime(case.model(), case.feeds)
