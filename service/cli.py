@@ -61,6 +61,30 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    import time
+
+    from service.run_model import parse_input_files, prepare_model, run_model, save_outputs
+
+    inputs = parse_input_files(args.input)
+    start = time.perf_counter()
+    model = prepare_model(Path(args.model), parse_shape_bindings(args.shape))
+    compile_s = time.perf_counter() - start
+    result = run_model(model, inputs, args.bench or 0, compile_s)
+    if args.output:
+        save_outputs(Path(args.output), result.outputs)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0
+    for index, output in enumerate(result.outputs):
+        shape = "x".join(str(d) for d in output.shape) or "scalar"
+        print(f"output {index}: {shape} {output.dtype.name}")
+    print(f"compiled {result.kernels} kernels in {compile_s:.1f} s")
+    if result.median_latency_s is not None:
+        print(f"median latency over {args.bench} runs: {result.median_latency_s * 1e3:.2f} ms")
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from service.inspect import inspect_model, render_inspection
 
@@ -95,6 +119,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("--no-graph", action="store_true", help="omit the optimised graph text")
     inspect.set_defaults(handler=_cmd_inspect)
+
+    run = commands.add_parser("run", help="compile a model and run it on .npy inputs")
+    run.add_argument("model", help="path to an ONNX model")
+    run.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="an input array (repeatable)",
+    )
+    run.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=DxDxD",
+        help="bind a symbolic input shape (repeatable)",
+    )
+    run.add_argument("--output", metavar="OUT.npz", help="save the outputs")
+    run.add_argument("--bench", type=int, metavar="N", help="time N runs, print the median")
+    run.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    run.set_defaults(handler=_cmd_run)
 
     demo = commands.add_parser("demo", help="run the main job end to end on a bundled model")
     demo.set_defaults(handler=_cmd_demo)

@@ -21,6 +21,7 @@ from ir.errors import ScheduleError
 from ir.lower.region import Region, constant_range, infer_region
 from ir.schedule.schedule import Schedule, Split, Stage
 from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
+from ir.tir.arith import bound
 from ir.tir.expr import (
     Buffer,
     IntImm,
@@ -39,6 +40,13 @@ from ir.tir.visit import map_expr, substitute, walk_expr
 
 _LOOP_KIND = {"parallel": "parallel", "vectorize": "vectorized", "unroll": "unrolled"}
 _COMBINE = {"sum": "add", "max": "max", "min": "min", "prod": "mul"}
+
+
+def _interval(expr: PrimExpr, ranges: Mapping[Var, tuple[int, int]]) -> tuple[int, int] | None:
+    low, high = bound(expr, ranges)
+    if low is None or high is None:
+        return None
+    return low, high
 
 
 def flat_index(indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
@@ -225,7 +233,7 @@ class _Lowering:
         if region is not None:
             for index, axis in enumerate(op.axes):
                 start = nest.offsets[index]
-                bounds = constant_range(start, outer_ranges)
+                bounds = constant_range(start, outer_ranges) or _interval(start, outer_ranges)
                 if (
                     bounds is not None
                     and bounds[0] >= 0

@@ -1,0 +1,245 @@
+"""Default schedules: what every fused function gets when nothing has been tuned.
+
+Step 1. Inline elementwise and injective stages into their readers, except a padding
+        stage feeding a convolution (materialised once, so the hot loop has no selects).
+Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is register
+        tiled: the output stage is split into tiles, outer tiles run in parallel and the
+        reduction is computed per tile into a local accumulator, spatial tile innermost
+        and vectorized, the other tile axis unrolled. A dense/matmul weight that is a
+        constant input is repacked so the vectorized axis is contiguous.
+Step 3. Every other stage: parallel over its fused outer spatial loops, reductions
+        inside, and the innermost spatial loop vectorized when it is long enough.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ir.schedule.hardware import HardwareParams
+from ir.schedule.schedule import Schedule, Stage
+from ir.te.program import TEProgram
+from ir.tir.expr import Reduce, TensorRead
+from ir.tir.visit import walk_expr
+
+GEMM_TAGS = ("conv2d", "dense", "matmul", "batch_matmul")
+MIN_PARALLEL_WORK = 4096  # output elements x reduction size below which threads cost more
+
+
+def _divisor_at_most(extent: int, limit: int) -> int:
+    for candidate in range(min(extent, limit), 0, -1):
+        if extent % candidate == 0:
+            return candidate
+    return 1
+
+
+def _read_stage_names(schedule: Schedule, stage: Stage) -> list[str]:
+    names = []
+    for node in walk_expr(stage.op.body):
+        if isinstance(node, TensorRead):
+            name = schedule.stage_of_op.get(id(node.tensor.op))
+            if name is not None and name not in names:
+                names.append(name)
+    return names
+
+
+def _work(stage: Stage) -> int:
+    total = 1
+    for axis in (*stage.op.axes, *stage.op.reduce_axes):
+        total *= axis.extent
+    return total
+
+
+class _DefaultScheduler:
+    def __init__(
+        self, program: TEProgram, hardware: HardwareParams, constant_inputs: Collection[str]
+    ) -> None:
+        self.schedule = Schedule(program)
+        self.hardware = hardware
+        self.constant_inputs = set(constant_inputs)
+
+    def run(self) -> Schedule:
+        sch = self.schedule
+        # Step 1.
+        for name in list(sch.stages):
+            stage = sch.stages[name]
+            if stage.is_output or isinstance(stage.op.body, Reduce):
+                continue
+            if name.startswith("pad") and any(
+                sch.stages[reader].op.tag in GEMM_TAGS for reader in sch.readers(name)
+            ):
+                continue
+            sch.compute_inline(name)
+        # Step 2 and 3, outputs first so producers can be attached to their tiles.
+        done: set[str] = set()
+        for name in [n for n, s in sch.stages.items() if s.is_output]:
+            anchor = self._gemm_anchor(name)
+            if anchor is not None:
+                done |= self.tile_gemm(name, anchor)
+        for name, stage in list(sch.stages.items()):
+            if name in done or stage.attach.kind != "root":
+                continue
+            self.generic(name)
+        return sch
+
+    def _gemm_anchor(self, output: str) -> str | None:
+        """The matrix-product stage an output reads (directly or inlined), if it owns it."""
+        sch = self.schedule
+        stage = sch.stages[output]
+        if stage.op.tag in GEMM_TAGS:
+            return output
+        candidates = [
+            name
+            for name in sch._stages_read_by(output)
+            if sch.stages[name].op.tag in GEMM_TAGS and sch.stages[name].attach.kind == "root"
+        ]
+        if len(candidates) != 1:
+            return None
+        anchor = candidates[0]
+        readers = [r for r in sch.readers(anchor) if sch.stages[r].attach.kind != "inline"]
+        inline_readers = [r for r in sch.readers(anchor) if sch.stages[r].attach.kind == "inline"]
+        # Every reader must end up in the output stage.
+        if any(r != output for r in readers):
+            return None
+        if any(r not in sch._stages_read_by(output) for r in inline_readers):
+            return None
+        return anchor
+
+    def tile_gemm(self, output: str, anchor: str) -> set[str]:
+        sch = self.schedule
+        if output == anchor:
+            anchor = sch.cache_write(output, "local")
+        out_stage = sch.stages[output]
+        compute = sch.stages[anchor]
+        tag = compute.op.tag
+        dtype = compute.op.dtype
+        lanes = self.hardware.lanes(dtype)
+        axes = [axis.name for axis in out_stage.op.axes]
+        extents = [axis.extent for axis in out_stage.op.axes]
+        if tag == "conv2d":
+            # (n, k, y, x): vectorize output columns, register-tile output channels.
+            row_axis, col_axis = axes[1], axes[3]
+            col_extent, row_extent = extents[3], extents[1]
+            col_tile = min(col_extent, lanes)
+            row_tile = _divisor_at_most(row_extent, 8 if col_tile >= lanes // 2 else 16)
+            outer_axes = [axes[0], None, axes[2]]
+        else:
+            row_axis, col_axis = axes[-2], axes[-1]
+            row_extent, col_extent = extents[-2], extents[-1]
+            col_tile = min(col_extent, 2 * lanes)
+            row_tile = _divisor_at_most(row_extent, 4)
+            outer_axes = [*axes[:-2], None]
+        row_outer, row_inner = sch.split(output, row_axis, factor=row_tile)
+        col_outer, col_inner = sch.split(output, col_axis, factor=col_tile)
+        outer = [row_outer if a is None else a for a in outer_axes]
+        order = [*outer, col_outer, row_inner, col_inner]
+        sch.reorder(output, *order)
+        # The column tiles stay a loop of their own, so a tail is partitioned, not guarded.
+        fused = outer[0]
+        for axis in outer[1:]:
+            fused = sch.fuse(output, fused, axis)
+        if _work(compute) >= MIN_PARALLEL_WORK and out_stage_extent(sch, output, fused) > 1:
+            sch.parallel(output, fused)
+        sch.vectorize(output, col_inner)
+        sch.compute_at(anchor, output, col_outer)
+        # The accumulator: reductions outside, the spatial tile inside.
+        local = sch.stages[anchor]
+        spatial = [axis.name for axis in local.op.axes]
+        reduces = [axis.name for axis in local.op.reduce_axes]
+        if tag == "conv2d":
+            inner_row, inner_col = spatial[1], spatial[3]
+        else:
+            inner_row, inner_col = spatial[-2], spatial[-1]
+        others = [axis for axis in spatial if axis not in (inner_row, inner_col)]
+        sch.reorder(anchor, *others, *reduces, inner_row, inner_col)
+        if row_tile > 1:
+            sch.unroll(anchor, inner_row)
+        sch.vectorize(anchor, inner_col)
+        self._pack_weight(anchor, col_tile)
+        handled = {output, anchor}
+        return handled
+
+    def _pack_weight(self, anchor: str, col_tile: int) -> None:
+        """Repack a constant dense/matmul weight so the vectorized axis is contiguous."""
+        sch = self.schedule
+        stage = sch.stages[anchor]
+        if stage.op.tag not in ("dense", "matmul") or stage.op.attr("weight_input") is None:
+            return
+        weight_index = int(stage.op.attr("weight_input"))
+        if weight_index >= len(sch.program.inputs):
+            return
+        reads = [n for n in walk_expr(stage.op.body) if isinstance(n, TensorRead)]
+        tensors = list({id(r.tensor): r.tensor for r in reads}.values())
+        if len(tensors) < 2:
+            return
+        weight = tensors[1]
+        if weight.name not in self.constant_inputs or weight.ndim != 2:
+            return
+        rows, cols = weight.shape
+        if stage.op.tag == "dense":
+            # weight[N, K] -> [N / t, K, t]
+            if rows % col_tile:
+                return
+            sch.layout_rewrite(weight.name, [[rows // col_tile, col_tile], [cols]], [0, 2, 1])
+        else:
+            # weight[K, N] -> [N / t, K, t]
+            if cols % col_tile:
+                return
+            sch.layout_rewrite(weight.name, [[rows], [cols // col_tile, col_tile]], [1, 0, 2])
+
+    def generic(self, name: str) -> None:
+        sch = self.schedule
+        stage = sch.stages[name]
+        lanes = self.hardware.lanes(stage.op.dtype)
+        spatial = [axis.name for axis in stage.op.axes]
+        extents = {axis.name: axis.extent for axis in stage.op.axes}
+        reduces = [axis.name for axis in stage.op.reduce_axes]
+        if not spatial:
+            return
+        last = spatial[-1]
+        outer = spatial[:-1]
+        inner: list[str] = []
+        if extents[last] >= 4:
+            if extents[last] > lanes:
+                last_outer, last_inner = sch.split(name, last, factor=lanes)
+                inner = [last_inner]
+                # A tail stays partitionable: the outer part joins the fused loop only
+                # when the split divides.
+                if extents[last] % lanes == 0 or not outer:
+                    outer.append(last_outer)
+                else:
+                    inner.insert(0, last_outer)
+            else:
+                inner = [last]
+        else:
+            outer.append(last)
+        sch.reorder(name, *outer, *reduces, *inner)
+        if outer:
+            fused = outer[0]
+            for axis in outer[1:]:
+                fused = sch.fuse(name, fused, axis)
+            if _work(stage) >= MIN_PARALLEL_WORK and out_stage_extent(sch, name, fused) > 1:
+                sch.parallel(name, fused)
+        if inner:
+            sch.vectorize(name, inner[-1])
+
+
+def out_stage_extent(schedule: Schedule, stage: str, axis: str) -> int:
+    """The extent of a (possibly fused or split) loop of a root stage."""
+    from ir.lower.lower import _Lowering
+
+    nest = _Lowering.__new__(_Lowering)
+    target = schedule.stages[stage]
+    return _Lowering.make_nest(nest, target, None).extents[axis]
+
+
+def default_schedule(
+    program: TEProgram,
+    hardware: HardwareParams | None = None,
+    constant_inputs: Collection[str] = (),
+) -> Schedule:
+    """The schedule a fused function gets without tuning (see the module docstring).
+
+    `constant_inputs` names the program inputs bound to constants (weights), which the
+    schedule may repack.
+    """
+    return _DefaultScheduler(program, hardware or HardwareParams(), constant_inputs).run()

@@ -1,0 +1,105 @@
+"""`autotune run`: compile a model with its schedules and run it on inputs from .npy files."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from codegen.executor import CompiledModel, InputError, compile_model
+from ir.errors import AutotuneError
+from ir.frontend.onnx import from_onnx
+from ir.graph.passes.pipeline import optimize
+
+
+class RunError(AutotuneError):
+    """A run argument (an input file, an output path) is wrong."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Outputs of one run and, when benchmarked, the latency of each run."""
+
+    outputs: list[np.ndarray]
+    latencies_s: list[float]
+    compile_s: float
+    kernels: int
+
+    @property
+    def median_latency_s(self) -> float | None:
+        """Median latency over the benchmark runs."""
+        return statistics.median(self.latencies_s) if self.latencies_s else None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {
+            "outputs": [{"shape": list(o.shape), "dtype": o.dtype.name} for o in self.outputs],
+            "compile_s": self.compile_s,
+            "kernels": self.kernels,
+            "latency_ms": {
+                "median": (self.median_latency_s or 0.0) * 1e3,
+                "runs": len(self.latencies_s),
+                "min": min(self.latencies_s) * 1e3 if self.latencies_s else None,
+            },
+        }
+
+
+def parse_input_files(values: Sequence[str]) -> dict[str, np.ndarray]:
+    """Load `NAME=FILE.npy` arguments."""
+    arrays: dict[str, np.ndarray] = {}
+    for text in values:
+        name, sep, path = text.partition("=")
+        if not sep or not name or not path:
+            raise RunError(f"--input {text!r}: expected NAME=FILE.npy")
+        try:
+            arrays[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as err:
+            raise RunError(f"--input {name}: cannot read {path}: {err}") from None
+    return arrays
+
+
+def _flatten(value: Any) -> list[np.ndarray]:
+    if isinstance(value, tuple):
+        return [item for part in value for item in _flatten(part)]
+    return [np.asarray(value)]
+
+
+def prepare_model(path: Path, shapes: Mapping[str, Sequence[int]] | None = None) -> CompiledModel:
+    """Import, optimise and compile the ONNX model at `path` with default schedules."""
+    return compile_model(optimize(from_onnx(path, shape=shapes or None)))
+
+
+def run_model(
+    model: CompiledModel,
+    inputs: Mapping[str, np.ndarray],
+    bench_runs: int = 0,
+    compile_s: float = 0.0,
+) -> RunResult:
+    """Run once (checking the inputs), then `bench_runs` timed runs."""
+    if bench_runs < 0:
+        raise RunError("--bench must be a positive number of runs")
+    model.check_inputs(inputs)
+    outputs = _flatten(model.run(inputs))
+    latencies: list[float] = []
+    for _ in range(bench_runs):
+        start = time.perf_counter()
+        model.run(inputs)
+        latencies.append(time.perf_counter() - start)
+    return RunResult(outputs, latencies, compile_s, model.num_kernels)
+
+
+def save_outputs(path: Path, outputs: Sequence[np.ndarray]) -> None:
+    """Write outputs to an .npz file as output_0, output_1, ..."""
+    try:
+        arrays: dict[str, Any] = {f"output_{i}": out for i, out in enumerate(outputs)}
+        np.savez(path, **arrays)
+    except OSError as err:
+        raise RunError(f"--output: cannot write {path}: {err}") from None
+
+
+__all__ = ["InputError", "RunError", "RunResult", "parse_input_files", "prepare_model", "run_model"]
