@@ -9,6 +9,7 @@ Step 3. Build each root stage's loop nest from its leaf axes; root indices are r
 Step 4. Tails of splits that do not divide get guards; when the split's inner axis is a
         loop of its own the outer loop is partitioned into a guard-free main part and one
         tail iteration with a shorter inner loop, so vectorized loops stay branch-free.
+Step 5. Simplify index arithmetic and drop guards that the loop ranges prove.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ir.tir.expr import (
     logical_and,
     select,
 )
+from ir.tir.simplify import simplify_func
 from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Stmt, Store, seq
 from ir.tir.visit import map_expr, substitute, walk_expr
 
@@ -506,4 +508,5 @@ class _Lowering:
 
 def lower(schedule: Schedule, name: str | None = None) -> PrimFunc:
     """Lower `schedule` into a loop IR kernel whose params are the inputs, then the outputs."""
-    return _Lowering(schedule).run(name or schedule.program.name)
+    func = _Lowering(schedule).run(name or schedule.program.name)
+    return simplify_func(func)

@@ -599,9 +599,8 @@ OPS: tuple[OpDef, ...] = (
     _injective(
         "transpose",
         _transpose_relation,
-        lambda inputs, attrs: np.ascontiguousarray(
-            inputs[0].transpose(_transpose_axes(inputs[0].shape, attrs))
-        ),
+        # .copy() keeps 0-d arrays 0-d (np.ascontiguousarray makes them 1-d).
+        lambda inputs, attrs: inputs[0].transpose(_transpose_axes(inputs[0].shape, attrs)).copy(),
         _injective_te("transpose", _transpose_indices),
         "permute axes (None reverses them)",
         axes=None,

@@ -1,0 +1,671 @@
+"""Simplify scalar expressions and loop IR (TVM's `tir.Simplify`, reduced).
+
+Integer arithmetic is canonicalised through linear forms (like terms merge, atoms come
+in a fixed order, the constant last); floordiv / floormod by positive constants pull out
+exact multiples and vanish when the range analysis of `ir.tir.arith` shows the remainder
+stays within one period; min / max / comparisons whose outcome is provable fold. Float
+arithmetic is only folded when all of it is constant: reassociating floats changes
+results.
+
+`simplify_stmt` walks a loop nest with the ranges of the enclosing loop variables, drops
+proven conditionals and loops of extent 0, and inlines loops of extent 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+
+from ir.tir import expr as E
+from ir.tir.arith import (
+    Interval,
+    IntervalCache,
+    IntervalMap,
+    RangeMap,
+    collect_linear,
+    decide,
+    floordiv_interval,
+    floormod_interval,
+    from_linear_form,
+    interval,
+    is_int_dtype,
+    linear_interval,
+    normalize_linear,
+    order_key,
+)
+from ir.tir.expr import (
+    Binary,
+    Compare,
+    FloatImm,
+    IntImm,
+    Load,
+    Logical,
+    PrimExpr,
+    Reduce,
+    Select,
+    Var,
+    is_float,
+)
+from ir.tir.stmt import (
+    Allocate,
+    Barrier,
+    For,
+    IfThenElse,
+    LetStmt,
+    PrimFunc,
+    Seq,
+    Stmt,
+    Store,
+)
+from ir.tir.visit import expr_children, rebuild_expr
+
+_INF = math.inf
+_LINEAR_OPS = frozenset(("add", "sub", "mul"))
+_FLIPPED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
+_MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+_CACHE_LIMIT = 1 << 16
+
+EMPTY = Seq(())
+"""The statement that does nothing (what a fully eliminated statement becomes)."""
+
+
+def simplify(expr: PrimExpr, ranges: IntervalMap | None = None) -> PrimExpr:
+    """Simplify `expr`, knowing that each variable in `ranges` lies in its inclusive range."""
+    kind = type(expr)
+    if kind is IntImm or kind is FloatImm:
+        return expr
+    ranges = ranges or {}
+    scope = _scope_id(_relevant_ranges(expr, ranges)) if ranges else 0
+    return _simplify_cached(expr, _Simplifier(ranges), scope)
+
+
+# Results keyed by (expression, id of the variable ranges it was simplified under): the
+# tuner lowers and simplifies the same loop nests again and again. Range tables get small
+# integer ids so that a lookup hashes the expression and an int, not the whole table. A
+# table is described either by its (variable, range) pairs, or, inside `simplify_stmt`, by
+# (id of the enclosing table, what the scope adds). Ids are never reused.
+_CACHE: dict[tuple[PrimExpr, int], PrimExpr] = {}
+_SCOPE_IDS: dict[tuple[object, ...], int] = {(): 0}
+_next_scope_id = itertools.count(1)
+
+
+def _scope_id(description: tuple[object, ...]) -> int:
+    scope = _SCOPE_IDS.get(description)
+    if scope is None:
+        if len(_SCOPE_IDS) >= _CACHE_LIMIT:
+            _SCOPE_IDS.clear()
+            _SCOPE_IDS[()] = 0
+        scope = _SCOPE_IDS[description] = next(_next_scope_id)
+    return scope
+
+
+def _simplify_cached(expr: PrimExpr, simplifier: _Simplifier, scope: int) -> PrimExpr:
+    kind = type(expr)
+    if kind is IntImm or kind is FloatImm:
+        return expr
+    if kind is Var:
+        return simplifier.visit(expr)
+    key = (expr, scope)
+    result = _CACHE.get(key)
+    if result is None:
+        result = simplifier.visit(expr)
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        _CACHE[key] = result
+    return result
+
+
+def _relevant_ranges(expr: PrimExpr, ranges: RangeMap) -> tuple[tuple[Var, Interval], ...]:
+    found: dict[Var, Interval] = {}
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Var:
+            known = ranges.get(node)  # type: ignore[call-overload]
+            if known is not None:
+                found[node] = known  # type: ignore[index]
+        elif kind is Binary or kind is Compare:
+            stack.append(node.lhs)  # type: ignore[attr-defined]
+            stack.append(node.rhs)  # type: ignore[attr-defined]
+        elif kind is not IntImm and kind is not FloatImm:
+            stack.extend(expr_children(node))
+    return tuple(found.items())
+
+
+class _Simplifier:
+    """Bottom-up rewriting of one expression under fixed variable ranges."""
+
+    __slots__ = ("bounds", "done", "ranges")
+
+    def __init__(self, ranges: RangeMap) -> None:
+        self.ranges = ranges
+        self.bounds: IntervalCache = {}
+        # Results by node identity (the node is kept alive beside its result): lowering
+        # shares sub-expression objects, and an id lookup costs no structural hashing.
+        self.done: dict[int, tuple[PrimExpr, PrimExpr]] = {}
+
+    def visit(self, expr: PrimExpr) -> PrimExpr:
+        """The simplified `expr`."""
+        kind = type(expr)
+        if kind is Binary:
+            known = self.done.get(id(expr))
+            if known is not None and known[0] is expr:
+                return known[1]
+            result = self._binary(expr)  # type: ignore[arg-type]
+            self.done[id(expr)] = (expr, result)
+            return result
+        if kind is Var:
+            known = self.ranges.get(expr)  # type: ignore[call-overload]
+            if known is not None and known[0] == known[1]:
+                return IntImm(int(known[0]), expr.dtype)  # a variable with one value
+            return expr
+        if kind is IntImm or kind is FloatImm:
+            return expr
+        if kind is Load:
+            index = self.visit(expr.index)  # type: ignore[attr-defined]
+            return expr if index is expr.index else Load(expr.buffer, index)  # type: ignore[attr-defined]
+        if kind is Compare:
+            return self._compare(expr)  # type: ignore[arg-type]
+        if kind is Select:
+            return self._select(expr)  # type: ignore[arg-type]
+        if kind is Reduce:
+            return self._reduce(expr)  # type: ignore[arg-type]
+        children = expr_children(expr)
+        if not children:
+            return expr
+        return rebuild_expr(expr, tuple(self.visit(child) for child in children))
+
+    # Step 1. Integer arithmetic: linear regions, division, min / max.
+
+    def _binary(self, expr: Binary) -> PrimExpr:
+        op = expr.op
+        if not is_int_dtype(expr.lhs.dtype):
+            lhs, rhs = self.visit(expr.lhs), self.visit(expr.rhs)
+            if lhs is expr.lhs and rhs is expr.rhs:
+                return expr
+            return E.binary(op, lhs, rhs)  # folds constants only: floats never reassociate
+        if op in _LINEAR_OPS:
+            terms: dict[PrimExpr, int] = {}
+            const = collect_linear(expr, 1, terms, self._atom)
+            return self._finish(terms, const, expr.lhs.dtype)
+        if op == "floordiv" or op == "floormod":
+            return self._division(expr)
+        if op == "min" or op == "max":
+            return self._min_max(expr)
+        return rebuild_expr(expr, (self.visit(expr.lhs), self.visit(expr.rhs)))
+
+    def _atom(self, expr: PrimExpr) -> PrimExpr:
+        if type(expr) is Binary and expr.op == "mul":
+            lhs, rhs = self.visit(expr.lhs), self.visit(expr.rhs)
+            if type(lhs) is IntImm or type(rhs) is IntImm:
+                return E.binary("mul", lhs, rhs)
+            if order_key(rhs) < order_key(lhs):
+                lhs, rhs = rhs, lhs
+            if lhs is expr.lhs and rhs is expr.rhs:
+                return expr
+            return Binary("mul", lhs, rhs)
+        return self.visit(expr)
+
+    def _finish(self, terms: dict[PrimExpr, int], const: int, dtype: str) -> PrimExpr:
+        terms, const = self._normalize(terms, const)
+        return from_linear_form(terms, const, dtype)
+
+    def _normalize(self, terms: dict[PrimExpr, int], const: int) -> tuple[dict[PrimExpr, int], int]:
+        """`normalize_linear`, then simplify the floormods that fusing div / mod created."""
+        fused, const = normalize_linear(terms, const)
+        created = [
+            atom
+            for atom in fused
+            if type(atom) is Binary and atom.op == "floormod" and atom not in terms
+        ]
+        if not created:
+            return fused, const
+        rebuilt: dict[PrimExpr, int] = {}
+        for atom, coef in fused.items():
+            if atom in created:
+                const += collect_linear(self.visit(atom), coef, rebuilt)
+            else:
+                rebuilt[atom] = rebuilt.get(atom, 0) + coef
+        return normalize_linear(rebuilt, const)
+
+    def _linear(self, expr: PrimExpr) -> tuple[dict[PrimExpr, int], int]:
+        """The normalised linear form of `expr`, its atoms simplified."""
+        terms: dict[PrimExpr, int] = {}
+        const = collect_linear(expr, 1, terms, self._atom)
+        return self._normalize(terms, const)
+
+    def _interval(self, expr: PrimExpr) -> Interval:
+        return interval(expr, self.ranges, self.bounds)
+
+    def _linear_interval(self, terms: dict[PrimExpr, int], const: int) -> Interval:
+        return linear_interval(terms, const, self.ranges, self.bounds)
+
+    def _division(self, expr: Binary) -> PrimExpr:
+        divisor = self.visit(expr.rhs)
+        dtype = expr.lhs.dtype
+        if type(divisor) is IntImm and divisor.value > 0:
+            terms, const = self._linear(expr.lhs)
+            if expr.op == "floordiv":
+                return self._floordiv_const(terms, const, divisor.value, dtype)
+            return self._floormod_const(terms, const, divisor.value, dtype)
+        numerator = self.visit(expr.lhs)
+        rule = floordiv_interval if expr.op == "floordiv" else floormod_interval
+        lo, hi = rule(self._interval(numerator), self._interval(divisor))
+        if lo == hi and -_INF < lo < _INF:
+            return IntImm(int(lo), dtype)
+        if expr.op == "floormod":
+            num_lo, num_hi = self._interval(numerator)
+            if num_lo >= 0 and num_hi < self._interval(divisor)[0]:
+                return numerator  # 0 <= x < y
+        return rebuild_expr(expr, (numerator, divisor))
+
+    def _floordiv_const(
+        self, terms: dict[PrimExpr, int], const: int, divisor: int, dtype: str
+    ) -> PrimExpr:
+        # floordiv(q * c + r, c) == q + floordiv(r, c) for every integer r (floor rounding).
+        quotient: dict[PrimExpr, int] = {}
+        remainder: dict[PrimExpr, int] = {}
+        for atom, coef in terms.items():
+            if coef % divisor == 0:
+                quotient[atom] = coef // divisor
+            else:
+                remainder[atom] = coef
+        quotient_const, remainder_const = divmod(const, divisor)
+        if remainder:
+            # floordiv(g * r, g * c) == floordiv(r, c)
+            common = math.gcd(divisor, remainder_const, *remainder.values())
+            if common > 1:
+                remainder = {atom: coef // common for atom, coef in remainder.items()}
+                remainder_const //= common
+                divisor //= common
+            lo, hi = self._linear_interval(remainder, remainder_const)
+            if lo > -_INF and hi < _INF and lo // divisor == hi // divisor:
+                quotient_const += int(lo // divisor)
+            else:
+                rest = self._nested_floordiv(remainder, remainder_const, divisor, dtype)
+                quotient_const += collect_linear(rest, 1, quotient)
+        return self._finish(quotient, quotient_const, dtype)
+
+    def _nested_floordiv(
+        self, terms: dict[PrimExpr, int], const: int, divisor: int, dtype: str
+    ) -> PrimExpr:
+        """`floordiv(sum + const, divisor)` (0 <= const < divisor), folding nested floordivs."""
+        if len(terms) == 1:
+            ((atom, coef),) = terms.items()
+            inner = _positive_divisor(atom, "floordiv")
+            if coef == 1 and inner:
+                # floordiv(floordiv(x, a) + k, c) == floordiv(x + k * a, a * c)
+                assert isinstance(atom, Binary)
+                inner_terms: dict[PrimExpr, int] = {}
+                inner_const = collect_linear(atom.lhs, 1, inner_terms)
+                inner_terms, inner_const = normalize_linear(inner_terms, inner_const)
+                return self._floordiv_const(
+                    inner_terms, inner_const + const * inner, inner * divisor, dtype
+                )
+        numerator = from_linear_form(terms, const, dtype)
+        return Binary("floordiv", numerator, IntImm(divisor, dtype))
+
+    def _floormod_const(
+        self, terms: dict[PrimExpr, int], const: int, divisor: int, dtype: str
+    ) -> PrimExpr:
+        # floormod(floormod(x, a), c) == floormod(x, c) when c divides a.
+        while any(_mod_multiple(atom, divisor) for atom in terms):
+            expanded: dict[PrimExpr, int] = {}
+            for atom, coef in terms.items():
+                if _mod_multiple(atom, divisor):
+                    assert isinstance(atom, Binary)
+                    const += collect_linear(atom.lhs, coef, expanded)
+                else:
+                    expanded[atom] = expanded.get(atom, 0) + coef
+            terms, const = self._normalize(expanded, const)
+        remainder = _reduce_modulo(terms, divisor)
+        if remainder != terms:  # smaller coefficients may pair a floordiv with its floormod
+            remainder, const = self._normalize(remainder, const)
+            remainder = _reduce_modulo(remainder, divisor)
+        const %= divisor
+        if not remainder:
+            return IntImm(const, dtype)
+        # floormod(g * r, g * c) == g * floormod(r, c)
+        common = math.gcd(divisor, const, *remainder.values())
+        if common > 1:
+            remainder = {atom: coef // common for atom, coef in remainder.items()}
+            const //= common
+            divisor //= common
+        lo, hi = self._linear_interval(remainder, const)
+        if lo > -_INF and hi < _INF and lo // divisor == hi // divisor:
+            base = int(lo // divisor) * divisor
+            return self._finish(
+                {atom: coef * common for atom, coef in remainder.items()},
+                (const - base) * common,
+                dtype,
+            )
+        modulo = Binary(
+            "floormod", from_linear_form(remainder, const, dtype), IntImm(divisor, dtype)
+        )
+        return modulo if common == 1 else Binary("mul", modulo, IntImm(common, dtype))
+
+    def _min_max(self, expr: Binary) -> PrimExpr:
+        lhs, rhs = self.visit(expr.lhs), self.visit(expr.rhs)
+        if lhs == rhs:
+            return lhs
+        terms: dict[PrimExpr, int] = {}
+        const = collect_linear(lhs, 1, terms) + collect_linear(rhs, -1, terms)
+        terms, const = self._normalize(terms, const)
+        lo, hi = self._linear_interval(terms, const)
+        if expr.op == "min":
+            if hi <= 0:
+                return lhs
+            if lo >= 0:
+                return rhs
+        else:
+            if lo >= 0:
+                return lhs
+            if hi <= 0:
+                return rhs
+        return rebuild_expr(expr, (lhs, rhs))
+
+    # Step 2. Conditions: comparisons, selects, reductions.
+
+    def _compare(self, expr: Compare) -> PrimExpr:
+        lhs, rhs = self.visit(expr.lhs), self.visit(expr.rhs)
+        dtype = lhs.dtype
+        if not (is_int_dtype(dtype) and rhs.dtype == dtype):
+            result = rebuild_expr(expr, (lhs, rhs))
+            if type(result) is Compare and not (is_float(dtype) or is_float(rhs.dtype)):
+                # bools, or integers of different widths: compare the two intervals
+                lhs_interval, rhs_interval = self._interval(lhs), self._interval(rhs)
+                diff = (lhs_interval[0] - rhs_interval[1], lhs_interval[1] - rhs_interval[0])
+                verdict = decide(expr.op, diff)
+                if verdict is not None:
+                    return IntImm(int(verdict), "bool")
+            return result
+        terms: dict[PrimExpr, int] = {}
+        const = collect_linear(lhs, 1, terms) + collect_linear(rhs, -1, terms)
+        terms, const = self._normalize(terms, const)
+        verdict = decide(expr.op, self._linear_interval(terms, const))
+        if verdict is not None:
+            return IntImm(int(verdict), "bool")
+        return _canonical_compare(expr, terms, const, dtype)
+
+    def _select(self, expr: Select) -> PrimExpr:
+        condition = self.visit(expr.condition)
+        if type(condition) is IntImm:
+            return self.visit(expr.true_value if condition.value else expr.false_value)
+        true_value, false_value = self.visit(expr.true_value), self.visit(expr.false_value)
+        if true_value == false_value:
+            return true_value
+        return rebuild_expr(expr, (condition, true_value, false_value))
+
+    def _reduce(self, expr: Reduce) -> PrimExpr:
+        ranges = dict(self.ranges)
+        for axis in expr.axes:
+            if axis.extent > 0:
+                ranges[axis.var] = (0, axis.extent - 1)
+        inner = _Simplifier(ranges)
+        return rebuild_expr(expr, tuple(inner.visit(child) for child in expr_children(expr)))
+
+
+def _reduce_modulo(terms: dict[PrimExpr, int], divisor: int) -> dict[PrimExpr, int]:
+    """Coefficients reduced modulo `divisor` to the smallest magnitude, when |k| >= divisor.
+
+    floormod(k * x + r, c) == floormod((k mod c) * x + r, c); smaller ones are kept as
+    they are, so that floormod(y - x, 4) stays as written.
+    """
+    reduced_terms: dict[PrimExpr, int] = {}
+    for atom, coef in terms.items():
+        if abs(coef) >= divisor:
+            reduced = coef % divisor
+            coef = reduced if reduced <= divisor - reduced else reduced - divisor
+        if coef:
+            reduced_terms[atom] = coef
+    return reduced_terms
+
+
+def _mod_multiple(expr: PrimExpr, divisor: int) -> bool:
+    """Whether `expr` is floormod(x, a) with `divisor` dividing a (so it is x modulo it)."""
+    inner = _positive_divisor(expr, "floormod")
+    return inner > 0 and inner % divisor == 0
+
+
+def _positive_divisor(expr: PrimExpr, op: str) -> int:
+    if type(expr) is Binary and expr.op == op:
+        divisor = expr.rhs
+        if type(divisor) is IntImm and divisor.value > 0:
+            return divisor.value
+    return 0
+
+
+def _canonical_compare(
+    expr: Compare, terms: dict[PrimExpr, int], const: int, dtype: str
+) -> PrimExpr:
+    """`lhs op rhs` from the form of `lhs - rhs`: positive terms left, negative right."""
+    op = expr.op
+    if op in ("eq", "ne"):
+        common = math.gcd(*terms.values())
+        if const % common:
+            return IntImm(int(op == "ne"), "bool")
+        if common > 1:
+            terms = {atom: coef // common for atom, coef in terms.items()}
+            const //= common
+    left = {atom: coef for atom, coef in terms.items() if coef > 0}
+    right = {atom: -coef for atom, coef in terms.items() if coef < 0}
+    if not left and (op == "eq" or op == "ne"):
+        left, right, const, op = right, left, -const, _MIRRORED[op]
+    left_const, right_const = (const, 0) if const > 0 else (0, -const)
+    lhs = from_linear_form(left, left_const, dtype)
+    rhs = from_linear_form(right, right_const, dtype)
+    if lhs == expr.lhs and rhs == expr.rhs:
+        return expr
+    return Compare(op, lhs, rhs)
+
+
+# --- statements ---------------------------------------------------------------------
+
+
+def simplify_stmt(stmt: Stmt) -> Stmt:
+    """Simplify every expression of a loop nest and drop the statements that do nothing.
+
+    Loop variables range over [0, extent - 1]; proven conditionals keep only their live
+    branch, and a branch knows the `var op const` facts of its condition; loops of
+    extent 0 vanish and loops of extent 1 become their body with the variable replaced
+    by 0 (as do lets of constants); sequences are flattened. Returns `EMPTY` if nothing
+    is left.
+    """
+    result = _StmtSimplifier().visit(stmt)
+    return EMPTY if result is None else result
+
+
+def simplify_func(func: PrimFunc) -> PrimFunc:
+    """`func` with its body simplified by `simplify_stmt`."""
+    body = simplify_stmt(func.body)
+    return func if body is func.body else replace(func, body=body)
+
+
+class _StmtSimplifier:
+    """Walks statements, tracking loop-variable ranges and variables replaced by constants."""
+
+    def __init__(self) -> None:
+        # A variable replaced by a constant c (loop of extent 1, constant let) has range
+        # (c, c): the expression simplifier turns it into c.
+        self.ranges: dict[Var, Interval] = {}
+        self.scope = 0
+        self._simplifier: _Simplifier | None = None
+
+    def expr(self, expr: PrimExpr) -> PrimExpr:
+        kind = type(expr)
+        if kind is IntImm or kind is FloatImm:
+            return expr
+        simplifier = self._simplifier
+        if simplifier is None:  # one per scope: statements share its memos
+            simplifier = self._simplifier = _Simplifier(self.ranges)
+        return _simplify_cached(expr, simplifier, self.scope)
+
+    def visit(self, stmt: Stmt) -> Stmt | None:
+        """The simplified statement, or None when it does nothing."""
+        if isinstance(stmt, Store):
+            index, value = self.expr(stmt.index), self.expr(stmt.value)
+            if index is stmt.index and value is stmt.value:
+                return stmt
+            return Store(stmt.buffer, index, value)
+        if isinstance(stmt, For):
+            return self._for(stmt)
+        if isinstance(stmt, Seq):
+            return self._seq(stmt)
+        if isinstance(stmt, IfThenElse):
+            return self._if(stmt)
+        if isinstance(stmt, Allocate):
+            body = self.visit(stmt.body)
+            if body is None:
+                return None
+            return stmt if body is stmt.body else Allocate(stmt.buffer, body)
+        if isinstance(stmt, LetStmt):
+            return self._let(stmt)
+        if isinstance(stmt, Barrier):
+            return stmt
+        raise TypeError(f"unknown statement {type(stmt).__name__}")
+
+    def _with_range(self, var: Var, stmt: Stmt, var_range: Interval) -> Stmt | None:
+        """Visit `stmt` knowing that `var` lies in `var_range`."""
+        return self._within({var: var_range}, stmt)
+
+    def _within(self, facts: dict[Var, Interval], stmt: Stmt) -> Stmt | None:
+        """Visit `stmt` in a scope where the variables of `facts` have those ranges."""
+        saved = (self.ranges, self.scope, self._simplifier)
+        self.ranges = {**self.ranges, **facts}
+        self.scope = _scope_id((self.scope, *facts.items()))
+        self._simplifier = None
+        try:
+            return self.visit(stmt)
+        finally:
+            self.ranges, self.scope, self._simplifier = saved
+
+    def _for(self, stmt: For) -> Stmt | None:
+        extent = self.expr(stmt.extent)
+        if type(extent) is IntImm:
+            if extent.value <= 0:
+                return None
+            if extent.value == 1:
+                return self._with_range(stmt.var, stmt.body, (0, 0))
+            loop_range: Interval = (0, extent.value - 1)
+        else:
+            high = interval(extent, self.ranges, None)[1]
+            if high <= 0:
+                return None
+            loop_range = (0, high - 1)
+        body = self._with_range(stmt.var, stmt.body, loop_range)
+        if body is None:
+            return None
+        if body is stmt.body and extent is stmt.extent:
+            return stmt
+        return For(stmt.var, extent, stmt.kind, body, stmt.thread_tag)
+
+    def _seq(self, stmt: Seq) -> Stmt | None:
+        flat: list[Stmt] = []
+        changed = False
+        for child in stmt.stmts:
+            result = self.visit(child)
+            if result is not child:
+                changed = True
+            if result is None:
+                continue
+            if isinstance(result, Seq):
+                flat.extend(result.stmts)
+                changed = True
+            else:
+                flat.append(result)
+        if not flat:
+            return None
+        if len(flat) == 1:
+            return flat[0]
+        return Seq(tuple(flat)) if changed else stmt
+
+    def _if(self, stmt: IfThenElse) -> Stmt | None:
+        condition = self.expr(stmt.condition)
+        if type(condition) is IntImm:
+            branch = stmt.then_case if condition.value else stmt.else_case
+            return None if branch is None else self.visit(branch)
+        then_case = self._assuming(condition, True, stmt.then_case)
+        else_case = None
+        if stmt.else_case is not None:
+            else_case = self._assuming(condition, False, stmt.else_case)
+        if then_case is None:
+            if else_case is None:
+                return None
+            return IfThenElse(_negate(condition), else_case)
+        unchanged = condition is stmt.condition and then_case is stmt.then_case
+        if unchanged and else_case is stmt.else_case:
+            return stmt
+        return IfThenElse(condition, then_case, else_case)
+
+    def _assuming(self, condition: PrimExpr, truth: bool, stmt: Stmt) -> Stmt | None:
+        """Visit `stmt`, which only runs when `condition` has the value `truth`."""
+        narrowed: dict[Var, Interval] = {}
+        _narrow(condition, truth, self.ranges, narrowed)
+        if not narrowed:
+            return self.visit(stmt)
+        return self._within(narrowed, stmt)
+
+    def _let(self, stmt: LetStmt) -> Stmt | None:
+        value = self.expr(stmt.value)
+        if type(value) is IntImm and is_int_dtype(stmt.var.dtype):
+            return self._with_range(stmt.var, stmt.body, (value.value, value.value))
+        if is_int_dtype(value.dtype):
+            body = self._with_range(stmt.var, stmt.body, interval(value, self.ranges, None))
+        else:
+            body = self.visit(stmt.body)
+        if body is None:
+            return None
+        if value is stmt.value and body is stmt.body:
+            return stmt
+        return LetStmt(stmt.var, value, body)
+
+
+def _negate(condition: PrimExpr) -> PrimExpr:
+    if isinstance(condition, Compare) and not is_float(condition.lhs.dtype):
+        # (with floats, not (a < b) differs from a >= b when either is NaN)
+        return Compare(_FLIPPED[condition.op], condition.lhs, condition.rhs)
+    if isinstance(condition, Logical) and condition.op == "not":
+        return condition.lhs
+    return E.logical_not(condition)
+
+
+def _narrow(
+    condition: PrimExpr, truth: bool, ranges: RangeMap, narrowed: dict[Var, Interval]
+) -> None:
+    """Tighten variable ranges from `condition == truth` (`var op const` facts only)."""
+    if isinstance(condition, Logical):
+        if condition.op == "not":
+            _narrow(condition.lhs, not truth, ranges, narrowed)
+        elif condition.rhs is not None and (condition.op == "and") == truth:
+            _narrow(condition.lhs, truth, ranges, narrowed)
+            _narrow(condition.rhs, truth, ranges, narrowed)
+        return
+    if not isinstance(condition, Compare) or not is_int_dtype(condition.lhs.dtype):
+        return
+    terms: dict[PrimExpr, int] = {}
+    const = collect_linear(condition.lhs, 1, terms) + collect_linear(condition.rhs, -1, terms)
+    terms, const = normalize_linear(terms, const)
+    if len(terms) != 1:
+        return
+    ((var, coef),) = terms.items()
+    if not isinstance(var, Var):
+        return
+    op = condition.op if truth else _FLIPPED[condition.op]
+    # coef * var + const  op  0; make the relation non-strict and the coefficient positive.
+    if op == "lt":
+        op, const = "le", const + 1
+    elif op == "gt":
+        op, const = "ge", const - 1
+    if coef < 0:
+        coef, const, op = -coef, -const, _MIRRORED[op]
+    limit = -const  # coef * var  op  limit
+    lo, hi = narrowed.get(var) or ranges.get(var) or (-_INF, _INF)
+    if op in ("le", "eq"):
+        hi = min(hi, limit // coef)
+    if op in ("ge", "eq"):
+        lo = max(lo, -(-limit // coef))
+    if op == "ne" or lo > hi:
+        return
+    narrowed[var] = (lo, hi)

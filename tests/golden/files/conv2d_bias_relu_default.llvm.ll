@@ -1,0 +1,406 @@
+define void @"fused_nn_conv2d_add_nn_relu"(ptr noalias nonnull %"p0", ptr noalias nonnull %"p1", ptr noalias nonnull %"p2", ptr noalias nonnull %"relu") nounwind
+{
+entry:
+  %".6" = alloca [400 x float], align 64
+  %".34" = alloca {ptr, ptr, ptr, ptr, i64}
+  br label %"body"
+body:
+  br label %"pad_i0_i1_f_i2_f.header"
+pad_i0_i1_f_i2_f.header:
+  %"pad_i0_i1_f_i2_f" = phi  i64 [0, %"body"], [%"pad_i0_i1_f_i2_f.next", %"pad_i0_i1_f_i2_f.body"]
+  %".8" = icmp slt i64 %"pad_i0_i1_f_i2_f", 40
+  br i1 %".8", label %"pad_i0_i1_f_i2_f.body", label %"pad_i0_i1_f_i2_f.exit"
+pad_i0_i1_f_i2_f.body:
+  %".10" = mul i64 %"pad_i0_i1_f_i2_f", 10
+  %".11" = urem i64 %"pad_i0_i1_f_i2_f", 10
+  %".12" = icmp sge i64 %".11", 1
+  %".13" = urem i64 %"pad_i0_i1_f_i2_f", 10
+  %".14" = icmp slt i64 %".13", 9
+  %".15" = and i1 %".12", %".14"
+  %".16" = icmp sge <10 x i64> <i64 0, i64 1, i64 2, i64 3, i64 4, i64 5, i64 6, i64 7, i64 8, i64 9>, <i64 1, i64 1, i64 1, i64 1, i64 1, i64 1, i64 1, i64 1, i64 1, i64 1>
+  %".17" = icmp slt <10 x i64> <i64 0, i64 1, i64 2, i64 3, i64 4, i64 5, i64 6, i64 7, i64 8, i64 9>, <i64 9, i64 9, i64 9, i64 9, i64 9, i64 9, i64 9, i64 9, i64 9, i64 9>
+  %".18" = and <10 x i1> %".16", %".17"
+  %".19" = insertelement <10 x i1> <i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef>, i1 %".15", i32 0
+  %".20" = shufflevector <10 x i1> %".19", <10 x i1> <i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef, i1 undef>, <10 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".21" = and <10 x i1> %".20", %".18"
+  %".22" = udiv i64 %"pad_i0_i1_f_i2_f", 10
+  %".23" = mul i64 %".22", 64
+  %".24" = urem i64 %"pad_i0_i1_f_i2_f", 10
+  %".25" = mul i64 %".24", 8
+  %".26" = add i64 %".23", %".25"
+  %".27" = sub i64 %".26", 9
+  %".28" = getelementptr inbounds float, ptr %"p0", i64 %".27"
+  %".29" = load <10 x float>, ptr %".28", align 4
+  %".30" = select  <10 x i1> %".21", <10 x float> %".29", <10 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".31" = getelementptr inbounds float, ptr %".6", i64 %".10"
+  store <10 x float> %".30", ptr %".31", align 4
+  %"pad_i0_i1_f_i2_f.next" = add nsw i64 %"pad_i0_i1_f_i2_f", 1
+  br label %"pad_i0_i1_f_i2_f.header"
+pad_i0_i1_f_i2_f.exit:
+  %".35" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".34", i32 0, i32 0
+  store ptr %"p1", ptr %".35"
+  %".37" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".34", i32 0, i32 1
+  store ptr %"p2", ptr %".37"
+  %".39" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".34", i32 0, i32 2
+  store ptr %".6", ptr %".39"
+  %".41" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".34", i32 0, i32 3
+  store ptr %"relu", ptr %".41"
+  %".43" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".34", i32 0, i32 4
+  store i64 8, ptr %".43"
+  call void @"GOMP_parallel"(void (ptr)* @"fused_nn_conv2d_add_nn_relu_parallel0", ptr %".34", i32 2, i32 0)
+  ret void
+}
+
+define internal void @"fused_nn_conv2d_add_nn_relu_parallel0_body"(ptr noalias nonnull %".1", ptr noalias nonnull %".2", ptr noalias nonnull %".3", ptr noalias nonnull %".4", i64 %".5", i64 %".6") nounwind
+{
+entry:
+  %".11" = alloca [64 x float], align 64
+  br label %"body"
+body:
+  br label %"relu_i0_i1_o_f_i2_f.header"
+relu_i0_i1_o_f_i2_f.header:
+  %"relu_i0_i1_o_f_i2_f" = phi  i64 [%".5", %"body"], [%"relu_i0_i1_o_f_i2_f.next", %"relu_i1_i.exit"]
+  %".9" = icmp slt i64 %"relu_i0_i1_o_f_i2_f", %".6"
+  br i1 %".9", label %"relu_i0_i1_o_f_i2_f.body", label %"relu_i0_i1_o_f_i2_f.exit"
+relu_i0_i1_o_f_i2_f.body:
+  %".12" = mul i64 0, 8
+  %".13" = getelementptr inbounds float, ptr %".11", i64 %".12"
+  store <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, ptr %".13", align 4
+  %".15" = mul i64 1, 8
+  %".16" = getelementptr inbounds float, ptr %".11", i64 %".15"
+  store <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, ptr %".16", align 4
+  %".18" = mul i64 2, 8
+  %".19" = getelementptr inbounds float, ptr %".11", i64 %".18"
+  store <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, ptr %".19", align 4
+  %".21" = mul i64 3, 8
+  %".22" = getelementptr inbounds float, ptr %".11", i64 %".21"
+  store <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, ptr %".22", align 4
+  %".24" = mul i64 4, 8
+  %".25" = getelementptr inbounds float, ptr %".11", i64 %".24"
+  store <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, ptr %".25", align 4
+  %".27" = mul i64 5, 8
+  %".28" = getelementptr inbounds float, ptr %".11", i64 %".27"
+  store <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, ptr %".28", align 4
+  %".30" = mul i64 6, 8
+  %".31" = getelementptr inbounds float, ptr %".11", i64 %".30"
+  store <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, ptr %".31", align 4
+  %".33" = mul i64 7, 8
+  %".34" = getelementptr inbounds float, ptr %".11", i64 %".33"
+  store <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, ptr %".34", align 4
+  br label %"conv2d_rc.header"
+relu_i0_i1_o_f_i2_f.exit:
+  ret void
+conv2d_rc.header:
+  %"conv2d_rc" = phi  i64 [0, %"relu_i0_i1_o_f_i2_f.body"], [%"conv2d_rc.next", %"conv2d_ry.exit"]
+  %".37" = icmp slt i64 %"conv2d_rc", 4
+  br i1 %".37", label %"conv2d_rc.body", label %"conv2d_rc.exit"
+conv2d_rc.body:
+  br label %"conv2d_ry.header"
+conv2d_rc.exit:
+  br label %"relu_i1_i.header"
+conv2d_ry.header:
+  %"conv2d_ry" = phi  i64 [0, %"conv2d_rc.body"], [%"conv2d_ry.next", %"conv2d_rx.exit"]
+  %".40" = icmp slt i64 %"conv2d_ry", 3
+  br i1 %".40", label %"conv2d_ry.body", label %"conv2d_ry.exit"
+conv2d_ry.body:
+  br label %"conv2d_rx.header"
+conv2d_ry.exit:
+  %"conv2d_rc.next" = add nsw i64 %"conv2d_rc", 1
+  br label %"conv2d_rc.header"
+conv2d_rx.header:
+  %"conv2d_rx" = phi  i64 [0, %"conv2d_ry.body"], [%"conv2d_rx.next", %"conv2d_rx.body"]
+  %".43" = icmp slt i64 %"conv2d_rx", 3
+  br i1 %".43", label %"conv2d_rx.body", label %"conv2d_rx.exit"
+conv2d_rx.body:
+  %".45" = mul i64 0, 8
+  %".46" = mul i64 0, 8
+  %".47" = getelementptr inbounds float, ptr %".11", i64 %".46"
+  %".48" = load <8 x float>, ptr %".47", align 4
+  %".49" = mul i64 %"conv2d_rc", 100
+  %".50" = mul i64 %"conv2d_ry", 10
+  %".51" = add i64 %".49", %".50"
+  %".52" = mul i64 %"relu_i0_i1_o_f_i2_f", 10
+  %".53" = add i64 %".51", %".52"
+  %".54" = add i64 %".53", %"conv2d_rx"
+  %".55" = getelementptr inbounds float, ptr %".3", i64 %".54"
+  %".56" = load <8 x float>, ptr %".55", align 4
+  %".57" = mul i64 0, 36
+  %".58" = mul i64 %"conv2d_rc", 9
+  %".59" = add i64 %".57", %".58"
+  %".60" = mul i64 %"conv2d_ry", 3
+  %".61" = add i64 %".59", %".60"
+  %".62" = add i64 %".61", %"conv2d_rx"
+  %".63" = getelementptr inbounds float, ptr %".1", i64 %".62"
+  %".64" = load float, ptr %".63", align 4
+  %".65" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".64", i32 0
+  %".66" = shufflevector <8 x float> %".65", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".67" = fmul contract <8 x float> %".56", %".66"
+  %".68" = fadd contract <8 x float> %".48", %".67"
+  %".69" = getelementptr inbounds float, ptr %".11", i64 %".45"
+  store <8 x float> %".68", ptr %".69", align 4
+  %".71" = mul i64 1, 8
+  %".72" = mul i64 1, 8
+  %".73" = getelementptr inbounds float, ptr %".11", i64 %".72"
+  %".74" = load <8 x float>, ptr %".73", align 4
+  %".75" = mul i64 %"conv2d_rc", 100
+  %".76" = mul i64 %"conv2d_ry", 10
+  %".77" = add i64 %".75", %".76"
+  %".78" = mul i64 %"relu_i0_i1_o_f_i2_f", 10
+  %".79" = add i64 %".77", %".78"
+  %".80" = add i64 %".79", %"conv2d_rx"
+  %".81" = getelementptr inbounds float, ptr %".3", i64 %".80"
+  %".82" = load <8 x float>, ptr %".81", align 4
+  %".83" = mul i64 1, 36
+  %".84" = mul i64 %"conv2d_rc", 9
+  %".85" = add i64 %".83", %".84"
+  %".86" = mul i64 %"conv2d_ry", 3
+  %".87" = add i64 %".85", %".86"
+  %".88" = add i64 %".87", %"conv2d_rx"
+  %".89" = getelementptr inbounds float, ptr %".1", i64 %".88"
+  %".90" = load float, ptr %".89", align 4
+  %".91" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".90", i32 0
+  %".92" = shufflevector <8 x float> %".91", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".93" = fmul contract <8 x float> %".82", %".92"
+  %".94" = fadd contract <8 x float> %".74", %".93"
+  %".95" = getelementptr inbounds float, ptr %".11", i64 %".71"
+  store <8 x float> %".94", ptr %".95", align 4
+  %".97" = mul i64 2, 8
+  %".98" = mul i64 2, 8
+  %".99" = getelementptr inbounds float, ptr %".11", i64 %".98"
+  %".100" = load <8 x float>, ptr %".99", align 4
+  %".101" = mul i64 %"conv2d_rc", 100
+  %".102" = mul i64 %"conv2d_ry", 10
+  %".103" = add i64 %".101", %".102"
+  %".104" = mul i64 %"relu_i0_i1_o_f_i2_f", 10
+  %".105" = add i64 %".103", %".104"
+  %".106" = add i64 %".105", %"conv2d_rx"
+  %".107" = getelementptr inbounds float, ptr %".3", i64 %".106"
+  %".108" = load <8 x float>, ptr %".107", align 4
+  %".109" = mul i64 2, 36
+  %".110" = mul i64 %"conv2d_rc", 9
+  %".111" = add i64 %".109", %".110"
+  %".112" = mul i64 %"conv2d_ry", 3
+  %".113" = add i64 %".111", %".112"
+  %".114" = add i64 %".113", %"conv2d_rx"
+  %".115" = getelementptr inbounds float, ptr %".1", i64 %".114"
+  %".116" = load float, ptr %".115", align 4
+  %".117" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".116", i32 0
+  %".118" = shufflevector <8 x float> %".117", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".119" = fmul contract <8 x float> %".108", %".118"
+  %".120" = fadd contract <8 x float> %".100", %".119"
+  %".121" = getelementptr inbounds float, ptr %".11", i64 %".97"
+  store <8 x float> %".120", ptr %".121", align 4
+  %".123" = mul i64 3, 8
+  %".124" = mul i64 3, 8
+  %".125" = getelementptr inbounds float, ptr %".11", i64 %".124"
+  %".126" = load <8 x float>, ptr %".125", align 4
+  %".127" = mul i64 %"conv2d_rc", 100
+  %".128" = mul i64 %"conv2d_ry", 10
+  %".129" = add i64 %".127", %".128"
+  %".130" = mul i64 %"relu_i0_i1_o_f_i2_f", 10
+  %".131" = add i64 %".129", %".130"
+  %".132" = add i64 %".131", %"conv2d_rx"
+  %".133" = getelementptr inbounds float, ptr %".3", i64 %".132"
+  %".134" = load <8 x float>, ptr %".133", align 4
+  %".135" = mul i64 3, 36
+  %".136" = mul i64 %"conv2d_rc", 9
+  %".137" = add i64 %".135", %".136"
+  %".138" = mul i64 %"conv2d_ry", 3
+  %".139" = add i64 %".137", %".138"
+  %".140" = add i64 %".139", %"conv2d_rx"
+  %".141" = getelementptr inbounds float, ptr %".1", i64 %".140"
+  %".142" = load float, ptr %".141", align 4
+  %".143" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".142", i32 0
+  %".144" = shufflevector <8 x float> %".143", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".145" = fmul contract <8 x float> %".134", %".144"
+  %".146" = fadd contract <8 x float> %".126", %".145"
+  %".147" = getelementptr inbounds float, ptr %".11", i64 %".123"
+  store <8 x float> %".146", ptr %".147", align 4
+  %".149" = mul i64 4, 8
+  %".150" = mul i64 4, 8
+  %".151" = getelementptr inbounds float, ptr %".11", i64 %".150"
+  %".152" = load <8 x float>, ptr %".151", align 4
+  %".153" = mul i64 %"conv2d_rc", 100
+  %".154" = mul i64 %"conv2d_ry", 10
+  %".155" = add i64 %".153", %".154"
+  %".156" = mul i64 %"relu_i0_i1_o_f_i2_f", 10
+  %".157" = add i64 %".155", %".156"
+  %".158" = add i64 %".157", %"conv2d_rx"
+  %".159" = getelementptr inbounds float, ptr %".3", i64 %".158"
+  %".160" = load <8 x float>, ptr %".159", align 4
+  %".161" = mul i64 4, 36
+  %".162" = mul i64 %"conv2d_rc", 9
+  %".163" = add i64 %".161", %".162"
+  %".164" = mul i64 %"conv2d_ry", 3
+  %".165" = add i64 %".163", %".164"
+  %".166" = add i64 %".165", %"conv2d_rx"
+  %".167" = getelementptr inbounds float, ptr %".1", i64 %".166"
+  %".168" = load float, ptr %".167", align 4
+  %".169" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".168", i32 0
+  %".170" = shufflevector <8 x float> %".169", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".171" = fmul contract <8 x float> %".160", %".170"
+  %".172" = fadd contract <8 x float> %".152", %".171"
+  %".173" = getelementptr inbounds float, ptr %".11", i64 %".149"
+  store <8 x float> %".172", ptr %".173", align 4
+  %".175" = mul i64 5, 8
+  %".176" = mul i64 5, 8
+  %".177" = getelementptr inbounds float, ptr %".11", i64 %".176"
+  %".178" = load <8 x float>, ptr %".177", align 4
+  %".179" = mul i64 %"conv2d_rc", 100
+  %".180" = mul i64 %"conv2d_ry", 10
+  %".181" = add i64 %".179", %".180"
+  %".182" = mul i64 %"relu_i0_i1_o_f_i2_f", 10
+  %".183" = add i64 %".181", %".182"
+  %".184" = add i64 %".183", %"conv2d_rx"
+  %".185" = getelementptr inbounds float, ptr %".3", i64 %".184"
+  %".186" = load <8 x float>, ptr %".185", align 4
+  %".187" = mul i64 5, 36
+  %".188" = mul i64 %"conv2d_rc", 9
+  %".189" = add i64 %".187", %".188"
+  %".190" = mul i64 %"conv2d_ry", 3
+  %".191" = add i64 %".189", %".190"
+  %".192" = add i64 %".191", %"conv2d_rx"
+  %".193" = getelementptr inbounds float, ptr %".1", i64 %".192"
+  %".194" = load float, ptr %".193", align 4
+  %".195" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".194", i32 0
+  %".196" = shufflevector <8 x float> %".195", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".197" = fmul contract <8 x float> %".186", %".196"
+  %".198" = fadd contract <8 x float> %".178", %".197"
+  %".199" = getelementptr inbounds float, ptr %".11", i64 %".175"
+  store <8 x float> %".198", ptr %".199", align 4
+  %".201" = mul i64 6, 8
+  %".202" = mul i64 6, 8
+  %".203" = getelementptr inbounds float, ptr %".11", i64 %".202"
+  %".204" = load <8 x float>, ptr %".203", align 4
+  %".205" = mul i64 %"conv2d_rc", 100
+  %".206" = mul i64 %"conv2d_ry", 10
+  %".207" = add i64 %".205", %".206"
+  %".208" = mul i64 %"relu_i0_i1_o_f_i2_f", 10
+  %".209" = add i64 %".207", %".208"
+  %".210" = add i64 %".209", %"conv2d_rx"
+  %".211" = getelementptr inbounds float, ptr %".3", i64 %".210"
+  %".212" = load <8 x float>, ptr %".211", align 4
+  %".213" = mul i64 6, 36
+  %".214" = mul i64 %"conv2d_rc", 9
+  %".215" = add i64 %".213", %".214"
+  %".216" = mul i64 %"conv2d_ry", 3
+  %".217" = add i64 %".215", %".216"
+  %".218" = add i64 %".217", %"conv2d_rx"
+  %".219" = getelementptr inbounds float, ptr %".1", i64 %".218"
+  %".220" = load float, ptr %".219", align 4
+  %".221" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".220", i32 0
+  %".222" = shufflevector <8 x float> %".221", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".223" = fmul contract <8 x float> %".212", %".222"
+  %".224" = fadd contract <8 x float> %".204", %".223"
+  %".225" = getelementptr inbounds float, ptr %".11", i64 %".201"
+  store <8 x float> %".224", ptr %".225", align 4
+  %".227" = mul i64 7, 8
+  %".228" = mul i64 7, 8
+  %".229" = getelementptr inbounds float, ptr %".11", i64 %".228"
+  %".230" = load <8 x float>, ptr %".229", align 4
+  %".231" = mul i64 %"conv2d_rc", 100
+  %".232" = mul i64 %"conv2d_ry", 10
+  %".233" = add i64 %".231", %".232"
+  %".234" = mul i64 %"relu_i0_i1_o_f_i2_f", 10
+  %".235" = add i64 %".233", %".234"
+  %".236" = add i64 %".235", %"conv2d_rx"
+  %".237" = getelementptr inbounds float, ptr %".3", i64 %".236"
+  %".238" = load <8 x float>, ptr %".237", align 4
+  %".239" = mul i64 7, 36
+  %".240" = mul i64 %"conv2d_rc", 9
+  %".241" = add i64 %".239", %".240"
+  %".242" = mul i64 %"conv2d_ry", 3
+  %".243" = add i64 %".241", %".242"
+  %".244" = add i64 %".243", %"conv2d_rx"
+  %".245" = getelementptr inbounds float, ptr %".1", i64 %".244"
+  %".246" = load float, ptr %".245", align 4
+  %".247" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".246", i32 0
+  %".248" = shufflevector <8 x float> %".247", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".249" = fmul contract <8 x float> %".238", %".248"
+  %".250" = fadd contract <8 x float> %".230", %".249"
+  %".251" = getelementptr inbounds float, ptr %".11", i64 %".227"
+  store <8 x float> %".250", ptr %".251", align 4
+  %"conv2d_rx.next" = add nsw i64 %"conv2d_rx", 1
+  br label %"conv2d_rx.header"
+conv2d_rx.exit:
+  %"conv2d_ry.next" = add nsw i64 %"conv2d_ry", 1
+  br label %"conv2d_ry.header"
+relu_i1_i.header:
+  %"relu_i1_i" = phi  i64 [0, %"conv2d_rc.exit"], [%"relu_i1_i.next", %"relu_i1_i.body"]
+  %".257" = icmp slt i64 %"relu_i1_i", 8
+  br i1 %".257", label %"relu_i1_i.body", label %"relu_i1_i.exit"
+relu_i1_i.body:
+  %".259" = mul i64 %"relu_i1_i", 64
+  %".260" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".261" = add i64 %".259", %".260"
+  %".262" = mul i64 %"relu_i1_i", 8
+  %".263" = getelementptr inbounds float, ptr %".11", i64 %".262"
+  %".264" = load <8 x float>, ptr %".263", align 4
+  %".265" = getelementptr inbounds float, ptr %".2", i64 %"relu_i1_i"
+  %".266" = load float, ptr %".265", align 4
+  %".267" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".266", i32 0
+  %".268" = shufflevector <8 x float> %".267", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".269" = fadd contract <8 x float> %".264", %".268"
+  %".270" = fcmp ogt <8 x float> %".269", <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".271" = select  <8 x i1> %".270", <8 x float> %".269", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".272" = getelementptr inbounds float, ptr %".4", i64 %".261"
+  store <8 x float> %".271", ptr %".272", align 4
+  %"relu_i1_i.next" = add nsw i64 %"relu_i1_i", 1
+  br label %"relu_i1_i.header"
+relu_i1_i.exit:
+  %"relu_i0_i1_o_f_i2_f.next" = add nsw i64 %"relu_i0_i1_o_f_i2_f", 1
+  br label %"relu_i0_i1_o_f_i2_f.header"
+}
+
+define internal void @"fused_nn_conv2d_add_nn_relu_parallel0"(ptr %".1") nounwind
+{
+entry:
+  %".3" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".1", i32 0, i32 0
+  %".4" = load ptr, ptr %".3"
+  %".5" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".1", i32 0, i32 1
+  %".6" = load ptr, ptr %".5"
+  %".7" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".1", i32 0, i32 2
+  %".8" = load ptr, ptr %".7"
+  %".9" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".1", i32 0, i32 3
+  %".10" = load ptr, ptr %".9"
+  %".11" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".1", i32 0, i32 4
+  %".12" = load i64, ptr %".11"
+  %".13" = call i32 @"omp_get_thread_num"()
+  %".14" = call i32 @"omp_get_num_threads"()
+  %".15" = zext i32 %".13" to i64
+  %".16" = zext i32 %".14" to i64
+  %".17" = icmp slt i64 %".12", 0
+  %".18" = select  i1 %".17", i64 0, i64 %".12"
+  %".19" = sub i64 %".16", 1
+  %".20" = add i64 %".18", %".19"
+  %".21" = udiv i64 %".20", %".16"
+  %".22" = mul i64 %".15", %".21"
+  %".23" = icmp slt i64 %".22", %".18"
+  %".24" = select  i1 %".23", i64 %".22", i64 %".18"
+  %".25" = add i64 %".24", %".21"
+  %".26" = icmp slt i64 %".25", %".18"
+  %".27" = select  i1 %".26", i64 %".25", i64 %".18"
+  call void @"fused_nn_conv2d_add_nn_relu_parallel0_body"(ptr %".4", ptr %".6", ptr %".8", ptr %".10", i64 %".24", i64 %".27")
+  ret void
+}
+
+declare i32 @"omp_get_thread_num"()
+
+declare i32 @"omp_get_num_threads"()
+
+declare void @"GOMP_parallel"(ptr %".1", ptr %".2", i32 %".3", i32 %".4")
+
+define void @"fused_nn_conv2d_add_nn_relu_packed"(ptr %".1") nounwind
+{
+entry:
+  %".3" = getelementptr inbounds ptr, ptr %".1", i64 0
+  %".4" = load ptr, ptr %".3"
+  %".5" = getelementptr inbounds ptr, ptr %".1", i64 1
+  %".6" = load ptr, ptr %".5"
+  %".7" = getelementptr inbounds ptr, ptr %".1", i64 2
+  %".8" = load ptr, ptr %".7"
+  %".9" = getelementptr inbounds ptr, ptr %".1", i64 3
+  %".10" = load ptr, ptr %".9"
+  call void @"fused_nn_conv2d_add_nn_relu"(ptr %".4", ptr %".6", ptr %".8", ptr %".10")
+  ret void
+}

@@ -1,0 +1,99 @@
+define void @"fused_nn_max_pool2d"(ptr noalias nonnull %"p0", ptr noalias nonnull %"max_pool2d") nounwind
+{
+entry:
+  br label %"body"
+body:
+  br label %"max_pool2d_n_c_f_y_f.header"
+max_pool2d_n_c_f_y_f.header:
+  %"max_pool2d_n_c_f_y_f" = phi  i64 [0, %"body"], [%"max_pool2d_n_c_f_y_f.next", %"max_pool2d_ry.exit"]
+  %".5" = icmp slt i64 %"max_pool2d_n_c_f_y_f", 15
+  br i1 %".5", label %"max_pool2d_n_c_f_y_f.body", label %"max_pool2d_n_c_f_y_f.exit"
+max_pool2d_n_c_f_y_f.body:
+  %".7" = mul i64 %"max_pool2d_n_c_f_y_f", 5
+  %".8" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".7"
+  store <5 x float> <float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000>, ptr %".8", align 4
+  br label %"max_pool2d_ry.header"
+max_pool2d_n_c_f_y_f.exit:
+  ret void
+max_pool2d_ry.header:
+  %"max_pool2d_ry" = phi  i64 [0, %"max_pool2d_n_c_f_y_f.body"], [%"max_pool2d_ry.next", %"max_pool2d_rx.exit"]
+  %".11" = icmp slt i64 %"max_pool2d_ry", 3
+  br i1 %".11", label %"max_pool2d_ry.body", label %"max_pool2d_ry.exit"
+max_pool2d_ry.body:
+  br label %"max_pool2d_rx.header"
+max_pool2d_ry.exit:
+  %"max_pool2d_n_c_f_y_f.next" = add nsw i64 %"max_pool2d_n_c_f_y_f", 1
+  br label %"max_pool2d_n_c_f_y_f.header"
+max_pool2d_rx.header:
+  %"max_pool2d_rx" = phi  i64 [0, %"max_pool2d_ry.body"], [%"max_pool2d_rx.next", %"max_pool2d_rx.body"]
+  %".14" = icmp slt i64 %"max_pool2d_rx", 3
+  br i1 %".14", label %"max_pool2d_rx.body", label %"max_pool2d_rx.exit"
+max_pool2d_rx.body:
+  %".16" = mul i64 %"max_pool2d_n_c_f_y_f", 5
+  %".17" = mul i64 %"max_pool2d_n_c_f_y_f", 5
+  %".18" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".17"
+  %".19" = load <5 x float>, ptr %".18", align 4
+  %".20" = urem i64 %"max_pool2d_n_c_f_y_f", 5
+  %".21" = mul i64 %".20", 2
+  %".22" = add i64 %".21", %"max_pool2d_ry"
+  %".23" = icmp sge i64 %".22", 1
+  %".24" = urem i64 %"max_pool2d_n_c_f_y_f", 5
+  %".25" = mul i64 %".24", 2
+  %".26" = add i64 %".25", %"max_pool2d_ry"
+  %".27" = icmp slt i64 %".26", 10
+  %".28" = and i1 %".23", %".27"
+  %".29" = mul <5 x i64> <i64 0, i64 1, i64 2, i64 3, i64 4>, <i64 2, i64 2, i64 2, i64 2, i64 2>
+  %".30" = insertelement <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, i64 %"max_pool2d_rx", i32 0
+  %".31" = shufflevector <5 x i64> %".30", <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <5 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".32" = add <5 x i64> %".29", %".31"
+  %".33" = icmp sge <5 x i64> %".32", <i64 1, i64 1, i64 1, i64 1, i64 1>
+  %".34" = mul <5 x i64> <i64 0, i64 1, i64 2, i64 3, i64 4>, <i64 2, i64 2, i64 2, i64 2, i64 2>
+  %".35" = insertelement <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, i64 %"max_pool2d_rx", i32 0
+  %".36" = shufflevector <5 x i64> %".35", <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <5 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".37" = add <5 x i64> %".34", %".36"
+  %".38" = icmp slt <5 x i64> %".37", <i64 10, i64 10, i64 10, i64 10, i64 10>
+  %".39" = and <5 x i1> %".33", %".38"
+  %".40" = insertelement <5 x i1> <i1 undef, i1 undef, i1 undef, i1 undef, i1 undef>, i1 %".28", i32 0
+  %".41" = shufflevector <5 x i1> %".40", <5 x i1> <i1 undef, i1 undef, i1 undef, i1 undef, i1 undef>, <5 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".42" = and <5 x i1> %".41", %".39"
+  %".43" = udiv i64 %"max_pool2d_n_c_f_y_f", 5
+  %".44" = mul i64 %".43", 81
+  %".45" = urem i64 %"max_pool2d_n_c_f_y_f", 5
+  %".46" = mul i64 %".45", 18
+  %".47" = add i64 %".44", %".46"
+  %".48" = mul i64 %"max_pool2d_ry", 9
+  %".49" = add i64 %".47", %".48"
+  %".50" = mul <5 x i64> <i64 0, i64 1, i64 2, i64 3, i64 4>, <i64 2, i64 2, i64 2, i64 2, i64 2>
+  %".51" = insertelement <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, i64 %".49", i32 0
+  %".52" = shufflevector <5 x i64> %".51", <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <5 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".53" = add <5 x i64> %".52", %".50"
+  %".54" = insertelement <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, i64 %"max_pool2d_rx", i32 0
+  %".55" = shufflevector <5 x i64> %".54", <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <5 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".56" = add <5 x i64> %".53", %".55"
+  %".57" = sub <5 x i64> %".56", <i64 10, i64 10, i64 10, i64 10, i64 10>
+  %".58" = getelementptr inbounds float, ptr %"p0", <5 x i64> %".57"
+  %".59" = call <5 x float> @"llvm.masked.gather.v5f32.v5p0"(<5 x ptr> %".58", i32 4, <5 x i1> <i1 1, i1 1, i1 1, i1 1, i1 1>, <5 x float> <float undef, float undef, float undef, float undef, float undef>)
+  %".60" = select  <5 x i1> %".42", <5 x float> %".59", <5 x float> <float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000>
+  %".61" = fcmp ogt <5 x float> %".19", %".60"
+  %".62" = select  <5 x i1> %".61", <5 x float> %".19", <5 x float> %".60"
+  %".63" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".16"
+  store <5 x float> %".62", ptr %".63", align 4
+  %"max_pool2d_rx.next" = add nsw i64 %"max_pool2d_rx", 1
+  br label %"max_pool2d_rx.header"
+max_pool2d_rx.exit:
+  %"max_pool2d_ry.next" = add nsw i64 %"max_pool2d_ry", 1
+  br label %"max_pool2d_ry.header"
+}
+
+declare <5 x float> @"llvm.masked.gather.v5f32.v5p0"(<5 x ptr> %".1", i32 %".2", <5 x i1> %".3", <5 x float> %".4")
+
+define void @"fused_nn_max_pool2d_packed"(ptr %".1") nounwind
+{
+entry:
+  %".3" = getelementptr inbounds ptr, ptr %".1", i64 0
+  %".4" = load ptr, ptr %".3"
+  %".5" = getelementptr inbounds ptr, ptr %".1", i64 1
+  %".6" = load ptr, ptr %".5"
+  call void @"fused_nn_max_pool2d"(ptr %".4", ptr %".6")
+  ret void
+}
