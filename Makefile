@@ -26,7 +26,9 @@ format: install
 	$(VENV)/bin/ruff format .
 
 bench: install
-	if [ -d bench ]; then $(PY) bench/run.py; else echo "no benchmarks yet"; fi
+	$(PY) bench/parallel_overhead.py
+	$(PY) bench/kernels.py
+	$(PY) bench/models.py
 
 golden: install
 	if [ -f tests/golden/regenerate.py ]; then $(PY) -m tests.golden.regenerate; \

@@ -1,0 +1,177 @@
+"""Shared pieces of the benchmarks: workloads as graphs, timing, ONNX Runtime sessions."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from ir.graph.nodes import Function, Var, call, const
+from ir.graph.passes.fuse_ops import fuse_ops
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.types import TensorType
+
+HERE = Path(__file__).resolve().parent
+SHARED_WORKLOADS = HERE.parent.parent / "shared" / "bench" / "workloads.json"
+
+
+def load_workloads() -> list[dict[str, Any]]:
+    """The standard workloads: the shared file when present, else the copy in bench/."""
+    path = SHARED_WORKLOADS if SHARED_WORKLOADS.is_file() else HERE / "workloads.json"
+    workloads: list[dict[str, Any]] = json.loads(path.read_text())["workloads"]
+    return workloads
+
+
+def time_call(fn: Callable[[], object], min_repeat_ms: float = 100.0, repeat: int = 5) -> float:
+    """Median seconds per call: `number` calls per repeat so a repeat lasts min_repeat_ms."""
+    fn()  # warm-up
+    start = time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - start, 1e-7)
+    number = max(1, int(min_repeat_ms / 1e3 / once))
+    costs = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        costs.append((time.perf_counter() - start) / number)
+    return statistics.median(costs)
+
+
+def workload_flops(w: dict[str, Any]) -> int:
+    """FLOPs of a workload (a multiply-add counts 2)."""
+    op = w["op"]
+    if op == "matmul" or op == "dense":
+        return 2 * w["M"] * w["N"] * w["K"]
+    if op == "batch_matmul":
+        return 2 * w["B"] * w["M"] * w["N"] * w["K"]
+    out_h = (w["H"] + 2 * w["pad"] - w["R"]) // w["stride"] + 1
+    out_w = (w["W"] + 2 * w["pad"] - w["S"]) // w["stride"] + 1
+    if op == "depthwise_conv2d":
+        return 2 * w["N"] * w["C"] * out_h * out_w * w["R"] * w["S"]
+    return 2 * w["N"] * w["K"] * out_h * out_w * w["C"] * w["R"] * w["S"]
+
+
+def workload_arrays(w: dict[str, Any], seed: int = 0) -> dict[str, np.ndarray]:
+    """Random inputs and weights of a workload, by name."""
+    rng = np.random.default_rng(seed)
+
+    def rand(*shape: int) -> np.ndarray:
+        return rng.uniform(-1.0, 1.0, shape).astype(np.float32)
+
+    op = w["op"]
+    if op == "matmul":
+        return {"a": rand(w["M"], w["K"]), "b": rand(w["K"], w["N"])}
+    if op == "dense":
+        return {"a": rand(w["M"], w["K"]), "b": rand(w["N"], w["K"])}
+    if op == "batch_matmul":
+        return {"a": rand(w["B"], w["M"], w["K"]), "b": rand(w["B"], w["K"], w["N"])}
+    data = rand(w["N"], w["C"], w["H"], w["W"])
+    if op == "depthwise_conv2d":
+        return {"data": data, "weight": rand(w["C"], 1, w["R"], w["S"])}
+    arrays = {"data": data, "weight": rand(w["K"], w["C"], w["R"], w["S"]) * 0.1}
+    if op == "conv2d+bias+relu":
+        arrays["bias"] = rand(w["K"], 1, 1)
+    return arrays
+
+
+def workload_function(w: dict[str, Any], arrays: dict[str, np.ndarray]) -> Function:
+    """The workload as a fused graph: activations are inputs, weights are constants."""
+    op = w["op"]
+    if op in ("matmul", "batch_matmul"):
+        a = Var("a", TensorType(arrays["a"].shape))
+        b = Var("b", TensorType(arrays["b"].shape))
+        name = "nn.matmul" if op == "matmul" else "nn.batch_matmul"
+        body = call(name, a, b)
+        params = (a, b)
+    elif op == "dense":
+        a = Var("a", TensorType(arrays["a"].shape))
+        body = call("nn.dense", a, const(arrays["b"]))
+        params = (a,)
+    else:
+        data = Var("data", TensorType(arrays["data"].shape))
+        pad = w["pad"]
+        groups = w["C"] if op == "depthwise_conv2d" else 1
+        body = call(
+            "nn.conv2d",
+            data,
+            const(arrays["weight"]),
+            strides=(w["stride"], w["stride"]),
+            padding=(pad, pad, pad, pad),
+            groups=groups,
+        )
+        if op == "conv2d+bias+relu":
+            body = call("nn.relu", call("add", body, const(arrays["bias"])))
+        params = (data,)
+    return fuse_ops(infer_type(Function(params, body)))
+
+
+def workload_onnx(
+    w: dict[str, Any], arrays: dict[str, np.ndarray]
+) -> tuple[bytes, dict[str, np.ndarray]]:
+    """The workload as a one-node ONNX model (weights as initializers) and its feeds."""
+    op = w["op"]
+    floats = TensorProto.FLOAT
+    initializers = []
+    feeds: dict[str, np.ndarray] = {}
+    if op in ("matmul", "batch_matmul"):
+        nodes = [helper.make_node("MatMul", ["a", "b"], ["y"])]
+        inputs = ["a", "b"]
+        feeds = {"a": arrays["a"], "b": arrays["b"]}
+    elif op == "dense":
+        nodes = [helper.make_node("Gemm", ["a", "b"], ["y"], transB=1)]
+        inputs = ["a"]
+        feeds = {"a": arrays["a"]}
+        initializers.append(onnx.numpy_helper.from_array(arrays["b"], "b"))
+    else:
+        pad = w["pad"]
+        groups = w["C"] if op == "depthwise_conv2d" else 1
+        conv_inputs = ["data", "weight"]
+        if op == "conv2d+bias+relu":
+            conv_inputs.append("bias")
+            initializers.append(onnx.numpy_helper.from_array(arrays["bias"].reshape(-1), "bias"))
+        nodes = [
+            helper.make_node(
+                "Conv",
+                conv_inputs,
+                ["conv" if op == "conv2d+bias+relu" else "y"],
+                strides=[w["stride"]] * 2,
+                pads=[pad] * 4,
+                group=groups,
+            )
+        ]
+        if op == "conv2d+bias+relu":
+            nodes.append(helper.make_node("Relu", ["conv"], ["y"]))
+        inputs = ["data"]
+        feeds = {"data": arrays["data"]}
+        initializers.append(onnx.numpy_helper.from_array(arrays["weight"], "weight"))
+    graph = helper.make_graph(
+        nodes,
+        "workload",
+        [helper.make_tensor_value_info(n, floats, list(arrays[n].shape)) for n in inputs],
+        [helper.make_tensor_value_info("y", floats, None)],
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model.SerializeToString(), feeds
+
+
+def onnxruntime_session(model: bytes, threads: int = 2) -> Any:
+    """An ONNX Runtime CPU session with `threads` intra-op threads, or None if absent."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return None
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
