@@ -327,24 +327,18 @@ class _Simplifier:
         const %= divisor
         if not remainder:
             return IntImm(const, dtype)
-        # floormod(g * r, g * c) == g * floormod(r, c)
+        # floormod(g * r, g * c) == g * floormod(r, c); the smaller divisor may allow more.
         common = math.gcd(divisor, const, *remainder.values())
         if common > 1:
-            remainder = {atom: coef // common for atom, coef in remainder.items()}
-            const //= common
-            divisor //= common
+            reduced = {atom: coef // common for atom, coef in remainder.items()}
+            inner = self._floormod_const(reduced, const // common, divisor // common, dtype)
+            scaled: dict[PrimExpr, int] = {}
+            return self._finish(scaled, collect_linear(inner, common, scaled), dtype)
         lo, hi = self._linear_interval(remainder, const)
         if lo > -_INF and hi < _INF and lo // divisor == hi // divisor:
-            base = int(lo // divisor) * divisor
-            return self._finish(
-                {atom: coef * common for atom, coef in remainder.items()},
-                (const - base) * common,
-                dtype,
-            )
-        modulo = Binary(
-            "floormod", from_linear_form(remainder, const, dtype), IntImm(divisor, dtype)
-        )
-        return modulo if common == 1 else Binary("mul", modulo, IntImm(common, dtype))
+            return self._finish(remainder, const - int(lo // divisor) * divisor, dtype)
+        numerator = from_linear_form(remainder, const, dtype)
+        return Binary("floormod", numerator, IntImm(divisor, dtype))
 
     def _min_max(self, expr: Binary) -> PrimExpr:
         lhs, rhs = self.visit(expr.lhs), self.visit(expr.rhs)

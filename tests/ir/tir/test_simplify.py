@@ -311,6 +311,64 @@ def test_unchanged_statements_are_returned_as_is() -> None:
     assert simplify_stmt(nest) is nest
 
 
+# Random loop nests: loops of extent 0-3 over fresh variables, conditionals, constant lets
+# and stores of int-derived values at wrapped indices into one buffer; x, y, z stay free.
+OUT = Buffer("out", (16,), "float32")
+
+
+@st.composite
+def _loop_index(draw: st.DrawFn, loop_vars: tuple[Var, ...]) -> PrimExpr:
+    expr = draw(int_exprs)
+    for var in loop_vars:
+        expr = expr + var * draw(st.integers(-3, 4))
+    wrap = draw(st.sampled_from(("none", "floordiv", "floormod")))
+    if wrap != "none":
+        expr = E.binary(wrap, expr, draw(st.integers(1, 5)))
+    return expr
+
+
+@st.composite
+def loop_nests(draw: st.DrawFn, loop_vars: tuple[Var, ...] = ()) -> Stmt:
+    """A random statement; each loop gets a fresh variable."""
+    kind = draw(st.sampled_from(("store", "store", "for", "for", "if", "seq", "let")))
+    if len(loop_vars) >= 3 and kind != "store":
+        kind = "store"
+    if kind == "store":
+        index = fm(draw(_loop_index(loop_vars)), OUT.size)
+        value = E.cast("float32", draw(_loop_index(loop_vars)))
+        read = Load(OUT, fm(draw(_loop_index(loop_vars)), OUT.size))
+        return Store(OUT, index, value + read)
+    var = Var(f"v{len(loop_vars)}")
+    if kind == "for":
+        extent = IntImm(draw(st.integers(0, 3)))
+        return For(var, extent, "serial", draw(loop_nests((*loop_vars, var))))
+    if kind == "let":
+        value = IntImm(draw(st.integers(-3, 3)))
+        return LetStmt(var, value, draw(loop_nests((*loop_vars, var))))
+    if kind == "if":
+        condition = E.compare(
+            draw(st.sampled_from(E.COMPARE_OPS)),
+            draw(_loop_index(loop_vars)),
+            draw(_loop_index(loop_vars)),
+        )
+        else_case = draw(st.one_of(st.none(), loop_nests(loop_vars)))
+        return IfThenElse(condition, draw(loop_nests(loop_vars)), else_case)
+    return Seq(tuple(draw(st.lists(loop_nests(loop_vars), min_size=0, max_size=3))))
+
+
+@given(loop_nests(), st.integers(-20, 20), st.integers(-20, 20), st.integers(-20, 20))
+@settings(max_examples=300, deadline=None)
+def test_simplify_stmt_keeps_what_a_nest_computes(stmt: Stmt, x: int, y: int, z: int) -> None:
+    simplified = simplify_stmt(stmt)
+    results = []
+    for program in (stmt, simplified):
+        memory = {OUT.name: [float(i) for i in range(OUT.size)]}
+        run(program, {X: x, Y: y, Var("z"): z}, memory)
+        results.append(memory[OUT.name])
+    assert results[0] == results[1], (format_stmt(stmt), format_stmt(simplified))
+    assert simplify_stmt(simplified) == simplified
+
+
 # --- a lowered conv2d kernel --------------------------------------------------------
 
 
