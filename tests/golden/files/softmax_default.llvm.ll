@@ -20,7 +20,7 @@ softmax_maxelem_k.body:
   %".15" = shufflevector <4 x i64> %".14", <4 x i64> <i64 undef, i64 undef, i64 undef, i64 undef>, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
   %".16" = add <4 x i64> %".13", %".15"
   %".17" = getelementptr inbounds float, ptr %"p0", <4 x i64> %".16"
-  %".18" = call <4 x float> @"llvm.masked.gather.v4f32.v4p0"(<4 x ptr> %".17", i32 4, <4 x i1> <i1 1, i1 1, i1 1, i1 1>, <4 x float> <float undef, float undef, float undef, float undef>)
+  %".18" = call <4 x float> @"llvm.masked.gather.v4f32.v4p0"(<4 x ptr> %".17", i32 4, <4 x i1> <i1 1, i1 1, i1 1, i1 1>, <4 x float> <float              0x0, float              0x0, float              0x0, float              0x0>)
   %".19" = fcmp ogt <4 x float> %".12", %".18"
   %".20" = select  <4 x i1> %".19", <4 x float> %".12", <4 x float> %".18"
   %".21" = getelementptr inbounds float, ptr %".4", i64 0
@@ -43,7 +43,7 @@ softmax_expsum_k.body:
   %".33" = shufflevector <4 x i64> %".32", <4 x i64> <i64 undef, i64 undef, i64 undef, i64 undef>, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
   %".34" = add <4 x i64> %".31", %".33"
   %".35" = getelementptr inbounds float, ptr %"p0", <4 x i64> %".34"
-  %".36" = call <4 x float> @"llvm.masked.gather.v4f32.v4p0"(<4 x ptr> %".35", i32 4, <4 x i1> <i1 1, i1 1, i1 1, i1 1>, <4 x float> <float undef, float undef, float undef, float undef>)
+  %".36" = call <4 x float> @"llvm.masked.gather.v4f32.v4p0"(<4 x ptr> %".35", i32 4, <4 x i1> <i1 1, i1 1, i1 1, i1 1>, <4 x float> <float              0x0, float              0x0, float              0x0, float              0x0>)
   %".37" = getelementptr inbounds float, ptr %".4", i64 0
   %".38" = load <4 x float>, ptr %".37", align 4
   %".39" = fsub contract <4 x float> %".36", %".38"
