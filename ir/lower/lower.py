@@ -9,8 +9,7 @@ Step 3. Build each root stage's loop nest from its leaf axes; root indices are r
 Step 4. Tails of splits that do not divide get guards; when the split's inner axis is a
         loop of its own the outer loop is partitioned into a guard-free main part and one
         tail iteration with a shorter inner loop, so vectorized loops stay branch-free.
-Step 5. Simplify index arithmetic and drop guards that the loop ranges prove; clamp loads
-        under selects that could read outside their buffer (both sides are evaluated).
+Step 5. Simplify index arithmetic and drop guards that the loop ranges prove.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from dataclasses import dataclass, field
 
 from ir.errors import ScheduleError
 from ir.lower.region import Region, constant_range, infer_region
-from ir.lower.safe_loads import guard_select_loads
 from ir.schedule.schedule import Schedule, Split, Stage
 from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
@@ -511,4 +509,4 @@ class _Lowering:
 def lower(schedule: Schedule, name: str | None = None) -> PrimFunc:
     """Lower `schedule` into a loop IR kernel whose params are the inputs, then the outputs."""
     func = _Lowering(schedule).run(name or schedule.program.name)
-    return guard_select_loads(simplify_func(func))
+    return simplify_func(func)

@@ -154,7 +154,13 @@ class Logical(PrimExpr):
 
 @dataclass(frozen=True, slots=True)
 class Select(PrimExpr):
-    """`true_value if condition else false_value` (both sides may be evaluated)."""
+    """`true_value if condition else false_value`.
+
+    A select may guard loads that would be out of bounds (padding, concatenation): code
+    generators evaluate a side that can fault only where it is taken (a branch for a
+    scalar condition, masked loads per lane); cheap side-effect-free sides may be
+    evaluated eagerly.
+    """
 
     condition: PrimExpr
     true_value: PrimExpr

@@ -115,11 +115,8 @@ class _Interpreter:
                 return bool(self.value(expr.lhs)) and bool(self.value(expr.rhs))
             return bool(self.value(expr.lhs)) or bool(self.value(expr.rhs))
         if isinstance(expr, Select):
-            # Both sides are evaluated, as in generated code: a load out of bounds in the
-            # side not taken is still an error.
-            true_value = self.value(expr.true_value)
-            false_value = self.value(expr.false_value)
-            return true_value if self.value(expr.condition) else false_value
+            # Only the side taken is evaluated: a select may guard out-of-bounds loads.
+            return self.value(expr.true_value if self.value(expr.condition) else expr.false_value)
         if isinstance(expr, Cast):
             inner = self.value(expr.value)
             if expr.dtype == "bool":

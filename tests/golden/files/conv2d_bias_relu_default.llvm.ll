@@ -2,7 +2,7 @@ define void @"fused_nn_conv2d_add_nn_relu"(ptr noalias nonnull %"p0", ptr noalia
 {
 entry:
   %".6" = alloca [400 x float], align 64
-  %".42" = alloca {ptr, ptr, ptr, ptr, i64}
+  %".35" = alloca {ptr, ptr, ptr, ptr, i64}
   br label %"body"
 body:
   br label %"pad_i0_i1_f_i2_f.header"
@@ -28,38 +28,31 @@ pad_i0_i1_f_i2_f.body:
   %".24" = urem i64 %"pad_i0_i1_f_i2_f", 10
   %".25" = mul i64 %".24", 8
   %".26" = add i64 %".23", %".25"
-  %".27" = insertelement <10 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, i64 %".26", i32 0
-  %".28" = shufflevector <10 x i64> %".27", <10 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <10 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
-  %".29" = add <10 x i64> %".28", <i64 0, i64 1, i64 2, i64 3, i64 4, i64 5, i64 6, i64 7, i64 8, i64 9>
-  %".30" = sub <10 x i64> %".29", <i64 9, i64 9, i64 9, i64 9, i64 9, i64 9, i64 9, i64 9, i64 9, i64 9>
-  %".31" = icmp slt <10 x i64> %".30", <i64 255, i64 255, i64 255, i64 255, i64 255, i64 255, i64 255, i64 255, i64 255, i64 255>
-  %".32" = select  <10 x i1> %".31", <10 x i64> %".30", <10 x i64> <i64 255, i64 255, i64 255, i64 255, i64 255, i64 255, i64 255, i64 255, i64 255, i64 255>
-  %".33" = icmp sgt <10 x i64> %".32", <i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0>
-  %".34" = select  <10 x i1> %".33", <10 x i64> %".32", <10 x i64> <i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0, i64 0>
-  %".35" = getelementptr inbounds float, ptr %"p0", <10 x i64> %".34"
-  %".36" = call <10 x float> @"llvm.masked.gather.v10f32.v10p0"(<10 x ptr> %".35", i32 4, <10 x i1> %".21", <10 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>)
-  %".37" = xor <10 x i1> %".21", <i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1>
-  %".38" = select  <10 x i1> %".21", <10 x float> %".36", <10 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
-  %".39" = getelementptr inbounds float, ptr %".6", i64 %".10"
-  store <10 x float> %".38", ptr %".39", align 4
+  %".27" = sub i64 %".26", 9
+  %".28" = getelementptr inbounds float, ptr %"p0", i64 %".27"
+  %".29" = call <10 x float> @"llvm.masked.load.v10f32.p0"(ptr %".28", i32 4, <10 x i1> %".21", <10 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>)
+  %".30" = xor <10 x i1> %".21", <i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1>
+  %".31" = select  <10 x i1> %".21", <10 x float> %".29", <10 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".32" = getelementptr inbounds float, ptr %".6", i64 %".10"
+  store <10 x float> %".31", ptr %".32", align 4
   %"pad_i0_i1_f_i2_f.next" = add nsw i64 %"pad_i0_i1_f_i2_f", 1
   br label %"pad_i0_i1_f_i2_f.header"
 pad_i0_i1_f_i2_f.exit:
-  %".43" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".42", i32 0, i32 0
-  store ptr %"p1", ptr %".43"
-  %".45" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".42", i32 0, i32 1
-  store ptr %"p2", ptr %".45"
-  %".47" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".42", i32 0, i32 2
-  store ptr %".6", ptr %".47"
-  %".49" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".42", i32 0, i32 3
-  store ptr %"relu", ptr %".49"
-  %".51" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".42", i32 0, i32 4
-  store i64 8, ptr %".51"
-  call void @"GOMP_parallel"(void (ptr)* @"fused_nn_conv2d_add_nn_relu_parallel0", ptr %".42", i32 2, i32 0)
+  %".36" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".35", i32 0, i32 0
+  store ptr %"p1", ptr %".36"
+  %".38" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".35", i32 0, i32 1
+  store ptr %"p2", ptr %".38"
+  %".40" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".35", i32 0, i32 2
+  store ptr %".6", ptr %".40"
+  %".42" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".35", i32 0, i32 3
+  store ptr %"relu", ptr %".42"
+  %".44" = getelementptr inbounds {ptr, ptr, ptr, ptr, i64}, ptr %".35", i32 0, i32 4
+  store i64 8, ptr %".44"
+  call void @"GOMP_parallel"(void (ptr)* @"fused_nn_conv2d_add_nn_relu_parallel0", ptr %".35", i32 2, i32 0)
   ret void
 }
 
-declare <10 x float> @"llvm.masked.gather.v10f32.v10p0"(<10 x ptr> %".1", i32 %".2", <10 x i1> %".3", <10 x float> %".4")
+declare <10 x float> @"llvm.masked.load.v10f32.p0"(ptr %".1", i32 %".2", <10 x i1> %".3", <10 x float> %".4")
 
 define internal void @"fused_nn_conv2d_add_nn_relu_parallel0_body"(ptr noalias nonnull %".1", ptr noalias nonnull %".2", ptr noalias nonnull %".3", ptr noalias nonnull %".4", i64 %".5", i64 %".6") nounwind
 {

@@ -71,18 +71,14 @@ max_pool2d_rx.body:
   %".55" = shufflevector <5 x i64> %".54", <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <5 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0>
   %".56" = add <5 x i64> %".53", %".55"
   %".57" = sub <5 x i64> %".56", <i64 10, i64 10, i64 10, i64 10, i64 10>
-  %".58" = icmp slt <5 x i64> %".57", <i64 242, i64 242, i64 242, i64 242, i64 242>
-  %".59" = select  <5 x i1> %".58", <5 x i64> %".57", <5 x i64> <i64 242, i64 242, i64 242, i64 242, i64 242>
-  %".60" = icmp sgt <5 x i64> %".59", <i64 0, i64 0, i64 0, i64 0, i64 0>
-  %".61" = select  <5 x i1> %".60", <5 x i64> %".59", <5 x i64> <i64 0, i64 0, i64 0, i64 0, i64 0>
-  %".62" = getelementptr inbounds float, ptr %"p0", <5 x i64> %".61"
-  %".63" = call <5 x float> @"llvm.masked.gather.v5f32.v5p0"(<5 x ptr> %".62", i32 4, <5 x i1> %".42", <5 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>)
-  %".64" = xor <5 x i1> %".42", <i1 1, i1 1, i1 1, i1 1, i1 1>
-  %".65" = select  <5 x i1> %".42", <5 x float> %".63", <5 x float> <float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000>
-  %".66" = fcmp ogt <5 x float> %".19", %".65"
-  %".67" = select  <5 x i1> %".66", <5 x float> %".19", <5 x float> %".65"
-  %".68" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".16"
-  store <5 x float> %".67", ptr %".68", align 4
+  %".58" = getelementptr inbounds float, ptr %"p0", <5 x i64> %".57"
+  %".59" = call <5 x float> @"llvm.masked.gather.v5f32.v5p0"(<5 x ptr> %".58", i32 4, <5 x i1> %".42", <5 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>)
+  %".60" = xor <5 x i1> %".42", <i1 1, i1 1, i1 1, i1 1, i1 1>
+  %".61" = select  <5 x i1> %".42", <5 x float> %".59", <5 x float> <float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000>
+  %".62" = fcmp ogt <5 x float> %".19", %".61"
+  %".63" = select  <5 x i1> %".62", <5 x float> %".19", <5 x float> %".61"
+  %".64" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".16"
+  store <5 x float> %".63", ptr %".64", align 4
   %"max_pool2d_rx.next" = add nsw i64 %"max_pool2d_rx", 1
   br label %"max_pool2d_rx.header"
 max_pool2d_rx.exit:

@@ -1,0 +1,10 @@
+"""The CPU backend: loop IR to LLVM IR (llvmlite), optimised and JIT-compiled.
+
+`compile_kernel(func, target)` returns a `CompiledKernel` called with numpy arrays;
+targets are strings like `llvm -mcpu=icelake-server -num-cores=2`.
+"""
+
+from codegen.llvm.jit import CompiledKernel, compile_kernel
+from codegen.llvm.target import Target, host_target, parse_target
+
+__all__ = ["CompiledKernel", "Target", "compile_kernel", "host_target", "parse_target"]

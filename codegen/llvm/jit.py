@@ -1,0 +1,277 @@
+"""Compile loop IR kernels to machine code in this process, and call them on numpy arrays.
+
+    compile_kernel(func, target):
+      loops  format_func(func)                  the loop IR, as printed
+      llvm   build_module -> verify -> O3       the optimised LLVM IR
+      asm    target machine                     assembly (made on first look)
+      JIT    MCJIT                              callable CompiledKernel
+
+Compiled kernels are cached for the process by the sha256 of the loop IR and the
+target: compiling the same kernel twice returns the same object.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from typing import Any, NoReturn
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from codegen.errors import CodegenError, KernelArgumentError
+from codegen.llvm.emit import build_module
+from codegen.llvm.target import Target, host_target
+from ir.tir.expr import Buffer
+from ir.tir.printer import format_func
+from ir.tir.stmt import PrimFunc
+
+CACHE_MAX_KERNELS = 512
+
+# LLVM's global context is not thread-safe, and llvmlite releases the GIL in its calls.
+_LLVM_LOCK = threading.RLock()
+_CACHE: OrderedDict[str, CompiledKernel] = OrderedDict()
+
+
+class CompiledKernel:
+    """A kernel compiled to machine code; call it with numpy arrays, one per parameter.
+
+    The arrays are passed without copying and must match the buffers exactly: shape,
+    dtype and C-contiguous layout. Outputs are written in place.
+    """
+
+    def __init__(
+        self,
+        func: PrimFunc,
+        target: Target,
+        engine: Any,
+        llvm_text: str,
+    ) -> None:
+        self.func = func
+        self.target = target
+        self._engine = engine  # owns the machine code; keep it alive
+        self._llvm_text = llvm_text
+        self._stages: dict[str, str] | None = None
+        self._object_code: bytes | None = None
+        address = engine.get_function_address(func.name)
+        prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * len(func.params)))
+        self._entry = prototype(address)
+        self._expected = [
+            (buffer, np.dtype(buffer.dtype), tuple(buffer.shape)) for buffer in func.params
+        ]
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol name."""
+        return self.func.name
+
+    @property
+    def stages(self) -> dict[str, str]:
+        """The text of each compilation stage: "loops", "llvm" (optimised) and "asm" (as in
+        `object_code`, which reads better than the JIT's absolute-address calls)."""
+        if self._stages is None:
+            with _LLVM_LOCK:
+                module = llvm.parse_assembly(self._llvm_text)
+                asm = _target_machine(self.target, "pic").emit_assembly(module)
+            self._stages = {
+                "loops": format_func(self.func),
+                "llvm": self._llvm_text,
+                "asm": str(asm),
+            }
+        return self._stages
+
+    def object_code(self) -> bytes:
+        """The kernel as a relocatable, position-independent ELF object, for linking into
+        a shared library (needs libgomp and libm at link time when it uses them)."""
+        if self._object_code is None:
+            with _LLVM_LOCK:
+                module = llvm.parse_assembly(self._llvm_text)
+                self._object_code = bytes(_target_machine(self.target, "pic").emit_object(module))
+        return self._object_code
+
+    def __call__(self, *arrays: object) -> None:
+        """Run the kernel on `arrays` (inputs, then outputs): numpy arrays, checked here."""
+        expected = self._expected
+        if len(arrays) != len(expected):
+            names = ", ".join(buffer.name for buffer, _, _ in expected)
+            raise KernelArgumentError(
+                f"{self.name} takes {len(expected)} arrays ({names}); got {len(arrays)}"
+            )
+        pointers = []
+        for position, array in enumerate(arrays):
+            buffer, dtype, shape = expected[position]
+            # One cheap test on the fast path (`carray`: C-contiguous, aligned, writable);
+            # the slow path says what exactly is wrong.
+            if (
+                not isinstance(array, np.ndarray)
+                or array.dtype != dtype
+                or array.shape != shape
+                or not array.flags.carray
+            ):
+                _raise_argument_error(self.name, position, buffer, array, dtype, shape)
+            pointers.append(_data_address(array))
+        if len(set(pointers)) != len(pointers):
+            self._check_distinct(arrays, pointers)
+        self._entry(*pointers)
+
+    def _check_distinct(self, arrays: tuple[object, ...], pointers: list[int]) -> None:
+        """Reject two non-empty arguments that start at the same address: the kernel's
+        parameters are `noalias`, so in-place calls would compute garbage."""
+        for later, pointer in enumerate(pointers):
+            earlier = pointers.index(pointer)
+            if earlier != later and getattr(arrays[later], "size", 0) > 0:
+                names = [buffer.name for buffer, _, _ in self._expected]
+                raise KernelArgumentError(
+                    f"{self.name}: arguments {earlier} ({names[earlier]}) and {later} "
+                    f"({names[later]}) are the same memory; a kernel's buffers must not overlap"
+                )
+
+    def __repr__(self) -> str:
+        return f"CompiledKernel({self.name}, target={self.target})"
+
+
+def _data_address(array: np.ndarray[Any, Any]) -> int:
+    # Several times cheaper than `array.ctypes.data`, which builds a ctypes object.
+    if array.size == 0:
+        return int(array.ctypes.data)
+    return ctypes.addressof(ctypes.c_char.from_buffer(array))  # type: ignore[arg-type]
+
+
+def _raise_argument_error(
+    kernel: str,
+    position: int,
+    buffer: Buffer,
+    array: Any,
+    dtype: np.dtype[Any],
+    shape: tuple[int, ...],
+) -> NoReturn:
+    where = f"{kernel}: argument {position} ({buffer.name})"
+    wanted = f"{buffer.dtype}{list(shape)}"
+    if not isinstance(array, np.ndarray):
+        raise KernelArgumentError(
+            f"{where} expects a numpy array {wanted}; got {type(array).__name__}"
+        )
+    got = f"{array.dtype}{list(array.shape)}"
+    if array.dtype != dtype or array.shape != shape:
+        raise KernelArgumentError(f"{where} expects {wanted}; got {got}")
+    if not array.flags.c_contiguous:
+        raise KernelArgumentError(f"{where} expects a C-contiguous array; got a strided view")
+    if not array.flags.aligned:
+        raise KernelArgumentError(f"{where} expects an array aligned to its dtype")
+    if not array.flags.writeable:
+        raise KernelArgumentError(f"{where} is read-only; kernels take writable arrays")
+    raise KernelArgumentError(f"{where} cannot be passed: {array.flags}")
+
+
+def compile_kernel(func: PrimFunc, target: Target | None = None) -> CompiledKernel:
+    """Compile `func` for `target` (default: this host) and return a callable kernel.
+
+    Raises CodegenError when the loop IR cannot be compiled.
+    """
+    target = target or host_target()
+    key = _cache_key(func, target)
+    with _LLVM_LOCK:
+        kernel = _CACHE.get(key)
+        if kernel is not None:
+            _CACHE.move_to_end(key)
+            return kernel
+        kernel = _compile(func, target)
+        _CACHE[key] = kernel
+        if len(_CACHE) > CACHE_MAX_KERNELS:
+            _CACHE.popitem(last=False)
+        return kernel
+
+
+def clear_kernel_cache() -> None:
+    """Forget every cached kernel (each is freed once nothing else refers to it)."""
+    with _LLVM_LOCK:
+        _CACHE.clear()
+
+
+def _cache_key(func: PrimFunc, target: Target) -> str:
+    # The printed loop IR leaves out the dtypes of variables and constants, which
+    # change the code: key on the exact structure (repr) as well.
+    text = f"{format_func(func)}\n{func!r}\n{target}\n{target.features}\n{target.triple}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _compile(func: PrimFunc, target: Target) -> CompiledKernel:
+    _initialize_llvm()
+    # Step 1. Loop IR to LLVM IR. llvmlite raises TypeError/ValueError on ill-typed
+    # instructions (e.g. a select whose sides have different dtypes).
+    try:
+        source = str(build_module(func, target))
+    except (TypeError, ValueError) as error:
+        raise CodegenError(f"{func.name}: cannot generate LLVM IR: {error}") from error
+    # Step 2. Parse and verify: a failure here is a bug in the code generator.
+    try:
+        module = llvm.parse_assembly(source)
+        module.verify()
+    except RuntimeError as error:
+        raise CodegenError(
+            f"{func.name}: generated LLVM IR is invalid: {error}\n{source}"
+        ) from error
+    # Step 3. Optimise at O3 for the target's CPU.
+    machine = _target_machine(target, "default")
+    module.triple = machine.triple
+    module.data_layout = str(machine.target_data)
+    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    tuning.loop_vectorization = True
+    tuning.slp_vectorization = True
+    pass_builder = llvm.create_pass_builder(machine, tuning)
+    pass_builder.getModulePassManager().run(module, pass_builder)
+    llvm_text = str(module)
+    if "GOMP_parallel" in llvm_text and not _load_libgomp():
+        raise CodegenError(f"{func.name} has parallel loops, but libgomp was not found")
+    # Step 4. Machine code, in this process. The engine takes ownership of (and frees)
+    # the target machine it is given, so it gets one of its own.
+    engine = llvm.create_mcjit_compiler(module, _new_target_machine(target, "default"))
+    engine.finalize_object()
+    return CompiledKernel(func, target, engine, llvm_text)
+
+
+@functools.cache
+def _initialize_llvm() -> None:
+    # llvmlite >= 0.45 initialises the LLVM core itself (llvm.initialize() now raises).
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()
+
+
+@functools.cache
+def _load_libgomp() -> bool:
+    path = ctypes.util.find_library("gomp")
+    if path is None:
+        return False
+    # At exit LLVM dlcloses the libraries it loaded, while libgomp's pool threads may
+    # still be spinning after the last parallel region: unmapping their code crashes
+    # the process on its way out. RTLD_NODELETE keeps libgomp mapped to the very end.
+    ctypes.CDLL(path, mode=os.RTLD_GLOBAL | os.RTLD_NODELETE)
+    llvm.load_library_permanently(path)
+    return True
+
+
+@functools.cache
+def _target_machine(target: Target, relocation: str) -> Any:
+    """A shared target machine for optimising and emitting text or objects."""
+    return _new_target_machine(target, relocation)
+
+
+def _new_target_machine(target: Target, relocation: str) -> Any:
+    _initialize_llvm()
+    try:
+        llvm_target = llvm.Target.from_triple(target.triple)
+    except RuntimeError as error:
+        raise CodegenError(f"LLVM cannot compile for triple {target.triple!r}: {error}") from None
+    return llvm_target.create_target_machine(
+        cpu=target.mcpu,
+        features=target.features,
+        opt=3,
+        reloc=relocation,
+        codemodel="jitdefault" if relocation == "default" else "default",
+    )

@@ -1,0 +1,139 @@
+"""CPU targets: `llvm -mcpu=icelake-server -num-cores=2`, parsed, printed and detected.
+
+A Target names what the kernel is compiled for: the CPU model (`mcpu`), its LLVM
+feature string, the triple, and how many cores parallel loops may use. Its string
+form is the key records are stored under, so it prints only what a user chose:
+the features detected on a host are implied by its CPU name and are not printed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+from codegen.errors import TargetError
+
+_KNOWN_OPTIONS = ("-mcpu", "-num-cores", "-mattr", "-mtriple")
+
+# Widest vector registers of CPUs named without a feature string (when they are not
+# the host, whose features are detected instead).
+_AVX512_CPUS = (
+    "skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client",
+    "icelake-server", "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids",
+    "graniterapids", "graniterapids-d", "diamondrapids", "znver4", "znver5", "x86-64-v4",
+)  # fmt: skip
+_AVX2_CPUS = (
+    "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "arrowlake",
+    "lunarlake", "gracemont", "znver1", "znver2", "znver3", "x86-64-v3", "bdver4",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A CPU to compile for; `str(target)` is its canonical target string."""
+
+    kind: str
+    mcpu: str
+    num_cores: int
+    features: str  # the LLVM feature string passed to the code generator ("" = implied)
+    triple: str
+    mattr: tuple[str, ...] = ()  # features the user asked for with -mattr (printed)
+
+    def __str__(self) -> str:
+        text = f"{self.kind} -mcpu={self.mcpu} -num-cores={self.num_cores}"
+        if self.mattr:
+            text += f" -mattr={','.join(self.mattr)}"
+        if self.triple != _process_triple():
+            text += f" -mtriple={self.triple}"
+        return text
+
+    @property
+    def vector_bits(self) -> int:
+        """Width of the widest SIMD registers: 512 (AVX-512), 256 (AVX2) or 128."""
+        enabled: dict[str, bool] = {}  # later entries win, as they do in LLVM
+        for flag in filter(None, self.features.split(",")):
+            enabled[flag[1:]] = flag[0] == "+"
+        bits = 512 if self.mcpu in _AVX512_CPUS else 256 if self.mcpu in _AVX2_CPUS else 128
+        if "avx512f" in enabled:
+            bits = 512 if enabled["avx512f"] else min(bits, 256)
+        if "avx2" in enabled:  # AVX-512 depends on AVX2: turning AVX2 off turns both off
+            bits = max(bits, 256) if enabled["avx2"] else 128
+        return bits
+
+    def vector_lanes(self, dtype_bytes: int) -> int:
+        """How many elements of `dtype_bytes` bytes fill one vector register."""
+        return max(1, self.vector_bits // (8 * dtype_bytes))
+
+
+@functools.cache
+def _process_triple() -> str:
+    return str(llvm.get_process_triple())
+
+
+@functools.cache
+def _host_features() -> str:
+    return str(llvm.get_host_cpu_features().flatten())
+
+
+def _host_cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def host_target() -> Target:
+    """The CPU this process runs on, with every core it may use."""
+    return Target(
+        kind="llvm",
+        mcpu=str(llvm.get_host_cpu_name()),
+        num_cores=_host_cores(),
+        features=_host_features(),
+        triple=_process_triple(),
+    )
+
+
+def parse_target(text: str) -> Target:
+    """Parse `llvm` (the host) or `llvm -mcpu=X -num-cores=N [-mattr=+a,-b] [-mtriple=T]`.
+
+    Options left out take the host's values; features of a CPU other than the host's
+    are left for LLVM to imply from its name.
+    """
+    words = text.split()
+    if not words:
+        raise TargetError("empty target string; expected e.g. 'llvm -mcpu=icelake-server'")
+    if words[0] != "llvm":
+        raise TargetError(
+            f"unknown target kind {words[0]!r} in {text!r}; the LLVM backend compiles 'llvm'"
+        )
+    options: dict[str, str] = {}
+    for word in words[1:]:
+        key, sep, value = word.partition("=")
+        if key not in _KNOWN_OPTIONS:
+            raise TargetError(
+                f"unknown target option {key!r} in {text!r}; known: {', '.join(_KNOWN_OPTIONS)}"
+            )
+        if not sep or not value:
+            raise TargetError(f"target option {key!r} in {text!r} needs a value ({key}=...)")
+        if key in options:
+            raise TargetError(f"target option {key!r} given twice in {text!r}")
+        options[key] = value
+    host = host_target()
+    mcpu = options.get("-mcpu", host.mcpu)
+    num_cores = _parse_cores(options.get("-num-cores"), host.num_cores, text)
+    triple = options.get("-mtriple", host.triple)
+    mattr = tuple(options["-mattr"].split(",")) if "-mattr" in options else ()
+    for flag in mattr:
+        if len(flag) < 2 or flag[0] not in "+-":
+            raise TargetError(f"-mattr entries look like +avx2 or -avx512f; got {flag!r}")
+    implied = host.features if (mcpu == host.mcpu and triple == host.triple) else ""
+    features = ",".join(part for part in (implied, *mattr) if part)
+    return Target("llvm", mcpu, num_cores, features, triple, mattr)
+
+
+def _parse_cores(value: str | None, default: int, text: str) -> int:
+    if value is None:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise TargetError(f"-num-cores must be a positive integer in {text!r}; got {value!r}")
+    return int(value)

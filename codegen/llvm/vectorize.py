@@ -1,0 +1,160 @@
+"""Vectorized loops: the body is emitted once as code over `extent` lanes.
+
+The loop variable becomes the lane vector <0, 1, ..., extent-1>; expressions that
+depend on it become vectors and the rest stay scalar (broadcast where they meet).
+Memory accesses pick their form from the index's step per lane (see memory.py).
+
+Emitting the body once reorders its work: every lane runs statement 1, then every
+lane statement 2. That is only the loop's meaning when no lane reads or writes what
+another lane writes, so a body that could observe the difference - or one with
+nested loops, conditionals or allocations, or more than MAX_VECTOR_LANES lanes - is
+emitted as a serial loop instead, with metadata asking LLVM's own vectorizer to try.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import llvmlite.ir as ir
+
+from codegen.llvm.affine import depends_on, linear_coefficient
+from codegen.llvm.context import FunctionContext
+from codegen.llvm.dtypes import constant, scalar_type
+from codegen.llvm.exprs import emit_cast, emit_expr
+from codegen.llvm.loops import emit_counted_loop
+from ir.tir.expr import Buffer, IntImm, Load, PrimExpr, Var
+from ir.tir.stmt import Barrier, For, LetStmt, Seq, Stmt, Store
+from ir.tir.visit import substitute, walk_expr
+
+EmitStmt = Callable[[FunctionContext, Stmt], None]
+
+# Wider vectors than this are left to LLVM's loop vectorizer: it picks the width, while
+# one IR vector of thousands of lanes would take the backend a long time to split.
+MAX_VECTOR_LANES = 64
+
+
+@dataclass
+class _Accesses:
+    """Indices (with lane-dependent lets expanded) at which the body touches buffers."""
+
+    var: Var
+    lets: dict[Var, PrimExpr] = field(default_factory=dict)
+    opaque: set[Var] = field(default_factory=set)
+    stores: dict[Buffer, set[PrimExpr]] = field(default_factory=dict)
+    loads: dict[Buffer, set[PrimExpr]] = field(default_factory=dict)
+
+    def varying(self) -> set[Var]:
+        return {self.var, *self.lets, *self.opaque}
+
+    def read(self, expr: PrimExpr) -> None:
+        for node in walk_expr(expr):
+            if isinstance(node, Load):
+                index = substitute(node.index, self.lets)
+                self.loads.setdefault(node.buffer, set()).add(index)
+
+
+def vectorize_blocker(body: Stmt, var: Var) -> str | None:
+    """Why `body` cannot run as one vector step over all values of `var`; None if it can."""
+    accesses = _Accesses(var)
+    reason = _collect(body, accesses)
+    if reason is not None:
+        return reason
+    for buffer, indices in accesses.stores.items():
+        if len(indices) > 1:
+            return f"it stores to {buffer.name} at several different indices"
+        (index,) = indices
+        reads = accesses.loads.get(buffer, set())
+        if not reads:
+            continue  # write-only: lanes store in order, as iterations would
+        if reads != {index}:
+            return f"it reads {buffer.name} at an index other than the one it writes"
+        if not linear_coefficient(index, var, accesses.opaque):
+            return f"several lanes read and write the same element of {buffer.name}"
+    return None
+
+
+def _collect(stmt: Stmt, accesses: _Accesses) -> str | None:
+    if isinstance(stmt, Seq):
+        for child in stmt.stmts:
+            reason = _collect(child, accesses)
+            if reason is not None:
+                return reason
+        return None
+    if isinstance(stmt, Store):
+        accesses.read(stmt.index)
+        accesses.read(stmt.value)
+        index = substitute(stmt.index, accesses.lets)
+        accesses.stores.setdefault(stmt.buffer, set()).add(index)
+        return None
+    if isinstance(stmt, LetStmt):
+        accesses.read(stmt.value)
+        if depends_on(stmt.value, accesses.varying()):
+            if _has_load(stmt.value):
+                accesses.opaque.add(stmt.var)
+            else:
+                accesses.lets[stmt.var] = substitute(stmt.value, accesses.lets)
+        return _collect(stmt.body, accesses)
+    if isinstance(stmt, Barrier):
+        return None
+    if isinstance(stmt, For):
+        return "it contains a nested loop"
+    return f"it contains {type(stmt).__name__}"
+
+
+def _has_load(expr: PrimExpr) -> bool:
+    return any(isinstance(node, Load) for node in walk_expr(expr))
+
+
+def emit_vectorized_loop(ctx: FunctionContext, loop: For, emit_stmt: EmitStmt) -> None:
+    """Emit a `vectorized` loop as vector code, or as a serial loop marked for LLVM's
+    vectorizer when its extent is not a constant or its body cannot be vectorized here."""
+    extent = loop.extent
+    if isinstance(extent, IntImm) and extent.value <= 1:
+        if extent.value == 1:
+            with ctx.bind(loop.var, constant(scalar_type(loop.var.dtype), 0), non_negative=True):
+                emit_stmt(ctx, loop.body)
+        return
+    if (
+        not isinstance(extent, IntImm)
+        or extent.value > MAX_VECTOR_LANES
+        or ctx.vector_var is not None
+        or vectorize_blocker(loop.body, loop.var) is not None
+    ):
+        end = emit_cast(ctx, emit_expr(ctx, extent), extent.dtype, loop.var.dtype)
+        emit_counted_loop(
+            ctx,
+            loop.var,
+            constant(end.type, 0),
+            end,
+            lambda: emit_stmt(ctx, loop.body),
+            hints={"llvm.loop.vectorize.enable": True},
+        )
+        return
+    lanes = extent.value
+    lane_vector = ir.Constant(ir.VectorType(scalar_type(loop.var.dtype), lanes), list(range(lanes)))
+    ctx.lanes, ctx.vector_var = lanes, loop.var
+    try:
+        with ctx.bind(loop.var, lane_vector, non_negative=True):
+            emit_stmt(ctx, loop.body)
+    finally:
+        ctx.lanes, ctx.vector_var = 1, None
+
+
+@contextmanager
+def bind_vector_let(ctx: FunctionContext, var: Var, value: PrimExpr) -> Iterator[None]:
+    """Record that let variable `var` holds a lane-dependent `value`, so index analysis
+    can look through it (or, when it reads memory, treat it as unknown)."""
+    if _has_load(value):
+        ctx.opaque_vars.add(var)
+        try:
+            yield
+        finally:
+            ctx.opaque_vars.discard(var)
+        return
+    ctx.vector_lets[var] = substitute(value, ctx.vector_lets)
+    try:
+        yield
+    finally:
+        del ctx.vector_lets[var]
