@@ -26,6 +26,7 @@ import numpy as np
 
 from codegen.errors import CodegenError, KernelArgumentError
 from codegen.llvm.emit import build_module
+from codegen.llvm.legalize import legalize_vector_loops
 from codegen.llvm.target import Target, host_target
 from ir.tir.expr import Buffer
 from ir.tir.printer import format_func
@@ -205,7 +206,7 @@ def _compile(func: PrimFunc, target: Target) -> CompiledKernel:
     # Step 1. Loop IR to LLVM IR. llvmlite raises TypeError/ValueError on ill-typed
     # instructions (e.g. a select whose sides have different dtypes).
     try:
-        source = str(build_module(func, target))
+        source = str(build_module(legalize_vector_loops(func), target))
     except (TypeError, ValueError) as error:
         raise CodegenError(f"{func.name}: cannot generate LLVM IR: {error}") from error
     # Step 2. Parse and verify: a failure here is a bug in the code generator.

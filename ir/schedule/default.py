@@ -119,8 +119,8 @@ class _DefaultScheduler:
             # (n, k, y, x): vectorize output columns, register-tile output channels.
             row_axis, col_axis = axes[1], axes[3]
             col_extent, row_extent = extents[3], extents[1]
-            col_tile = min(col_extent, lanes)
-            row_tile = _divisor_at_most(row_extent, 8 if col_tile >= lanes // 2 else 16)
+            col_tile = min(col_extent, 2 * lanes)
+            row_tile = _divisor_at_most(row_extent, 8 if col_tile > lanes // 2 else 16)
             outer_axes = [axes[0], None, axes[2]]
         else:
             row_axis, col_axis = axes[-2], axes[-1]
@@ -176,15 +176,13 @@ class _DefaultScheduler:
             return
         rows, cols = weight.shape
         if stage.op.tag == "dense":
-            # weight[N, K] -> [N / t, K, t]
-            if rows % col_tile:
-                return
-            sch.layout_rewrite(weight.name, [[rows // col_tile, col_tile], [cols]], [0, 2, 1])
+            # weight[N, K] -> [ceil(N / t), K, t], zero-padded
+            panels = -(-rows // col_tile)
+            sch.layout_rewrite(weight.name, [[panels, col_tile], [cols]], [0, 2, 1])
         else:
-            # weight[K, N] -> [N / t, K, t]
-            if cols % col_tile:
-                return
-            sch.layout_rewrite(weight.name, [[rows], [cols // col_tile, col_tile]], [1, 0, 2])
+            # weight[K, N] -> [ceil(N / t), K, t], zero-padded
+            panels = -(-cols // col_tile)
+            sch.layout_rewrite(weight.name, [[rows], [panels, col_tile]], [1, 0, 2])
 
     def generic(self, name: str) -> None:
         sch = self.schedule

@@ -69,7 +69,11 @@ class Attach:
 
 @dataclass(frozen=True, slots=True)
 class LayoutRewrite:
-    """A constant input stored in a new layout: split each dim by `factors`, then permute."""
+    """A constant input stored in a new layout: split each dim by `factors`, then permute.
+
+    The outermost factor of a dimension may round it up; the rewritten constant is then
+    zero-padded (reads never reach the padding).
+    """
 
     input: str
     shape: tuple[int, ...]
@@ -83,9 +87,17 @@ class LayoutRewrite:
         return tuple(flat[i] for i in self.order)
 
     def apply(self, array: Any) -> Any:
-        """Rewrite a numpy array of the original shape into the new layout."""
+        """Rewrite a numpy array of the original shape into the new layout.
+
+        A dimension whose factors multiply past its size is padded with zeros first.
+        """
         import numpy as np
 
+        padding = [
+            (0, math.prod(dims) - size) for dims, size in zip(self.factors, self.shape, strict=True)
+        ]
+        if any(after for _, after in padding):
+            array = np.pad(array, padding)
         flat = [size for dims in self.factors for size in dims]
         return np.ascontiguousarray(np.transpose(np.reshape(array, flat), self.order))
 
@@ -508,8 +520,15 @@ class Schedule:
         if len(factor_tuples) != len(shape):
             raise ScheduleError(f"factors must list one split per dimension of {shape}")
         for dim, dims in zip(shape, factor_tuples, strict=True):
-            if not dims or math.prod(dims) != dim or any(f < 1 for f in dims):
-                raise ScheduleError(f"factors {list(dims)} do not multiply to dimension {dim}")
+            if not dims or any(f < 1 for f in dims):
+                raise ScheduleError(f"factors {list(dims)} of dimension {dim} must be positive")
+            inner = math.prod(dims[1:])
+            # The outermost factor may round up (the packed constant is zero-padded).
+            if not (dims[0] - 1) * inner < dim <= dims[0] * inner:
+                raise ScheduleError(
+                    f"factors {list(dims)} do not cover dimension {dim} (their product must "
+                    f"be {dim}, or round it up by less than one outermost step)"
+                )
         count = sum(len(dims) for dims in factor_tuples)
         if sorted(order) != list(range(count)):
             raise ScheduleError(f"order {list(order)} is not a permutation of {count} dimensions")
