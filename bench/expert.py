@@ -43,14 +43,13 @@ def expert_matmul(program: TEProgram, hardware: HardwareParams) -> Schedule:
 
 
 def expert_conv2d(program: TEProgram, hardware: HardwareParams) -> Schedule:
-    """NCHW conv: 8 output channels x 2 vectors of columns in registers, weights packed so
-    the 8 channels' values for one (c, ry, rx) are adjacent, padding materialised once."""
+    """NCHW conv with output channels in vector lanes: a 2-vector x 7-column register tile
+    (14 accumulators), weights packed [K/32, C, R, S, 32] so each (c, ry, rx) step loads
+    two weight vectors and broadcasts 7 input values; padding materialised in parallel."""
     sch = Schedule(program)
     out = program.outputs[0].name
-    _, channels, _, width = program.outputs[0].shape
     lanes = hardware.lanes("float32")
-    channel_tile = 8
-    col_tile = min(width, 2 * lanes) if width % (2 * lanes) == 0 else min(width, width // 2)
+    channel_tile, col_tile = 2 * lanes, 7
     local = sch.cache_write(out, "local")
     n, k, y, x = (axis.name for axis in sch.stage(out).op.axes)
     k_outer, k_inner = sch.split(out, k, factor=channel_tile)
@@ -62,9 +61,11 @@ def expert_conv2d(program: TEProgram, hardware: HardwareParams) -> Schedule:
     sch.compute_at(local, out, x_outer)
     ln, lk, ly, lx = (axis.name for axis in sch.stage(local).op.axes)
     rc, ry, rx = (axis.name for axis in sch.stage(local).op.reduce_axes)
-    sch.reorder(local, ln, ly, rc, ry, rx, lk, lx)
-    sch.unroll(local, lk)
-    sch.vectorize(local, lx)
+    sch.reorder(local, ln, rc, ry, rx, ly, lx, lk)
+    sch.unroll(local, lx)
+    lk_outer, lk_inner = sch.split(local, lk, factor=lanes)
+    sch.unroll(local, lk_outer)
+    sch.vectorize(local, lk_inner)
     weight = program.inputs[1]
     out_channels, in_channels, kernel_h, kernel_w = weight.shape
     sch.layout_rewrite(
@@ -72,5 +73,8 @@ def expert_conv2d(program: TEProgram, hardware: HardwareParams) -> Schedule:
         [[out_channels // channel_tile, channel_tile], [in_channels], [kernel_h], [kernel_w]],
         [0, 2, 3, 4, 1],
     )
-    del channels
+    if "pad" in sch.stages:
+        pad_axes = [axis.name for axis in sch.stage("pad").op.axes]
+        rows = sch.fuse("pad", sch.fuse("pad", pad_axes[0], pad_axes[1]), pad_axes[2])
+        sch.parallel("pad", rows)
     return sch

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ir.errors import ScheduleError
 from ir.lower.region import Region, constant_range, infer_region
-from ir.schedule.schedule import Schedule, Split, Stage
+from ir.schedule.schedule import Fuse, Schedule, Split, Stage
 from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
 from ir.tir.expr import (
@@ -63,6 +63,19 @@ def _identifier(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text)
 
 
+@dataclass(frozen=True)
+class _Storage:
+    """A buffer layout: each dim is an expression of the root indices (placeholders)."""
+
+    roots: tuple[Var, ...]
+    dims: tuple[PrimExpr, ...]
+    shape: tuple[int, ...]
+
+    def map(self, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
+        mapping = dict(zip(self.roots, indices, strict=True))
+        return [substitute(dim, mapping) for dim in self.dims]
+
+
 @dataclass
 class _Nest:
     """The loop structure of one stage as it is being emitted."""
@@ -84,6 +97,7 @@ class _Lowering:
         self.offsets: dict[str, tuple[PrimExpr, ...]] = {}
         self.expanded: dict[int, PrimExpr] = {}
         self.attached: dict[tuple[str, str], list[Stage]] = {}
+        self.layouts: dict[str, _Storage] = {}
         self._validate()
 
     # Step 1 -------------------------------------------------------------------------------
@@ -175,7 +189,7 @@ class _Lowering:
                     binary("sub", index, start)
                     for index, start in zip(indices, offsets, strict=True)
                 )
-            return Load(stage_buffer, flat_index(indices, stage_buffer.shape))
+            return Load(stage_buffer, flat_index(self._permute(name, indices), stage_buffer.shape))
 
         return map_expr(expr, visit)
 
@@ -278,7 +292,45 @@ class _Lowering:
     def output_index(self, nest: _Nest) -> PrimExpr:
         buffer = self.buffers[nest.stage.name]
         indices = [nest.values[axis.name] for axis in nest.stage.op.axes]
-        return flat_index(indices, buffer.shape)
+        return flat_index(self._permute(nest.stage.name, indices), buffer.shape)
+
+    def _permute(self, stage: str, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
+        layout = self.layouts.get(stage)
+        if layout is None:
+            return list(indices)
+        return layout.map(indices)
+
+    def storage_layout(self, stage: Stage, extents: Mapping[str, int]) -> _Storage | None:
+        """How an intermediate buffer is laid out: its dims follow the stage's own spatial
+        loops (split pieces included, innermost last), so the innermost (vectorized) loop
+        writes contiguously and a split stage stores in tiled order (packing at run
+        time). None keeps the plain row-major layout (no reorder, or a fused axis)."""
+        axes = [axis.name for axis in stage.op.axes]
+        splits = [
+            r
+            for r in stage.relations
+            if isinstance(r, Split)
+            and r.parent in stage.axis_kind
+            and stage.axis_kind[r.parent] == "spatial"
+        ]
+        if any(
+            isinstance(r, Fuse) and stage.axis_kind[r.fused] == "spatial" for r in stage.relations
+        ):
+            return None
+        spatial_leaves = [leaf for leaf in stage.leaves if stage.axis_kind[leaf] == "spatial"]
+        if not splits and spatial_leaves == axes:
+            return None
+        # Each leaf as an expression of its root axis index (a placeholder var per axis).
+        roots = {axis: Var(f"__root_{i}") for i, axis in enumerate(axes)}
+        values: dict[str, PrimExpr] = dict(roots)
+        for relation in splits:
+            inner_extent = extents[relation.inner]
+            parent = values[relation.parent]
+            values[relation.outer] = binary("floordiv", parent, inner_extent)
+            values[relation.inner] = binary("floormod", parent, inner_extent)
+        dims = tuple(values[leaf] for leaf in spatial_leaves)
+        shape = tuple(extents[leaf] for leaf in spatial_leaves)
+        return _Storage(tuple(roots.values()), dims, shape)
 
     def main_statement(self, nest: _Nest, proven: frozenset[int]) -> Stmt:
         buffer = self.buffers[nest.stage.name]
@@ -448,9 +500,11 @@ class _Lowering:
         }
         reads = self._reads_of(producer, consumer)
         region = infer_region(reads, free, producer.op.shape)
-        buffer = Buffer(
-            _identifier(producer.name), region.extents, producer.op.dtype, producer.scope
-        )
+        layout = self.storage_layout(producer, self.make_nest(producer, region).extents)
+        shape = region.extents if layout is None else layout.shape
+        if layout is not None:
+            self.layouts[producer.name] = layout
+        buffer = Buffer(_identifier(producer.name), shape, producer.op.dtype, producer.scope)
         self.buffers[producer.name] = buffer
         self.offsets[producer.name] = region.starts
         return buffer, self.emit_stage(producer, region, ranges)
@@ -493,9 +547,11 @@ class _Lowering:
             if stage.attach.kind != "root":
                 continue
             if stage.name not in self.buffers:
-                buffer = Buffer(
-                    _identifier(stage.name), stage.op.shape, stage.op.dtype, stage.scope
-                )
+                layout = self.storage_layout(stage, self.make_nest(stage, None).extents)
+                shape = stage.op.shape if layout is None else layout.shape
+                if layout is not None:
+                    self.layouts[stage.name] = layout
+                buffer = Buffer(_identifier(stage.name), shape, stage.op.dtype, stage.scope)
                 self.buffers[stage.name] = buffer
                 allocations.append(buffer)
             stmts.append(self.emit_stage(stage, None, {}))

@@ -104,10 +104,79 @@ class _DefaultScheduler:
             return None
         return anchor
 
+    def _channel_vector_conv(self, anchor: str) -> bool:
+        """Whether a conv vectorizes output channels (weights packed channel-innermost,
+        one input value broadcast per column): whenever its weight is a constant and it
+        is not depthwise (whose input channel follows the output channel). Measured on
+        the standard workloads this beats vectorizing columns, which needs unit-stride
+        columns and wide rows."""
+        sch = self.schedule
+        stage = sch.stages[anchor]
+        if stage.op.tag != "conv2d" or len(sch.program.inputs) < 2:
+            return False
+        weight = sch.program.inputs[1]
+        if weight.name not in self.constant_inputs or weight.ndim != 4:
+            return False
+        out_channels, group_channels, _, _ = weight.shape
+        lanes = self.hardware.lanes(stage.op.dtype)
+        return group_channels > 1 and out_channels % lanes == 0
+
+    def tile_conv_channels(self, output: str, anchor: str) -> set[str]:
+        """Conv with output channels in vector lanes: each (c, ry, rx) step loads one
+        vector of packed weights and broadcasts one input value per output column."""
+        sch = self.schedule
+        lanes = self.hardware.lanes(sch.stages[anchor].op.dtype)
+        n, k, y, x = (axis.name for axis in sch.stages[output].op.axes)
+        out_channels, width = sch.stages[output].op.shape[1], sch.stages[output].op.shape[3]
+        # About 14 accumulator registers: 2 channel vectors x 7 columns, or 1 x 14.
+        vectors = 2 if out_channels % (2 * lanes) == 0 else 1
+        col_limit = 14 // vectors
+        col_tile = _divisor_at_most(width, col_limit) if width > col_limit else width
+        if col_tile < col_limit // 2 < width:
+            col_tile = min(width, col_limit)
+        channel_tile = vectors * lanes
+        k_outer, k_inner = sch.split(output, k, factor=channel_tile)
+        x_outer, x_inner = sch.split(output, x, factor=col_tile)
+        sch.reorder(output, n, k_outer, y, x_outer, k_inner, x_inner)
+        fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
+        if (
+            _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
+            and out_stage_extent(sch, output, fused) > 1
+        ):
+            sch.parallel(output, fused)
+        sch.vectorize(output, x_inner)
+        sch.compute_at(anchor, output, x_outer)
+        local = sch.stages[anchor]
+        ln, lk, ly, lx = (axis.name for axis in local.op.axes)
+        rc, ry, rx = (axis.name for axis in local.op.reduce_axes)
+        sch.reorder(anchor, ln, ly, rc, ry, rx, lx, lk)
+        sch.unroll(anchor, lx)
+        if vectors > 1:
+            lk_outer, lk_inner = sch.split(anchor, lk, factor=lanes)
+            sch.unroll(anchor, lk_outer)
+            sch.vectorize(anchor, lk_inner)
+        else:
+            sch.vectorize(anchor, lk)
+        weight = sch.program.inputs[1]
+        _, group_channels, kernel_h, kernel_w = weight.shape
+        sch.layout_rewrite(
+            weight.name,
+            [
+                [out_channels // channel_tile, channel_tile],
+                [group_channels],
+                [kernel_h],
+                [kernel_w],
+            ],
+            [0, 2, 3, 4, 1],
+        )
+        return {output, anchor}
+
     def tile_gemm(self, output: str, anchor: str) -> set[str]:
         sch = self.schedule
         if output == anchor:
             anchor = sch.cache_write(output, "local")
+        if self._channel_vector_conv(anchor):
+            return self.tile_conv_channels(output, anchor)
         out_stage = sch.stages[output]
         compute = sch.stages[anchor]
         tag = compute.op.tag
@@ -126,21 +195,27 @@ class _DefaultScheduler:
             row_axis, col_axis = axes[-2], axes[-1]
             row_extent, col_extent = extents[-2], extents[-1]
             col_tile = min(col_extent, 2 * lanes)
-            row_tile = _divisor_at_most(row_extent, 4)
+            row_tile = _divisor_at_most(row_extent, 8)
             outer_axes = [*axes[:-2], None]
         row_outer, row_inner = sch.split(output, row_axis, factor=row_tile)
         col_outer, col_inner = sch.split(output, col_axis, factor=col_tile)
         outer = [row_outer if a is None else a for a in outer_axes]
-        order = [*outer, col_outer, row_inner, col_inner]
+        if tag != "conv2d" and col_extent % col_tile == 0:
+            # Column panels outside row tiles: one panel of the right-hand side stays in
+            # cache while the row tiles stream past it.
+            outer = [*outer[:-1], col_outer, outer[-1]]
+            order = [*outer, row_inner, col_inner]
+        else:
+            order = [*outer, col_outer, row_inner, col_inner]
         sch.reorder(output, *order)
-        # The column tiles stay a loop of their own, so a tail is partitioned, not guarded.
+        # A column tail keeps its own loop, so it is partitioned, not guarded.
         fused = outer[0]
         for axis in outer[1:]:
             fused = sch.fuse(output, fused, axis)
         if _work(compute) >= MIN_PARALLEL_WORK and out_stage_extent(sch, output, fused) > 1:
             sch.parallel(output, fused)
         sch.vectorize(output, col_inner)
-        sch.compute_at(anchor, output, col_outer)
+        sch.compute_at(anchor, output, col_outer if col_outer not in outer else fused)
         # The accumulator: reductions outside, the spatial tile inside.
         local = sch.stages[anchor]
         spatial = [axis.name for axis in local.op.axes]
