@@ -2,8 +2,9 @@
 
 `linear_coefficient(index, var)` answers "how far does `index` move when `var` grows
 by one?" when that is a compile-time constant: the vectorizer turns a coefficient of
-1 into one contiguous vector access, 0 into a scalar access, and anything else
-(including None, "not affine in var") into a gather or scatter.
+1 into one contiguous vector access, 0 into a scalar access, a small one (2 to 4, or
+-1 to -4) into contiguous loads and a shuffle, and anything else (including None, "not
+affine in var") into a gather or scatter.
 """
 
 from __future__ import annotations

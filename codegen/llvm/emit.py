@@ -135,6 +135,8 @@ def _emit_store(ctx: FunctionContext, store: Store) -> None:
             f"store of a {store.value.dtype} value into {buffer.dtype} buffer {buffer.name}"
         )
     access = classify_access(ctx, store.index)
+    if access.kind == "strided":
+        access = Access("scattered", store.index)  # strided stores go lane by lane
     index = emit_index(ctx, access.index)
     if access.kind == "contiguous" and lanes_of(index) > 1:
         index = emit_index(ctx, store.index)  # lane 0's index came out per lane

@@ -43,6 +43,7 @@ from codegen.llvm.memory import (
     gather,
     load_contiguous,
     load_scalar,
+    load_strided,
     to_index,
 )
 from ir.tir.expr import (
@@ -105,6 +106,11 @@ def _emit_load(ctx: FunctionContext, load: Load) -> Any:
         if lanes_of(first) == 1:
             return load_contiguous(ctx, load.buffer, first, ctx.lanes, ctx.mask)
         access = Access("scattered", load.index)  # lane 0's index came out per lane
+    if access.kind == "strided":
+        first = emit_index(ctx, access.index)
+        if lanes_of(first) == 1:
+            return load_strided(ctx, load.buffer, first, ctx.lanes, access.step, ctx.mask)
+        access = Access("scattered", load.index)
     index = emit_index(ctx, access.index)
     if lanes_of(index) == 1 and ctx.mask is None:
         return load_scalar(ctx, load.buffer, index)

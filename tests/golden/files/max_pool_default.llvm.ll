@@ -63,22 +63,23 @@ max_pool2d_rx.body:
   %".47" = add i64 %".44", %".46"
   %".48" = mul i64 %"max_pool2d_ry", 9
   %".49" = add i64 %".47", %".48"
-  %".50" = mul <5 x i64> <i64 0, i64 1, i64 2, i64 3, i64 4>, <i64 2, i64 2, i64 2, i64 2, i64 2>
-  %".51" = insertelement <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, i64 %".49", i32 0
-  %".52" = shufflevector <5 x i64> %".51", <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <5 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0>
-  %".53" = add <5 x i64> %".52", %".50"
-  %".54" = insertelement <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, i64 %"max_pool2d_rx", i32 0
-  %".55" = shufflevector <5 x i64> %".54", <5 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <5 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0>
-  %".56" = add <5 x i64> %".53", %".55"
-  %".57" = sub <5 x i64> %".56", <i64 10, i64 10, i64 10, i64 10, i64 10>
-  %".58" = getelementptr inbounds float, ptr %"p0", <5 x i64> %".57"
-  %".59" = call <5 x float> @"llvm.masked.gather.v5f32.v5p0"(<5 x ptr> %".58", i32 4, <5 x i1> %".42", <5 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>)
-  %".60" = xor <5 x i1> %".42", <i1 1, i1 1, i1 1, i1 1, i1 1>
-  %".61" = select  <5 x i1> %".42", <5 x float> %".59", <5 x float> <float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000>
-  %".62" = fcmp ogt <5 x float> %".19", %".61"
-  %".63" = select  <5 x i1> %".62", <5 x float> %".19", <5 x float> %".61"
-  %".64" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".16"
-  store <5 x float> %".63", ptr %".64", align 4
+  %".50" = add i64 %".49", %"max_pool2d_rx"
+  %".51" = sub i64 %".50", 10
+  %".52" = shufflevector <5 x i1> %".42", <5 x i1> <i1 0, i1 0, i1 0, i1 0, i1 0>, <8 x i32> <i32 0, i32 5, i32 1, i32 5, i32 2, i32 5, i32 3, i32 5>
+  %".53" = getelementptr inbounds float, ptr %"p0", i64 %".51"
+  %".54" = call <8 x float> @"llvm.masked.load.v8f32.p0"(ptr %".53", i32 4, <8 x i1> %".52", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>)
+  %".55" = add i64 %".51", 1
+  %".56" = shufflevector <5 x i1> %".42", <5 x i1> <i1 0, i1 0, i1 0, i1 0, i1 0>, <8 x i32> <i32 5, i32 5, i32 5, i32 5, i32 5, i32 5, i32 5, i32 4>
+  %".57" = getelementptr inbounds float, ptr %"p0", i64 %".55"
+  %".58" = call <8 x float> @"llvm.masked.load.v8f32.p0"(ptr %".57", i32 4, <8 x i1> %".56", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>)
+  %".59" = shufflevector <8 x float> %".54", <8 x float> %".58", <16 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
+  %".60" = shufflevector <16 x float> %".59", <16 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <5 x i32> <i32 0, i32 2, i32 4, i32 6, i32 15>
+  %".61" = xor <5 x i1> %".42", <i1 1, i1 1, i1 1, i1 1, i1 1>
+  %".62" = select  <5 x i1> %".42", <5 x float> %".60", <5 x float> <float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000>
+  %".63" = fcmp ogt <5 x float> %".19", %".62"
+  %".64" = select  <5 x i1> %".63", <5 x float> %".19", <5 x float> %".62"
+  %".65" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".16"
+  store <5 x float> %".64", ptr %".65", align 4
   %"max_pool2d_rx.next" = add nsw i64 %"max_pool2d_rx", 1
   br label %"max_pool2d_rx.header"
 max_pool2d_rx.exit:
@@ -86,7 +87,7 @@ max_pool2d_rx.exit:
   br label %"max_pool2d_ry.header"
 }
 
-declare <5 x float> @"llvm.masked.gather.v5f32.v5p0"(<5 x ptr> %".1", i32 %".2", <5 x i1> %".3", <5 x float> %".4")
+declare <8 x float> @"llvm.masked.load.v8f32.p0"(ptr %".1", i32 %".2", <8 x i1> %".3", <8 x float> %".4")
 
 define void @"fused_nn_max_pool2d_packed"(ptr %".1") nounwind
 {
