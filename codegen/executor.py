@@ -155,22 +155,7 @@ class CompiledModel:
 
     def check_inputs(self, inputs: Mapping[str, np.ndarray]) -> None:
         """Raise InputError naming the input when one is missing, unknown or mistyped."""
-        names = [name for name, _ in self.params]
-        unknown = sorted(set(inputs) - set(names))
-        if unknown:
-            raise InputError(f"unknown input(s) {unknown}; the model's inputs are {names}")
-        for name, ty in self.params:
-            assert isinstance(ty, TensorType)
-            if name not in inputs:
-                raise InputError(
-                    f"missing input {name!r} (expected shape {list(ty.shape)} {ty.dtype})"
-                )
-            value = np.asarray(inputs[name])
-            if value.shape != ty.shape or value.dtype.name != ty.dtype:
-                raise InputError(
-                    f"input {name!r}: expected shape {list(ty.shape)} {ty.dtype}, "
-                    f"got shape {list(value.shape)} {value.dtype.name}"
-                )
+        check_model_inputs(self.function, inputs)
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> Any:
         """Run the model; returns an array, or a tuple of arrays for tuple outputs."""
@@ -197,6 +182,27 @@ class CompiledModel:
     def kernel_schedules(self) -> Sequence[tuple[Function, Schedule]]:
         """Each distinct fused function with the schedule it was compiled with."""
         return [(prim, schedule) for prim, (_, schedule) in self.kernels.items()]
+
+
+def check_model_inputs(fn: Function, inputs: Mapping[str, np.ndarray]) -> None:
+    """Raise InputError naming the input when one is missing, unknown or mistyped."""
+    names = [param.name for param in fn.params]
+    unknown = sorted(set(inputs) - set(names))
+    if unknown:
+        raise InputError(f"unknown input(s) {unknown}; the model's inputs are {names}")
+    for param in fn.params:
+        ty = param.type_annotation
+        assert isinstance(ty, TensorType)
+        if param.name not in inputs:
+            raise InputError(
+                f"missing input {param.name!r} (expected shape {list(ty.shape)} {ty.dtype})"
+            )
+        value = np.asarray(inputs[param.name])
+        if value.shape != ty.shape or value.dtype.name != ty.dtype:
+            raise InputError(
+                f"input {param.name!r}: expected shape {list(ty.shape)} {ty.dtype}, "
+                f"got shape {list(value.shape)} {value.dtype.name}"
+            )
 
 
 def compile_model(

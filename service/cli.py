@@ -68,7 +68,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     inputs = parse_input_files(args.input)
     start = time.perf_counter()
-    model = prepare_model(Path(args.model), parse_shape_bindings(args.shape))
+    model = prepare_model(Path(args.model), parse_shape_bindings(args.shape), inputs)
     compile_s = time.perf_counter() - start
     result = run_model(model, inputs, args.bench or 0, compile_s)
     if args.output:

@@ -11,7 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from codegen.executor import CompiledModel, InputError, compile_model
+from codegen.executor import (
+    CompiledModel,
+    InputError,
+    ScheduleProvider,
+    check_model_inputs,
+    compile_model,
+)
 from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
@@ -69,9 +75,18 @@ def _flatten(value: Any) -> list[np.ndarray]:
     return [np.asarray(value)]
 
 
-def prepare_model(path: Path, shapes: Mapping[str, Sequence[int]] | None = None) -> CompiledModel:
-    """Import, optimise and compile the ONNX model at `path` with default schedules."""
-    return compile_model(optimize(from_onnx(path, shape=shapes or None)))
+def prepare_model(
+    path: Path,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    schedule_provider: ScheduleProvider | None = None,
+) -> CompiledModel:
+    """Import, optimise and compile the ONNX model at `path`; `inputs`, when given, are
+    checked against the model before anything is compiled."""
+    fn = optimize(from_onnx(path, shape=shapes or None))
+    if inputs is not None:
+        check_model_inputs(fn, inputs)
+    return compile_model(fn, schedule_provider=schedule_provider)
 
 
 def run_model(
