@@ -12,6 +12,8 @@ from ir.te.tensor import (
     sum_reduce,
 )
 
+TE_VERSION = "1"  # bump when a TE compute changes what a workload computes or how it lowers
+
 __all__ = [
     "ComputeOp",
     "PlaceholderOp",

@@ -1,0 +1,651 @@
+"""The measurement protocol, shared by the local tuner and the workers.
+
+Every candidate (a workload and a schedule trace) is built, checked and timed in a child
+process, so a crash or a hang costs one candidate, not the caller:
+
+    parent                                   child (`python -c ... child_main()`)
+      start a child                  ──▶      import everything, say {"event": "ready"}
+      send one request (JSON line)   ──▶      rebuild the function, TE, replay the trace,
+                                              lower, compile; seeded inputs and the
+                                              reference (cached per workload)  (build)
+      wait ≤ build_timeout_s         ◀──      {"event": "built"} or a build_error result
+                                              run once, check against the reference
+                                              with check_close, time           (run)
+      wait ≤ run_timeout_s           ◀──      {"event": "result", "status": ..., ...}
+
+A child measures candidates one after another until one kills it; the next candidate gets
+a fresh child. A child killed by a signal is a build_error while building and a
+runtime_error while running, naming the signal; a phase past its timeout is killed and
+is a timeout. The test hook AUTOTUNE_MEASURE_FAULT (`_fault_for`) is read by the child only.
+Candidates are measured one at a time, never two at once. Requests and replies are JSON
+lines (never pickle); the child writes its replies to a private copy of stdout and points
+fd 1 at stderr, so kernels or libraries that print cannot corrupt the protocol.
+
+Timing follows TVM: one warm-up run, then `repeat` repeats of `number` runs each; with
+`number=0` the count is chosen so one repeat lasts at least `min_repeat_ms`. Each repeat
+reports its mean cost. With `flush_cache` a 64 MiB buffer is written before each repeat.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import gc
+import json
+import math
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from codegen.executor import hardware_of
+from codegen.llvm import CompiledKernel, compile_kernel, parse_target
+from codegen.llvm.jit import clear_kernel_cache
+from ir.errors import AutotuneError, IRError
+from ir.graph.canonical import function_from_json
+from ir.graph.nodes import Function
+from ir.graph.types import TensorType, TupleType, Type
+from ir.lower import lower
+from ir.reference import check_close, evaluate
+from ir.schedule import Schedule, Trace
+from ir.schedule.default import default_schedule
+from ir.te.program import TEProgram, function_to_te
+
+STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result")
+CHILD_START_TIMEOUT_S = 120.0  # imports only, but the machine may be busy
+CHILD_MAX_CANDIDATES = 64  # a child is replaced after this many, to bound its memory
+FLUSH_BYTES = 64 * 1024 * 1024
+MAX_NUMBER = 1_000_000  # runs per repeat, however fast the kernel
+FAULT_ENV = "AUTOTUNE_MEASURE_FAULT"  # test hook, read by the child only (see _fault_for)
+
+# float32 sums over more than this many elements are checked with a looser tolerance.
+LONG_REDUCTION = 1024
+LONG_REDUCTION_TOLERANCE = (1e-3, 1e-4)  # (rtol, atol)
+
+
+class MeasureError(AutotuneError):
+    """The measurement machinery itself failed (e.g. a child process cannot start)."""
+
+
+@dataclass(frozen=True)
+class MeasureOptions:
+    """How to time a candidate; `number=0` picks the runs per repeat from `min_repeat_ms`."""
+
+    number: int = 0
+    repeat: int = 3
+    min_repeat_ms: float = 50.0
+    build_timeout_s: float = 30.0
+    run_timeout_s: float = 20.0
+    flush_cache: bool = False
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.number < 0 or self.repeat < 1 or self.min_repeat_ms < 0:
+            raise ValueError(
+                f"need number >= 0, repeat >= 1 and min_repeat_ms >= 0; got {self.number}, "
+                f"{self.repeat}, {self.min_repeat_ms}"
+            )
+        if self.build_timeout_s <= 0 or self.run_timeout_s <= 0:
+            raise ValueError("timeouts must be positive")
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> MeasureOptions:
+        """Parse `to_json` output (missing fields take their defaults)."""
+        return MeasureOptions(**dict(data))
+
+
+@dataclass(frozen=True)
+class MeasureInput:
+    """One candidate: the task (`Task.to_json()`: the workload function's canonical JSON and
+    its constant parameters), the schedule trace's JSON object, and the exact target."""
+
+    task_json: Mapping[str, Any]
+    trace_json: Mapping[str, Any]
+    target: str
+
+
+@dataclass(frozen=True)
+class MeasureResult:
+    """The outcome of one candidate; `costs_s` holds every repeat's mean cost when ok."""
+
+    status: str
+    costs_s: tuple[float, ...] = ()
+    error: str = ""
+    build_s: float = 0.0  # replay + lower + compile, in the child
+    measure_s: float = 0.0  # the run phase: check and timing (or until it was stopped)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {**asdict(self), "costs_s": list(self.costs_s)}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> MeasureResult:
+        """Parse `to_json` output."""
+        return MeasureResult(
+            status=str(data["status"]),
+            costs_s=tuple(float(cost) for cost in data.get("costs_s", ())),
+            error=str(data.get("error", "")),
+            build_s=float(data.get("build_s", 0.0)),
+            measure_s=float(data.get("measure_s", 0.0)),
+        )
+
+
+def workload_from_task_json(task_json: Mapping[str, Any]) -> tuple[Function, frozenset[str]]:
+    """The primitive function and its constant parameter names, from `Task.to_json()`."""
+    try:
+        function = function_from_json(task_json["function"])
+        constants = frozenset(str(name) for name in task_json["constant_params"])
+    except KeyError as err:
+        raise IRError(f"task JSON has no {err} field") from None
+    return function, constants
+
+
+def default_trace(task_json: Mapping[str, Any], target: str) -> dict[str, Any]:
+    """The JSON trace of the default schedule of a task's workload on `target`."""
+    function, constants = workload_from_task_json(task_json)
+    hardware = hardware_of(parse_target(target))
+    return default_schedule(function_to_te(function), hardware, constants).trace.to_json()
+
+
+def measure_default(
+    task_json: Mapping[str, Any], target: str, options: MeasureOptions | None = None
+) -> MeasureResult:
+    """Measure the default schedule of a task's workload."""
+    trace = default_trace(task_json, target)
+    return measure_batch([MeasureInput(task_json, trace, target)], options)[0]
+
+
+# -- parent side ---------------------------------------------------------------------------
+
+_MEASURE_LOCK = threading.Lock()  # one candidate at a time in this process
+
+
+def measure_batch(
+    inputs: Sequence[MeasureInput], options: MeasureOptions | None = None
+) -> list[MeasureResult]:
+    """Build, check and time each candidate in a child process, one at a time.
+
+    Failures are results, never exceptions: a candidate that does not build, computes
+    wrong numbers, crashes its child or runs past a timeout gets that status and the next
+    candidate is measured in a fresh child. Raises MeasureError only when no child starts.
+    """
+    options = options or MeasureOptions()
+    results: list[MeasureResult] = []
+    child: _Child | None = None
+    with _MEASURE_LOCK:
+        try:
+            for index, candidate in enumerate(inputs):
+                if child is not None and (not child.alive or child.used >= CHILD_MAX_CANDIDATES):
+                    child.close()
+                    child = None
+                if child is None:
+                    child = _Child()
+                try:
+                    result = child.measure(index, candidate, options)
+                except _ChildGone:
+                    child = _Child()
+                    result = child.measure(index, candidate, options)
+                results.append(result)
+        finally:
+            if child is not None:
+                child.close()
+    return results
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _ChildGone(Exception):
+    pass
+
+
+class _Child:
+    """One measurement child process and the threads reading its pipes."""
+
+    def __init__(self) -> None:
+        root = str(Path(__file__).resolve().parent.parent)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        env["PYTHONFAULTHANDLER"] = "1"  # a crash leaves a Python traceback on stderr
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", "from codegen.measure import child_main; child_main()"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
+        except OSError as err:
+            raise MeasureError(f"cannot start a measurement child: {err}") from None
+        self.used = 0
+        self._alive = True
+        self._events: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=40)
+        assert self.process.stdout is not None and self.process.stderr is not None
+        self._readers = [
+            threading.Thread(target=self._read_events, args=(self.process.stdout,), daemon=True),
+            threading.Thread(target=self._read_stderr, args=(self.process.stderr,), daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+        try:
+            ready = self._next_event(CHILD_START_TIMEOUT_S)
+        except _Timeout:
+            self.kill()
+            raise MeasureError(
+                f"measurement child did not start within {CHILD_START_TIMEOUT_S} s"
+            ) from None
+        if ready is None or ready.get("event") != "ready":
+            note = self._death_note()
+            self.kill()
+            raise MeasureError(f"measurement child failed to start: {note}")
+
+    @property
+    def alive(self) -> bool:
+        """Whether the child can take another candidate."""
+        return self._alive and self.process.poll() is None
+
+    # -- pipes ---------------------------------------------------------------------------
+
+    def _read_events(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            try:
+                self._events.put(json.loads(line))
+            except json.JSONDecodeError:
+                self._stderr.append(f"(bad protocol line) {line[:200]!r}")
+        self._events.put(None)
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            self._stderr.append(line.decode(errors="replace").rstrip())
+
+    def _next_event(self, timeout_s: float) -> dict[str, Any] | None:
+        """The child's next reply; None when it exited; raises _Timeout."""
+        try:
+            return self._events.get(timeout=timeout_s)
+        except queue.Empty:
+            raise _Timeout from None
+
+    # -- one candidate -------------------------------------------------------------------
+
+    def measure(
+        self, index: int, candidate: MeasureInput, options: MeasureOptions
+    ) -> MeasureResult:
+        """Measure one candidate in this child (which may die doing so)."""
+        self.used += 1
+        request = {
+            "index": index,
+            "task": candidate.task_json,
+            "trace": candidate.trace_json,
+            "target": candidate.target,
+            "options": options.to_json(),
+        }
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps(request).encode() + b"\n")
+            self.process.stdin.flush()
+        except OSError:  # it died while idle (e.g. killed for memory): not this candidate's fault
+            self.kill()
+            raise _ChildGone from None
+        # Step 1. The build phase ends with "built" (or a result, when the build failed).
+        started = time.perf_counter()
+        try:
+            event = self._next_event(options.build_timeout_s)
+        except _Timeout:
+            self.kill()
+            return MeasureResult(
+                "timeout",
+                error=f"build did not finish within build_timeout_s={options.build_timeout_s}",
+                build_s=time.perf_counter() - started,
+            )
+        if event is None:
+            return MeasureResult("build_error", error=f"while building: {self._death_note()}")
+        if event.get("event") == "result":
+            return MeasureResult.from_json(event)
+        build_s = float(event.get("build_s", 0.0))
+        # Step 2. The run phase: check and time.
+        started = time.perf_counter()
+        try:
+            event = self._next_event(options.run_timeout_s)
+        except _Timeout:
+            self.kill()
+            return MeasureResult(
+                "timeout",
+                error=f"run did not finish within run_timeout_s={options.run_timeout_s}",
+                build_s=build_s,
+                measure_s=time.perf_counter() - started,
+            )
+        if event is None:
+            return MeasureResult(
+                "runtime_error",
+                error=f"while running: {self._death_note()}",
+                build_s=build_s,
+                measure_s=time.perf_counter() - started,
+            )
+        return MeasureResult.from_json({**event, "build_s": build_s})
+
+    # -- ending --------------------------------------------------------------------------
+
+    def _death_note(self) -> str:
+        """How the child ended (the signal or exit code) and the tail of its stderr."""
+        self._alive = False
+        try:
+            code = self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self.process.returncode
+        for reader in self._readers:
+            reader.join(timeout=2)
+        if code is not None and code < 0:
+            try:
+                how = f"child killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"child killed by signal {-code}"
+        else:
+            how = f"child exited with code {code}"
+        tail = "\n".join(self._stderr)[-1500:]
+        return f"{how}\n{tail}".rstrip()
+
+    def kill(self) -> None:
+        """Kill the child (a hang or a start failure) and reap it."""
+        self._alive = False
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self._close_pipes()
+
+    def close(self) -> None:
+        """Let an idle child exit (it stops at the end of its input), or kill it."""
+        if self.process.poll() is None and self.process.stdin is not None:
+            try:
+                self.process.stdin.close()
+                self.process.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def _close_pipes(self) -> None:
+        for reader in self._readers:
+            reader.join(timeout=2)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None and not stream.closed:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+# -- child side ----------------------------------------------------------------------------
+
+
+def child_main() -> None:
+    """The child's entry point: answer measurement requests from stdin until it closes."""
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # stray output (ours, a library's, a kernel's) goes to stderr
+    sys.stdout = sys.stderr
+    _reply(protocol, {"event": "ready", "pid": os.getpid()})
+    for line in sys.stdin:
+        if line.strip():
+            _serve(json.loads(line), protocol)
+
+
+def _reply(protocol: IO[str], message: Mapping[str, Any]) -> None:
+    protocol.write(json.dumps(message) + "\n")
+    protocol.flush()
+
+
+def _describe(err: BaseException) -> str:
+    """The error's message; internal errors (not AutotuneError) also say where they arose."""
+    text = f"{type(err).__name__}: {err}"
+    if not isinstance(err, AutotuneError | AssertionError):
+        frames = traceback.extract_tb(err.__traceback__)[-3:]
+        text += "\n" + "".join(traceback.format_list(frames)).rstrip()
+    return text
+
+
+@dataclass
+class _Built:
+    function: Function
+    constants: frozenset[str]
+    program: TEProgram
+    schedule: Schedule
+    kernel: CompiledKernel
+    build_s: float
+
+
+@dataclass
+class _Workload:
+    """Seeded inputs and reference outputs of one workload (kept for its next candidate)."""
+
+    inputs: dict[str, np.ndarray]
+    expected: list[np.ndarray]
+    error: str = ""
+
+
+_WORKLOADS: collections.OrderedDict[tuple[str, int], _Workload] = collections.OrderedDict()
+_FLUSH_BUFFER: list[np.ndarray] = []
+
+
+def _serve(request: Mapping[str, Any], protocol: IO[str]) -> None:
+    options = MeasureOptions.from_json(request["options"])
+    fault = _fault_for(int(request.get("index", -1)))
+    try:
+        built = _build(request)
+        workload = _workload(request["task"], built.function, options.seed)
+    except Exception as err:  # every build failure is data, whatever its kind
+        _reply(protocol, {"event": "result", "status": "build_error", "error": _describe(err)})
+        return
+    _reply(protocol, {"event": "built", "build_s": built.build_s})
+    started = time.perf_counter()
+    status, costs, error = _run(built, workload, options, fault)
+    measure_s = time.perf_counter() - started
+    _reply(
+        protocol,
+        {
+            "event": "result",
+            "status": status,
+            "costs_s": costs,
+            "error": error,
+            "measure_s": measure_s,
+        },
+    )
+    clear_kernel_cache()  # the next candidate compiles afresh; free this one's code
+
+
+def _fault_for(index: int) -> str:
+    """The fault the test hook asks for at this candidate: AUTOTUNE_MEASURE_FAULT holds
+    comma-separated `kind` or `kind@index` entries (kind: wrong, crash or hang)."""
+    for entry in filter(None, os.environ.get(FAULT_ENV, "").split(",")):
+        kind, _, at = entry.strip().partition("@")
+        if not at or int(at) == index:
+            return kind
+    return ""
+
+
+def _build(request: Mapping[str, Any]) -> _Built:
+    started = time.perf_counter()
+    target = parse_target(str(request["target"]))
+    function, constants = workload_from_task_json(request["task"])
+    program = function_to_te(function)
+    schedule = Trace.from_json(request["trace"]).replay(program)
+    for name in schedule.input_layouts:
+        if name not in constants:
+            raise IRError(f"the schedule rewrites the layout of {name}, which is not a constant")
+    kernel = compile_kernel(lower(schedule), target)
+    return _Built(function, constants, program, schedule, kernel, time.perf_counter() - started)
+
+
+def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Workload:
+    """Seeded inputs and the reference's outputs, cached for the workload's next candidate."""
+    key = (json.dumps(task.get("function"), sort_keys=True), seed)
+    cached = _WORKLOADS.get(key)
+    if cached is not None:
+        return cached
+    inputs = _random_inputs(function, seed)
+    try:
+        expected = _flatten(evaluate(function, inputs))
+        workload = _Workload(inputs, expected)
+    except Exception as err:  # e.g. indices out of range for the seeded inputs
+        workload = _Workload(inputs, [], error=f"reference evaluation failed: {_describe(err)}")
+    _WORKLOADS[key] = workload
+    while len(_WORKLOADS) > 2:
+        _WORKLOADS.popitem(last=False)
+    return workload
+
+
+def _random_inputs(function: Function, seed: int) -> dict[str, np.ndarray]:
+    """Every parameter, constants included (a workload carries no weights), from `seed`:
+    floats uniform in [-1, 1], integers and bools 0 or 1 (small, so valid as indices)."""
+    rng = np.random.default_rng(seed)
+    inputs = {}
+    for param in function.params:
+        ty = param.type_annotation
+        if not isinstance(ty, TensorType):
+            raise IRError(f"parameter %{param.name} is not a tensor: {ty}")
+        dtype = np.dtype(ty.dtype)
+        if dtype.kind == "f":
+            array = rng.uniform(-1.0, 1.0, ty.shape).astype(dtype)
+        else:
+            array = rng.integers(0, 2, ty.shape).astype(dtype)
+        inputs[param.name] = np.ascontiguousarray(array)
+    return inputs
+
+
+def _flatten(value: Any) -> list[np.ndarray]:
+    if isinstance(value, tuple):
+        return [array for item in value for array in _flatten(item)]
+    return [np.asarray(value)]
+
+
+def _tensor_types(ty: Type) -> list[TensorType]:
+    if isinstance(ty, TupleType):
+        return [t for item in ty.fields for t in _tensor_types(item)]
+    if not isinstance(ty, TensorType):
+        raise IRError(f"unsupported output type {ty}")
+    return [ty]
+
+
+def tolerance(program: TEProgram) -> tuple[float | None, float | None]:
+    """The (rtol, atol) to check a program's outputs with (None: the dtype's default).
+
+    A float32 sum of many terms computed in another order (tiled, vectorised partial
+    sums) than numpy's pairwise summation differs from it by rounding errors that grow
+    with the number and the size of the partial sums, not with the result: near
+    cancellation, sums longer than LONG_REDUCTION elements exceed the float32 default
+    (rtol=1e-4, atol=1e-5) though both are right. Those programs get rtol=1e-3,
+    atol=1e-4.
+    """
+    for op in program.computes:
+        length = math.prod(axis.extent for axis in op.reduce_axes)
+        if op.reduce_axes and op.dtype == "float32" and length > LONG_REDUCTION:
+            return LONG_REDUCTION_TOLERANCE
+    return None, None
+
+
+def _run(
+    built: _Built, workload: _Workload, options: MeasureOptions, fault: str
+) -> tuple[str, list[float], str]:
+    """Run once and check, then time; (status, costs, error)."""
+    if workload.error:
+        return "runtime_error", [], workload.error
+    layouts = built.schedule.input_layouts
+    # Fresh copies: a kernel that writes out of bounds cannot spoil the cached inputs.
+    args = [
+        layouts[name].apply(array) if name in layouts else array.copy()
+        for name, array in workload.inputs.items()
+    ]
+    outputs = []
+    for ty in _tensor_types(built.function.ret_type):
+        output = np.empty(ty.shape, ty.dtype)
+        output.fill(np.nan if output.dtype.kind == "f" else 0)  # unwritten elements show
+        outputs.append(output)
+    # Step 1. Run once and compare with the reference.
+    if fault == "hang":
+        while True:
+            time.sleep(3600)
+    if fault == "crash":
+        os.abort()
+    try:
+        built.kernel(*args, *outputs)
+    except Exception as err:
+        return "runtime_error", [], _describe(err)
+    if fault == "wrong" and outputs[0].size:
+        flat = outputs[0].reshape(-1)
+        flat[0] = (
+            not flat[0] if flat.dtype.kind == "b" else (flat[0] + 1 if flat[0] == flat[0] else 0)
+        )
+    rtol, atol = tolerance(built.program)
+    try:
+        for position, (got, want) in enumerate(zip(outputs, workload.expected, strict=True)):
+            check_close(got, want, rtol, atol, what=f"output {position}")
+    except AssertionError as err:
+        return "wrong_result", [], str(err)
+    # Step 2. Time.
+    try:
+        return "ok", _time_kernel(built.kernel, [*args, *outputs], options), ""
+    except Exception as err:
+        return "runtime_error", [], _describe(err)
+
+
+def _flush_cache() -> None:
+    if not _FLUSH_BUFFER:
+        _FLUSH_BUFFER.append(np.zeros(FLUSH_BYTES, np.uint8))
+    buffer = _FLUSH_BUFFER[0]
+    buffer.fill(buffer[0] + 1)
+
+
+def _time_kernel(
+    kernel: CompiledKernel, args: list[np.ndarray], options: MeasureOptions
+) -> list[float]:
+    """One warm-up run, then `repeat` repeats of `number` runs; each repeat's mean cost."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        started = time.perf_counter()
+        kernel(*args)  # warm-up
+        number = options.number or _calibrate(kernel, args, options, time.perf_counter() - started)
+        costs = []
+        for _ in range(options.repeat):
+            if options.flush_cache:
+                _flush_cache()
+            started = time.perf_counter()
+            for _ in range(number):
+                kernel(*args)
+            costs.append((time.perf_counter() - started) / number)
+        return costs
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _calibrate(
+    kernel: CompiledKernel, args: list[np.ndarray], options: MeasureOptions, warm_up_s: float
+) -> int:
+    """Runs per repeat so that one repeat lasts at least `min_repeat_ms` (as TVM does: grow
+    the count from an estimate until a trial repeat is long enough)."""
+    min_repeat_s = options.min_repeat_ms / 1000.0
+    if min_repeat_s <= 0:
+        return 1
+    number = max(1, min(MAX_NUMBER, math.ceil(min_repeat_s / max(warm_up_s, 1e-9))))
+    for _ in range(4):
+        started = time.perf_counter()
+        for _ in range(number):
+            kernel(*args)
+        elapsed = time.perf_counter() - started
+        if elapsed >= min_repeat_s or number >= MAX_NUMBER:
+            break
+        number = min(MAX_NUMBER, math.ceil(number * 1.2 * min_repeat_s / max(elapsed, 1e-9)))
+    return number

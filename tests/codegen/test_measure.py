@@ -1,0 +1,164 @@
+"""The measurement protocol: child processes, correctness gate, timing and failures as data.
+
+Child processes take about a second each to start, so the failure cases share one batch:
+each fault (from the AUTOTUNE_MEASURE_FAULT test hook, read only by the child) is
+followed by a good candidate that must still measure ok.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+from codegen.llvm import host_target
+from codegen.measure import (
+    FAULT_ENV,
+    LONG_REDUCTION_TOLERANCE,
+    MeasureInput,
+    MeasureOptions,
+    MeasureResult,
+    _time_kernel,
+    default_trace,
+    measure_batch,
+    measure_default,
+    tolerance,
+    workload_from_task_json,
+)
+from ir.errors import IRError
+from ir.graph.canonical import function_to_json
+from ir.graph.nodes import Call, Constant, Function, Var, call
+from ir.graph.passes.pipeline import optimize
+from ir.graph.traversal import post_order
+from ir.graph.types import TensorType
+from ir.te.program import function_to_te
+
+TARGET = str(host_target())
+
+
+def _task_json(fn: Function) -> dict[str, Any]:
+    """What `Task.to_json()` sends for the first fused call of `fn` (the fields read here)."""
+    fused = optimize(fn)
+    node = next(
+        n for n in post_order(fused.body) if isinstance(n, Call) and isinstance(n.op, Function)
+    )
+    constants = [f"p{i}" for i, arg in enumerate(node.args) if isinstance(arg, Constant)]
+    return {
+        "function": function_to_json(node.op, positional_params=True),
+        "constant_params": constants,
+    }
+
+
+def _matmul_task(m: int = 16, n: int = 32, k: int = 64) -> dict[str, Any]:
+    """relu(x · Wᵀ) with a constant weight (so the default schedule may repack it)."""
+    x = Var("x", TensorType((m, k)))
+    weight = Constant(np.ones((n, k), np.float32))
+    return _task_json(Function((x,), call("nn.relu", call("nn.dense", x, weight))))
+
+
+def test_default_schedule_of_a_matmul_measures_ok() -> None:
+    task = _matmul_task()
+    result = measure_default(task, TARGET, MeasureOptions(repeat=3, min_repeat_ms=5))
+    assert result.status == "ok", result.error
+    assert result.error == ""
+    assert len(result.costs_s) == 3
+    assert all(0 < cost < 0.5 for cost in result.costs_s), result.costs_s
+    assert result.build_s > 0 and result.measure_s > 0
+
+
+def test_faults_and_invalid_traces_cost_one_candidate(monkeypatch: pytest.MonkeyPatch) -> None:
+    task = _matmul_task()
+    good = default_trace(task, TARGET)
+    invalid = {
+        "version": 1,
+        "steps": [
+            {"kind": "split", "stage": "no_such_stage", "axis": "i0", "factor": 4, "nparts": None}
+        ],
+    }
+    monkeypatch.setenv(FAULT_ENV, "wrong@2,crash@4,hang@6")
+    traces = [invalid, good, good, good, good, good, good, good]
+    options = MeasureOptions(number=1, repeat=2, run_timeout_s=4)
+    results = measure_batch([MeasureInput(task, trace, TARGET) for trace in traces], options)
+    statuses = [result.status for result in results]
+    assert statuses == [
+        "build_error",
+        "ok",
+        "wrong_result",
+        "ok",
+        "runtime_error",
+        "ok",
+        "timeout",
+        "ok",
+    ], [(r.status, r.error[:200]) for r in results]
+    assert "ScheduleError" in results[0].error and "no stage 'no_such_stage'" in results[0].error
+    assert "output 0" in results[2].error and "differ" in results[2].error
+    assert "SIGABRT" in results[4].error
+    assert "run_timeout_s=4" in results[6].error
+    for result in results[1::2]:
+        assert len(result.costs_s) == 2 and all(cost > 0 for cost in result.costs_s)
+    for result in results[0::2]:
+        assert result.costs_s == ()
+
+
+def test_tolerance_is_loosened_for_long_float32_reductions_only() -> None:
+    def program(k: int, dtype: str = "float32") -> Any:
+        x = Var("x", TensorType((2, k), dtype))
+        w = Var("w", TensorType((3, k), dtype))
+        fn = optimize(Function((x, w), call("nn.dense", x, w)))
+        prim = next(n.op for n in post_order(fn.body) if isinstance(n, Call))
+        assert isinstance(prim, Function)
+        return function_to_te(prim)
+
+    assert tolerance(program(1024)) == (None, None)
+    assert tolerance(program(1025)) == LONG_REDUCTION_TOLERANCE
+    assert tolerance(program(4096, "float64")) == (None, None)
+
+
+class _SleepyKernel:
+    """Stands in for a compiled kernel: counts its calls, each taking about `cost_s`."""
+
+    def __init__(self, cost_s: float) -> None:
+        self.cost_s = cost_s
+        self.calls = 0
+
+    def __call__(self, *arrays: np.ndarray) -> None:
+        self.calls += 1
+        time.sleep(self.cost_s)
+
+
+def test_timing_runs_one_warm_up_then_number_times_repeat() -> None:
+    kernel = _SleepyKernel(1e-4)
+    options = MeasureOptions(number=3, repeat=4, flush_cache=True)
+    costs = _time_kernel(kernel, [], options)  # type: ignore[arg-type]
+    assert kernel.calls == 1 + 3 * 4
+    assert len(costs) == 4 and all(cost >= 1e-4 for cost in costs)
+
+
+def test_timing_picks_number_for_min_repeat_ms() -> None:
+    kernel = _SleepyKernel(1e-3)
+    options = MeasureOptions(number=0, repeat=2, min_repeat_ms=10)
+    costs = _time_kernel(kernel, [], options)  # type: ignore[arg-type]
+    assert len(costs) == 2
+    # Each repeat ran at least ten 1 ms calls, and reports the mean of one call.
+    assert all(1e-3 <= cost < 5e-3 for cost in costs), costs
+    assert kernel.calls >= 1 + 2 * 10
+
+
+def test_options_and_results_travel_as_json() -> None:
+    options = MeasureOptions(number=4, repeat=5, flush_cache=True, seed=3)
+    assert MeasureOptions.from_json(options.to_json()) == options
+    result = MeasureResult("ok", (1e-3, 2e-3), "", 0.5, 0.25)
+    assert MeasureResult.from_json(result.to_json()) == result
+    with pytest.raises(ValueError, match="repeat"):
+        MeasureOptions(repeat=0)
+
+
+def test_workload_from_task_json() -> None:
+    task = _matmul_task()
+    function, constants = workload_from_task_json(task)
+    assert [p.name for p in function.params] == ["p0", "p1"]
+    assert constants == frozenset({"p1"})
+    with pytest.raises(IRError, match="constant_params"):
+        workload_from_task_json({"function": task["function"]})

@@ -1,0 +1,135 @@
+"""Records: JSON round trip, append-only logs, best selection and malformed input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tuner.records import (
+    RECORD_VERSION,
+    Record,
+    RecordError,
+    RecordLog,
+    best_record,
+    compute_candidate_id,
+    load_records,
+    measured_candidates,
+)
+
+KEY, OTHER_KEY = "a" * 64, "b" * 64
+TARGET = "llvm -mcpu=skylake-avx512 -num-cores=2"
+
+
+def _trace(factor: int) -> dict[str, Any]:
+    step = {"kind": "split", "stage": "s", "axis": "i", "factor": factor, "nparts": None}
+    return {"version": 1, "steps": [step]}
+
+
+def _record(
+    factor: int = 4, costs: list[float] | None = None, status: str = "ok", **kw: Any
+) -> Record:
+    return Record(
+        workload_key=kw.pop("workload_key", KEY),
+        target=kw.pop("target", TARGET),
+        trace=_trace(factor),
+        costs_s=[1e-3, 2e-3, 3e-3] if costs is None else costs,
+        status=status,
+        time=kw.pop("time", 1700000000.0),
+        **kw,
+    )
+
+
+def test_record_round_trips_through_json() -> None:
+    record = _record(error="", worker="w1", job="j7", time=1700000000.5)
+    assert record.version == RECORD_VERSION
+    assert set(record.versions) == {"autotune", "llvmlite", "numpy"}
+    assert record.candidate_id == compute_candidate_id(KEY, TARGET, _trace(4))
+    assert Record.from_json(json.loads(record.dumps())) == record
+    bare = _record()
+    assert "worker" not in bare.to_json() and Record.from_json(bare.to_json()) == bare
+    assert record.median_cost_s == 2e-3
+
+
+def test_candidate_id_depends_on_key_target_and_trace_only() -> None:
+    base = compute_candidate_id(KEY, TARGET, _trace(4))
+    reordered = {"steps": [dict(reversed(list(_trace(4)["steps"][0].items())))], "version": 1}
+    assert compute_candidate_id(KEY, TARGET, reordered) == base
+    assert compute_candidate_id(OTHER_KEY, TARGET, _trace(4)) != base
+    assert compute_candidate_id(KEY, "llvm -mcpu=znver4 -num-cores=2", _trace(4)) != base
+    assert compute_candidate_id(KEY, TARGET, _trace(8)) != base
+    assert _record(status="build_error", costs=[]).candidate_id == base
+
+
+def test_log_is_append_only(tmp_path: Path) -> None:
+    log = RecordLog(tmp_path / "sub" / "run.jsonl")
+    assert log.load() == []
+    first = [_record(4), _record(8, status="timeout", costs=[], error="run timed out")]
+    assert log.append(first) == 2
+    before = log.path.read_bytes()
+    assert log.append([_record(16)]) == 1
+    assert log.append([]) == 0
+    after = log.path.read_bytes()
+    assert after.startswith(before) and after.count(b"\n") == 3
+    assert log.load() == [*first, _record(16)]
+
+
+def test_append_after_a_torn_line_starts_a_new_line(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(_record(4).dumps() + "\n" + '{"version": 1, "workl')
+    RecordLog(path).append([_record(8)])
+    lines = path.read_text().splitlines()
+    assert len(lines) == 3 and Record.from_json(json.loads(lines[2])) == _record(8)
+    with pytest.raises(RecordError, match=r"run\.jsonl:2: not valid JSON"):
+        load_records(path)
+
+
+def test_load_skips_blank_lines_and_comments() -> None:
+    lines = ["# exported by autotune", "", _record(4).dumps(), "   ", _record(8).dumps() + "\n"]
+    assert load_records(lines) == [_record(4), _record(8)]
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        (json.dumps({**_record().to_json(), "status": "great"}), "unknown record status"),
+        (json.dumps({**_record().to_json(), "costs_s": "fast"}), "must be a list"),
+        (json.dumps({**_record().to_json(), "costs_s": [-1.0]}), "non-negative"),
+        (json.dumps({k: v for k, v in _record().to_json().items() if k != "trace"}), "'trace'"),
+        (json.dumps({**_record().to_json(), "version": 2}), "newer than this autotune"),
+    ],
+)
+def test_malformed_lines_name_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(f"# header\n{_record().dumps()}\n{line}\n")
+    with pytest.raises(RecordError, match=message) as info:
+        load_records(path)
+    assert f"{path}:3:" in str(info.value)
+
+
+def test_best_record_ignores_failures_and_other_workloads() -> None:
+    records = [
+        _record(2, costs=[5e-3, 5e-3, 5e-3]),
+        _record(4, costs=[1e-3, 9.0, 1e-3]),  # one slow outlier: the median is 1e-3
+        _record(8, costs=[1e-4], status="wrong_result", error="differs"),
+        _record(16, costs=[], status="build_error"),
+        _record(32, costs=[1e-5], workload_key=OTHER_KEY),
+        _record(64, costs=[1e-5], target="llvm -mcpu=znver4 -num-cores=2"),
+        _record(128, costs=[2e-3, 2e-3]),
+    ]
+    assert best_record(records, KEY, TARGET) == records[1]
+    assert best_record(records, OTHER_KEY, TARGET) == records[4]
+    assert best_record(records[2:4], KEY, TARGET) is None
+    assert best_record([], KEY, TARGET) is None
+
+
+def test_measured_candidates_include_failures() -> None:
+    records = [_record(2), _record(8, status="worker_lost", costs=[]), _record(4, target="x")]
+    assert measured_candidates(records, KEY, TARGET) == {
+        records[0].candidate_id,
+        records[1].candidate_id,
+    }

@@ -1,0 +1,294 @@
+"""Tuning records: one measured candidate per record, stored as JSON lines.
+
+A record names the workload (its key), the exact target, the schedule trace, every
+repeat's cost and the outcome. Logs are append-only: `RecordLog.append` adds lines and
+syncs them to disk, and nothing here rewrites a log. Only records with status "ok" are
+ever chosen as best. A line from a newer record version is refused with a clear error
+rather than misread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import math
+import os
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from time import time as unix_time
+from typing import Any
+
+from ir.errors import AutotuneError, ScheduleError
+from ir.schedule import Trace
+
+RECORD_VERSION = 1
+STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result", "worker_lost")
+
+
+class RecordError(AutotuneError):
+    """A record or a record log line is malformed, or from an unknown version."""
+
+
+def canonical_trace_text(trace: Mapping[str, Any]) -> str:
+    """The canonical text of a trace's JSON object (normalised through `Trace` when valid)."""
+    try:
+        data: Mapping[str, Any] = Trace.from_json(dict(trace)).to_json()
+    except ScheduleError:
+        data = trace  # an unparseable trace is still recorded (e.g. as a build_error)
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def compute_candidate_id(workload_key: str, target: str, trace: Mapping[str, Any]) -> str:
+    """sha256 hex of a candidate: its workload key, target and canonical trace text."""
+    text = f"{workload_key}\n{target}\n{canonical_trace_text(trace)}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@cache
+def software_versions() -> dict[str, str]:
+    """Versions of the software that shapes a measurement: autotune, llvmlite, numpy."""
+    versions = {}
+    for package in ("autotune", "llvmlite", "numpy"):
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = "unknown"
+    return versions
+
+
+@dataclass(frozen=True)
+class Record:
+    """One measurement of one candidate schedule of a workload on a target."""
+
+    workload_key: str
+    target: str
+    trace: Mapping[str, Any]  # a Trace's JSON object
+    costs_s: Sequence[float]  # every repeat's mean cost, seconds (empty unless measured)
+    status: str
+    error: str = ""
+    time: float = field(default_factory=unix_time)  # unix seconds
+    versions: Mapping[str, str] = field(default_factory=lambda: dict(software_versions()))
+    candidate_id: str = ""  # filled in from key, target and trace when left empty
+    worker: str | None = None
+    job: str | None = None
+    version: int = RECORD_VERSION
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise RecordError(f"unknown record status {self.status!r}; known: {STATUSES}")
+        costs = tuple(float(cost) for cost in self.costs_s)
+        if any(not math.isfinite(cost) or cost < 0 for cost in costs):
+            raise RecordError(f"costs must be finite and non-negative, got {list(costs)}")
+        object.__setattr__(self, "costs_s", costs)
+        object.__setattr__(self, "trace", dict(self.trace))
+        object.__setattr__(self, "versions", dict(self.versions))
+        if not self.candidate_id:
+            object.__setattr__(
+                self,
+                "candidate_id",
+                compute_candidate_id(self.workload_key, self.target, self.trace),
+            )
+
+    @property
+    def median_cost_s(self) -> float:
+        """The median of the repeats' costs; infinity when nothing was measured."""
+        return statistics.median(self.costs_s) if self.costs_s else math.inf
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data (one log line)."""
+        data: dict[str, Any] = {
+            "version": self.version,
+            "workload_key": self.workload_key,
+            "target": self.target,
+            "trace": dict(self.trace),
+            "costs_s": list(self.costs_s),
+            "status": self.status,
+            "error": self.error,
+            "time": self.time,
+            "versions": dict(self.versions),
+            "candidate_id": self.candidate_id,
+        }
+        if self.worker is not None:
+            data["worker"] = self.worker
+        if self.job is not None:
+            data["job"] = self.job
+        return data
+
+    def dumps(self) -> str:
+        """The record as one line of JSON (no newline)."""
+        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+    @staticmethod
+    def from_json(data: Any) -> Record:
+        """Parse `to_json` output; raises RecordError naming what is wrong."""
+        if not isinstance(data, Mapping):
+            raise RecordError(f"a record must be a JSON object, got {type(data).__name__}")
+        version = data.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise RecordError(f"record version must be an integer, got {version!r}")
+        if version > RECORD_VERSION:
+            raise RecordError(
+                f"record version {version} is newer than this autotune reads "
+                f"(version {RECORD_VERSION}); upgrade autotune to load it"
+            )
+        if version < 1:
+            raise RecordError(f"unknown record version {version}")
+        try:
+            return Record(
+                workload_key=_string(data, "workload_key"),
+                target=_string(data, "target"),
+                trace=_mapping(data, "trace"),
+                costs_s=[_number(cost, "costs_s") for cost in _list(data, "costs_s")],
+                status=_string(data, "status"),
+                error=_string(data, "error"),
+                time=_number(data.get("time"), "time"),
+                versions={str(k): str(v) for k, v in _mapping(data, "versions").items()},
+                candidate_id=_string(data, "candidate_id"),
+                worker=_optional_string(data, "worker"),
+                job=_optional_string(data, "job"),
+                version=version,
+            )
+        except KeyError as err:
+            raise RecordError(f"record has no field {err}") from None
+
+
+def _string(data: Mapping[str, Any], name: str) -> str:
+    value = data[name]
+    if not isinstance(value, str):
+        raise RecordError(f"record field {name!r} must be a string, got {value!r}")
+    return value
+
+
+def _optional_string(data: Mapping[str, Any], name: str) -> str | None:
+    return _string(data, name) if data.get(name) is not None else None
+
+
+def _mapping(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    value = data[name]
+    if not isinstance(value, Mapping):
+        raise RecordError(f"record field {name!r} must be an object, got {value!r}")
+    return value
+
+
+def _list(data: Mapping[str, Any], name: str) -> list[Any]:
+    value = data[name]
+    if not isinstance(value, list):
+        raise RecordError(f"record field {name!r} must be a list, got {value!r}")
+    return value
+
+
+def _number(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RecordError(f"record field {name!r} must hold numbers, got {value!r}")
+    return float(value)
+
+
+# -- JSON lines ---------------------------------------------------------------------------
+
+
+class RecordLog:
+    """An append-only JSON lines file of records."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def append(self, records: Iterable[Record]) -> int:
+        """Append `records` (one line each), flush and fsync; returns how many were written.
+
+        Existing lines are never touched. If the file ends in a partial line (a writer
+        died mid-line), the new records start on a fresh line so they stay readable.
+        """
+        lines = [record.dumps() + "\n" for record in records]
+        if not lines:
+            return 0
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            text = "".join(lines)
+            if not _ends_with_newline(self.path):
+                text = "\n" + text
+            payload = text.encode()
+            written = 0
+            while written < len(payload):  # one write with O_APPEND, continued if short
+                written += os.write(descriptor, payload[written:])
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        return len(lines)
+
+    def load(self) -> list[Record]:
+        """Every record in the log (an absent file holds none)."""
+        if not self.path.exists():
+            return []
+        return load_records(self.path)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as file:
+        file.seek(0, os.SEEK_END)
+        if file.tell() == 0:
+            return True
+        file.seek(-1, os.SEEK_END)
+        return file.read(1) == b"\n"
+
+
+def load_records(path_or_lines: str | os.PathLike[str] | Iterable[str]) -> list[Record]:
+    """Read records from a JSON lines file (a path) or from lines of text.
+
+    Blank lines and lines starting with `#` are skipped. A malformed line raises
+    RecordError naming the file and the line number.
+    """
+    if isinstance(path_or_lines, str | os.PathLike):
+        source = str(path_or_lines)
+        with open(path_or_lines, encoding="utf-8") as file:
+            return _parse_lines(file, source)
+    return _parse_lines(path_or_lines, "<lines>")
+
+
+def _parse_lines(lines: Iterable[str], source: str) -> list[Record]:
+    records = []
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"{source}:{number}: not valid JSON: {err}") from None
+        try:
+            records.append(Record.from_json(data))
+        except RecordError as err:
+            raise RecordError(f"{source}:{number}: {err}") from None
+    return records
+
+
+# -- queries ------------------------------------------------------------------------------
+
+
+def best_record(records: Iterable[Record], key: str, target: str) -> Record | None:
+    """The measured record with the lowest median cost for (key, target); failures and
+    records without costs are never chosen. Ties go to the earliest record."""
+    best: Record | None = None
+    for record in records:
+        if (
+            record.workload_key == key
+            and record.target == target
+            and record.status == "ok"
+            and record.costs_s
+            and (best is None or record.median_cost_s < best.median_cost_s)
+        ):
+            best = record
+    return best
+
+
+def measured_candidates(records: Iterable[Record], key: str, target: str) -> set[str]:
+    """Candidate ids already measured for (key, target), whatever their outcome."""
+    return {
+        record.candidate_id
+        for record in records
+        if record.workload_key == key and record.target == target
+    }

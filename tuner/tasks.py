@@ -1,0 +1,144 @@
+"""Tuning tasks: one per distinct (workload, target) of a fused model, weighted by its uses.
+
+A workload is a primitive function together with which of its parameters are bound to
+constants (weights a schedule may repack), so the same function called once with a weight
+and once with a computed tensor is two workloads. Its key is the sha256 of one canonical
+JSON object (the function with positional parameters, the sorted constant parameter
+names, and the TE version); this module is the only place keys are built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from codegen.llvm import parse_target
+from ir.errors import AutotuneError
+from ir.graph.canonical import function_from_json, function_to_json
+from ir.graph.nodes import Call, Constant, Function
+from ir.graph.summary import function_flops
+from ir.graph.traversal import post_order
+from ir.te import TE_VERSION
+
+COMPUTE_VERSION = TE_VERSION  # part of every workload key: a new TE means new workloads
+
+
+class TaskError(AutotuneError):
+    """A task's JSON is malformed, or was made by an incompatible version."""
+
+
+def workload_key(function: Function, constant_params: frozenset[str] | set[str]) -> str:
+    """The sha256 hex key of a primitive function with these constant parameters."""
+    identity = {
+        "function": function_to_json(function, positional_params=True),
+        "constants": sorted(constant_params),
+        "version": COMPUTE_VERSION,
+    }
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def normalize_target(target: str) -> str:
+    """The exact target string records are keyed by (`llvm` becomes this host's CPU)."""
+    if target.split()[:1] == ["llvm"]:
+        return str(parse_target(target))
+    return target
+
+
+def _positional(function: Function) -> Function:
+    """`function` with parameters named p0, p1, ... (as a worker rebuilds it)."""
+    return function_from_json(function_to_json(function, positional_params=True))
+
+
+@dataclass(frozen=True)
+class Task:
+    """One workload to tune for one target; `weight` is how often the model runs it."""
+
+    key: str
+    name: str
+    function: Function  # the primitive function, parameters named p0, p1, ...
+    constant_params: frozenset[str]  # "p<i>" for parameters bound to constants
+    flops: int
+    weight: int
+    target: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data; the function travels in its canonical form."""
+        return {
+            "key": self.key,
+            "name": self.name,
+            "function": function_to_json(self.function, positional_params=True),
+            "constant_params": sorted(self.constant_params),
+            "flops": self.flops,
+            "weight": self.weight,
+            "target": self.target,
+            "version": COMPUTE_VERSION,
+        }
+
+    @staticmethod
+    def from_json(data: str | Mapping[str, Any]) -> Task:
+        """Parse `to_json` output; raises TaskError when malformed, from another TE
+        version, or when the key does not match the function."""
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as err:
+                raise TaskError(f"task is not valid JSON: {err}") from None
+        if not isinstance(data, Mapping):
+            raise TaskError("a task must be a JSON object")
+        version = data.get("version")
+        if version != COMPUTE_VERSION:
+            raise TaskError(
+                f"task {data.get('name', '?')!r} was made for TE version {version!r}; "
+                f"this autotune computes TE version {COMPUTE_VERSION!r}"
+            )
+        try:
+            function = function_from_json(data["function"])
+            constants = frozenset(str(name) for name in data["constant_params"])
+            task = Task(
+                key=workload_key(function, constants),
+                name=str(data["name"]),
+                function=function,
+                constant_params=constants,
+                flops=int(data["flops"]),
+                weight=int(data["weight"]),
+                target=str(data["target"]),
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise TaskError(f"malformed task JSON: {type(err).__name__}: {err}") from None
+        if data.get("key", task.key) != task.key:
+            raise TaskError(
+                f"task {task.name!r}: key {data['key']} does not match its function "
+                f"(recomputed {task.key})"
+            )
+        return task
+
+
+def extract_tasks(fn: Function, target: str) -> list[Task]:
+    """The tuning tasks of a fused main function (the output of `optimize`), in first-call
+    order. Calls of identical workloads are one task whose weight counts the calls."""
+    target = normalize_target(target)
+    tasks: dict[str, Task] = {}
+    weights: dict[str, int] = {}
+    for node in post_order(fn.body):
+        if not (isinstance(node, Call) and isinstance(node.op, Function)):
+            continue
+        constants = frozenset(
+            f"p{index}" for index, arg in enumerate(node.args) if isinstance(arg, Constant)
+        )
+        key = workload_key(node.op, constants)
+        weights[key] = weights.get(key, 0) + 1
+        if key not in tasks:
+            tasks[key] = Task(
+                key=key,
+                name=str(node.op.attrs.get("name", "fn")),
+                function=_positional(node.op),
+                constant_params=constants,
+                flops=function_flops(node.op),
+                weight=0,
+                target=target,
+            )
+    return [replace(task, weight=weights[key]) for key, task in tasks.items()]
