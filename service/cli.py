@@ -67,8 +67,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from service.run_model import parse_input_files, prepare_model, run_model, save_outputs
 
     inputs = parse_input_files(args.input)
+    provider = None
+    if args.records:
+        from codegen.llvm import host_target
+        from tuner.records import load_records
+        from tuner.tune import records_schedule_provider
+
+        provider = records_schedule_provider(load_records(Path(args.records)), str(host_target()))
     start = time.perf_counter()
-    model = prepare_model(Path(args.model), parse_shape_bindings(args.shape), inputs)
+    model = prepare_model(
+        Path(args.model), parse_shape_bindings(args.shape), inputs, schedule_provider=provider
+    )
     compile_s = time.perf_counter() - start
     result = run_model(model, inputs, args.bench or 0, compile_s)
     if args.output:
@@ -83,6 +92,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if result.median_latency_s is not None:
         print(f"median latency over {args.bench} runs: {result.median_latency_s * 1e3:.2f} ms")
     return 0
+
+
+def _cmd_tune(args: argparse.Namespace) -> int:
+    from service.tune_command import run_tune
+
+    return run_tune(
+        Path(args.model),
+        parse_shape_bindings(args.shape),
+        target=args.target,
+        trials=args.trials,
+        records=Path(args.records),
+        time_limit_s=args.time_limit,
+        search=args.search,
+        as_json=args.json,
+    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -138,8 +162,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--output", metavar="OUT.npz", help="save the outputs")
     run.add_argument("--bench", type=int, metavar="N", help="time N runs, print the median")
+    run.add_argument(
+        "--records",
+        metavar="RUN.jsonl",
+        help="use the best tuned schedule of each task from these records",
+    )
     run.add_argument("--json", action="store_true", help="print machine-readable JSON")
     run.set_defaults(handler=_cmd_run)
+
+    tune = commands.add_parser("tune", help="tune a model offline, appending to a record log")
+    tune.add_argument("model", help="path to an ONNX model")
+    tune.add_argument("--target", default="llvm", help="target (llvm = this host's CPU)")
+    tune.add_argument("--trials", type=int, required=True, help="total measurement budget")
+    tune.add_argument(
+        "--records",
+        required=True,
+        metavar="RUN.jsonl",
+        help="record log to resume from and append to",
+    )
+    tune.add_argument("--time-limit", type=float, metavar="S", help="wall-clock limit")
+    tune.add_argument("--search", default="evolutionary", choices=("evolutionary", "random"))
+    tune.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=DxDxD",
+        help="bind a symbolic input shape (repeatable)",
+    )
+    tune.add_argument("--json", action="store_true", help="print the summary as JSON")
+    tune.set_defaults(handler=_cmd_tune)
 
     demo = commands.add_parser("demo", help="run the main job end to end on a bundled model")
     demo.set_defaults(handler=_cmd_demo)

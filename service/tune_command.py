@@ -1,0 +1,96 @@
+"""`autotune tune`: offline tuning of a model with a live progress display."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ir.errors import AutotuneError
+from ir.frontend.onnx import from_onnx
+from ir.graph.passes.pipeline import optimize
+from tuner.tune import TuneProgress, TuneResult, tune_model
+
+
+class TuneError(AutotuneError):
+    """A tuning argument is wrong."""
+
+
+def _progress_line(progress: TuneProgress) -> str:
+    best = (
+        f"{progress.task_best_gflops:7.1f} GFLOPS"
+        if progress.task_best_gflops is not None
+        else "      - GFLOPS"
+    )
+    return (
+        f"[{progress.total_trials:>5}/{progress.max_trials}] task {progress.task_index:>3} "
+        f"{progress.task_name[:40]:<40} trials {progress.task_trials:>4}  best {best}  "
+        f"est. latency {progress.estimated_latency_s * 1e3:9.3f} ms  "
+        f"({progress.elapsed_s:6.1f} s)"
+    )
+
+
+def _summary_json(result: TuneResult) -> dict[str, Any]:
+    return {
+        "measured": result.measured,
+        "remeasured": result.remeasured,
+        "estimated_latency_ms": (result.estimated_latency_s or 0.0) * 1e3,
+        "tasks": [
+            {
+                "name": task.name,
+                "key": task.key,
+                "weight": task.weight,
+                "flops": task.flops,
+                "trials": task.trials,
+                "best_gflops": task.best_gflops,
+                "stopped": task.stopped,
+            }
+            for task in result.tasks
+        ],
+    }
+
+
+def run_tune(
+    model: Path,
+    shapes: Mapping[str, Sequence[int]],
+    target: str,
+    trials: int,
+    records: Path,
+    time_limit_s: float | None,
+    search: str,
+    as_json: bool,
+) -> int:
+    """Tune `model` and print a progress line per measured batch, then a summary."""
+    if trials <= 0:
+        raise TuneError("--trials must be a positive number")
+    if not target.startswith("llvm"):
+        raise TuneError(f"unsupported target {target!r}: offline tuning runs on this CPU (llvm)")
+    fn = optimize(from_onnx(model, shape=shapes or None))
+    interactive = sys.stderr.isatty() and not as_json
+
+    def show(progress: TuneProgress) -> None:
+        line = _progress_line(progress)
+        if interactive:
+            print("\r" + line, end="", file=sys.stderr, flush=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    result = tune_model(
+        fn, target, trials, records, time_limit_s=time_limit_s, search=search, progress=show
+    )
+    if interactive:
+        print(file=sys.stderr)
+    if as_json:
+        print(json.dumps(_summary_json(result), indent=2))
+        return 0
+    print(f"measured {result.measured} new candidates ({result.remeasured} re-measured)")
+    print(f"{'task':<48}{'weight':>7}{'trials':>8}{'best GFLOPS':>13}  stopped")
+    for task in result.tasks:
+        best = f"{task.best_gflops:13.1f}" if task.best_gflops is not None else f"{'-':>13}"
+        print(f"{task.name[:47]:<48}{task.weight:>7}{task.trials:>8}{best}  {task.stopped}")
+    if result.estimated_latency_s is not None:
+        print(f"estimated model latency: {result.estimated_latency_s * 1e3:.3f} ms")
+    print(f"records: {records}")
+    return 0

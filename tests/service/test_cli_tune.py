@@ -1,0 +1,92 @@
+"""`autotune tune` and `autotune run --records`, as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from tests.support.onnx_models import run_onnxruntime
+
+AUTOTUNE = str(Path(sys.executable).parent / "autotune")
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [AUTOTUNE, *args], capture_output=True, text=True, timeout=900, check=False
+    )
+
+
+def _small_model(path: Path) -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    weight = numpy_helper.from_array(rng.normal(0, 0.2, (8, 4, 3, 3)).astype(np.float32), "w")
+    dense = numpy_helper.from_array(rng.normal(0, 0.2, (10, 8 * 6 * 6)).astype(np.float32), "d")
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("Flatten", ["r"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "d"], ["y"], transB=1, name="fc"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "small",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])],
+        [weight, dense],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return model
+
+
+def test_tune_then_run_with_records(tmp_path: Path) -> None:
+    model_path = tmp_path / "small.onnx"
+    model = _small_model(model_path)
+    records = tmp_path / "run.jsonl"
+    first = _run("tune", str(model_path), "--trials", "12", "--records", str(records), "--json")
+    assert first.returncode == 0, first.stderr
+    summary = json.loads(first.stdout)
+    assert summary["measured"] > 0
+    lines = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
+    assert len(lines) >= summary["measured"]
+    assert {"workload_key", "target", "trace", "costs_s", "status"} <= set(lines[0])
+    # Resume: the budget is spent, nothing new is measured.
+    again = _run("tune", str(model_path), "--trials", "12", "--records", str(records), "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["measured"] == 0
+    # Run with the tuned records: same numbers as onnxruntime.
+    data = np.random.default_rng(1).normal(size=(1, 4, 6, 6)).astype(np.float32)
+    np.save(tmp_path / "x.npy", data)
+    out = tmp_path / "out.npz"
+    run = _run(
+        "run",
+        str(model_path),
+        "--input",
+        f"x={tmp_path / 'x.npy'}",
+        "--records",
+        str(records),
+        "--output",
+        str(out),
+    )
+    assert run.returncode == 0, run.stderr
+    expected = run_onnxruntime(model, {"x": data}, "y")
+    np.testing.assert_allclose(np.load(out)["output_0"], expected, rtol=1e-4, atol=1e-5)
+
+
+def test_tune_rejects_bad_arguments(tmp_path: Path) -> None:
+    model_path = tmp_path / "small.onnx"
+    _small_model(model_path)
+    for args, fragment in (
+        (("--trials", "0"), "--trials"),
+        (("--trials", "4", "--target", "cuda -arch=sm_90"), "unsupported target"),
+    ):
+        result = _run("tune", str(model_path), "--records", str(tmp_path / "r.jsonl"), *args)
+        assert result.returncode != 0
+        assert "Traceback" not in result.stderr
+        assert fragment in result.stderr

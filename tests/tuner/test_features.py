@@ -1,0 +1,139 @@
+"""Loop-IR features: layout, determinism, what they read off kernels, and their speed."""
+
+from __future__ import annotations
+
+import random
+import time
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ir.graph.nodes import Call, Constant, Function, Var, call
+from ir.graph.passes.fuse_ops import fuse_ops
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.traversal import post_order
+from ir.graph.types import TensorType
+from ir.lower import lower
+from ir.schedule.default import default_schedule
+from ir.schedule.hardware import HardwareParams
+from ir.te.program import TEProgram, function_to_te
+from ir.tir.stmt import PrimFunc
+from tuner.features import (
+    FEATURE_NAMES,
+    KERNEL_FEATURES,
+    NUM_FEATURES,
+    STORE_FEATURES,
+    extract_features,
+    extract_features_batch,
+)
+from tuner.space import SearchSpace
+
+HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)
+RNG = np.random.default_rng(0)
+
+
+def primitive(op: str, data_shape: tuple[int, ...], weight: np.ndarray, **attrs: Any) -> Function:
+    """The one fused function of `relu(op(x, constant weight))`."""
+    data = Var("x", TensorType(data_shape, "float32"))
+    body = call("nn.relu", call(op, data, Constant(weight), **attrs))
+    fused = fuse_ops(infer_type(Function((data,), body)))
+    (prim,) = [
+        n.op for n in post_order(fused.body) if isinstance(n, Call) and isinstance(n.op, Function)
+    ]
+    return prim
+
+
+@cache
+def conv_program() -> TEProgram:
+    weight = RNG.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    return function_to_te(primitive("nn.conv2d", (1, 64, 56, 56), weight, padding=(1, 1)))
+
+
+@cache
+def dense_program() -> TEProgram:
+    weight = RNG.standard_normal((128, 256)).astype(np.float32)
+    return function_to_te(primitive("nn.dense", (16, 256), weight))
+
+
+def value(features: np.ndarray, name: str) -> float:
+    """A feature back on its linear scale."""
+    return float(2.0 ** features[FEATURE_NAMES.index(name)] - 1.0)
+
+
+def default_kernel(program: TEProgram) -> PrimFunc:
+    return lower(default_schedule(program, HARDWARE, {"p1"}))
+
+
+def test_layout() -> None:
+    assert 3 * len(STORE_FEATURES) + len(KERNEL_FEATURES) == NUM_FEATURES
+    assert len(set(FEATURE_NAMES)) == NUM_FEATURES
+    assert FEATURE_NAMES[0] == "sum.trip" and FEATURE_NAMES[-1].startswith("kernel.")
+
+
+@pytest.mark.parametrize("program", [conv_program, dense_program], ids=["conv", "dense"])
+def test_shape_dtype_and_determinism(program: object) -> None:
+    func = default_kernel(program())  # type: ignore[operator]
+    first = extract_features(func)
+    assert first.shape == (NUM_FEATURES,) and first.dtype == np.float32
+    assert np.all(np.isfinite(first)) and np.all(first >= 0)
+    np.testing.assert_array_equal(first, extract_features(func))
+    # A fresh lowering of the same schedule gives the same vector.
+    np.testing.assert_array_equal(first, extract_features(default_kernel(program())))  # type: ignore[operator]
+
+
+def test_default_conv_features_read_off_the_loop_nest() -> None:
+    features = extract_features(default_kernel(conv_program()))
+    # 2 x 64 x 56 x 56 x 64 x 9 flops (multiply and add per MAC), plus the relu maxes.
+    macs = 64 * 56 * 56 * 64 * 9
+    assert value(features, "sum.float_fma") == pytest.approx(macs, rel=1e-3)
+    assert value(features, "sum.flops") == pytest.approx(2 * macs + 64 * 56 * 56, rel=1e-3)
+    assert value(features, "main.vector_len") == 16  # 512-bit vectors of float32
+    assert value(features, "main.innermost_vector_len") == 16
+    assert value(features, "main.parallel_extent") > 1
+    assert value(features, "main.unrolled_extent") > 1
+    assert value(features, "kernel.allocations") >= 1
+    assert value(features, "kernel.param_bytes") == pytest.approx(
+        4 * (64 * 56 * 56 * 2 + 64 * 64 * 9), rel=1e-3
+    )
+    # The accumulator tile is reused across the reduction.
+    assert value(features, "main.reuse") > 10
+
+
+def test_different_schedules_give_different_features() -> None:
+    program = conv_program()
+    space = SearchSpace(program, HARDWARE, {"p1"})
+    rng = random.Random(1)
+    vectors = {
+        extract_features(lower(space.sample(rng).replay(program))).tobytes() for _ in range(10)
+    }
+    assert len(vectors) >= 8
+
+
+def test_batch_matches_single() -> None:
+    funcs = [default_kernel(conv_program()), default_kernel(dense_program())]
+    batch = extract_features_batch(funcs)
+    assert batch.shape == (2, NUM_FEATURES)
+    np.testing.assert_array_equal(batch[1], extract_features(funcs[1]))
+    assert extract_features_batch([]).shape == (0, NUM_FEATURES)
+
+
+def test_rate_on_sampled_conv_candidates() -> None:
+    """Reported, not asserted: candidates per second on one core, with and without lowering."""
+    program = conv_program()
+    space = SearchSpace(program, HARDWARE, {"p1"})
+    rng = random.Random(0)
+    traces = [space.sample(rng) for _ in range(150)]
+    started = time.perf_counter()
+    funcs = [lower(trace.replay(program)) for trace in traces]
+    lowered = time.perf_counter()
+    extract_features_batch(funcs)
+    done = time.perf_counter()
+    lower_s, features_s = lowered - started, done - lowered
+    print(
+        f"\n{len(traces)} conv2d candidates: replay+lower {1e3 * lower_s / len(traces):.2f} ms, "
+        f"features {1e3 * features_s / len(traces):.2f} ms each; "
+        f"{len(traces) / (lower_s + features_s):.0f}/s including lowering, "
+        f"{len(traces) / features_s:.0f}/s features only"
+    )

@@ -1,0 +1,130 @@
+"""tune_model end to end on a tiny two-task model; resume; the records schedule provider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codegen.executor import compile_model
+from codegen.measure import MeasureOptions
+from ir.graph.nodes import Constant, Function, Tuple, Var, call
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.passes.pipeline import optimize
+from ir.graph.types import TensorType
+from ir.reference import check_close, evaluate
+from ir.schedule import Trace
+from tuner.records import Record, load_records
+from tuner.tasks import extract_tasks, normalize_target
+from tuner.tune import TuneProgress, records_schedule_provider, tune_model, tuned_record
+
+RNG = np.random.default_rng(0)
+FAST = MeasureOptions(repeat=2, min_repeat_ms=5.0)
+SMALL_SEARCH = {"population": 32, "generations": 1}
+
+
+def two_task_model() -> Function:
+    """(relu(conv2d(x, W)), relu(dense(y, V))): two fused functions, two tasks."""
+    x = Var("x", TensorType((1, 8, 10, 10), "float32"))
+    y = Var("y", TensorType((4, 64), "float32"))
+    conv_weight = Constant((RNG.standard_normal((16, 8, 3, 3)) * 0.2).astype(np.float32))
+    dense_weight = Constant((RNG.standard_normal((32, 64)) * 0.1).astype(np.float32))
+    body = Tuple(
+        (
+            call("nn.relu", call("nn.conv2d", x, conv_weight, padding=(1, 1))),
+            call("nn.relu", call("nn.dense", y, dense_weight)),
+        )
+    )
+    return optimize(infer_type(Function((x, y), body)))
+
+
+def model_inputs() -> dict[str, np.ndarray]:
+    return {
+        "x": RNG.standard_normal((1, 8, 10, 10)).astype(np.float32),
+        "y": RNG.standard_normal((4, 64)).astype(np.float32),
+    }
+
+
+@pytest.mark.slow
+def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
+    fn = two_task_model()
+    assert len(extract_tasks(fn, "llvm")) == 2
+    path = tmp_path / "records.jsonl"
+    events: list[TuneProgress] = []
+
+    result = tune_model(
+        fn, "llvm", 16, path, batch_size=8, progress=events.append,
+        measure_options=FAST, search_options=SMALL_SEARCH,
+    )  # fmt: skip
+
+    # Step 1. Both tasks got their warm-up round of 8; every candidate is a record.
+    assert result.measured == 16
+    assert [task.trials for task in result.tasks] == [8, 8]
+    assert [event.task_index for event in events] == [0, 1]
+    assert events[-1].total_trials == 16
+    records = load_records(path)
+    first_measurements = {r.candidate_id for r in records}
+    assert len(first_measurements) == 16
+    # The top candidates of each task were re-measured with more repeats.
+    assert 0 < result.remeasured <= 6
+    assert len(records) == 16 + result.remeasured
+    assert all(len(r.costs_s) == FAST.repeat * 3 for r in records[16:] if r.status == "ok")
+    for task in result.tasks:
+        assert task.best_gflops is not None and task.best_gflops > 0
+    assert result.estimated_latency_s is not None
+
+    # Step 2. Resuming with the budget spent measures nothing and re-measures nothing.
+    again = tune_model(
+        fn, "llvm", 16, path, batch_size=8, measure_options=FAST, search_options=SMALL_SEARCH
+    )
+    assert again.measured == 0 and again.remeasured == 0
+    assert [task.trials for task in again.tasks] == [8, 8]
+    assert [task.best_cost_s for task in again.tasks] == [task.best_cost_s for task in result.tasks]
+    assert len(load_records(path)) == len(records)
+
+    # Step 3. The records compile a model that matches the reference, with the tuned traces.
+    provider = records_schedule_provider(records, "llvm")
+    compiled = compile_model(fn, schedule_provider=provider)
+    inputs = model_inputs()
+    for got, want in zip(compiled.run(inputs), evaluate(fn, inputs), strict=True):
+        check_close(got, want)
+    target = normalize_target("llvm")
+    expected = {
+        Trace.from_json(tuned_record(records, task.key, target).trace).dumps()  # type: ignore[union-attr]
+        for task in extract_tasks(fn, "llvm")
+    }
+    assert {schedule.trace.dumps() for _, schedule in compiled.kernel_schedules()} == expected
+
+
+def test_provider_falls_back_to_the_default_schedule() -> None:
+    fn = two_task_model()
+    compiled = compile_model(fn, schedule_provider=records_schedule_provider([], "llvm"))
+    default = compile_model(fn)
+    assert [s.trace for _, s in compiled.kernel_schedules()] == [
+        s.trace for _, s in default.kernel_schedules()
+    ]
+
+
+def _record(
+    trace: dict[str, object], costs: list[float], status: str = "ok", time: float = 0.0
+) -> Record:
+    return Record("key", "llvm -mcpu=x", trace, costs, status, time=time)
+
+
+def test_tuned_record_prefers_re_measured_candidates() -> None:
+    a = {"version": 1, "steps": [{"kind": "compute_root", "stage": "a"}]}
+    b = {"version": 1, "steps": [{"kind": "compute_root", "stage": "b"}]}
+    c = {"version": 1, "steps": [{"kind": "compute_root", "stage": "c"}]}
+    records = [
+        _record(a, [1.0], time=1),
+        _record(b, [2.0], time=2),
+        _record(c, [0.5], status="wrong_result", time=3),
+        _record(b, [1.5, 1.5, 1.5], time=4),  # b re-measured: confirmed at 1.5
+    ]
+    # Without re-measurements the lowest median wins; failures never do.
+    assert tuned_record(records[:3], "key", "llvm -mcpu=x") is records[0]
+    # a's single short measurement does not beat b's confirmed one.
+    assert tuned_record(records, "key", "llvm -mcpu=x") is records[3]
+    assert tuned_record(records, "other", "llvm -mcpu=x") is None
+    assert tuned_record(records, "key", "llvm -mcpu=y") is None

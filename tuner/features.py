@@ -1,0 +1,562 @@
+"""Features of a lowered kernel for the cost model, read off the loop IR.
+
+In the spirit of Ansor's per-store features (`src/auto_scheduler/feature.cc`): every
+`Store` of the kernel is described by the arithmetic it does, the loops around it and the
+memory it touches, each count multiplied by the store's trip count (the product of the
+extents of its enclosing loops). The kernel's vector then has a fixed length:
+
+    [ sum over stores of S | element-wise max over stores of S | S of the main store | K ]
+
+where S is the per-store vector (`STORE_FEATURES`), the main store is the one with the
+most float operations (ties: the larger trip count, then the first), and K describes the
+whole kernel (`KERNEL_FEATURES`). Every entry is log-scaled as log2(1 + x) at the end;
+`FEATURE_NAMES` names each position ("sum.flops", "main.vector_len", "kernel.stores").
+
+Memory regions are estimated from the flattened index of each access: the index is split
+into `coef * atom` terms (an atom is a loop variable, or a floordiv / floormod / other
+non-linear piece whose range comes from the loop ranges), and the elements an access
+touches while the loops from level L inwards run are min(product of the varying atoms'
+extents, span + 1), span being the sum of |coef| x (extent - 1). That is exact for
+row-major tiles and for overlapping convolution windows, and an estimate otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ir.tir.arith import interval
+from ir.tir.expr import Binary, Buffer, Call, Cast, Compare, IntImm, Load, PrimExpr, Select, Var
+from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Seq, Stmt, Store
+
+CACHE_LINE_BYTES = 64
+L1_BYTES = 32 * 1024
+L2_BYTES = 1024 * 1024
+BUFFER_SLOTS = 3  # buffers described one by one per store (the most touched first)
+
+_BUFFER_FIELDS = ("bytes", "unique_bytes", "lines", "reuse", "stride_class", "local")
+
+STORE_FEATURES: tuple[str, ...] = (
+    # Arithmetic: operation counts of the stored value x trip count.
+    "trip",
+    "float_add",  # add / sub
+    "float_mul",
+    "float_fma",  # an add or sub with a multiplication operand (an FMA candidate)
+    "float_div",
+    "float_minmax",
+    "float_math",  # intrinsics: exp, log, tanh, sqrt, ...
+    "float_select_cmp",  # selects and float comparisons
+    "int_ops",  # integer arithmetic, index computations included
+    "flops",  # all float operations above (an FMA counts as its add and its mul)
+    # Loops around the store.
+    "depth",
+    "serial_loops",
+    "serial_extent",  # product of the serial loops' extents
+    "parallel_loops",
+    "parallel_extent",
+    "vectorized_loops",
+    "vector_len",  # product of the vectorized loops' extents
+    "innermost_vector_len",  # extent of the innermost loop when it is vectorized, else 0
+    "unrolled_loops",
+    "unrolled_extent",
+    "innermost_extent",
+    "work_per_thread",  # trip / parallel extent
+    "guards",  # enclosing if-statements
+    # Memory: the store and every load of its value.
+    "loads",
+    "bytes_loaded",
+    "bytes_stored",
+    "unique_bytes_loaded",
+    "unique_bytes_stored",
+    "unique_lines",
+    "stride0_bytes",  # loaded bytes whose index does not move with the innermost loop
+    "stride1_bytes",  # ... moves by one element per innermost iteration
+    "strided_bytes",  # ... moves by more, or non-linearly
+    "gather_loads",  # strided loads x trip under a vectorized innermost loop
+    "local_bytes",  # bytes touched in local scope or loop-scoped allocations
+    "reuse",  # bytes touched / unique bytes
+    "arith_intensity",  # flops / unique bytes
+    "traffic_l1",  # bytes refetched when each L1-sized working set is loaded once
+    "traffic_l2",  # the same for an L2-sized working set
+    *(f"buf{slot}.{name}" for slot in range(BUFFER_SLOTS) for name in _BUFFER_FIELDS),
+)
+
+KERNEL_FEATURES: tuple[str, ...] = (
+    "stores",
+    "loads",
+    "loop_nests",
+    "loops",
+    "allocations",
+    "alloc_bytes_local",
+    "alloc_bytes_global",
+    "max_alloc_bytes",
+    "param_bytes",
+    "intensity",  # total flops / parameter bytes
+    "guards",
+    "lets",
+)
+
+FEATURE_NAMES: tuple[str, ...] = (
+    *(f"sum.{name}" for name in STORE_FEATURES),
+    *(f"max.{name}" for name in STORE_FEATURES),
+    *(f"main.{name}" for name in STORE_FEATURES),
+    *(f"kernel.{name}" for name in KERNEL_FEATURES),
+)
+NUM_FEATURES = len(FEATURE_NAMES)
+
+_S = {name: index for index, name in enumerate(STORE_FEATURES)}
+_K = {name: index for index, name in enumerate(KERNEL_FEATURES)}
+_NUM_STORE = len(STORE_FEATURES)
+_BUFFER_BASE = _S["buf0.bytes"]
+_STRIDE_ZERO, _STRIDE_ONE, _STRIDE_OTHER = 0, 1, 2
+_FLOAT_OPS = {"add": "float_add", "sub": "float_add", "mul": "float_mul", "div": "float_div"}
+_FLOAT_OPS.update({"min": "float_minmax", "max": "float_minmax"})
+_FLOP_NAMES = (
+    "float_add",
+    "float_mul",
+    "float_div",
+    "float_minmax",
+    "float_math",
+    "float_select_cmp",
+)
+_FLOP_FIELDS = tuple(_S[name] for name in _FLOP_NAMES)
+
+
+@dataclass(frozen=True, slots=True)
+class _Loop:
+    var: Var
+    extent: int
+    kind: str
+
+
+@dataclass(slots=True)
+class _Access:
+    """One load or store: its buffer and how its index moves with the loops."""
+
+    buffer: Buffer
+    itemsize: int
+    is_store: bool
+    local: bool
+    footprints: list[int]  # elements touched by the loops from level L inwards, L = 0..depth
+    stride_class: int
+    min_stride: int  # smallest |coef| of a varying term (elements), 0 when none varies
+    index_ops: int  # integer operations computing the index
+
+
+class _Kernel:
+    """Walks one PrimFunc and collects per-store rows and kernel totals."""
+
+    def __init__(self, func: PrimFunc) -> None:
+        self.func = func
+        self.rows: list[np.ndarray] = []
+        self.kernel = np.zeros(len(KERNEL_FEATURES), dtype=np.float64)
+        self.loops: list[_Loop] = []
+        self.ranges: dict[Var, tuple[float, float]] = {}
+        self.depth_of: dict[str, int] = {}  # loop variable name -> level (names are unique)
+        self.local_buffers: set[str] = set()
+        self.guards = 0
+        # Non-linear index atoms of the current store (ranges differ between loop nests).
+        self.atom_cache: dict[PrimExpr, tuple[int, int]] = {}
+
+    # -- statements ------------------------------------------------------------------------
+
+    def run(self) -> np.ndarray:
+        kernel = self.kernel
+        kernel[_K["param_bytes"]] = sum(b.size * _itemsize(b.dtype) for b in self.func.params)
+        self.visit(self.func.body)
+        kernel[_K["stores"]] = len(self.rows)
+        kernel[_K["loads"]] = sum(row[_S["loads"]] for row in self.rows)
+        return self.assemble()
+
+    def visit(self, stmt: Stmt) -> None:
+        kind = type(stmt)
+        if kind is Seq:
+            assert isinstance(stmt, Seq)
+            for child in stmt.stmts:
+                self.visit(child)
+        elif kind is For:
+            assert isinstance(stmt, For)
+            self.visit_for(stmt)
+        elif kind is Store:
+            assert isinstance(stmt, Store)
+            self.rows.append(self.store_row(stmt))
+        elif kind is Allocate:
+            assert isinstance(stmt, Allocate)
+            self.visit_allocate(stmt)
+        elif kind is IfThenElse:
+            assert isinstance(stmt, IfThenElse)
+            self.kernel[_K["guards"]] += 1
+            self.guards += 1
+            self.visit(stmt.then_case)
+            if stmt.else_case is not None:
+                self.visit(stmt.else_case)
+            self.guards -= 1
+        elif kind is LetStmt:
+            assert isinstance(stmt, LetStmt)
+            self.kernel[_K["lets"]] += 1
+            self.ranges[stmt.var] = interval(stmt.value, self.ranges, None)
+            self.visit(stmt.body)
+            del self.ranges[stmt.var]
+
+    def visit_for(self, stmt: For) -> None:
+        if not self.loops:
+            self.kernel[_K["loop_nests"]] += 1
+        extent = _extent(stmt.extent, self.ranges)
+        self.kernel[_K["loops"]] += 1
+        self.depth_of[stmt.var.name] = len(self.loops)
+        self.loops.append(_Loop(stmt.var, extent, stmt.kind))
+        self.ranges[stmt.var] = (0, max(0, extent - 1))
+        self.visit(stmt.body)
+        self.loops.pop()
+        del self.ranges[stmt.var]
+        del self.depth_of[stmt.var.name]
+
+    def visit_allocate(self, stmt: Allocate) -> None:
+        buffer = stmt.buffer
+        size = buffer.size * _itemsize(buffer.dtype)
+        kernel = self.kernel
+        kernel[_K["allocations"]] += 1
+        kernel[_K["max_alloc_bytes"]] = max(kernel[_K["max_alloc_bytes"]], size)
+        if buffer.scope == "local" or self.loops:
+            kernel[_K["alloc_bytes_local"]] += size
+            self.local_buffers.add(buffer.name)
+        else:
+            kernel[_K["alloc_bytes_global"]] += size
+        self.visit(stmt.body)
+
+    # -- one store -------------------------------------------------------------------------
+
+    def store_row(self, store: Store) -> np.ndarray:
+        row = np.zeros(_NUM_STORE, dtype=np.float64)
+        loops = self.loops
+        trip = math.prod(loop.extent for loop in loops)
+        self.atom_cache.clear()
+        counts, loads = _count_ops(store.value)
+        row[_S["trip"]] = trip
+        for name, value in counts.items():
+            row[_S[name]] = value * trip
+        row[_S["flops"]] = sum(row[index] for index in _FLOP_FIELDS)
+        self.loop_features(row, trip)
+        accesses = [self.access(store.buffer, store.index, True)]
+        accesses.extend(self.access(load.buffer, load.index, False) for load in loads)
+        row[_S["int_ops"]] += sum(acc.index_ops for acc in accesses) * trip
+        self.memory_features(row, accesses, trip)
+        return row
+
+    def loop_features(self, row: np.ndarray, trip: int) -> None:
+        loops = self.loops
+        row[_S["depth"]] = len(loops)
+        row[_S["guards"]] = self.guards
+        products = {"serial": 1, "parallel": 1, "vectorized": 1, "unrolled": 1}
+        numbers = dict.fromkeys(products, 0)
+        for loop in loops:
+            kind = loop.kind if loop.kind in products else "serial"
+            products[kind] *= loop.extent
+            numbers[kind] += 1
+        for kind, prefix in (
+            ("serial", "serial"),
+            ("parallel", "parallel"),
+            ("vectorized", "vectorized"),
+            ("unrolled", "unrolled"),
+        ):
+            row[_S[f"{prefix}_loops"]] = numbers[kind]
+            extent_name = "vector_len" if kind == "vectorized" else f"{prefix}_extent"
+            row[_S[extent_name]] = products[kind] if numbers[kind] else 0
+        if loops:
+            innermost = loops[-1]
+            row[_S["innermost_extent"]] = innermost.extent
+            if innermost.kind == "vectorized":
+                row[_S["innermost_vector_len"]] = innermost.extent
+        row[_S["work_per_thread"]] = trip / max(1, products["parallel"])
+
+    def access(self, buffer: Buffer, index: PrimExpr, is_store: bool) -> _Access:
+        loops = self.loops
+        depth = len(loops)
+        terms: dict[str | PrimExpr, int] = {}
+        index_ops = _linear(index, 1, terms)
+        # Each varying term: (deepest loop level it moves with, extent, |coef|).
+        varying: list[tuple[int, int, int]] = []
+        innermost_name = loops[-1].var.name if loops else ""
+        stride_class = _STRIDE_ZERO
+        depth_of = self.depth_of
+        for atom, coef in terms.items():
+            if coef == 0:
+                continue
+            if type(atom) is str:
+                level = depth_of.get(atom, -1)
+                extent = loops[level].extent if level >= 0 else self.let_width(atom)
+            else:
+                assert isinstance(atom, PrimExpr)
+                level, extent = self.atom_extent(atom)
+            if extent <= 1:
+                continue
+            magnitude = abs(coef)
+            varying.append((level, extent, magnitude))
+            if level == depth - 1:
+                # The term moves with the innermost loop: unit stride only as that very
+                # loop variable with coefficient 1.
+                unit = atom == innermost_name and magnitude == 1
+                stride_class = max(stride_class, _STRIDE_ONE if unit else _STRIDE_OTHER)
+        footprints = [1] * (depth + 1)
+        if varying:
+            varying.sort(reverse=True)
+            # Walk levels inwards-out, adding the terms that start moving at each level.
+            product, span, position = 1, 0, 0
+            for level in range(depth - 1, -1, -1):
+                while position < len(varying) and varying[position][0] >= level:
+                    _, extent, magnitude = varying[position]
+                    product *= extent
+                    span += magnitude * (extent - 1)
+                    position += 1
+                footprints[level] = min(product, span + 1)
+        min_stride = min((coef for _, _, coef in varying), default=0)
+        local = buffer.scope == "local" or buffer.name in self.local_buffers
+        return _Access(
+            buffer,
+            _itemsize(buffer.dtype),
+            is_store,
+            local,
+            footprints,
+            stride_class,
+            min_stride,
+            index_ops,
+        )
+
+    def let_width(self, name: str) -> int:
+        """Values a non-loop variable (a let-bound tail index) takes; 1 when unknown."""
+        for var, bounds in self.ranges.items():
+            if var.name == name and var.name not in self.depth_of:
+                return _width(bounds)
+        return 1
+
+    def atom_extent(self, atom: PrimExpr) -> tuple[int, int]:
+        """(deepest loop level a non-linear atom depends on, number of values it takes)."""
+        cached = self.atom_cache.get(atom)
+        if cached is not None:
+            return cached
+        level = max((self.depth_of.get(var.name, -1) for var in _vars_of(atom)), default=-1)
+        result = (level, _width(interval(atom, self.ranges, None)) if level >= 0 else 1)
+        self.atom_cache[atom] = result
+        return result
+
+    def memory_features(self, row: np.ndarray, accesses: list[_Access], trip: int) -> None:
+        loops = self.loops
+        depth = len(loops)
+        vectorized_inner = bool(loops) and loops[-1].kind == "vectorized"
+        working_sets = [0] * (depth + 1)
+        per_buffer: dict[str, list[float]] = {}
+        touched = unique = 0.0
+        for acc in accesses:
+            size = acc.itemsize
+            unique_bytes = acc.footprints[0] * size
+            touched_bytes = trip * size
+            touched += touched_bytes
+            unique += unique_bytes
+            for level in range(depth + 1):
+                working_sets[level] += acc.footprints[level] * size
+            lines = _lines(acc.footprints[0], acc.min_stride, size)
+            row[_S["unique_lines"]] += lines
+            if acc.local:
+                row[_S["local_bytes"]] += touched_bytes
+            if acc.is_store:
+                row[_S["bytes_stored"]] += touched_bytes
+                row[_S["unique_bytes_stored"]] += unique_bytes
+            else:
+                row[_S["loads"]] += 1
+                row[_S["bytes_loaded"]] += touched_bytes
+                row[_S["unique_bytes_loaded"]] += unique_bytes
+                name = ("stride0_bytes", "stride1_bytes", "strided_bytes")[acc.stride_class]
+                row[_S[name]] += touched_bytes
+                if vectorized_inner and acc.stride_class == _STRIDE_OTHER:
+                    row[_S["gather_loads"]] += trip
+            slot = per_buffer.setdefault(acc.buffer.name, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+            slot[0] += touched_bytes
+            slot[1] = max(slot[1], unique_bytes)
+            slot[2] = max(slot[2], lines)
+            slot[4] = max(slot[4], acc.stride_class)
+            slot[5] = float(acc.local)
+        row[_S["reuse"]] = touched / max(unique, 1.0)
+        row[_S["arith_intensity"]] = row[_S["flops"]] / max(unique, 1.0)
+        outer_trips = [1] * (depth + 1)
+        for level in range(1, depth + 1):
+            outer_trips[level] = outer_trips[level - 1] * loops[level - 1].extent
+        for name, capacity in (("traffic_l1", L1_BYTES), ("traffic_l2", L2_BYTES)):
+            level = next((lv for lv in range(depth + 1) if working_sets[lv] <= capacity), depth)
+            row[_S[name]] = outer_trips[level] * working_sets[level]
+        ranked = sorted(per_buffer.items(), key=lambda item: (-item[1][0], item[0]))
+        for slot_index, (_, slot) in enumerate(ranked[:BUFFER_SLOTS]):
+            slot[3] = slot[0] / max(slot[1], 1.0)
+            base = _BUFFER_BASE + slot_index * len(_BUFFER_FIELDS)
+            row[base : base + len(_BUFFER_FIELDS)] = slot
+
+    # -- assembly ----------------------------------------------------------------------------
+
+    def assemble(self) -> np.ndarray:
+        kernel = self.kernel
+        if self.rows:
+            rows = np.stack(self.rows)
+            total = rows.sum(axis=0)
+            peak = rows.max(axis=0)
+            main = rows[int(np.lexsort((-rows[:, _S["trip"]], -rows[:, _S["flops"]]))[0])]
+        else:
+            total = peak = main = np.zeros(_NUM_STORE, dtype=np.float64)
+        kernel[_K["intensity"]] = total[_S["flops"]] / max(kernel[_K["param_bytes"]], 1.0)
+        raw = np.concatenate([total, peak, main, kernel])
+        features: np.ndarray = np.log2(1.0 + np.maximum(raw, 0.0)).astype(np.float32)
+        return features
+
+
+def _count_ops(value: PrimExpr) -> tuple[dict[str, int], list[Load]]:
+    """Operation counts of a stored value (by STORE_FEATURES name) and its loads."""
+    counts: dict[str, int] = {}
+    loads: list[Load] = []
+    int_ops = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Binary:
+            assert isinstance(node, Binary)
+            dtype = node.lhs.dtype
+            if dtype.startswith("float"):
+                name = _FLOAT_OPS.get(node.op, "float_add")
+                counts[name] = counts.get(name, 0) + 1
+                if node.op in ("add", "sub") and (
+                    _is_float_mul(node.lhs) or _is_float_mul(node.rhs)
+                ):
+                    counts["float_fma"] = counts.get("float_fma", 0) + 1
+            else:
+                int_ops += 1
+            stack.append(node.lhs)
+            stack.append(node.rhs)
+        elif kind is Load:
+            assert isinstance(node, Load)
+            loads.append(node)  # its index is counted with the access
+        elif kind is Call:
+            assert isinstance(node, Call)
+            counts["float_math"] = counts.get("float_math", 0) + 1
+            stack.extend(node.args)
+        elif kind is Select:
+            assert isinstance(node, Select)
+            counts["float_select_cmp"] = counts.get("float_select_cmp", 0) + 1
+            stack.append(node.condition)
+            stack.append(node.true_value)
+            stack.append(node.false_value)
+        elif kind is Compare:
+            assert isinstance(node, Compare)
+            if node.lhs.dtype.startswith("float"):
+                counts["float_select_cmp"] = counts.get("float_select_cmp", 0) + 1
+            else:
+                int_ops += 1
+            stack.append(node.lhs)
+            stack.append(node.rhs)
+        elif kind is Cast:
+            assert isinstance(node, Cast)
+            stack.append(node.value)
+        else:
+            # Logical, Var and constants: walk children generically.
+            lhs = getattr(node, "lhs", None)
+            rhs = getattr(node, "rhs", None)
+            if lhs is not None:
+                stack.append(lhs)
+            if rhs is not None:
+                stack.append(rhs)
+    if int_ops:
+        counts["int_ops"] = int_ops
+    return counts, loads
+
+
+def _is_float_mul(expr: PrimExpr) -> bool:
+    return type(expr) is Binary and expr.op == "mul" and expr.dtype.startswith("float")  # type: ignore[attr-defined]
+
+
+def _linear(expr: PrimExpr, scale: int, terms: dict[str | PrimExpr, int]) -> int:
+    """Add `scale * expr` to `terms` as `coef * atom` (a loop variable's atom is its name;
+    constants are dropped); returns the integer operations met on the way."""
+    kind = type(expr)
+    if kind is Var:
+        name: str = expr.name  # type: ignore[attr-defined]
+        terms[name] = terms.get(name, 0) + scale
+        return 0
+    if kind is IntImm:
+        return 0
+    if kind is Binary:
+        op = expr.op  # type: ignore[attr-defined]
+        lhs: PrimExpr = expr.lhs  # type: ignore[attr-defined]
+        rhs: PrimExpr = expr.rhs  # type: ignore[attr-defined]
+        if op == "add":
+            return 1 + _linear(lhs, scale, terms) + _linear(rhs, scale, terms)
+        if op == "sub":
+            return 1 + _linear(lhs, scale, terms) + _linear(rhs, -scale, terms)
+        if op == "mul":
+            if type(rhs) is IntImm:
+                return 1 + _linear(lhs, scale * rhs.value, terms)  # type: ignore[attr-defined]
+            if type(lhs) is IntImm:
+                return 1 + _linear(rhs, scale * lhs.value, terms)  # type: ignore[attr-defined]
+    terms[expr] = terms.get(expr, 0) + scale
+    return 1
+
+
+def _vars_of(expr: PrimExpr) -> Iterable[Var]:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Var:
+            yield node  # type: ignore[misc]
+        elif kind is Load:
+            stack.append(node.index)  # type: ignore[attr-defined]
+        else:
+            for name in ("lhs", "rhs", "value", "condition", "true_value", "false_value"):
+                child = getattr(node, name, None)
+                if isinstance(child, PrimExpr):
+                    stack.append(child)
+            if kind is Call:
+                stack.extend(node.args)  # type: ignore[attr-defined]
+
+
+def _width(bounds: tuple[float, float]) -> int:
+    low, high = bounds
+    if math.isinf(low) or math.isinf(high):
+        return 1
+    return max(1, int(high - low) + 1)
+
+
+def _extent(expr: PrimExpr, ranges: dict[Var, tuple[float, float]]) -> int:
+    if type(expr) is IntImm:
+        return max(0, int(expr.value))  # type: ignore[attr-defined]
+    high = interval(expr, ranges, None)[1]
+    return 1 if math.isinf(high) else max(0, int(high))
+
+
+def _lines(elements: int, min_stride: int, itemsize: int) -> float:
+    """Cache lines covering `elements` whose closest neighbours are `min_stride` apart."""
+    step_bytes = max(itemsize, min(CACHE_LINE_BYTES, max(min_stride, 1) * itemsize))
+    per_line = max(1, CACHE_LINE_BYTES // step_bytes)
+    return float(-(-elements // per_line))
+
+
+_ITEMSIZE: dict[str, int] = {}
+
+
+def _itemsize(dtype: str) -> int:
+    size = _ITEMSIZE.get(dtype)
+    if size is None:
+        size = 1 if dtype == "bool" else int(np.dtype(dtype).itemsize)
+        _ITEMSIZE[dtype] = size
+    return size
+
+
+def extract_features(func: PrimFunc) -> np.ndarray:
+    """The fixed-length float32 feature vector of a lowered kernel (see the module doc)."""
+    return _Kernel(func).run()
+
+
+def extract_features_batch(funcs: Sequence[PrimFunc]) -> np.ndarray:
+    """Features of many kernels as one (len(funcs), NUM_FEATURES) float32 matrix."""
+    if not funcs:
+        return np.zeros((0, NUM_FEATURES), dtype=np.float32)
+    return np.stack([extract_features(func) for func in funcs])

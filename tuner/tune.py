@@ -1,0 +1,503 @@
+"""Tune a model: extract its tasks, search each one's schedules, measure, keep records.
+
+Step 1. Extract the tasks of the fused model; give each a search space, a search
+        strategy and a feature function (replay, lower, extract features; cached).
+Step 2. Resume from the record log: candidates measured before count against the trial
+        budget, seed the searches (never measured again: dedupe by candidate id) and
+        train the cost model (records of every task of this model on this target).
+Step 3. Until the scheduler says stop: it picks a task, the task's search proposes a
+        batch, `measure_batch` measures it (in child processes), the records are appended
+        to the log, the cost model is updated and the search is told the costs.
+Step 4. Re-measure the top candidates of each task (by their first measurement) with more
+        repeats, once; the best is then declared among the re-measured candidates.
+
+`records_schedule_provider` turns a record log into the `schedule_provider` of
+`codegen.executor.compile_model`, applying the same choice of best candidate.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from codegen.executor import ScheduleProvider, hardware_of
+from codegen.llvm import parse_target
+from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, measure_batch
+from ir.errors import AutotuneError
+from ir.graph.nodes import Function
+from ir.lower import lower
+from ir.schedule import Schedule, Trace
+from ir.te.program import TEProgram, function_to_te
+from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
+from tuner.features import extract_features
+from tuner.records import Record, RecordLog, compute_candidate_id
+from tuner.scheduler import TaskScheduler
+from tuner.search import SearchStrategy, make_search, trace_key
+from tuner.space import SearchSpace
+from tuner.tasks import Task, extract_tasks, normalize_target, workload_key
+
+logger = logging.getLogger(__name__)
+
+REMEASURE_TOP = 3  # candidates per task re-measured before the best is declared
+REMEASURE_REPEAT_FACTOR = 3  # ... with this many times the repeats
+FEATURE_CACHE_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class TuneProgress:
+    """Reported after every measured batch."""
+
+    task_index: int
+    task_name: str
+    batch_trials: int
+    task_trials: int
+    total_trials: int
+    max_trials: int
+    task_best_gflops: float | None
+    estimated_latency_s: float  # sum(weight x best cost) over tasks with a result
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class TaskSummary:
+    """One task after tuning (trials include the ones found in the record log)."""
+
+    name: str
+    key: str
+    weight: int
+    flops: int
+    trials: int
+    new_trials: int
+    best_cost_s: float | None
+    best_gflops: float | None
+    stopped: str
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """Per-task summaries, what this call measured, and the cost model's fit metrics."""
+
+    tasks: tuple[TaskSummary, ...]
+    measured: int  # new candidates measured by this call
+    remeasured: int
+    estimated_latency_s: float | None
+    cost_model_metrics: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass
+class _Featurizer:
+    """Replay, lower and extract features of a task's traces, cached by trace text."""
+
+    program: TEProgram
+    cache: dict[str, np.ndarray | None] = field(default_factory=dict)
+
+    def __call__(self, traces: Sequence[Trace]) -> list[np.ndarray | None]:
+        """Features of each trace; None for one that does not replay or lower."""
+        if len(self.cache) > FEATURE_CACHE_LIMIT:
+            self.cache.clear()
+        result = []
+        for trace in traces:
+            key = trace_key(trace)
+            if key not in self.cache:
+                try:
+                    self.cache[key] = extract_features(lower(trace.replay(self.program)))
+                except Exception as err:  # an invalid candidate is data, whatever the error
+                    logger.debug("%s: candidate does not lower: %s", self.program.name, err)
+                    self.cache[key] = None
+            result.append(self.cache[key])
+        return result
+
+
+@dataclass
+class _TaskRun:
+    """A task being tuned: its search, features and what is measured."""
+
+    task: Task
+    featurize: _Featurizer
+    search: SearchStrategy
+    task_json: dict[str, Any]
+    measured_ids: set[str] = field(default_factory=set)
+    best_cost_s: float | None = None
+    new_trials: int = 0
+
+    def note_cost(self, cost_s: float | None) -> None:
+        if cost_s is not None and (self.best_cost_s is None or cost_s < self.best_cost_s):
+            self.best_cost_s = cost_s
+
+
+def tune_model(
+    fn: Function,
+    target: str,
+    trials: int,
+    records_path: str | Path,
+    time_limit_s: float | None = None,
+    batch_size: int = 16,
+    search: str = "evolutionary",
+    cost_model: str = "xgb",
+    progress: Callable[[TuneProgress], None] | None = None,
+    *,
+    measure_options: MeasureOptions | None = None,
+    remeasure_top: int = REMEASURE_TOP,
+    early_stopping_trials: int | None = None,
+    search_options: Mapping[str, Any] | None = None,
+    cost_model_options: Mapping[str, Any] | None = None,
+    cost_model_path: str | Path | None = None,
+    seed: int = 0,
+) -> TuneResult:
+    """Tune every task of a fused model (the output of `optimize`) for `target`.
+
+    `trials` is the total budget over all tasks, counting candidates already in the
+    record log at `records_path` (so a second call with a spent budget measures nothing
+    new). `cost_model_path`, when given, is loaded first if it exists (a model trained on
+    earlier jobs: warm start) and saved at the end. Returns a summary per task.
+    """
+    started = time.monotonic()
+    target = normalize_target(target)
+    tasks = extract_tasks(fn, target)
+    log = RecordLog(records_path)
+    options = measure_options or MeasureOptions()
+    model = make_cost_model(cost_model, **dict(cost_model_options or {}))
+    if cost_model_path is not None and Path(cost_model_path).exists():
+        model.load(cost_model_path)
+    # Step 1.
+    hardware = hardware_of(parse_target(target))
+    runs: list[_TaskRun] = []
+    for index, task in enumerate(tasks):
+        program = function_to_te(task.function)
+        featurize = _Featurizer(program)
+        strategy = make_search(
+            search,
+            SearchSpace(program, hardware, task.constant_params),
+            random.Random(seed * 7919 + index),
+            cost_model=model,
+            feature_fn=featurize,
+            **dict(search_options or {}),
+        )
+        runs.append(_TaskRun(task, featurize, strategy, task.to_json()))
+    scheduler = TaskScheduler(
+        [task.weight for task in tasks],
+        max_trials=trials,
+        time_limit_s=time_limit_s,
+        early_stopping_trials=early_stopping_trials,
+        seed=seed,
+    )
+    # Step 2.
+    records = [record for record in log.load() if record.target == target]
+    _resume(runs, records, model, scheduler)
+    # Step 3.
+    measured = 0
+    while (chosen := scheduler.next_task()) is not None:
+        run = runs[chosen]
+        count = min(batch_size, scheduler.remaining_trials)
+        traces = [
+            trace
+            for trace in run.search.generate(count)
+            if _candidate_id(run, trace) not in run.measured_ids
+        ]
+        if not traces:
+            scheduler.finish(chosen, "search space exhausted")
+            continue
+        results = _measure(run, traces, target, options, log)
+        measured += len(traces)
+        costs = [_cost(result) for result in results]
+        for cost in costs:
+            run.note_cost(cost)
+        _learn(model, run, traces, costs)
+        run.search.notify(traces, costs)
+        scheduler.update(chosen, len(traces), run.best_cost_s)
+        if progress is not None:
+            progress(_progress(run, chosen, len(traces), scheduler, runs, started))
+    # Step 4.
+    records = [record for record in log.load() if record.target == target]
+    remeasured = _remeasure(runs, records, target, options, log, remeasure_top)
+    records = [record for record in log.load() if record.target == target]
+    if cost_model_path is not None:
+        model.save(cost_model_path)
+    return _summarize(runs, records, target, scheduler, measured, remeasured, model)
+
+
+# -- steps ----------------------------------------------------------------------------------
+
+
+def _resume(
+    runs: list[_TaskRun], records: list[Record], model: CostModel, scheduler: TaskScheduler
+) -> None:
+    """Step 2: count, seed and learn from the candidates already in the log."""
+    by_key: dict[str, list[Record]] = {}
+    for record in records:
+        by_key.setdefault(record.workload_key, []).append(record)
+    rows: list[tuple[np.ndarray, float, str]] = []
+    for index, run in enumerate(runs):
+        first = _first_records(by_key.get(run.task.key, []))
+        run.measured_ids = set(first)
+        traces: list[Trace] = []
+        costs: list[float | None] = []
+        for record in first.values():
+            cost = record.median_cost_s if record.status == "ok" and record.costs_s else None
+            run.note_cost(cost)
+            try:
+                trace = Trace.from_json(dict(record.trace))
+            except AutotuneError:
+                continue
+            traces.append(trace)
+            costs.append(cost)
+        if traces:
+            run.search.notify(traces, costs)
+            rows.extend(_training_rows(run, traces, costs))
+        scheduler.restore(index, len(first), run.best_cost_s)
+        if first:
+            logger.info("%s: resumed %d measured candidates", run.task.name, len(first))
+    if rows:
+        # One update, so the model is fitted once on everything the log holds.
+        model.update([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+
+
+def _first_records(records: Iterable[Record]) -> dict[str, Record]:
+    """The first record of each candidate (re-measurements come later in the log)."""
+    first: dict[str, Record] = {}
+    for record in records:
+        first.setdefault(record.candidate_id, record)
+    return first
+
+
+def _candidate_id(run: _TaskRun, trace: Trace) -> str:
+    return compute_candidate_id(run.task.key, run.task.target, trace.to_json())
+
+
+def _measure(
+    run: _TaskRun,
+    traces: Sequence[Trace],
+    target: str,
+    options: MeasureOptions,
+    log: RecordLog,
+) -> list[MeasureResult]:
+    """Measure a batch of one task and append its records; failures are records too."""
+    inputs = [MeasureInput(run.task_json, trace.to_json(), target) for trace in traces]
+    results = measure_batch(inputs, options)
+    records = [
+        Record(
+            workload_key=run.task.key,
+            target=target,
+            trace=trace.to_json(),
+            costs_s=result.costs_s,
+            status=result.status,
+            error=result.error,
+        )
+        for trace, result in zip(traces, results, strict=True)
+    ]
+    log.append(records)
+    run.measured_ids.update(record.candidate_id for record in records)
+    run.new_trials += len(records)
+    return results
+
+
+def _cost(result: MeasureResult) -> float | None:
+    if result.status != "ok" or not result.costs_s:
+        return None
+    ordered = sorted(result.costs_s)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _training_rows(
+    run: _TaskRun, traces: Sequence[Trace], costs: Sequence[float | None]
+) -> list[tuple[np.ndarray, float, str]]:
+    """(features, throughput, task key) of the traces that lower."""
+    features = run.featurize(traces)
+    return [
+        (row, _throughput(run.task, cost), run.task.key)
+        for row, cost in zip(features, costs, strict=True)
+        if row is not None
+    ]
+
+
+def _throughput(task: Task, cost_s: float | None) -> float:
+    """Higher is faster (flops per second; 1 / cost for a task without flops); 0 = failed."""
+    if cost_s is None or cost_s <= 0:
+        return 0.0
+    return (task.flops or 1) / cost_s
+
+
+def _learn(
+    model: CostModel, run: _TaskRun, traces: Sequence[Trace], costs: Sequence[float | None]
+) -> None:
+    rows = _training_rows(run, traces, costs)
+    if rows:
+        model.update([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+
+
+def _remeasure(
+    runs: list[_TaskRun],
+    records: list[Record],
+    target: str,
+    options: MeasureOptions,
+    log: RecordLog,
+    top: int,
+) -> int:
+    """Step 4: re-measure each task's top candidates (by first measurement) not yet
+    re-measured, with REMEASURE_REPEAT_FACTOR times the repeats."""
+    repeated = replace(options, repeat=options.repeat * REMEASURE_REPEAT_FACTOR)
+    total = 0
+    for run in runs:
+        mine = [r for r in records if r.workload_key == run.task.key]
+        counts: dict[str, int] = {}
+        for record in mine:
+            counts[record.candidate_id] = counts.get(record.candidate_id, 0) + 1
+        ranked = sorted(
+            (r for r in _first_records(mine).values() if r.status == "ok" and r.costs_s),
+            key=lambda r: r.median_cost_s,
+        )
+        chosen = [r for r in ranked[:top] if counts[r.candidate_id] < 2]
+        if not chosen:
+            continue
+        inputs = [MeasureInput(run.task_json, dict(r.trace), target) for r in chosen]
+        results = measure_batch(inputs, repeated)
+        log.append(
+            Record(
+                workload_key=run.task.key,
+                target=target,
+                trace=dict(r.trace),
+                costs_s=result.costs_s,
+                status=result.status,
+                error=result.error,
+            )
+            for r, result in zip(chosen, results, strict=True)
+        )
+        total += len(chosen)
+    return total
+
+
+def tuned_record(records: Iterable[Record], key: str, target: str) -> Record | None:
+    """The declared best record of a workload on a target.
+
+    Each candidate counts with its ok record that has the most repeats (the latest on a
+    tie: a re-measurement). When some candidates were re-measured (two or more ok
+    records), the best is chosen among them only: a single short measurement that got
+    lucky does not beat a confirmed one.
+    """
+    per_candidate: dict[str, list[Record]] = {}
+    for record in records:
+        if (
+            record.workload_key == key
+            and record.target == target
+            and record.status == "ok"
+            and record.costs_s
+        ):
+            per_candidate.setdefault(record.candidate_id, []).append(record)
+    if not per_candidate:
+        return None
+    confirmed = {cid: rs for cid, rs in per_candidate.items() if len(rs) >= 2}
+    pool = confirmed or per_candidate
+    finals = [max(rs, key=lambda r: (len(r.costs_s), r.time)) for rs in pool.values()]
+    return min(finals, key=lambda r: (r.median_cost_s, r.time))
+
+
+def _summarize(
+    runs: list[_TaskRun],
+    records: list[Record],
+    target: str,
+    scheduler: TaskScheduler,
+    measured: int,
+    remeasured: int,
+    model: CostModel,
+) -> TuneResult:
+    summaries = []
+    latency = 0.0
+    complete = True
+    for index, run in enumerate(runs):
+        best = tuned_record(records, run.task.key, target)
+        cost = best.median_cost_s if best is not None else None
+        if cost is None:
+            complete = False
+        else:
+            latency += run.task.weight * cost
+        summaries.append(
+            TaskSummary(
+                name=run.task.name,
+                key=run.task.key,
+                weight=run.task.weight,
+                flops=run.task.flops,
+                trials=len(run.measured_ids),
+                new_trials=run.new_trials,
+                best_cost_s=cost,
+                best_gflops=_gflops(run.task.flops, cost),
+                stopped=scheduler.tasks[index].done,
+            )
+        )
+    metrics: tuple[dict[str, Any], ...] = ()
+    if isinstance(model, XGBCostModel):
+        metrics = tuple(asdict(fit) for fit in model.history)
+    return TuneResult(
+        tasks=tuple(summaries),
+        measured=measured,
+        remeasured=remeasured,
+        estimated_latency_s=latency if complete and runs else None,
+        cost_model_metrics=metrics,
+    )
+
+
+def _gflops(flops: int, cost_s: float | None) -> float | None:
+    if cost_s is None or cost_s <= 0 or not math.isfinite(cost_s):
+        return None
+    return flops / cost_s / 1e9
+
+
+def _progress(
+    run: _TaskRun,
+    index: int,
+    batch: int,
+    scheduler: TaskScheduler,
+    runs: list[_TaskRun],
+    started: float,
+) -> TuneProgress:
+    latency = sum(r.task.weight * r.best_cost_s for r in runs if r.best_cost_s is not None)
+    return TuneProgress(
+        task_index=index,
+        task_name=run.task.name,
+        batch_trials=batch,
+        task_trials=scheduler.tasks[index].trials,
+        total_trials=scheduler.total_trials,
+        max_trials=scheduler.max_trials,
+        task_best_gflops=_gflops(run.task.flops, run.best_cost_s),
+        estimated_latency_s=latency,
+        elapsed_s=time.monotonic() - started,
+    )
+
+
+# -- compile time -----------------------------------------------------------------------------
+
+
+def records_schedule_provider(records: Iterable[Record], target: str) -> ScheduleProvider:
+    """A `schedule_provider` for `compile_model`: each fused function gets the trace of its
+    workload's declared best record (`tuned_record`) replayed, or None (the default
+    schedule) when there is no such record or it no longer replays."""
+    target = normalize_target(target)
+    pool = [record for record in records if record.target == target]
+    best: dict[str, Record | None] = {}
+
+    def provide(
+        function: Function, program: TEProgram, constants: frozenset[str]
+    ) -> Schedule | None:
+        key = workload_key(function, constants)
+        if key not in best:
+            best[key] = tuned_record(pool, key, target)
+        record = best[key]
+        if record is None:
+            return None
+        try:
+            return Trace.from_json(dict(record.trace)).replay(program)
+        except AutotuneError as err:
+            logger.warning("record %s no longer replays: %s", record.candidate_id[:12], err)
+            return None
+
+    return provide
