@@ -118,6 +118,19 @@ class _Lowering:
                         f"{stage.name} cannot be computed inside vectorized loop "
                         f"{target.name}.{stage.attach.axis}"
                     )
+            if stage.attach.kind == "at":
+                others = [
+                    name
+                    for name, other in self.schedule.stages.items()
+                    if name not in (stage.name, stage.attach.stage)
+                    and other.attach.kind != "inline"
+                    and stage.name in self.schedule._stages_read_by(name)
+                ]
+                if others:
+                    raise ScheduleError(
+                        f"{stage.name} is computed at {stage.attach.stage} but also read by "
+                        f"{', '.join(others)}"
+                    )
             for axis, annotation in stage.annotations.items():
                 if annotation == "vectorize" and stage.leaves[-1] != axis:
                     raise ScheduleError(
@@ -437,10 +450,12 @@ class _Lowering:
         for position in nest.tail_splits:
             relation = nest.stage.relations[position]
             assert isinstance(relation, Split)
+            leaves = nest.stage.leaves
             if (
                 position in proven
                 or relation.outer != leaf
-                or relation.inner not in nest.stage.leaves
+                or relation.inner not in leaves
+                or leaves.index(relation.inner) < leaves.index(leaf)
             ):
                 continue
             remainder = (

@@ -86,7 +86,7 @@ class _DefaultScheduler:
         sch = self.schedule
         stage = sch.stages[output]
         if stage.op.tag in GEMM_TAGS:
-            return output
+            return output if len(stage.op.axes) >= 2 else None
         candidates = [
             name
             for name in sch._stages_read_by(output)
@@ -95,6 +95,8 @@ class _DefaultScheduler:
         if len(candidates) != 1:
             return None
         anchor = candidates[0]
+        if len(sch.stages[output].op.axes) < 2:
+            return None  # a matrix-vector product: the generic schedule
         readers = [r for r in sch.readers(anchor) if sch.stages[r].attach.kind != "inline"]
         inline_readers = [r for r in sch.readers(anchor) if sch.stages[r].attach.kind == "inline"]
         # Every reader must end up in the output stage.

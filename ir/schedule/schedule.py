@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ir.errors import ScheduleError
@@ -99,7 +99,8 @@ class LayoutRewrite:
         if any(after for _, after in padding):
             array = np.pad(array, padding)
         flat = [size for dims in self.factors for size in dims]
-        return np.ascontiguousarray(np.transpose(np.reshape(array, flat), self.order))
+        # A fresh, writable array even when the rewrite is only a reshape (a view).
+        return np.array(np.transpose(np.reshape(array, flat), self.order), order="C", copy=True)
 
     def map_indices(self, indices: Sequence[PrimExpr]) -> tuple[PrimExpr, ...]:
         """Indices into the new layout for `indices` into the original one."""
@@ -212,14 +213,35 @@ class Schedule:
                 f"step {position} {step}: unknown primitive {step.kind!r}; "
                 f"known: {', '.join(STEP_KINDS)}"
             )
+        snapshot = self._snapshot()
         try:
             result = handler(**step.arguments)
         except ScheduleError as err:
+            self._restore(snapshot)
             raise ScheduleError(f"step {position} {step}: {err}") from None
         except (TypeError, ValueError, KeyError) as err:
+            self._restore(snapshot)
             raise ScheduleError(f"step {position} {step}: invalid arguments: {err}") from None
         self.trace = self.trace.append(step)
         return result
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        """The mutable state, copied deeply enough that a failed step can be undone."""
+        stages = {
+            name: replace(
+                stage,
+                axis_kind=dict(stage.axis_kind),
+                root_axes=list(stage.root_axes),
+                leaves=list(stage.leaves),
+                relations=list(stage.relations),
+                annotations=dict(stage.annotations),
+            )
+            for name, stage in self.stages.items()
+        }
+        return stages, dict(self.stage_of_op), dict(self.input_layouts)
+
+    def _restore(self, snapshot: tuple[Any, ...]) -> None:
+        self.stages, self.stage_of_op, self.input_layouts = snapshot
 
     def _record(self, kind: str, **args: Any) -> Any:
         return self.apply(Step.make(kind, **args))
@@ -306,14 +328,14 @@ class Schedule:
     # -- implementations -------------------------------------------------------------------
 
     def _split(
-        self, stage: str, axis: str, factor: int | None, nparts: int | None
+        self, stage: str, axis: str, factor: int | None = None, nparts: int | None = None
     ) -> tuple[str, str]:
         target = self.stage(stage)
         self._leaf(target, axis)
         if (factor is None) == (nparts is None):
             raise ScheduleError("give exactly one of factor and nparts")
         amount = factor if factor is not None else nparts
-        if not isinstance(amount, int) or amount < 1:
+        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 1:
             raise ScheduleError(f"split amount must be a positive integer, got {amount!r}")
         if target.annotations.get(axis):
             raise ScheduleError(f"axis {axis} is annotated {target.annotations[axis]}; split first")
@@ -406,6 +428,18 @@ class Schedule:
         if stage not in self._stages_read_by(target):
             raise ScheduleError(
                 f"{target} does not read {stage} (directly or through inlined stages)"
+            )
+        others = [
+            name
+            for name in self.stages
+            if name not in (stage, target)
+            and self.stages[name].attach.kind != "inline"
+            and stage in self._stages_read_by(name)
+        ]
+        if others:
+            raise ScheduleError(
+                f"{stage} is also read by {', '.join(others)}; compute_at needs {target} to "
+                "be its only reader"
             )
         producer.attach = Attach("at", target, axis)
 
@@ -516,6 +550,9 @@ class Schedule:
         if input in self.input_layouts:
             raise ScheduleError(f"input {input} already has a layout rewrite")
         shape = placeholder.shape
+        values = [f for dims in factors for f in dims] + list(order)
+        if any(not isinstance(v, int) or isinstance(v, bool) for v in values):
+            raise ScheduleError("layout factors and order must be integers")
         factor_tuples = tuple(tuple(int(f) for f in dims) for dims in factors)
         if len(factor_tuples) != len(shape):
             raise ScheduleError(f"factors must list one split per dimension of {shape}")

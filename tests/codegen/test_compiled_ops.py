@@ -65,35 +65,11 @@ def test_the_cases_cover_every_op() -> None:
     assert not missing, f"ops without a compiled test case: {missing}"
 
 
-# Compiler bugs found by this file, by case id; each case fails until its bug is fixed.
-KNOWN_BUGS = {
-    "abs-[3, 4]-int32-": (
-        "codegen: abs's TE compute is intrinsic fabs for every dtype and the LLVM backend "
-        "refuses fabs() on int32 (CodegenError: math intrinsic fabs() needs a float argument)"
-    ),
-    "nn.matmul-[4]x[4, 5]-float32-": (
-        "default_schedule: tile_gemm indexes axes[-2] of a 1-D matmul output (IndexError)"
-    ),
-    "nn.matmul-[4]x[4]-float32-": (
-        "default_schedule: tile_gemm indexes axes[-2] of a 0-D matmul output (IndexError)"
-    ),
-}
+def _params(cases: list[Case]) -> list[Any]:
+    return [pytest.param(*case, id=_case_id(case)) for case in cases]
 
 
-def _with_known_bugs(cases: list[Case]) -> list[Any]:
-    params = []
-    for case in cases:
-        reason = KNOWN_BUGS.get(_case_id(case))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        params.append(pytest.param(*case, marks=marks, id=_case_id(case)))
-    return params
-
-
-def test_known_bugs_name_existing_cases() -> None:
-    assert set(KNOWN_BUGS) <= {_case_id(case) for case in CASES}
-
-
-@pytest.mark.parametrize(("op", "inputs", "attrs"), _with_known_bugs(CASES))
+@pytest.mark.parametrize(("op", "inputs", "attrs"), _params(CASES))
 def test_compiled_op_matches_reference(
     op: str, inputs: list[np.ndarray], attrs: dict[str, object]
 ) -> None:
@@ -170,12 +146,6 @@ def test_default_schedule_repacks_a_constant_weight(
     assert layouts == ["p1"], f"{op}: the default schedule did not repack the constant weight"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="executor: a layout rewrite that is a pure reshape (matmul weight [40, 8] -> "
-    "[1, 40, 8] when the column tile is the whole N) returns a read-only view of the "
-    "constant, and the kernel refuses it (KernelArgumentError: p1 is read-only)",
-)
 def test_constant_matmul_weight_whose_repack_is_only_a_reshape() -> None:
     data = _normal(4, 40)
     fn = _constant_weight_graph("nn.matmul", data, _normal(40, 8))
@@ -189,7 +159,7 @@ def test_constant_matmul_weight_whose_repack_is_only_a_reshape() -> None:
 # runs happen in a subprocess so such a fault fails one test instead of killing pytest.
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-GUARDED_CASES = [case for case in CASES if _case_id(case) not in KNOWN_BUGS]
+GUARDED_CASES = list(CASES)
 
 
 def run_cases_guarded(cases: list[Case]) -> None:

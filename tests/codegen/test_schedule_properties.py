@@ -23,7 +23,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.errors import CodegenError
 from codegen.llvm import compile_kernel
 from ir.errors import ScheduleError
 from ir.graph.nodes import Call, Expr, Function, Var, call
@@ -349,28 +348,9 @@ def _has_tail(schedule: Schedule, stage: str, split: Split) -> bool:
     return extents[split.outer] * extents[split.inner] != extents[split.parent]
 
 
-def known_bug(schedule: Schedule) -> str | None:
-    """The known compiler bug this schedule would hit (each has a reproducer below)."""
-    for name, stage in schedule.stages.items():
-        for relation in stage.relations:
-            if (
-                isinstance(relation, Split)
-                and relation.inner in stage.leaves
-                and relation.outer in stage.leaves
-                and stage.leaves.index(relation.inner) < stage.leaves.index(relation.outer)
-                and (stage.attach.kind == "at" or _has_tail(schedule, name, relation))
-            ):
-                return "inner loop of a split ordered outside its outer loop (tail partition)"
-        if stage.attach.kind == "at" and _effective_readers(schedule, name) != {stage.attach.stage}:
-            return "compute_at a stage that another stage also reads"
-    return None
-
-
 def check_schedule(workload: Workload, schedule: Schedule) -> bool:
     """Lower, compile, run and compare with the reference; check the replay. False when
-    lowering rejects the schedule (or it would hit a known bug, or run too long)."""
-    if known_bug(schedule) is not None:
-        return False
+    lowering rejects the schedule (or it would run too long)."""
     try:
         func = lower(schedule)
     except ScheduleError:
@@ -401,7 +381,7 @@ def test_random_valid_trace_computes_the_reference(name: str, data: st.DataObjec
     check_schedule(workload, schedule)
 
 
-# --- known bugs found by the property above (each is skipped there by `known_bug`) ---------
+# --- regressions: bugs the properties above found ------------------------------------------
 
 
 def _relu_11() -> Schedule:
@@ -417,13 +397,6 @@ def _interpret_relu(schedule: Schedule) -> None:
     check_close(result, np.maximum(values, 0.0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=IndexError,
-    reason="lower: a split with a tail whose inner loop is reordered outside its outer loop "
-    "is still tail-partitioned on the outer loop; the tail runs once per inner iteration "
-    "and stores past the end of the buffer (relu[i + 10] for i < 10 into relu[11])",
-)
 def test_split_inner_loop_reordered_outside_its_tailed_outer_loop() -> None:
     schedule = _relu_11()
     outer, inner = schedule.split("relu", "i0", factor=10)
@@ -439,32 +412,13 @@ def test_split_inner_loop_reordered_outside_an_exact_outer_loop() -> None:
     _interpret_relu(schedule)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=CodegenError,
-    reason="schedule/lower: compute_at of softmax_maxelem at softmax_expsum.i0 is accepted "
-    "although the output stage reads softmax_maxelem too; the loop IR reads the "
-    "attached buffer outside its allocation, indexed by softmax_expsum_i0 out of scope "
-    "(CodegenError: variable used outside the loop that binds it), not a ScheduleError",
-)
 def test_compute_at_a_stage_that_another_stage_also_reads() -> None:
     workload = workloads()["softmax"]
     schedule = Schedule(workload.program())
-    schedule.compute_at("softmax_maxelem", "softmax_expsum", "i0")
-    try:
-        func = lower(schedule)
-    except ScheduleError:
-        return  # rejecting the schedule is a fix too
-    inputs = _inputs(workload, seed=0)
-    check_close(_run_kernel(schedule, func, inputs)[0], evaluate(workload.prim, {"p0": inputs[0]}))
+    with pytest.raises(ScheduleError, match="also read by"):
+        schedule.compute_at("softmax_maxelem", "softmax_expsum", "i0")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Schedule.apply: tile splits x, then rejects y (unknown axis) with ScheduleError, "
-    "but the split of x stays in the schedule while the step is not recorded, so the "
-    "schedule no longer equals the replay of its own trace",
-)
 def test_a_rejected_step_leaves_the_schedule_unchanged() -> None:
     workload = workloads()["matmul"]
     schedule = Schedule(workload.program())
@@ -833,31 +787,8 @@ def json_steps(draw: Draw, names: dict[str, tuple[str, ...]]) -> dict[str, Any]:
     return step
 
 
-def hits_known_json_bug(steps: list[dict[str, Any]]) -> bool:
-    """Whether the steps reach a known bug (reproduced by the xfail tests below): a bool
-    split amount, or a non-integer number in a layout rewrite."""
-
-    def not_int(value: Any) -> bool:
-        return isinstance(value, bool | float) or (
-            isinstance(value, list) and any(not_int(item) for item in value)
-        )
-
-    for step in steps:
-        if step.get("kind") in ("split", "tile") and any(
-            isinstance(value, bool) for value in step.values()
-        ):
-            return True
-        if step.get("kind") == "layout_rewrite" and any(
-            not_int(step.get(key)) for key in ("factors", "order")
-        ):
-            return True
-    return False
-
-
 def _replay_and_lower(name: str, steps: list[dict[str, Any]]) -> None:
     """Replay the steps (through JSON text) and lower; only ScheduleError may come out."""
-    if hits_known_json_bug(steps):
-        return
     text = json.dumps({"version": 1, "steps": steps})
     try:
         schedule = Trace.from_json(json.loads(text)).replay(workloads()[name].program())
@@ -913,8 +844,6 @@ def test_mutated_valid_traces_are_rejected_or_compute_the_reference(
     steps = random_schedule(workload, data.draw).trace.to_json()["steps"]
     for _ in range(data.draw(st.integers(1, 3))):
         steps = data.draw(mutated(steps, program_names(workload)))
-    if hits_known_json_bug(steps):
-        return
     try:
         schedule = Trace.from_json(json.loads(json.dumps({"steps": steps}))).replay(
             workload.program()
@@ -925,36 +854,18 @@ def test_mutated_valid_traces_are_rejected_or_compute_the_reference(
     check_schedule(workload, schedule)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="trace: Schedule._split has no defaults, so a hand-written split step that leaves "
-    "out the unused one of factor/nparts fails with 'invalid arguments: missing nparts' "
-    "although Schedule.split defaults it to None",
-)
 def test_a_split_step_may_leave_out_nparts() -> None:
     steps = [{"kind": "split", "stage": "matmul", "axis": "i0", "factor": 4}]
     schedule = Trace.from_json({"steps": steps}).replay(workloads()["matmul"].program())
     assert schedule.stages["matmul"].leaves == ["i0_o", "i0_i", "i1", "k"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="schedule: split accepts factor=true (bool is an int) and lowering then fails "
-    "with TypeError 'mul: operand dtypes differ (int64 vs bool)' instead of a ScheduleError",
-)
 def test_a_bool_split_factor_is_rejected() -> None:
     steps = [{"kind": "split", "stage": "matmul", "axis": "i0", "factor": True, "nparts": None}]
     with pytest.raises(ScheduleError, match="step 0 split"):
         lower(Trace.from_json({"steps": steps}).replay(workloads()["matmul"].program()))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="schedule: layout_rewrite accepts order=[0.0, 1.0] (sorted equals range(2)) and "
-    "lowering then fails with TypeError 'list indices must be integers', not ScheduleError",
-)
 def test_a_float_layout_order_is_rejected() -> None:
     steps = [
         {"kind": "layout_rewrite", "input": "p1", "factors": [[40], [36]], "order": [0.0, 1.0]}

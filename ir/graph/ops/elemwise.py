@@ -23,6 +23,7 @@ from ir.tir.expr import (
     maximum,
     minimum,
     select,
+    zero,
 )
 
 ScalarFn = Callable[[PrimExpr, Attrs], PrimExpr]
@@ -94,6 +95,12 @@ def _gelu_scalar(x: PrimExpr, attrs: Attrs) -> PrimExpr:
         return 0.5 * value * (1.0 + intrinsic("erf", value / math.sqrt(2.0)))
 
     return float_math(x, gelu)
+
+
+def _abs_te(value: PrimExpr) -> PrimExpr:
+    if value.dtype.startswith("float"):
+        return intrinsic("fabs", value)
+    return select(value < 0, zero(value.dtype) - value, value)
 
 
 def _gelu(data: np.ndarray, attrs: Attrs) -> np.ndarray:
@@ -230,7 +237,7 @@ OPS: tuple[OpDef, ...] = (
     _unary("sqrt", lambda x, a: np.sqrt(x), _math("sqrt"), "square root"),
     _unary("rsqrt", lambda x, a: 1.0 / np.sqrt(x), _math("rsqrt"), "1 / sqrt(x)"),
     _unary("negative", lambda x, a: np.negative(x), lambda x, a: -x, "-x"),
-    _unary("abs", lambda x, a: np.abs(x), lambda x, a: intrinsic("fabs", x), "|x|"),
+    _unary("abs", lambda x, a: np.abs(x), lambda x, a: _abs_te(x), "|x|"),
     _unary(
         "reciprocal",
         lambda x, a: 1.0 / x,
