@@ -110,12 +110,16 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    from service.demo import compile_and_compare
     from service.inspect import inspect_model, render_inspection
 
     path = bundled_model_path()
     print(f"autotune demo: inspecting the bundled model {path.name}\n")
     report = inspect_model(path, {}, opt_level=3)
     print(render_inspection(report, show_graph=False))
+    print("\ncompiling every fused function with its default schedule and running it:")
+    for line in compile_and_compare(path):
+        print(f"  {line}")
     return 0
 
 
