@@ -1,0 +1,202 @@
+"""The search space's API and rules: determinism, decisions round trips, mutation, and the
+structures the sketch rules generate (no compilation here; test_traces.py runs them)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from codegen.executor import hardware_of
+from codegen.llvm import host_target
+from ir.schedule.hardware import HardwareParams
+from tests.tuner.space.workloads import workloads
+from tuner.space import (
+    SearchSpace,
+    SpaceError,
+    decisions_from_json,
+    decisions_to_json,
+)
+from tuner.space.tiles import (
+    is_perfect,
+    is_tail,
+    neighbour_perfect,
+    sample_perfect,
+    sample_vector_tile,
+)
+
+HARDWARE = hardware_of(host_target())
+
+
+def space_of(name: str, hardware: HardwareParams = HARDWARE) -> SearchSpace:
+    workload = workloads()[name]
+    return SearchSpace(workload.program(), hardware, workload.constants)
+
+
+@pytest.mark.parametrize("name", ["conv2d", "softmax", "light_resnet50:fused_nn_max_pool2d"])
+def test_the_same_seed_gives_the_same_traces(name: str) -> None:
+    first, second = space_of(name), space_of(name)
+    rng_a, rng_b = random.Random(3), random.Random(3)
+    traces_a = [first.sample(rng_a) for _ in range(5)]
+    traces_b = [second.sample(rng_b) for _ in range(5)]
+    assert traces_a == traces_b
+    assert first.mutate(traces_a[0], rng_a) == second.mutate(traces_b[0], rng_b)
+    assert len(set(traces_a)) > 1
+
+
+@pytest.mark.parametrize("name", ["matmul", "light_squeezenet:fused_nn_conv2d_add_nn_relu"])
+def test_decisions_rebuild_their_trace_through_json(name: str) -> None:
+    space = space_of(name)
+    rng = random.Random(0)
+    for _ in range(10):
+        trace = space.sample(rng)
+        text = json.dumps(decisions_to_json(space.decisions_of(trace)))
+        decisions = decisions_from_json(json.loads(text))
+        assert space_of(name).from_decisions(decisions) == trace
+
+
+def test_from_decisions_rejects_missing_and_invalid_decisions() -> None:
+    space = space_of("matmul")
+    decisions = space.decisions_of(space.sample(random.Random(0)))
+    missing = dict(decisions)
+    del missing["matmul.unroll"]
+    with pytest.raises(SpaceError, match=r"matmul.unroll: missing"):
+        space.from_decisions(missing)
+    with pytest.raises(SpaceError, match=r"matmul.tile.i0: \(5, 1, 1, 1\) is not a valid"):
+        space.from_decisions({**decisions, "matmul.tile.i0": (5, 1, 1, 1)})
+    with pytest.raises(SpaceError, match="unknown kind"):
+        decisions_from_json({"matmul.unroll": 1.5})
+
+
+def test_mutation_redraws_one_decision_and_keeps_the_others() -> None:
+    space = space_of("conv2d")
+    rng = random.Random(5)
+    single = 0
+    for _ in range(40):
+        trace = space.sample(rng)
+        before = space.decisions_of(trace)
+        mutated = space.mutate(trace, rng)
+        after = space.decisions_of(mutated)
+        changed = {key for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
+        assert mutated != trace and changed
+        # A re-drawn decision may invalidate dependent ones (a tail tile on an axis that
+        # is no longer vectorized), which are re-drawn too; most mutations change one.
+        single += len(changed) == 1
+    assert single >= 28
+
+
+def test_decisions_can_be_mutated_without_their_trace() -> None:
+    space = space_of("dense")
+    decisions = space.decisions_of(space.sample(random.Random(1)))
+    mutated = space.mutate_decisions(decisions, random.Random(2))
+    assert mutated != decisions
+    assert space_of("dense").from_decisions(mutated) != space.from_decisions(decisions)
+
+
+def test_a_foreign_trace_cannot_be_mutated() -> None:
+    trace = space_of("matmul").sample(random.Random(0))
+    with pytest.raises(SpaceError, match="not built by this search space"):
+        space_of("matmul").mutate(trace, random.Random(0))
+
+
+def _decisions(name: str, count: int = 30) -> list[dict[str, object]]:
+    space = space_of(name)
+    rng = random.Random(name)
+    return [dict(space.decisions_of(space.sample(rng))) for _ in range(count)]
+
+
+def test_conv_tiles_are_factorizations_with_tails_only_on_the_vector_axis() -> None:
+    extents = {"n": 1, "k": 32, "y": 14, "x": 14, "rc": 16, "ry": 3, "rx": 3}
+    axes = ["n", "k", "y", "x"]
+    vector_axes = set()
+    for decisions in _decisions("conv2d", 60):
+        vector = decisions["conv2d.vector_axis"]
+        vector_axes.add(vector)
+        for axis, extent in extents.items():
+            sizes = decisions.get(f"conv2d.tile.{axis}")
+            if extent == 1:
+                assert sizes is None  # nothing to decide
+                continue
+            assert isinstance(sizes, tuple)
+            assert len(sizes) == (4 if axis in axes else 2)
+            if axis == vector:
+                assert sizes[-1] >= 2
+                assert is_perfect(sizes, extent) or is_tail(sizes, extent)
+            else:
+                assert math.prod(sizes) == extent
+    # Output channels (the packed weight's axis) or columns (contiguous output).
+    assert vector_axes == {"k", "x"}
+
+
+def test_the_rules_read_the_structure_of_fused_functions() -> None:
+    space = space_of("light_squeezenet:fused_nn_conv2d_add_nn_relu")
+    rng = random.Random(7)
+    seen_pad = set()
+    attached = 0
+    for _ in range(20):
+        trace = space.sample(rng)
+        schedule = trace.replay(space.program)
+        decisions = space.decisions_of(trace)
+        seen_pad.add(decisions["pad.placement"])
+        # The elementwise tail is inlined into the output, which computes the conv at
+        # one of its tile loops (when its outer tiles are not all of size 1).
+        assert schedule.stages["add"].attach.kind == "inline"
+        conv = schedule.stages["conv2d"]
+        levels = int(str(decisions["conv2d.attach_level"])) + 1
+        outer_sizes = [
+            size
+            for axis in "kyx"
+            if isinstance(sizes := decisions[f"conv2d.tile.{axis}"], tuple)
+            for size in sizes[:levels]
+        ]
+        if all(size == 1 for size in outer_sizes):
+            assert conv.attach.kind == "root"
+        else:
+            assert conv.attach.kind == "at" and conv.attach.stage == "relu"
+            attached += 1
+        expected_pad = "inline" if decisions["pad.placement"] == "inline" else "root"
+        assert schedule.stages["pad"].attach.kind == expected_pad
+        # The constant weight is repacked when its output-channel axis is vectorized.
+        assert ("p1" in schedule.input_layouts) == (decisions["conv2d.vector_axis"] == "k")
+        assert "p2" not in schedule.input_layouts
+    assert seen_pad == {"inline", "root"}
+    assert attached >= 10
+
+
+def test_reductions_without_reuse_get_the_generic_rule() -> None:
+    for name, stages in [
+        ("softmax", ("softmax_maxelem", "softmax_expsum", "softmax")),
+        ("layer_norm", ("layer_norm_sum", "layer_norm_sqsum", "layer_norm")),
+        ("max_pool2d", ("max_pool2d",)),
+    ]:
+        for decisions in _decisions(name, 5):
+            assert not any(".tile." in key for key in decisions), name
+            for stage in stages:
+                assert f"{stage}.vector" in decisions and f"{stage}.parallel" in decisions
+
+
+def test_one_core_never_runs_parallel_loops() -> None:
+    space = space_of("matmul", HardwareParams(vector_bytes=64, num_cores=1))
+    rng = random.Random(0)
+    for _ in range(10):
+        trace = space.sample(rng)
+        assert not any(step.arguments.get("annotation") == "parallel" for step in trace)
+
+
+def test_tile_sampling_helpers() -> None:
+    rng = random.Random(0)
+    for extent in (1, 7, 12, 56, 97, 256, 1000):
+        for _ in range(20):
+            sizes = sample_perfect(rng, extent, 4)
+            assert is_perfect(sizes, extent)
+            moved = neighbour_perfect(rng, sizes)
+            assert moved is None or (is_perfect(moved, extent) and moved != sizes)
+            vector = sample_vector_tile(rng, extent, lanes=16)
+            if extent > 1:
+                assert vector[-1] >= 2
+                assert is_perfect(vector, extent) or is_tail(vector, extent)
+    # 97 is prime and longer than a vector: only a tail tiling gives it vectors.
+    assert is_tail(sample_vector_tile(rng, 97, lanes=16), 97)
+    assert is_tail((4, 1, 1, 16), 56) and not is_tail((4, 1, 1, 16), 64)

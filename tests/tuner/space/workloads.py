@@ -1,0 +1,191 @@
+"""The workloads the search-space tests schedule: single ops, fused model functions, and
+TE programs of unusual structure.
+
+Each is one primitive function (or TE program) with the program inputs that are constants
+(weights); the model functions come from light_squeezenet and light_resnet50 after
+`optimize`, with their Constant arguments as constant inputs. The TE programs put a
+compute-heavy stage where no output can take it: read by a reduction, an output read by
+another output, and two matrix products feeding one output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from ir.frontend.onnx import from_onnx
+from ir.graph.nodes import Call, Constant, Expr, Function, Var, call
+from ir.graph.passes.fuse_ops import fuse_ops
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.passes.pipeline import optimize
+from ir.graph.traversal import post_order
+from ir.graph.types import TensorType
+from ir.reference import evaluate
+from ir.te.evaluate import evaluate_te
+from ir.te.program import TEProgram, function_to_te
+from ir.te.tensor import Tensor, compute, placeholder, reduce_axis, sum_reduce
+from tests.support.onnx_models import load_light_model
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A primitive function (or a TE program factory) and its constant program inputs."""
+
+    name: str
+    prim: Function | None
+    constants: frozenset[str]
+    make_program: Callable[[], TEProgram] | None = None
+
+    def program(self) -> TEProgram:
+        """A fresh TE program of the workload."""
+        if self.make_program is not None:
+            return self.make_program()
+        assert self.prim is not None
+        return function_to_te(self.prim)
+
+    def reference(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        """The expected outputs for the program inputs `inputs` (numpy oracle)."""
+        if self.prim is None:
+            outputs = self.program().outputs
+            return evaluate_te(outputs, {f"p{i}": value for i, value in enumerate(inputs)})
+        params = self.prim.params
+        expected = evaluate(self.prim, {p.name: v for p, v in zip(params, inputs, strict=True)})
+        return list(expected) if isinstance(expected, tuple) else [expected]
+
+
+def _primitive(params: list[Var], body: Expr) -> Function:
+    fused = fuse_ops(infer_type(Function(tuple(params), body)))
+    prims = [
+        node.op
+        for node in post_order(fused.body)
+        if isinstance(node, Call) and isinstance(node.op, Function)
+    ]
+    assert len(prims) == 1, f"expected one fused function, got {len(prims)}"
+    return prims[0]
+
+
+def _var(name: str, *shape: int) -> Var:
+    return Var(name, TensorType(shape, "float32"))
+
+
+def _conv(stride: int, groups: int = 1) -> Function:
+    data = _var("x", 1, 16, 14, 14)
+    weight = _var("w", 16 if groups > 1 else 32, 16 // groups, 3, 3)
+    return _primitive(
+        [data, weight],
+        call("nn.conv2d", data, weight, strides=(stride, stride), padding=(1, 1), groups=groups),
+    )
+
+
+def _pool(op: str) -> Function:
+    data = _var("x", 1, 8, 14, 13)
+    if op == "nn.avg_pool2d":
+        body = call(
+            op,
+            data,
+            pool_size=(3, 3),
+            strides=(2, 2),
+            padding=(1, 1, 1, 1),
+            count_include_pad=False,
+        )
+    else:
+        body = call(op, data, pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1))
+    return _primitive([data], body)
+
+
+def _model_function(model: str, wanted: str) -> Workload:
+    """The first fused function of `model` named `wanted` whose TE program pads."""
+    fn = optimize(from_onnx(load_light_model(model)))
+    for node in post_order(fn.body):
+        if not (isinstance(node, Call) and isinstance(node.op, Function)):
+            continue
+        if node.op.attrs.get("name") != wanted:
+            continue
+        program = function_to_te(node.op)
+        if not any(op.name.startswith("pad") for op in program.computes):
+            continue
+        constants = frozenset(
+            f"p{index}" for index, arg in enumerate(node.args) if isinstance(arg, Constant)
+        )
+        return Workload(f"{model}:{wanted}", node.op, constants)
+    raise LookupError(f"{model} has no padded fused function {wanted}")
+
+
+def _matmul(lhs: Tensor, rhs: Tensor, name: str) -> Tensor:
+    k = reduce_axis(lhs.shape[1], "k")
+    return compute(
+        (lhs.shape[0], rhs.shape[1]),
+        lambda i, j: sum_reduce(lhs[i, k.var] * rhs[k.var, j], k),
+        name=name,
+        tag="matmul",
+    )
+
+
+def _matmul_rowsum() -> TEProgram:
+    """A matrix product read by a reduction (no output can compute it at its tiles)."""
+    lhs, rhs = placeholder((24, 40), name="p0"), placeholder((40, 36), name="p1")
+    product = _matmul(lhs, rhs, "matmul")
+    r = reduce_axis(36, "r")
+    rowsum = compute((24,), lambda i: sum_reduce(product[i, r.var], r), "rowsum", "reduce")
+    return TEProgram("matmul_rowsum", (lhs, rhs), (rowsum,))
+
+
+def _matmul_two_outputs() -> TEProgram:
+    """A matrix product that is an output and is read by a second output."""
+    lhs, rhs = placeholder((20, 12), name="p0"), placeholder((12, 36), name="p1")
+    product = _matmul(lhs, rhs, "matmul")
+    scaled = compute(product.shape, lambda i, j: product[i, j] * 2.0 + 1.0, "scale", "elemwise")
+    return TEProgram("matmul_two_outputs", (lhs, rhs), (product, scaled))
+
+
+def _two_matmuls() -> TEProgram:
+    """Two matrix products added by one output: only one of them can be its anchor."""
+    a, b = placeholder((16, 24), name="p0"), placeholder((24, 40), name="p1")
+    c, d = placeholder((16, 8), name="p2"), placeholder((8, 40), name="p3")
+    first, second = _matmul(a, b, "matmul"), _matmul(c, d, "matmul2")
+    total = compute(first.shape, lambda i, j: first[i, j] + second[i, j], "add", "elemwise")
+    return TEProgram("two_matmuls", (a, b, c, d), (total,))
+
+
+@cache
+def workloads() -> dict[str, Workload]:
+    """Every workload by name (built once)."""
+    lhs, rhs = _var("a", 64, 48), _var("b", 48, 80)
+    dense_in, dense_weight = _var("a", 1, 96), _var("w", 40, 96)
+    batch_lhs, batch_rhs = _var("a", 4, 32, 16), _var("b", 4, 16, 24)
+    logits = _var("x", 2, 5, 20)
+    norm_in, gamma, beta = _var("x", 3, 4, 24), _var("g", 24), _var("b", 24)
+    weights = frozenset({"p1"})
+    items = [
+        Workload("matmul", _primitive([lhs, rhs], call("nn.matmul", lhs, rhs)), weights),
+        Workload(
+            "dense",
+            _primitive([dense_in, dense_weight], call("nn.dense", dense_in, dense_weight)),
+            weights,
+        ),
+        Workload(
+            "batch_matmul",
+            _primitive([batch_lhs, batch_rhs], call("nn.batch_matmul", batch_lhs, batch_rhs)),
+            frozenset(),
+        ),
+        Workload("conv2d", _conv(1), weights),
+        Workload("conv2d_stride2", _conv(2), weights),
+        Workload("depthwise_conv2d", _conv(1, groups=16), weights),
+        Workload("max_pool2d", _pool("nn.max_pool2d"), frozenset()),
+        Workload("avg_pool2d", _pool("nn.avg_pool2d"), frozenset()),
+        Workload("softmax", _primitive([logits], call("nn.softmax", logits, axis=-1)), frozenset()),
+        Workload(
+            "layer_norm",
+            _primitive([norm_in, gamma, beta], call("nn.layer_norm", norm_in, gamma, beta)),
+            frozenset(),
+        ),
+        _model_function("light_squeezenet", "fused_nn_conv2d_add_nn_relu"),
+        _model_function("light_resnet50", "fused_nn_max_pool2d"),
+        Workload("te:matmul_rowsum", None, weights, _matmul_rowsum),
+        Workload("te:matmul_two_outputs", None, weights, _matmul_two_outputs),
+        Workload("te:two_matmuls", None, frozenset({"p1", "p3"}), _two_matmuls),
+    ]
+    return {item.name: item for item in items}

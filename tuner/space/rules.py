@@ -1,0 +1,174 @@
+"""The simple rules: inlining, and the schedule of every stage that is not multi-level tiled.
+
+Inline rule: every elementwise or injective stage that is not an output is inlined into
+its readers, except a padding stage feeding a reduction, where inlining (selects in the
+hot loop) or materialising it at the root is a decision.
+
+Generic rule (pure spatial stages, and reductions without reuse: softmax, pooling,
+layer_norm): the innermost spatial axis is split by a vector length (a power of two or
+the lanes, with a tail, or the whole axis) and vectorized, or left scalar; reduce axes
+go between the outer spatial loops and the vector loop; a chosen number of the leading
+outer loops is fused and run in parallel.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ir.schedule.hardware import HardwareParams
+from ir.schedule.schedule import Schedule
+from tuner.space.analysis import is_padding, is_reduction
+from tuner.space.decisions import Chooser
+
+MAX_VECTOR = 64  # longest loop emitted as one vector (codegen's MAX_VECTOR_LANES)
+VECTOR_LENGTHS = (4, 8, 16, 32, 64)  # split lengths tried besides the hardware lanes
+PLACEMENTS = ("inline", "root")
+
+
+@dataclass
+class BuildContext:
+    """What every rule needs: the schedule being built and where its choices come from."""
+
+    schedule: Schedule
+    chooser: Chooser
+    hardware: HardwareParams
+    constant_inputs: frozenset[str]
+
+
+def split_levels(
+    schedule: Schedule, stage: str, axis: str, sizes: Sequence[int]
+) -> list[str | None]:
+    """Split `axis` into loops of the given sizes (outermost first): one loop per level
+    longer than 1, None for the others. When every level is 1, the axis itself stays as
+    the innermost level's loop. The first split may leave a tail (its factor is the
+    product of the inner sizes)."""
+    names: list[str | None] = [None] * len(sizes)
+    levels = [level for level, size in enumerate(sizes) if size > 1]
+    if not levels:
+        names[-1] = axis
+        return names
+    current = axis
+    for position, level in enumerate(levels[:-1]):
+        inner = math.prod(sizes[later] for later in levels[position + 1 :])
+        names[level], current = schedule.split(stage, current, factor=inner)
+    names[levels[-1]] = current
+    return names
+
+
+def reorder_if_needed(schedule: Schedule, stage: str, order: Sequence[str]) -> None:
+    """Reorder the stage's loops to `order` unless they already are in that order."""
+    if list(order) != schedule.stages[stage].leaves:
+        schedule.reorder(stage, *order)
+
+
+def parallel_choices(extents: Sequence[int], hardware: HardwareParams) -> list[int]:
+    """How many leading loops may be fused into the parallel loop: 0 (none), or any count
+    whose fused extent exceeds 1 (none at all on one core)."""
+    if hardware.num_cores <= 1:
+        return [0]
+    return [0, *(count for count in range(1, len(extents) + 1) if math.prod(extents[:count]) > 1)]
+
+
+def fuse_parallel(schedule: Schedule, stage: str, loops: Sequence[str], count: int) -> list[str]:
+    """Fuse the first `count` loops into one parallel loop; the remaining loop names."""
+    if count == 0:
+        return list(loops)
+    fused = loops[0]
+    for loop in loops[1:count]:
+        fused = schedule.fuse(stage, fused, loop)
+    schedule.parallel(stage, fused)
+    return [fused, *loops[count:]]
+
+
+def unroll_innermost(
+    schedule: Schedule, stage: str, loops: Sequence[tuple[str, int]], budget: int
+) -> None:
+    """Unroll loops from the innermost outwards while their extents multiply to at most
+    `budget` (a vectorized loop counts its lanes but is not unrolled; loops of extent 1
+    cost nothing), bounding the straight-line code the unrolling makes."""
+    annotations = schedule.stages[stage].annotations
+    product = 1
+    for loop, extent in reversed(loops):
+        if extent <= 1:
+            continue
+        if product * extent > budget:
+            return
+        product *= extent
+        if annotations.get(loop) != "vectorize":
+            schedule.unroll(stage, loop)
+
+
+def inline_rule(context: BuildContext) -> None:
+    """Inline non-output elementwise/injective stages; padding is a decision."""
+    schedule = context.schedule
+    for name in list(schedule.stages):
+        stage = schedule.stages[name]
+        if stage.is_output or is_reduction(stage):
+            continue
+        if is_padding(schedule, name):
+            choice = context.chooser.choose(f"{name}.placement", PLACEMENTS)
+            if choice == "root":
+                continue
+        schedule.compute_inline(name)
+
+
+def vector_lengths(extent: int, lanes: int, tails: bool) -> list[int]:
+    """Vector lengths for a loop of `extent`: 1 (scalar), the whole loop when it is short
+    enough, and powers of two (and the lanes) shorter than the loop, which must divide it
+    unless `tails` are allowed."""
+    if extent < 2:
+        return [1]
+    lengths = [1]
+    if extent <= MAX_VECTOR:
+        lengths.append(extent)
+    lengths += sorted(
+        {
+            length
+            for length in (*VECTOR_LENGTHS, lanes)
+            if 2 <= length < extent and length <= MAX_VECTOR and (tails or extent % length == 0)
+        }
+    )
+    return lengths
+
+
+def generic_rule(context: BuildContext, name: str) -> None:
+    """Schedule a root stage that is not multi-level tiled (see the module docstring)."""
+    schedule, chooser = context.schedule, context.chooser
+    stage = schedule.stages[name]
+    if not stage.op.axes:
+        return
+    spatial = [axis.name for axis in stage.op.axes]
+    extents = {axis.name: axis.extent for axis in stage.op.axes}
+    reduces = [axis.name for axis in stage.op.reduce_axes]
+    last, length = spatial[-1], extents[spatial[-1]]
+    lanes = context.hardware.lanes(stage.op.dtype)
+    # An intermediate buffer is stored in the order of its split loops: a tail would pad
+    # it, and its readers would index it with divisions (a vector split that divides
+    # stores it row-major as before).
+    lengths = vector_lengths(length, lanes, tails=stage.is_output)
+    vector = chooser.choose_int(f"{name}.vector", lengths)
+    # Step 1. The vector loop; a tail keeps its own outer loop so it is partitioned.
+    outer = [(axis, extents[axis]) for axis in spatial[:-1]]
+    tail: list[str] = []
+    inner: list[str] = []
+    if vector == 1:
+        outer.append((last, length))
+    elif vector >= length:
+        inner = [last]
+    else:
+        last_outer, last_inner = schedule.split(name, last, factor=vector)
+        inner = [last_inner]
+        if length % vector == 0:
+            outer.append((last_outer, length // vector))
+        else:
+            tail = [last_outer]
+    # Step 2. Reductions between the outer loops and the vector loop.
+    reorder_if_needed(schedule, name, [*(axis for axis, _ in outer), *tail, *reduces, *inner])
+    # Step 3. Parallel over the fused leading loops; vectorize the innermost.
+    choices = parallel_choices([extent for _, extent in outer], context.hardware)
+    count = chooser.choose_int(f"{name}.parallel", choices, nearest=True)
+    fuse_parallel(schedule, name, [axis for axis, _ in outer], count)
+    if inner:
+        schedule.vectorize(name, inner[-1])

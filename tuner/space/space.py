@@ -1,0 +1,151 @@
+"""SearchSpace: random schedules of one TE program, drawn from rules, and their mutations.
+
+Step 1. Inline elementwise/injective non-output stages (padding feeding a reduction: a
+        decision between inlining and materialising it).
+Step 2. Multi-level tile every compute-heavy reduction ("SSRSRS", multi_level_tiling.py),
+        computed at the tiles of the output that inlines its elementwise tail.
+Step 3. Every other root stage gets the generic rule (rules.py).
+
+Each trace is built from `Decisions`; `mutate` rebuilds a trace with one decision
+re-drawn. The decisions of every trace this space built are remembered (`decisions_of`),
+so a search can mutate the traces it sampled; a trace from elsewhere is mutated through
+its decisions (`mutate_decisions` and `from_decisions`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from ir.schedule.hardware import HardwareParams
+from ir.schedule.schedule import Schedule
+from ir.schedule.trace import Trace
+from ir.te.program import TEProgram
+from tuner.space.analysis import fusion_anchor, is_compute_heavy
+from tuner.space.decisions import Chooser, Decision, Decisions, SpaceError
+from tuner.space.multi_level_tiling import multi_level_tiling
+from tuner.space.rules import BuildContext, generic_rule, inline_rule
+
+MUTATION_ATTEMPTS = 8  # decisions tried before a mutation gives up looking for a new trace
+REMEMBERED_TRACES = 100_000  # decisions kept for `decisions_of`, oldest forgotten first
+
+
+@dataclass(frozen=True)
+class SpacePoint:
+    """A trace with the decisions it was built from and which of them can change."""
+
+    trace: Trace
+    decisions: Mapping[str, Decision]
+    mutable: tuple[str, ...]
+
+
+class SearchSpace:
+    """The schedules the sketch rules generate for `program` on `hardware`.
+
+    `constant_inputs` names the program inputs bound to constants (weights), which
+    schedules may repack with a layout rewrite.
+    """
+
+    def __init__(
+        self,
+        program: TEProgram,
+        hardware: HardwareParams | None = None,
+        constant_inputs: Collection[str] = frozenset(),
+    ) -> None:
+        self.program = program
+        self.hardware = hardware or HardwareParams()
+        self.constant_inputs = frozenset(constant_inputs)
+        self._points: OrderedDict[Trace, SpacePoint] = OrderedDict()
+
+    # -- the public API ------------------------------------------------------------------
+
+    def sample(self, rng: random.Random) -> Trace:
+        """A random schedule of the space (the same generator state gives the same one)."""
+        return self.build({}, rng).trace
+
+    def mutate(self, trace: Trace, rng: random.Random) -> Trace:
+        """`trace` with one of its decisions re-drawn (the others kept where still valid).
+
+        The trace must come from this space (`sample`, `mutate` or `from_decisions`);
+        returns the same trace when none of its decisions can change.
+        """
+        return self.mutate_point(self.point_of(trace), rng).trace
+
+    def from_decisions(self, decisions: Mapping[str, Decision]) -> Trace:
+        """The trace that `decisions` describe; SpaceError if one is missing or invalid."""
+        return self.build(decisions, None).trace
+
+    def decisions_of(self, trace: Trace) -> Decisions:
+        """The decisions a trace of this space was built from."""
+        return dict(self.point_of(trace).decisions)
+
+    def mutate_decisions(self, decisions: Mapping[str, Decision], rng: random.Random) -> Decisions:
+        """`decisions` with one re-drawn (others re-drawn only where they became invalid)."""
+        point = self.build(decisions, rng)
+        return dict(self.mutate_point(point, rng).decisions)
+
+    # -- building ------------------------------------------------------------------------
+
+    def build(
+        self,
+        decisions: Mapping[str, Decision],
+        rng: random.Random | None,
+        resample: str | None = None,
+    ) -> SpacePoint:
+        """Build a schedule: given decisions are replayed, missing or invalid ones drawn
+        from `rng` (SpaceError without one), and the `resample` key re-drawn."""
+        chooser = Chooser(decisions, rng, resample)
+        schedule = Schedule(self.program)
+        context = BuildContext(schedule, chooser, self.hardware, self.constant_inputs)
+        # Step 1.
+        inline_rule(context)
+        # Step 2.
+        handled: set[str] = set()
+        anchors: set[str] = set()
+        for name in list(schedule.stages):
+            stage = schedule.stages[name]
+            if name in handled or stage.attach.kind != "root" or not is_compute_heavy(stage):
+                continue
+            anchor = fusion_anchor(schedule, name, anchors)
+            if anchor is not None:
+                anchors.add(anchor)
+            handled |= multi_level_tiling(context, name, anchor)
+        # Step 3.
+        for name in list(schedule.stages):
+            if name not in handled and schedule.stages[name].attach.kind == "root":
+                generic_rule(context, name)
+        point = SpacePoint(schedule.trace, dict(chooser.decisions), tuple(chooser.mutable))
+        self._remember(point)
+        return point
+
+    def mutate_point(self, point: SpacePoint, rng: random.Random) -> SpacePoint:
+        """A point whose trace differs from `point`'s by one re-drawn decision (where
+        possible; `point` itself when no decision can change)."""
+        keys = list(point.mutable)
+        for _ in range(MUTATION_ATTEMPTS):
+            if not keys:
+                break
+            key = keys.pop(rng.randrange(len(keys)))
+            mutated = self.build(point.decisions, rng, resample=key)
+            if mutated.trace != point.trace:
+                return mutated
+        return point
+
+    def point_of(self, trace: Trace) -> SpacePoint:
+        """The remembered point of a trace this space built."""
+        point = self._points.get(trace)
+        if point is None:
+            raise SpaceError(
+                "this trace was not built by this search space; mutate it through its "
+                "decisions (mutate_decisions / from_decisions)"
+            )
+        self._points.move_to_end(trace)
+        return point
+
+    def _remember(self, point: SpacePoint) -> None:
+        self._points[point.trace] = point
+        self._points.move_to_end(point.trace)
+        while len(self._points) > REMEMBERED_TRACES:
+            self._points.popitem(last=False)
