@@ -14,7 +14,8 @@ from ir.te.program import TEProgram
 
 
 def expert_matmul(program: TEProgram, hardware: HardwareParams) -> Schedule:
-    """C[i, j] = A[i, k] B[k, j]: 8 x 2-vector register tile, B packed into column panels."""
+    """C[i, j] = A[i, k] B[k, j]: 8 x 2-vector register tile, k unrolled by 4, B packed
+    into column panels of 2 vectors."""
     sch = Schedule(program)
     out = program.outputs[0].name
     rows, cols = program.outputs[0].shape
@@ -33,9 +34,14 @@ def expert_matmul(program: TEProgram, hardware: HardwareParams) -> Schedule:
     sch.compute_at(local, out, tile)
     li, lj = (axis.name for axis in sch.stage(local).op.axes)
     (lk,) = (axis.name for axis in sch.stage(local).op.reduce_axes)
-    sch.reorder(local, lk, li, lj)
+    # k unrolled by 4 around the 8 x 2-vector tile: 64 FMAs per loop iteration.
+    k_outer, k_inner = sch.split(local, lk, factor=4)
+    sch.reorder(local, k_outer, k_inner, li, lj)
+    sch.unroll(local, k_inner)
     sch.unroll(local, li)
-    sch.vectorize(local, lj)
+    j_vectors, j_lanes = sch.split(local, lj, factor=lanes)
+    sch.unroll(local, j_vectors)
+    sch.vectorize(local, j_lanes)
     weight = program.inputs[1].name
     sch.layout_rewrite(weight, [[reduce_extent], [cols // col_tile, col_tile]], [1, 0, 2])
     del rows
@@ -43,13 +49,14 @@ def expert_matmul(program: TEProgram, hardware: HardwareParams) -> Schedule:
 
 
 def expert_conv2d(program: TEProgram, hardware: HardwareParams) -> Schedule:
-    """NCHW conv with output channels in vector lanes: a 2-vector x 7-column register tile
-    (14 accumulators), weights packed [K/32, C, R, S, 32] so each (c, ry, rx) step loads
-    two weight vectors and broadcasts 7 input values; padding materialised in parallel."""
+    """NCHW conv with output channels in vector lanes: a 2-vector x 8-column register tile
+    (16 accumulators), weights packed [K/32, C, R, S, 32] so each (c, ry, rx) step loads
+    two weight vectors and broadcasts 8 input values; padding materialised in parallel,
+    vectorized."""
     sch = Schedule(program)
     out = program.outputs[0].name
     lanes = hardware.lanes("float32")
-    channel_tile, col_tile = 2 * lanes, 7
+    channel_tile, col_tile = 2 * lanes, 8
     local = sch.cache_write(out, "local")
     n, k, y, x = (axis.name for axis in sch.stage(out).op.axes)
     k_outer, k_inner = sch.split(out, k, factor=channel_tile)
@@ -75,6 +82,8 @@ def expert_conv2d(program: TEProgram, hardware: HardwareParams) -> Schedule:
     )
     if "pad" in sch.stages:
         pad_axes = [axis.name for axis in sch.stage("pad").op.axes]
+        _, columns = sch.split("pad", pad_axes[3], factor=lanes)
         rows = sch.fuse("pad", sch.fuse("pad", pad_axes[0], pad_axes[1]), pad_axes[2])
         sch.parallel("pad", rows)
+        sch.vectorize("pad", columns)
     return sch
