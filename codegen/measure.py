@@ -69,7 +69,7 @@ MAX_NUMBER = 1_000_000  # runs per repeat, however fast the kernel
 FAULT_ENV = "AUTOTUNE_MEASURE_FAULT"  # test hook, read by the child only (see _fault_for)
 
 # float32 sums over more than this many elements are checked with a looser tolerance.
-LONG_REDUCTION = 1024
+LONG_REDUCTION = 256  # terms; see tolerance()
 LONG_REDUCTION_TOLERANCE = (1e-3, 1e-4)  # (rtol, atol)
 
 
@@ -544,13 +544,13 @@ def tolerance(program: TEProgram) -> tuple[float | None, float | None]:
     A float32 sum of many terms computed in another order (tiled, vectorised partial
     sums) than numpy's pairwise summation differs from it by rounding errors that grow
     with the number and the size of the partial sums, not with the result: near
-    cancellation, sums longer than LONG_REDUCTION elements exceed the float32 default
+    cancellation, sums of LONG_REDUCTION or more terms exceed the float32 default
     (rtol=1e-4, atol=1e-5) though both are right. Those programs get rtol=1e-3,
     atol=1e-4.
     """
     for op in program.computes:
         length = math.prod(axis.extent for axis in op.reduce_axes)
-        if op.reduce_axes and op.dtype == "float32" and length > LONG_REDUCTION:
+        if op.reduce_axes and op.dtype == "float32" and length >= LONG_REDUCTION:
             return LONG_REDUCTION_TOLERANCE
     return None, None
 
