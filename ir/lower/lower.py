@@ -14,13 +14,12 @@ Step 5. Simplify index arithmetic and drop guards that the loop ranges prove.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ir.errors import ScheduleError
 from ir.lower.region import Region, constant_range, infer_region
-from ir.schedule.schedule import Fuse, Schedule, Split, Stage
+from ir.schedule.schedule import Fuse, Schedule, Split, Stage, loop_extents
 from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
 from ir.tir.expr import (
@@ -209,28 +208,7 @@ class _Lowering:
     # Step 3 -------------------------------------------------------------------------------
 
     def make_nest(self, stage: Stage, region: Region | None) -> _Nest:
-        extents: dict[str, int] = {}
-        for index, axis in enumerate(stage.op.axes):
-            extents[axis.name] = region.extents[index] if region is not None else axis.extent
-        for axis in stage.op.reduce_axes:
-            extents[axis.name] = axis.extent
-        tails: list[int] = []
-        for position, relation in enumerate(stage.relations):
-            if isinstance(relation, Split):
-                parent = extents[relation.parent]
-                if relation.factor is not None:
-                    inner = min(relation.factor, parent)
-                    outer = math.ceil(parent / inner)
-                else:
-                    assert relation.nparts is not None
-                    outer_parts = min(relation.nparts, parent)
-                    inner = math.ceil(parent / outer_parts)
-                    outer = math.ceil(parent / inner)
-                extents[relation.outer], extents[relation.inner] = outer, inner
-                if outer * inner != parent:
-                    tails.append(position)
-            else:
-                extents[relation.fused] = extents[relation.outer] * extents[relation.inner]
+        extents, tails = loop_extents(stage, region.extents if region is not None else None)
         loop_vars = {leaf: Var(_identifier(f"{stage.name}_{leaf}")) for leaf in stage.leaves}
         values: dict[str, PrimExpr] = dict(loop_vars)
         for relation in reversed(stage.relations):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from ir.schedule.hardware import HardwareParams
-from ir.schedule.schedule import Schedule, Stage
+from ir.schedule.schedule import Schedule, Stage, loop_extents
 from ir.te.program import TEProgram
 from ir.tir.expr import Reduce, TensorRead
 from ir.tir.visit import walk_expr
@@ -143,7 +143,7 @@ class _DefaultScheduler:
         fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
         if (
             _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
-            and out_stage_extent(sch, output, fused) > 1
+            and loop_extents(sch.stages[output])[0][fused] > 1
         ):
             sch.parallel(output, fused)
         sch.vectorize(output, x_inner)
@@ -214,7 +214,7 @@ class _DefaultScheduler:
         fused = outer[0]
         for axis in outer[1:]:
             fused = sch.fuse(output, fused, axis)
-        if _work(compute) >= MIN_PARALLEL_WORK and out_stage_extent(sch, output, fused) > 1:
+        if _work(compute) >= MIN_PARALLEL_WORK and loop_extents(sch.stages[output])[0][fused] > 1:
             sch.parallel(output, fused)
         sch.vectorize(output, col_inner)
         sch.compute_at(anchor, output, col_outer if col_outer not in outer else fused)
@@ -292,19 +292,10 @@ class _DefaultScheduler:
             fused = outer[0]
             for axis in outer[1:]:
                 fused = sch.fuse(name, fused, axis)
-            if _work(stage) >= MIN_PARALLEL_WORK and out_stage_extent(sch, name, fused) > 1:
+            if _work(stage) >= MIN_PARALLEL_WORK and loop_extents(sch.stages[name])[0][fused] > 1:
                 sch.parallel(name, fused)
         if inner:
             sch.vectorize(name, inner[-1])
-
-
-def out_stage_extent(schedule: Schedule, stage: str, axis: str) -> int:
-    """The extent of a (possibly fused or split) loop of a root stage."""
-    from ir.lower.lower import _Lowering
-
-    nest = _Lowering.__new__(_Lowering)
-    target = schedule.stages[stage]
-    return _Lowering.make_nest(nest, target, None).extents[axis]
 
 
 def default_schedule(

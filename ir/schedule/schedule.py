@@ -154,6 +154,35 @@ class Stage:
         return name
 
 
+def loop_extents(
+    stage: Stage, spatial_extents: Sequence[int] | None = None
+) -> tuple[dict[str, int], list[int]]:
+    """Every axis's loop extent, from the root extents (the op's shape unless
+    `spatial_extents` gives a compute_at region) through the split/fuse relations, and the
+    positions of the splits that leave a tail."""
+    extents: dict[str, int] = {}
+    for index, axis in enumerate(stage.op.axes):
+        extents[axis.name] = spatial_extents[index] if spatial_extents else axis.extent
+    for axis in stage.op.reduce_axes:
+        extents[axis.name] = axis.extent
+    tails: list[int] = []
+    for position, relation in enumerate(stage.relations):
+        if isinstance(relation, Split):
+            parent = extents[relation.parent]
+            if relation.factor is not None:
+                inner = min(relation.factor, parent)
+            else:
+                assert relation.nparts is not None
+                inner = math.ceil(parent / min(relation.nparts, parent))
+            outer = math.ceil(parent / inner)
+            extents[relation.outer], extents[relation.inner] = outer, inner
+            if outer * inner != parent:
+                tails.append(position)
+        else:
+            extents[relation.fused] = extents[relation.outer] * extents[relation.inner]
+    return extents, tails
+
+
 def _reads(expr: PrimExpr) -> list[TensorRead]:
     return [node for node in walk_expr(expr) if isinstance(node, TensorRead)]
 

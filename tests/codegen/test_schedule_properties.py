@@ -33,8 +33,7 @@ from ir.graph.types import TensorType
 from ir.lower import lower
 from ir.reference import check_close, evaluate
 from ir.schedule import Schedule, Trace
-from ir.schedule.default import out_stage_extent
-from ir.schedule.schedule import STEP_KINDS, Split
+from ir.schedule.schedule import STEP_KINDS, Split, loop_extents
 from ir.te.program import TEProgram, function_to_te
 from ir.tir.expr import Reduce, TensorRead
 from ir.tir.interpret import interpret
@@ -127,8 +126,7 @@ MAX_PARALLEL_LAUNCHES = 64
 
 def _extents(schedule: Schedule, stage: str) -> dict[str, int]:
     """Each loop of `stage` (and each axis it was split or fused from) with its extent."""
-    target = schedule.stages[stage]
-    return {axis: out_stage_extent(schedule, stage, axis) for axis in target.axis_kind}
+    return loop_extents(schedule.stages[stage])[0]
 
 
 def _iterations(schedule: Schedule, stage: str, position: int) -> int:
