@@ -35,6 +35,7 @@ from ir.errors import AutotuneError
 from ir.graph.nodes import Function
 from ir.lower import lower
 from ir.schedule import Schedule, Trace
+from ir.schedule.default import default_schedule
 from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.features import extract_features
@@ -124,6 +125,7 @@ class _TaskRun:
     featurize: _Featurizer
     search: SearchStrategy
     task_json: dict[str, Any]
+    default_trace: Trace | None = None  # measured first, so tuning never ends below it
     measured_ids: set[str] = field(default_factory=set)
     best_cost_s: float | None = None
     new_trials: int = 0
@@ -181,7 +183,8 @@ def tune_model(
             feature_fn=featurize,
             **dict(search_options or {}),
         )
-        runs.append(_TaskRun(task, featurize, strategy, task.to_json()))
+        default = default_schedule(program, hardware, task.constant_params).trace
+        runs.append(_TaskRun(task, featurize, strategy, task.to_json(), default))
     scheduler = TaskScheduler(
         [task.weight for task in tasks],
         max_trials=trials,
@@ -202,6 +205,11 @@ def tune_model(
             for trace in run.search.generate(count)
             if _candidate_id(run, trace) not in run.measured_ids
         ]
+        if run.default_trace is not None:
+            # The untuned schedule is a candidate too: the declared best is never worse.
+            if _candidate_id(run, run.default_trace) not in run.measured_ids:
+                traces = [run.default_trace, *traces[: max(0, count - 1)]]
+            run.default_trace = None
         if not traces:
             scheduler.finish(chosen, "search space exhausted")
             continue
