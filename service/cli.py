@@ -198,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run the main job end to end on a bundled model")
     demo.set_defaults(handler=_cmd_demo)
+
+    from service import artifact_commands, serve_commands, worker_commands
+
+    for module in (serve_commands, worker_commands, artifact_commands):
+        module.register(commands)
     return parser
 
 
