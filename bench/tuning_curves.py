@@ -1,0 +1,133 @@
+"""Tuning curves: model-guided (evolutionary + XGBoost) against random search.
+
+    .venv/bin/python bench/tuning_curves.py [--trials 256] [--only conv_64x56 ...]
+        [--out bench/results] [--cores N]
+
+For each workload (by default conv_64x56, matmul_1024 and dwconv_32x112) both searches tune
+from an empty record log with the same budget. The curve is the best GFLOPS measured so far
+against the number of candidates measured, read from each record log in measurement order
+(first measurement of each candidate; the final re-measurements are left out, so both
+curves count the same thing). Prints one JSON line per workload with the trial at which
+model-guided search first reaches random search's final best, and saves one PNG per
+workload.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import load_workloads, workload_arrays, workload_flops, workload_function
+from codegen.llvm import Target, host_target
+from tuner.records import Record, load_records
+from tuner.tune import tune_model
+
+DEFAULT_WORKLOADS = ("conv_64x56", "matmul_1024", "dwconv_32x112")
+SEARCHES = ("evolutionary", "random")
+
+
+def best_so_far(records: list[Record], flops: int) -> list[float]:
+    """Best GFLOPS after each measured candidate, first measurement of each only."""
+    seen: set[str] = set()
+    curve: list[float] = []
+    best = 0.0
+    for record in records:
+        if record.candidate_id in seen:
+            continue
+        seen.add(record.candidate_id)
+        if record.status == "ok" and record.costs_s:
+            best = max(best, flops / record.median_cost_s / 1e9)
+        curve.append(best)
+    return curve
+
+
+def first_reaching(curve: list[float], level: float) -> int | None:
+    """The 1-based trial at which `curve` first reaches `level`, or None."""
+    for index, value in enumerate(curve):
+        if value >= level:
+            return index + 1
+    return None
+
+
+def tune_curve(workload: dict[str, Any], trials: int, search: str, target: str) -> dict[str, Any]:
+    """Tune one workload with one search strategy; its curve and wall time."""
+    arrays = workload_arrays(workload)
+    fn = workload_function(workload, arrays)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "run.jsonl"
+        start = time.perf_counter()
+        tune_model(fn, target, trials, path, search=search, remeasure_top=0)
+        wall = time.perf_counter() - start
+        curve = best_so_far(load_records(path), workload_flops(workload))
+    return {"curve": curve, "tune_s": wall}
+
+
+def plot(name: str, curves: dict[str, list[float]], out: Path) -> Path:
+    """Save the curves of one workload as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6, 4))
+    labels = {"evolutionary": "model-guided (XGBoost + evolution)", "random": "random search"}
+    for search, curve in curves.items():
+        axes.plot(range(1, len(curve) + 1), curve, label=labels.get(search, search))
+    axes.set_title(f"{name}: best GFLOPS found")
+    axes.set_xlabel("trials (candidates measured)")
+    axes.set_ylabel("GFLOPS")
+    axes.grid(alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    path = out / f"tuning_curve_{name}.png"
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--trials", type=int, default=256)
+    parser.add_argument("--only", nargs="*", default=list(DEFAULT_WORKLOADS))
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    parser.add_argument("--cores", type=int, help="threads per kernel (default: all)")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    host = host_target()
+    target = (
+        host
+        if args.cores is None
+        else Target(host.kind, host.mcpu, args.cores, host.features, host.triple)
+    )
+    print(f"target: {target}", file=sys.stderr)
+    for workload in load_workloads():
+        if workload["name"] not in args.only:
+            continue
+        runs = {
+            search: tune_curve(workload, args.trials, search, str(target)) for search in SEARCHES
+        }
+        curves = {search: run["curve"] for search, run in runs.items()}
+        random_best = curves["random"][-1] if curves["random"] else 0.0
+        row = {
+            "name": workload["name"],
+            "trials": args.trials,
+            **{f"best_{s}": curves[s][-1] if curves[s] else None for s in SEARCHES},
+            **{f"best_{s}_at_96": curves[s][min(95, len(curves[s]) - 1)] for s in SEARCHES},
+            **{f"tune_s_{s}": round(runs[s]["tune_s"], 1) for s in SEARCHES},
+            "model_reaches_random_best_at": first_reaching(curves["evolutionary"], random_best),
+            "png": str(plot(workload["name"], curves, out)),
+        }
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
