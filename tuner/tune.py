@@ -11,6 +11,11 @@ Step 3. Until the scheduler says stop: it picks a task, the task's search propos
 Step 4. Re-measure the top candidates of each task (by their first measurement) with more
         repeats, once; the best is then declared among the re-measured candidates.
 
+The measurer (a batch of `MeasureInput` to its `MeasureResult`s; `measure_batch` by
+default) and the record store (load and append `Record`s; a `RecordLog` file by default)
+are pluggable, so the service measures through its worker fleet and keeps records in
+its database with this same loop.
+
 `records_schedule_provider` turns a record log into the `schedule_provider` of
 `codegen.executor.compile_model`, applying the same choice of best candidate.
 """
@@ -24,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -50,6 +55,21 @@ logger = logging.getLogger(__name__)
 REMEASURE_TOP = 3  # candidates per task re-measured before the best is declared
 REMEASURE_REPEAT_FACTOR = 3  # ... with this many times the repeats
 FEATURE_CACHE_LIMIT = 100_000
+
+Measurer = Callable[[Sequence[MeasureInput], MeasureOptions], list[MeasureResult]]
+"""Measures a batch of candidates with the given options, one result per input, in order."""
+
+
+class RecordStore(Protocol):
+    """Where tuning records are read from and appended to (`RecordLog` is one)."""
+
+    def load(self) -> list[Record]:
+        """Every record the store holds (a store may hold only some targets)."""
+        ...
+
+    def append(self, records: Iterable[Record]) -> int:
+        """Keep `records`; returns how many were kept."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -139,7 +159,7 @@ def tune_model(
     fn: Function,
     target: str,
     trials: int,
-    records_path: str | Path,
+    records_path: str | Path | RecordStore,
     time_limit_s: float | None = None,
     batch_size: int = 16,
     search: str = "evolutionary",
@@ -153,18 +173,68 @@ def tune_model(
     cost_model_options: Mapping[str, Any] | None = None,
     cost_model_path: str | Path | None = None,
     seed: int = 0,
+    measurer: Measurer = measure_batch,
+    counts_toward_budget: Callable[[Record], bool] | None = None,
 ) -> TuneResult:
     """Tune every task of a fused model (the output of `optimize`) for `target`.
 
     `trials` is the total budget over all tasks, counting candidates already in the
-    record log at `records_path` (so a second call with a spent budget measures nothing
-    new). `cost_model_path`, when given, is loaded first if it exists (a model trained on
-    earlier jobs: warm start) and saved at the end. Returns a summary per task.
+    record store (a `RecordLog` at `records_path`, or any `RecordStore`) that
+    `counts_toward_budget` accepts (all of them by default), so a second call with a
+    spent budget measures nothing new. Records it does not accept still seed the search
+    and the cost model and are never measured again. `cost_model_path`, when given, is
+    loaded first if it exists (a model trained on earlier jobs: warm start) and saved at
+    the end. `measurer` measures each batch (`measure_batch` in child processes by
+    default). Returns a summary per task.
     """
+    return tune_tasks(
+        extract_tasks(fn, target),
+        target,
+        trials,
+        RecordLog(records_path) if isinstance(records_path, str | Path) else records_path,
+        time_limit_s=time_limit_s,
+        batch_size=batch_size,
+        search=search,
+        cost_model=cost_model,
+        progress=progress,
+        measure_options=measure_options,
+        remeasure_top=remeasure_top,
+        early_stopping_trials=early_stopping_trials,
+        search_options=search_options,
+        cost_model_options=cost_model_options,
+        cost_model_path=cost_model_path,
+        seed=seed,
+        measurer=measurer,
+        counts_toward_budget=counts_toward_budget,
+    )
+
+
+def tune_tasks(
+    tasks: Sequence[Task],
+    target: str,
+    trials: int,
+    store: RecordStore,
+    *,
+    time_limit_s: float | None = None,
+    batch_size: int = 16,
+    search: str = "evolutionary",
+    cost_model: str = "xgb",
+    progress: Callable[[TuneProgress], None] | None = None,
+    measure_options: MeasureOptions | None = None,
+    remeasure_top: int = REMEASURE_TOP,
+    early_stopping_trials: int | None = None,
+    search_options: Mapping[str, Any] | None = None,
+    cost_model_options: Mapping[str, Any] | None = None,
+    cost_model_path: str | Path | None = None,
+    seed: int = 0,
+    measurer: Measurer = measure_batch,
+    counts_toward_budget: Callable[[Record], bool] | None = None,
+) -> TuneResult:
+    """Tune `tasks` (from `extract_tasks`, or a single workload's task) for `target`,
+    reading and keeping records in `store`; see `tune_model` for the arguments."""
     started = time.monotonic()
     target = normalize_target(target)
-    tasks = extract_tasks(fn, target)
-    log = RecordLog(records_path)
+    tasks = [replace(task, target=target) for task in tasks]
     options = measure_options or MeasureOptions()
     model = make_cost_model(cost_model, **dict(cost_model_options or {}))
     if cost_model_path is not None and Path(cost_model_path).exists():
@@ -193,8 +263,8 @@ def tune_model(
         seed=seed,
     )
     # Step 2.
-    records = [record for record in log.load() if record.target == target]
-    _resume(runs, records, model, scheduler)
+    records = [record for record in store.load() if record.target == target]
+    _resume(runs, records, model, scheduler, counts_toward_budget)
     # Step 3.
     measured = 0
     while (chosen := scheduler.next_task()) is not None:
@@ -213,7 +283,7 @@ def tune_model(
         if not traces:
             scheduler.finish(chosen, "search space exhausted")
             continue
-        results = _measure(run, traces, target, options, log)
+        results = _measure(run, traces, target, options, store, measurer)
         measured += len(traces)
         costs = [_cost(result) for result in results]
         for cost in costs:
@@ -224,9 +294,9 @@ def tune_model(
         if progress is not None:
             progress(_progress(run, chosen, len(traces), scheduler, runs, started))
     # Step 4.
-    records = [record for record in log.load() if record.target == target]
-    remeasured = _remeasure(runs, records, target, options, log, remeasure_top)
-    records = [record for record in log.load() if record.target == target]
+    records = [record for record in store.load() if record.target == target]
+    remeasured = _remeasure(runs, records, target, options, store, remeasure_top, measurer)
+    records = [record for record in store.load() if record.target == target]
     if cost_model_path is not None:
         model.save(cost_model_path)
     return _summarize(runs, records, target, scheduler, measured, remeasured, model)
@@ -236,9 +306,13 @@ def tune_model(
 
 
 def _resume(
-    runs: list[_TaskRun], records: list[Record], model: CostModel, scheduler: TaskScheduler
+    runs: list[_TaskRun],
+    records: list[Record],
+    model: CostModel,
+    scheduler: TaskScheduler,
+    counts_toward_budget: Callable[[Record], bool] | None,
 ) -> None:
-    """Step 2: count, seed and learn from the candidates already in the log."""
+    """Step 2: count, seed and learn from the candidates already in the store."""
     by_key: dict[str, list[Record]] = {}
     for record in records:
         by_key.setdefault(record.workload_key, []).append(record)
@@ -260,7 +334,10 @@ def _resume(
         if traces:
             run.search.notify(traces, costs)
             rows.extend(_training_rows(run, traces, costs))
-        scheduler.restore(index, len(first), run.best_cost_s)
+        counted = [
+            r for r in first.values() if counts_toward_budget is None or counts_toward_budget(r)
+        ]
+        scheduler.restore(index, len(counted), run.best_cost_s)
         if first:
             logger.info("%s: resumed %d measured candidates", run.task.name, len(first))
     if rows:
@@ -285,11 +362,12 @@ def _measure(
     traces: Sequence[Trace],
     target: str,
     options: MeasureOptions,
-    log: RecordLog,
+    log: RecordStore,
+    measurer: Measurer,
 ) -> list[MeasureResult]:
     """Measure a batch of one task and append its records; failures are records too."""
     inputs = [MeasureInput(run.task_json, trace.to_json(), target) for trace in traces]
-    results = measure_batch(inputs, options)
+    results = measurer(inputs, options)
     records = [
         Record(
             workload_key=run.task.key,
@@ -349,8 +427,9 @@ def _remeasure(
     records: list[Record],
     target: str,
     options: MeasureOptions,
-    log: RecordLog,
+    log: RecordStore,
     top: int,
+    measurer: Measurer,
 ) -> int:
     """Step 4: re-measure each task's top candidates (by first measurement) not yet
     re-measured, with REMEASURE_REPEAT_FACTOR times the repeats."""
@@ -369,7 +448,7 @@ def _remeasure(
         if not chosen:
             continue
         inputs = [MeasureInput(run.task_json, dict(r.trace), target) for r in chosen]
-        results = measure_batch(inputs, repeated)
+        results = measurer(inputs, repeated)
         log.append(
             Record(
                 workload_key=run.task.key,
