@@ -29,6 +29,9 @@ bench: install
 	$(PY) bench/parallel_overhead.py
 	$(PY) bench/kernels.py
 	$(PY) bench/models.py
+	$(PY) bench/search_overhead.py
+	$(PY) bench/tune.py --trials 64 256
+	$(PY) bench/tuning_curves.py --trials 256
 
 golden: install
 	if [ -f tests/golden/regenerate.py ]; then $(PY) -m tests.golden.regenerate; \
