@@ -63,10 +63,16 @@ def tune_curve(workload: dict[str, Any], trials: int, search: str, target: str) 
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "run.jsonl"
         start = time.perf_counter()
-        tune_model(fn, target, trials, path, search=search, remeasure_top=0)
+        result = tune_model(fn, target, trials, path, search=search, remeasure_top=0)
         wall = time.perf_counter() - start
         curve = best_so_far(load_records(path), workload_flops(workload))
-    return {"curve": curve, "tune_s": wall}
+    held_out = [fit for fit in result.cost_model_metrics if fit.get("held_out")]
+    last = held_out[-1] if held_out else None
+    return {
+        "curve": curve,
+        "tune_s": wall,
+        "pairwise_accuracy": None if last is None else round(last["pairwise_accuracy"], 3),
+    }
 
 
 def plot(name: str, curves: dict[str, list[float]], out: Path) -> Path:
@@ -122,6 +128,7 @@ def main() -> int:
             **{f"best_{s}": curves[s][-1] if curves[s] else None for s in SEARCHES},
             **{f"best_{s}_at_96": curves[s][min(95, len(curves[s]) - 1)] for s in SEARCHES},
             **{f"tune_s_{s}": round(runs[s]["tune_s"], 1) for s in SEARCHES},
+            "cost_model_pairwise_accuracy_held_out": runs["evolutionary"]["pairwise_accuracy"],
             "model_reaches_random_best_at": first_reaching(curves["evolutionary"], random_best),
             "png": str(plot(workload["name"], curves, out)),
         }
