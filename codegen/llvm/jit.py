@@ -36,6 +36,7 @@ CACHE_MAX_KERNELS = 512
 
 # LLVM's global context is not thread-safe, and llvmlite releases the GIL in its calls.
 _LLVM_LOCK = threading.RLock()
+LLVM_LOCK = _LLVM_LOCK  # for other modules that parse or link LLVM IR (codegen.aot)
 _CACHE: OrderedDict[str, CompiledKernel] = OrderedDict()
 
 
@@ -90,9 +91,7 @@ class CompiledKernel:
         """The kernel as a relocatable, position-independent ELF object, for linking into
         a shared library (needs libgomp and libm at link time when it uses them)."""
         if self._object_code is None:
-            with _LLVM_LOCK:
-                module = llvm.parse_assembly(self._llvm_text)
-                self._object_code = bytes(_target_machine(self.target, "pic").emit_object(module))
+            self._object_code = emit_object_code(self._llvm_text, self.target)
         return self._object_code
 
     def __call__(self, *arrays: object) -> None:
@@ -201,7 +200,38 @@ def _cache_key(func: PrimFunc, target: Target) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def optimized_llvm_ir(func: PrimFunc, target: Target | None = None) -> str:
+    """The O3-optimised LLVM IR text of kernel `func` for `target` (default: this host),
+    without compiling it to machine code (for ahead-of-time builds).
+
+    Raises CodegenError when the loop IR cannot be compiled.
+    """
+    with _LLVM_LOCK:
+        return str(_optimize(func, target or host_target()))
+
+
+def emit_object_code(llvm_text: str, target: Target) -> bytes:
+    """Compile LLVM IR text to a relocatable, position-independent ELF object for `target`."""
+    with _LLVM_LOCK:
+        _initialize_llvm()
+        module = llvm.parse_assembly(llvm_text)
+        return bytes(_target_machine(target, "pic").emit_object(module))
+
+
 def _compile(func: PrimFunc, target: Target) -> CompiledKernel:
+    module = _optimize(func, target)
+    llvm_text = str(module)
+    if "GOMP_parallel" in llvm_text and not _load_libgomp():
+        raise CodegenError(f"{func.name} has parallel loops, but libgomp was not found")
+    # Machine code, in this process. The engine takes ownership of (and frees) the
+    # target machine it is given, so it gets one of its own.
+    engine = llvm.create_mcjit_compiler(module, _new_target_machine(target, "default"))
+    engine.finalize_object()
+    return CompiledKernel(func, target, engine, llvm_text)
+
+
+def _optimize(func: PrimFunc, target: Target) -> Any:
+    """Steps 1-3: the verified, O3-optimised llvmlite module of `func`."""
     _initialize_llvm()
     # Step 1. Loop IR to LLVM IR. llvmlite raises TypeError/ValueError on ill-typed
     # instructions (e.g. a select whose sides have different dtypes).
@@ -226,14 +256,7 @@ def _compile(func: PrimFunc, target: Target) -> CompiledKernel:
     tuning.slp_vectorization = True
     pass_builder = llvm.create_pass_builder(machine, tuning)
     pass_builder.getModulePassManager().run(module, pass_builder)
-    llvm_text = str(module)
-    if "GOMP_parallel" in llvm_text and not _load_libgomp():
-        raise CodegenError(f"{func.name} has parallel loops, but libgomp was not found")
-    # Step 4. Machine code, in this process. The engine takes ownership of (and frees)
-    # the target machine it is given, so it gets one of its own.
-    engine = llvm.create_mcjit_compiler(module, _new_target_machine(target, "default"))
-    engine.finalize_object()
-    return CompiledKernel(func, target, engine, llvm_text)
+    return module
 
 
 @functools.cache

@@ -1,0 +1,135 @@
+"""The AOT pipeline: fused graph + schedule choices -> a packed, content-addressed artifact.
+
+build_model_artifact(fn, target, out_dir, chooser):
+  Step 1. plan_model          kernels, weights (layouts applied), memory plan, coverage
+  Step 2. build_model_module  every kernel and the entry function in one LLVM module
+  Step 3. model_object_code   the module as a position-independent object
+  Step 4. link_library        + the C ABI and the weights blob -> model.so (cc -shared)
+  Step 5. pack_tarball        manifest.json, model.so, model.h -> <sha256>.tar.gz
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import llvmlite.binding as llvm
+
+from codegen.aot.abi import ABI_VERSION, MODEL_HEADER, abi_source
+from codegen.aot.link import c_compiler, c_compiler_version, link_library
+from codegen.aot.module import build_model_module, model_object_code, uses_openmp
+from codegen.aot.package import manifest_bytes, pack_tarball, write_artifact
+from codegen.aot.plan import ModelPlan, plan_model
+from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
+from codegen.executor import hardware_of
+from codegen.llvm.target import Target
+from ir.graph.nodes import Function
+
+ARTIFACT_FORMAT = "autotune-artifact"
+ARTIFACT_FORMAT_VERSION = 1
+LIBRARY_FILE = "model.so"
+MANIFEST_FILE = "manifest.json"
+HEADER_FILE = "model.h"
+
+
+@dataclass(frozen=True)
+class ArtifactResult:
+    """A built artifact: where it is, its hash and size, its manifest and coverage."""
+
+    path: Path
+    sha256: str
+    size_bytes: int
+    manifest: dict[str, Any]
+    coverage: list[TaskCoverage]
+
+
+def software_versions(compiler: str) -> dict[str, str]:
+    """Versions of what shaped the library: autotune, llvmlite, LLVM, numpy, the C compiler."""
+    versions: dict[str, str] = {}
+    for package in ("autotune", "llvmlite", "numpy"):
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = "unknown"
+    versions["llvm"] = ".".join(str(part) for part in llvm.llvm_version_info)
+    versions["cc"] = c_compiler_version(compiler)
+    return versions
+
+
+def build_manifest(
+    plan: ModelPlan,
+    target: Target,
+    library: bytes,
+    openmp: bool,
+    versions: dict[str, str],
+    model_sha256: str | None,
+) -> dict[str, Any]:
+    """The manifest of an artifact: its interface, target, library, plan and coverage."""
+    coverage = plan.coverage
+    hits = sum(1 for task in coverage if task.hit)
+    return {
+        "format": ARTIFACT_FORMAT,
+        "format_version": ARTIFACT_FORMAT_VERSION,
+        "abi_version": ABI_VERSION,
+        "model": {"sha256": model_sha256},
+        "target": str(target),
+        "inputs": [spec.to_json() for spec in plan.inputs],
+        "outputs": [spec.to_json() for spec in plan.outputs],
+        "library": {
+            "file": LIBRARY_FILE,
+            "sha256": hashlib.sha256(library).hexdigest(),
+            "size_bytes": len(library),
+            "openmp": openmp,
+            "num_cores": target.num_cores,
+        },
+        "memory": {
+            "workspace_bytes": plan.memory.workspace_bytes,
+            "intermediate_bytes": plan.memory.total_bytes,
+            "weights_bytes": plan.weights.nbytes,
+        },
+        "kernels": len(plan.kernels),
+        "calls": len(plan.steps),
+        "coverage": {"tasks": len(coverage), "hits": hits, "misses": len(coverage) - hits},
+        "tasks": [task.to_json() for task in coverage],
+        "versions": versions,
+    }
+
+
+def build_model_artifact(
+    fn: Function,
+    target: Target,
+    out_dir: Path,
+    chooser: ScheduleChooser | None = None,
+    output_names: Sequence[str] | None = None,
+    model_sha256: str | None = None,
+) -> ArtifactResult:
+    """Compile a fused, typed main function (the output of the pass pipeline) for `target`
+    into `out_dir/<sha256>.tar.gz`. `chooser` picks each workload's schedule (default: the
+    default schedule everywhere, reported as misses)."""
+    compiler = c_compiler()
+    plan = plan_model(fn, target, hardware_of(target), chooser or default_chooser, output_names)
+    llvm_text = build_model_module(plan, target)
+    openmp = uses_openmp(llvm_text)
+    library = link_library(
+        model_object_code(llvm_text, target),
+        abi_source(plan),
+        plan.weights.to_bytes(),
+        openmp,
+        compiler,
+    )
+    manifest = build_manifest(
+        plan, target, library, openmp, software_versions(compiler), model_sha256
+    )
+    tarball = pack_tarball(
+        {
+            MANIFEST_FILE: manifest_bytes(manifest),
+            LIBRARY_FILE: library,
+            HEADER_FILE: MODEL_HEADER.encode(),
+        }
+    )
+    path, digest = write_artifact(out_dir, tarball)
+    return ArtifactResult(path, digest, len(tarball), manifest, plan.coverage)

@@ -1,0 +1,93 @@
+"""One LLVM module for the whole model: every kernel, and the entry function that runs them.
+
+    void autotune_model_entry(ptr workspace, ptr inputs, ptr outputs)
+
+`inputs` and `outputs` are arrays of data pointers, one per model input/output in the
+manifest's order. The entry calls each kernel in plan order with pointers into the
+caller's arrays, the weights (`autotune_weights`, defined by the weights object) or the
+workspace, then copies the outputs no kernel wrote in place. Kernels are optimised one by
+one (the same O3 pipeline as the JIT) and linked in plan order, so the same plan always
+gives the same module text, and the same object code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+
+from codegen.aot.plan import Location, ModelPlan
+from codegen.llvm.dtypes import I8, I64, PTR, VOID
+from codegen.llvm.jit import LLVM_LOCK, emit_object_code, optimized_llvm_ir
+from codegen.llvm.target import Target
+
+ENTRY_SYMBOL = "autotune_model_entry"
+WEIGHTS_SYMBOL = "autotune_weights"
+
+
+def _entry_module(plan: ModelPlan, triple: str, data_layout: str) -> ir.Module:
+    module = ir.Module(name="autotune_model")
+    module.triple = triple
+    module.data_layout = data_layout
+    weights = ir.GlobalVariable(module, ir.ArrayType(I8, 0), WEIGHTS_SYMBOL)
+    weights.linkage = "external"
+    weights.global_constant = True
+    kernels = [
+        ir.Function(module, ir.FunctionType(VOID, [PTR] * len(k.func.params)), k.symbol)
+        for k in plan.kernels
+    ]
+    memcpy = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), "memcpy")
+    entry = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, PTR]), ENTRY_SYMBOL)
+    entry.attributes.add("nounwind")
+    workspace, inputs, outputs = entry.args
+    workspace.name, inputs.name, outputs.name = "workspace", "inputs", "outputs"
+    builder = ir.IRBuilder(entry.append_basic_block("entry"))
+
+    def load_pointer(array: Any, position: int) -> Any:
+        slot = builder.gep(array, [I64(position)], inbounds=True, source_etype=PTR)
+        return builder.load(slot, typ=PTR)
+
+    input_pointers = [load_pointer(inputs, i) for i in range(len(plan.inputs))]
+    output_pointers = [load_pointer(outputs, i) for i in range(len(plan.outputs))]
+
+    def pointer(value: int) -> Any:
+        location: Location = plan.locations[value]
+        if location.kind == "input":
+            return input_pointers[location.position]
+        if location.kind == "output":
+            return output_pointers[location.position]
+        base = weights if location.kind == "weight" else workspace
+        return builder.gep(base, [I64(location.position)], inbounds=True, source_etype=I8)
+
+    for step in plan.steps:
+        builder.call(kernels[step.kernel], [pointer(v) for v in (*step.args, *step.outputs)])
+    for value, position in plan.copies:
+        nbytes = plan.value_bytes[value]
+        builder.call(memcpy, [output_pointers[position], pointer(value), I64(nbytes)])
+    builder.ret_void()
+    return module
+
+
+def build_model_module(plan: ModelPlan, target: Target) -> str:
+    """The LLVM IR text of the whole model: the entry function, then every kernel."""
+    kernel_texts = [optimized_llvm_ir(kernel.func, target) for kernel in plan.kernels]
+    with LLVM_LOCK:
+        probe = llvm.parse_assembly(kernel_texts[0]) if kernel_texts else None
+        triple = probe.triple if probe is not None else target.triple
+        data_layout = probe.data_layout if probe is not None else ""
+        main = llvm.parse_assembly(str(_entry_module(plan, triple, data_layout)))
+        for text in kernel_texts:
+            main.link_in(llvm.parse_assembly(text))
+        main.verify()
+        return str(main)
+
+
+def model_object_code(llvm_text: str, target: Target) -> bytes:
+    """The model module as a position-independent ELF object."""
+    return emit_object_code(llvm_text, target)
+
+
+def uses_openmp(llvm_text: str) -> bool:
+    """Whether the module calls libgomp (parallel kernels)."""
+    return "GOMP_parallel" in llvm_text

@@ -1,0 +1,58 @@
+"""Pack an artifact: manifest.json, model.so and model.h in a deterministic .tar.gz.
+
+Members are sorted and carry fixed metadata (mtime 0, owner 0, fixed modes); the gzip
+header has no name and no timestamp. The same files therefore always give the same
+bytes, and the tarball is named by their sha256.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import tarfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+GZIP_LEVEL = 6
+_MODES = {"model.so": 0o755}
+
+
+def manifest_bytes(manifest: Mapping[str, Any]) -> bytes:
+    """The manifest as canonical JSON text (sorted keys, two-space indent, final newline)."""
+    return (json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n").encode()
+
+
+def pack_tarball(files: Mapping[str, bytes]) -> bytes:
+    """The .tar.gz bytes of `files` (name -> content), deterministic."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for name in sorted(files):
+            data = files[name]
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mtime = 0
+            info.mode = _MODES.get(name, 0o644)
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
+    packed = io.BytesIO()
+    with gzip.GzipFile(
+        filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=GZIP_LEVEL
+    ) as stream:
+        stream.write(raw.getvalue())
+    return packed.getvalue()
+
+
+def write_artifact(out_dir: Path, tarball: bytes) -> tuple[Path, str]:
+    """Write `tarball` as `<sha256>.tar.gz` in `out_dir` (atomically); returns path, sha256."""
+    digest = hashlib.sha256(tarball).hexdigest()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{digest}.tar.gz"
+    partial = out_dir / f".{digest}.tar.gz.partial-{os.getpid()}"
+    partial.write_bytes(tarball)
+    os.replace(partial, path)
+    return path, digest

@@ -1,0 +1,291 @@
+"""From a fused graph to a run plan: kernels in call order, where every tensor lives.
+
+Step 1. Walk the main function in post order. Inputs are the caller's arrays; constants
+        go to the weights; each call of a fused function gets its schedule from the
+        chooser (once per distinct workload), is lowered under a stable symbol name and
+        writes fresh values. Constant arguments get the layout rewrite their kernel's
+        schedule asks for, applied here, once.
+Step 2. Model outputs produced by a kernel are written straight into the caller's output
+        arrays; any other output (an input or a weight returned as is, or a value returned
+        twice) is copied there at the end of a run.
+Step 3. Every other kernel output is an intermediate tensor: the memory plan places it in
+        the workspace (memory.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from codegen.aot.memory import Lifetime, MemoryPlan, plan_memory
+from codegen.aot.schedules import ScheduleChoice, ScheduleChooser, TaskCoverage
+from codegen.aot.weights import WeightsBlob
+from codegen.llvm.target import Target
+from ir.errors import IRError
+from ir.graph.nodes import Call, Constant, Function, Tuple, TupleGetItem, Var
+from ir.graph.traversal import post_order
+from ir.graph.types import TensorType, TupleType, Type
+from ir.lower import lower
+from ir.schedule.default import default_schedule
+from ir.schedule.hardware import HardwareParams
+from ir.schedule.schedule import Schedule
+from ir.te.program import function_to_te
+from ir.tir.stmt import PrimFunc
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A model input or output as the ABI describes it."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {"name": self.name, "shape": list(self.shape), "dtype": self.dtype}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a value lives: `input`/`output` (index into the caller's arrays), `weight`
+    or `workspace` (byte offset)."""
+
+    kind: str
+    position: int
+
+
+@dataclass
+class PlannedKernel:
+    """One distinct compiled kernel."""
+
+    symbol: str
+    func: PrimFunc
+    coverage: TaskCoverage
+
+
+@dataclass(frozen=True)
+class KernelStep:
+    """One kernel call: value ids of its arguments, then of its outputs."""
+
+    kernel: int
+    args: tuple[int, ...]
+    outputs: tuple[int, ...]
+
+
+@dataclass
+class ModelPlan:
+    """Everything the module, the ABI and the manifest are made from."""
+
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    kernels: list[PlannedKernel]
+    steps: list[KernelStep]
+    locations: dict[int, Location]
+    copies: list[tuple[int, int]]  # (value id, output index) copied after the last step
+    weights: WeightsBlob
+    memory: MemoryPlan
+    value_bytes: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def coverage(self) -> list[TaskCoverage]:
+        """Per distinct workload, in first-call order: the record used or the default."""
+        return [kernel.coverage for kernel in self.kernels]
+
+
+def _tensor_types(ty: Type) -> list[TensorType]:
+    if isinstance(ty, TensorType):
+        return [ty]
+    if isinstance(ty, TupleType):
+        return [t for item in ty.fields for t in _tensor_types(item)]
+    raise IRError(f"unsupported value type {ty}")
+
+
+def _nbytes(ty: TensorType) -> int:
+    return int(np.prod(ty.shape, dtype=np.int64)) * np.dtype(ty.dtype).itemsize
+
+
+def _flatten(structure: Any) -> list[int]:
+    if isinstance(structure, tuple):
+        return [value for item in structure for value in _flatten(item)]
+    return [structure]
+
+
+class _Planner:
+    """Builds a ModelPlan; one instance per compile."""
+
+    def __init__(self, target: Target, hardware: HardwareParams, chooser: ScheduleChooser):
+        self.target = target
+        self.hardware = hardware
+        self.chooser = chooser
+        self.kernels: list[PlannedKernel] = []
+        self.kernel_of: dict[tuple[Function, frozenset[str]], tuple[int, Schedule]] = {}
+        self.calls: dict[int, int] = {}
+        self.steps: list[KernelStep] = []
+        self.value_bytes: dict[int, int] = {}
+        self.locations: dict[int, Location] = {}
+        self.weights = WeightsBlob()
+        self.produced_by: dict[int, int] = {}  # value id -> step index
+
+    def new_value(self, nbytes: int) -> int:
+        value = len(self.value_bytes)
+        self.value_bytes[value] = nbytes
+        return value
+
+    def weight_value(self, array: np.ndarray) -> int:
+        value = self.new_value(array.nbytes)
+        self.locations[value] = Location("weight", self.weights.add(array))
+        return value
+
+    def kernel_for(self, prim: Function, constants: frozenset[str]) -> tuple[int, Schedule]:
+        known = self.kernel_of.get((prim, constants))
+        if known is not None:
+            return known
+        program = function_to_te(prim)
+        choice: ScheduleChoice = self.chooser(prim, program, constants)
+        schedule = choice.schedule
+        if schedule is None:
+            schedule = default_schedule(program, self.hardware, constants)
+        index = len(self.kernels)
+        name = str(prim.attrs.get("name", "fn"))
+        symbol = f"autotune_k{index:03d}_{_c_identifier(name)}"
+        func = lower(schedule, name=symbol)
+        coverage = TaskCoverage(
+            task=name,
+            workload_key=choice.workload_key,
+            record_id=choice.record_id if choice.schedule is not None else None,
+            calls=0,
+            note=choice.note,
+        )
+        self.kernels.append(PlannedKernel(symbol, func, coverage))
+        self.kernel_of[(prim, constants)] = (index, schedule)
+        return index, schedule
+
+    def call(self, node: Call, slots: dict[int, Any]) -> Any:
+        if not isinstance(node.op, Function):
+            raise IRError(
+                f"{node.op_name}: the model must be fused (run the pass pipeline) before compiling"
+            )
+        prim = node.op
+        constants = frozenset(
+            f"p{i}" for i, arg in enumerate(node.args) if isinstance(arg, Constant)
+        )
+        index, schedule = self.kernel_for(prim, constants)
+        self.calls[index] = self.calls.get(index, 0) + 1
+        args = []
+        for position, arg in enumerate(node.args):
+            value = slots[id(arg)]
+            if not isinstance(value, int):
+                raise IRError(f"{prim.attrs.get('name')}: tuple arguments are not supported")
+            layout = schedule.input_layouts.get(f"p{position}")
+            if layout is not None:
+                if not isinstance(arg, Constant):
+                    raise IRError(f"layout rewrite of non-constant input p{position}")
+                value = self.weight_value(np.asarray(layout.apply(arg.data)))
+            args.append(value)
+        outputs = [self.new_value(_nbytes(t)) for t in _tensor_types(node.checked_type)]
+        for value in outputs:
+            self.produced_by[value] = len(self.steps)
+        self.steps.append(KernelStep(index, tuple(args), tuple(outputs)))
+        if isinstance(node.checked_type, TupleType):
+            return tuple(outputs)
+        return outputs[0]
+
+
+def _c_identifier(name: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+    return cleaned[:48] or "fn"
+
+
+def plan_model(
+    fn: Function,
+    target: Target,
+    hardware: HardwareParams,
+    chooser: ScheduleChooser,
+    output_names: Sequence[str] | None = None,
+) -> ModelPlan:
+    """Plan a fused, typed main function (the output of the pass pipeline) for `target`."""
+    planner = _Planner(target, hardware, chooser)
+    slots: dict[int, Any] = {}
+    inputs: list[TensorSpec] = []
+    # Step 1. Inputs, weights and kernel calls, in post order.
+    for position, param in enumerate(fn.params):
+        ty = param.type_annotation
+        if not isinstance(ty, TensorType):
+            raise IRError(f"input %{param.name} must be a tensor, got {ty}")
+        value = planner.new_value(_nbytes(ty))
+        planner.locations[value] = Location("input", position)
+        slots[id(param)] = value
+        inputs.append(TensorSpec(param.name, tuple(ty.shape), ty.dtype))
+    for node in post_order(fn.body):
+        if id(node) in slots:
+            continue
+        if isinstance(node, Var):
+            raise IRError(f"free variable %{node.name} in the model")
+        if isinstance(node, Constant):
+            slots[id(node)] = planner.weight_value(np.asarray(node.data))
+        elif isinstance(node, Tuple):
+            slots[id(node)] = tuple(slots[id(item)] for item in node.fields)
+        elif isinstance(node, TupleGetItem):
+            slots[id(node)] = slots[id(node.tuple_value)][node.index]
+        elif isinstance(node, Call):
+            slots[id(node)] = planner.call(node, slots)
+        else:
+            raise IRError(f"cannot compile {type(node).__name__} in the main function")
+    # Step 2. Outputs: written in place when a kernel makes them, else copied.
+    result = _flatten(slots[id(fn.body)])
+    types = _tensor_types(fn.body.checked_type)
+    names = list(output_names) if output_names else [f"output_{i}" for i in range(len(result))]
+    if len(names) != len(result):
+        raise IRError(f"{len(names)} output names for {len(result)} outputs")
+    outputs = [
+        TensorSpec(name, tuple(ty.shape), ty.dtype) for name, ty in zip(names, types, strict=True)
+    ]
+    copies: list[tuple[int, int]] = []
+    for position, value in enumerate(result):
+        if value in planner.produced_by and value not in planner.locations:
+            planner.locations[value] = Location("output", position)
+        else:
+            copies.append((value, position))
+    # Step 3. The workspace: every other kernel output.
+    last_use = dict(planner.produced_by)
+    for step_index, step in enumerate(planner.steps):
+        for value in step.args:
+            if value in last_use:
+                last_use[value] = step_index
+    end = len(planner.steps)
+    for value, _ in copies:
+        if value in last_use:
+            last_use[value] = end
+    lifetimes = [
+        Lifetime(value, planner.value_bytes[value], first, last_use[value])
+        for value, first in planner.produced_by.items()
+        if value not in planner.locations
+    ]
+    memory = plan_memory(lifetimes)
+    for value, offset in memory.offsets.items():
+        planner.locations[value] = Location("workspace", offset)
+    kernels = [
+        PlannedKernel(k.symbol, k.func, _with_calls(k.coverage, planner.calls.get(i, 0)))
+        for i, k in enumerate(planner.kernels)
+    ]
+    return ModelPlan(
+        inputs=inputs,
+        outputs=outputs,
+        kernels=kernels,
+        steps=planner.steps,
+        locations=planner.locations,
+        copies=copies,
+        weights=planner.weights,
+        memory=memory,
+        value_bytes=planner.value_bytes,
+    )
+
+
+def _with_calls(coverage: TaskCoverage, calls: int) -> TaskCoverage:
+    return TaskCoverage(
+        coverage.task, coverage.workload_key, coverage.record_id, calls, coverage.note
+    )

@@ -1,0 +1,347 @@
+"""Load and run an autotune artifact (`<sha256>.tar.gz`) with numpy arrays.
+
+This module imports nothing from autotune: numpy, ctypes and the standard library are all
+it needs, so it can be copied next to an artifact or into a fresh virtual environment.
+
+    from loader import load_artifact
+    with load_artifact("3f2a....tar.gz") as model:
+        outputs = model.run({"data_0": image})      # {output name: numpy array}
+
+Loading checks everything before any code runs: the tarball's hash against its name (when
+it is named by its hash), the manifest's format and ABI version, the library's sha256
+against the manifest, and the library's own metadata against the manifest. A corrupt or
+truncated artifact raises ArtifactError saying so. `run` refuses an input of the wrong
+shape or dtype, naming the input and the shape it expects.
+
+Also a command: `python loader.py ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ARTIFACT_FORMAT = "autotune-artifact"
+FORMAT_VERSION = 1
+ABI_VERSION = 1
+MANIFEST_FILE = "manifest.json"
+_HASH_NAME = re.compile(r"^([0-9a-f]{64})\.tar\.gz$")
+
+
+class ArtifactError(Exception):
+    """An artifact cannot be loaded: missing, corrupt, truncated or incompatible."""
+
+
+class ArtifactInputError(ArtifactError, ValueError):
+    """A run input is missing, unknown, or has the wrong shape or dtype."""
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """A model input or output: name, shape and numpy dtype name."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+
+
+def _tensor_infos(manifest: Mapping[str, Any], key: str) -> list[TensorInfo]:
+    try:
+        return [
+            TensorInfo(str(item["name"]), tuple(int(d) for d in item["shape"]), str(item["dtype"]))
+            for item in manifest[key]
+        ]
+    except (KeyError, TypeError, ValueError) as err:
+        raise ArtifactError(f"manifest.json: malformed {key!r}: {err}") from None
+
+
+def _dtype_text(dtype: np.dtype[Any]) -> str:
+    """numpy's name of a dtype, with the byte order when it is not the native one."""
+    return dtype.name if dtype.isnative else dtype.str
+
+
+def _read_members(path: Path) -> dict[str, bytes]:
+    """Every regular file of the tarball at `path`, by name; ArtifactError when unreadable."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ArtifactError(f"cannot read artifact {path}: {err}") from None
+    match = _HASH_NAME.match(path.name)
+    if match is not None and hashlib.sha256(data).hexdigest() != match.group(1):
+        raise ArtifactError(
+            f"artifact {path} is corrupt or truncated: its content does not hash to the "
+            "sha256 in its name"
+        )
+    members: dict[str, bytes] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for member in tar:
+                if member.isfile():
+                    extracted = tar.extractfile(member)
+                    if extracted is not None:
+                        members[member.name] = extracted.read()
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
+        raise ArtifactError(
+            f"artifact {path} is corrupt or truncated (not a readable .tar.gz): {err}"
+        ) from None
+    return members
+
+
+def _check_manifest(path: Path, members: Mapping[str, bytes]) -> dict[str, Any]:
+    if MANIFEST_FILE not in members:
+        raise ArtifactError(f"artifact {path} has no {MANIFEST_FILE}; is it an autotune artifact?")
+    try:
+        manifest = json.loads(members[MANIFEST_FILE])
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ArtifactError(f"artifact {path}: {MANIFEST_FILE} is not valid JSON: {err}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != ARTIFACT_FORMAT:
+        raise ArtifactError(f"artifact {path}: {MANIFEST_FILE} is not an autotune manifest")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise ArtifactError(
+            f"artifact {path} has format version {manifest.get('format_version')!r}; "
+            f"this loader reads version {FORMAT_VERSION}"
+        )
+    if manifest.get("abi_version") != ABI_VERSION:
+        raise ArtifactError(
+            f"artifact {path} has ABI version {manifest.get('abi_version')!r}; "
+            f"this loader speaks version {ABI_VERSION}"
+        )
+    return manifest
+
+
+def _library_bytes(path: Path, members: Mapping[str, bytes], manifest: Mapping[str, Any]) -> bytes:
+    library = manifest.get("library")
+    if not isinstance(library, dict) or "file" not in library or "sha256" not in library:
+        raise ArtifactError(f"artifact {path}: the manifest does not describe its library")
+    name = str(library["file"])
+    if name not in members:
+        raise ArtifactError(f"artifact {path} is missing its library {name}")
+    data = members[name]
+    if hashlib.sha256(data).hexdigest() != library["sha256"]:
+        raise ArtifactError(
+            f"artifact {path} is corrupt: {name} does not match the sha256 in its manifest"
+        )
+    return data
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    signatures: dict[str, tuple[Any, list[Any]]] = {
+        "autotune_abi_version": (ctypes.c_int32, []),
+        "autotune_workspace_bytes": (ctypes.c_int64, []),
+        "autotune_create": (ctypes.c_void_p, []),
+        "autotune_run": (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]),
+        "autotune_destroy": (None, [ctypes.c_void_p]),
+    }
+    for side in ("input", "output"):
+        signatures[f"autotune_num_{side}s"] = (ctypes.c_int32, [])
+        signatures[f"autotune_{side}_name"] = (ctypes.c_char_p, [ctypes.c_int32])
+        signatures[f"autotune_{side}_dtype"] = (ctypes.c_char_p, [ctypes.c_int32])
+        signatures[f"autotune_{side}_ndim"] = (ctypes.c_int32, [ctypes.c_int32])
+        signatures[f"autotune_{side}_shape"] = (
+            ctypes.POINTER(ctypes.c_int64),
+            [ctypes.c_int32],
+        )
+    for name, (restype, argtypes) in signatures.items():
+        try:
+            function = getattr(lib, name)
+        except AttributeError:
+            raise ArtifactError(f"the model library does not export {name}") from None
+        function.restype = restype
+        function.argtypes = argtypes
+
+
+def _library_infos(lib: ctypes.CDLL, side: str) -> list[TensorInfo]:
+    infos = []
+    for index in range(getattr(lib, f"autotune_num_{side}s")()):
+        ndim = getattr(lib, f"autotune_{side}_ndim")(index)
+        shape = getattr(lib, f"autotune_{side}_shape")(index)
+        infos.append(
+            TensorInfo(
+                getattr(lib, f"autotune_{side}_name")(index).decode(),
+                tuple(int(shape[i]) for i in range(ndim)),
+                getattr(lib, f"autotune_{side}_dtype")(index).decode(),
+            )
+        )
+    return infos
+
+
+def _open_library(path: Path, data: bytes, work_dir: str | None) -> ctypes.CDLL:
+    """dlopen the library from a private temporary file, removed once it is mapped."""
+    directory = tempfile.mkdtemp(prefix="autotune-artifact-", dir=work_dir)
+    try:
+        library_path = os.path.join(directory, "model.so")
+        with open(library_path, "wb") as handle:
+            handle.write(data)
+        try:
+            return ctypes.CDLL(library_path)
+        except OSError as err:
+            raise ArtifactError(
+                f"artifact {path}: the model library does not load: {err}"
+            ) from None
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+class Artifact:
+    """A loaded model: `inputs`, `outputs` (TensorInfo lists), `manifest`; call `run`.
+
+    One model handle (with its workspace) serves every call; calls are serialised. Use one
+    Artifact per thread to run in parallel.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], work_dir: str | None = None) -> None:
+        started = time.perf_counter()
+        self.path = Path(path)
+        members = _read_members(self.path)
+        self.manifest = _check_manifest(self.path, members)
+        self.inputs = _tensor_infos(self.manifest, "inputs")
+        self.outputs = _tensor_infos(self.manifest, "outputs")
+        self._lib = _open_library(
+            self.path, _library_bytes(self.path, members, self.manifest), work_dir
+        )
+        _declare(self._lib)
+        if self._lib.autotune_abi_version() != ABI_VERSION:
+            raise ArtifactError(f"artifact {self.path}: the library speaks another ABI version")
+        if (
+            _library_infos(self._lib, "input") != self.inputs
+            or _library_infos(self._lib, "output") != self.outputs
+        ):
+            raise ArtifactError(
+                f"artifact {self.path}: the library's inputs/outputs differ from the manifest's"
+            )
+        handle = self._lib.autotune_create()
+        if not handle:
+            raise ArtifactError(
+                f"artifact {self.path}: cannot allocate the model's workspace "
+                f"({self._lib.autotune_workspace_bytes()} bytes)"
+            )
+        self._handle: int | None = handle
+        self._lock = threading.Lock()
+        self.load_s = time.perf_counter() - started
+
+    @property
+    def workspace_bytes(self) -> int:
+        """The size of the model's workspace (intermediate tensors), bytes."""
+        return int(self._lib.autotune_workspace_bytes())
+
+    def check_inputs(self, inputs: Mapping[str, Any]) -> list[np.ndarray]:
+        """The inputs as C-contiguous arrays in the model's order; ArtifactInputError naming
+        the input when one is missing, unknown, or of the wrong shape or dtype."""
+        names = [info.name for info in self.inputs]
+        unknown = sorted(set(inputs) - set(names))
+        if unknown:
+            raise ArtifactInputError(f"unknown input(s) {unknown}; the model's inputs are {names}")
+        arrays = []
+        for info in self.inputs:
+            expected = f"shape {list(info.shape)} {info.dtype}"
+            if info.name not in inputs:
+                raise ArtifactInputError(f"missing input {info.name!r} (expected {expected})")
+            value = inputs[info.name]
+            if not isinstance(value, np.ndarray):
+                value = np.asarray(value)
+            if value.shape != info.shape or value.dtype != np.dtype(info.dtype):
+                raise ArtifactInputError(
+                    f"input {info.name!r}: expected {expected}, "
+                    f"got shape {list(value.shape)} {_dtype_text(value.dtype)}"
+                )
+            arrays.append(np.ascontiguousarray(value))
+        return arrays
+
+    def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """Run the model on named input arrays; returns the outputs by name (new arrays)."""
+        arrays = self.check_inputs(inputs)
+        outputs = [np.empty(info.shape, np.dtype(info.dtype)) for info in self.outputs]
+        input_pointers = (ctypes.c_void_p * max(1, len(arrays)))(
+            *(array.ctypes.data for array in arrays)
+        )
+        output_pointers = (ctypes.c_void_p * max(1, len(outputs)))(
+            *(array.ctypes.data for array in outputs)
+        )
+        with self._lock:
+            if self._handle is None:
+                raise ArtifactError(f"artifact {self.path} is closed")
+            status = self._lib.autotune_run(self._handle, input_pointers, output_pointers)
+        if status != 0:
+            raise ArtifactError(f"artifact {self.path}: autotune_run failed with status {status}")
+        return {info.name: array for info, array in zip(self.outputs, outputs, strict=True)}
+
+    def close(self) -> None:
+        """Free the model's workspace (the library stays mapped until the process exits)."""
+        with self._lock:
+            if self._handle is not None:
+                self._lib.autotune_destroy(self._handle)
+                self._handle = None
+
+    def __enter__(self) -> Artifact:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            self._lib.autotune_destroy(handle)
+            self._handle = None
+
+
+def load_artifact(path: str | os.PathLike[str], work_dir: str | None = None) -> Artifact:
+    """Open the artifact at `path` (checked; ArtifactError when it cannot be used).
+    `work_dir` is where the library is briefly written to be loaded (default: the temp dir)."""
+    return Artifact(path, work_dir)
+
+
+def _parse_inputs(values: Sequence[str]) -> dict[str, np.ndarray]:
+    arrays = {}
+    for text in values:
+        name, sep, file = text.partition("=")
+        if not sep or not name or not file:
+            raise ArtifactInputError(f"--input {text!r}: expected NAME=FILE.npy")
+        try:
+            arrays[name] = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as err:
+            raise ArtifactInputError(f"--input {name}: cannot read {file}: {err}") from None
+    return arrays
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: run an artifact on .npy inputs, print output shapes, save an .npz."""
+    parser = argparse.ArgumentParser(description="Run an autotune artifact with numpy.")
+    parser.add_argument("artifact")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
+    parser.add_argument("--output", metavar="OUT.npz")
+    args = parser.parse_args(argv)
+    try:
+        with load_artifact(args.artifact) as model:
+            outputs = model.run(_parse_inputs(args.input))
+    except ArtifactError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    for name, array in outputs.items():
+        print(f"{name}: {list(array.shape)} {array.dtype.name}")
+    if args.output:
+        arrays: dict[str, Any] = dict(outputs)
+        np.savez(args.output, **arrays)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

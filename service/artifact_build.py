@@ -1,0 +1,112 @@
+"""Compile a model into an artifact with the best tuned records: the layer between the
+tuner's records and `codegen.aot` (which may not import the tuner).
+
+`build_artifact(model_path, target, records, out_dir)` imports and optimises the ONNX
+model, then compiles it ahead of time; for each fused function the chooser looks up the
+declared best `ok` record of its workload on the exact target (`tuner.tune.tuned_record`,
+the same choice `autotune run --records` makes) and replays its trace, or reports a miss
+and lets the default schedule be used. The result lists that coverage per task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codegen.aot import ScheduleChoice, ScheduleChooser, build_model_artifact
+from codegen.llvm import parse_target
+from ir.errors import AutotuneError
+from ir.frontend.onnx import import_model
+from ir.graph.nodes import Function
+from ir.graph.passes.pipeline import optimize
+from ir.schedule import Trace
+from ir.te.program import TEProgram
+from tuner.records import Record
+from tuner.tasks import normalize_target, workload_key
+from tuner.tune import tuned_record
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ArtifactBuild:
+    """A built artifact: the .tar.gz (named by its sha256), its size, the per-task coverage
+    (`{task, workload_key, record_id, hit, ...}`, first-call order) and the manifest."""
+
+    path: Path
+    sha256: str
+    size_bytes: int
+    coverage: list[dict[str, Any]]
+    manifest: dict[str, Any]
+
+    @property
+    def hits(self) -> int:
+        """Tasks compiled with a tuned record."""
+        return sum(1 for task in self.coverage if task["hit"])
+
+    @property
+    def misses(self) -> int:
+        """Tasks that fell back to the default schedule."""
+        return len(self.coverage) - self.hits
+
+
+def records_chooser(records: Iterable[Record], target: str) -> ScheduleChooser:
+    """A schedule chooser for `codegen.aot`: each workload's declared best record on
+    `target` (exact target string), replayed; a miss when there is none or it no longer
+    replays (the reason goes in the choice's note)."""
+    target = normalize_target(target)
+    by_key: dict[str, list[Record]] = {}
+    for record in records:
+        if record.target == target:
+            by_key.setdefault(record.workload_key, []).append(record)
+
+    def choose(function: Function, program: TEProgram, constants: frozenset[str]) -> ScheduleChoice:
+        key = workload_key(function, constants)
+        record = tuned_record(by_key.get(key, ()), key, target)
+        if record is None:
+            return ScheduleChoice(workload_key=key)
+        try:
+            schedule = Trace.from_json(dict(record.trace)).replay(program)
+        except AutotuneError as err:
+            logger.warning("record %s no longer replays: %s", record.candidate_id[:12], err)
+            return ScheduleChoice(workload_key=key, note=f"best record does not replay: {err}")
+        return ScheduleChoice(workload_key=key, schedule=schedule, record_id=record.candidate_id)
+
+    return choose
+
+
+def build_artifact(
+    model_path: Path,
+    target: str,
+    records: list[Record],
+    out_dir: Path,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> ArtifactBuild:
+    """Compile the ONNX model at `model_path` for `target` (e.g. `llvm`: this host) with the
+    best of `records`, into `out_dir/<sha256>.tar.gz`. Deterministic: the same model, shapes,
+    target and records give a byte-identical artifact. Raises AutotuneError subclasses
+    (a bad model, an unknown target, a compiler failure) with a clear message."""
+    exact_target = normalize_target(target)
+    parsed = parse_target(exact_target)
+    model_bytes = Path(model_path).read_bytes()
+    imported = import_model(model_bytes, shape=shapes or None)
+    fn = optimize(imported.function)
+    result = build_model_artifact(
+        fn,
+        parsed,
+        Path(out_dir),
+        chooser=records_chooser(records, exact_target),
+        output_names=imported.output_names,
+        model_sha256=hashlib.sha256(model_bytes).hexdigest(),
+    )
+    return ArtifactBuild(
+        path=result.path,
+        sha256=result.sha256,
+        size_bytes=result.size_bytes,
+        coverage=[task.to_json() for task in result.coverage],
+        manifest=result.manifest,
+    )
