@@ -1,0 +1,1 @@
+"""The HTTP API under /v1: thin routes over the service layer."""

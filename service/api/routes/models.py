@@ -1,0 +1,74 @@
+"""/v1/models: upload an ONNX model, list and get models."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from service.api.body import upload_bytes
+from service.api.convert import model_public
+from service.api.deps import State, User
+from service.model_store import get_model, list_models, store_model
+from service.schemas import ModelPublic, ModelsPublic
+
+router = APIRouter(prefix="/v1/models", tags=["models"])
+
+UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {"file": {"type": "string", "format": "binary"}},
+                    "required": ["file"],
+                }
+            },
+        },
+    }
+}
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=ModelPublic,
+    openapi_extra=UPLOAD_BODY,
+    summary="Upload an ONNX model (raw body or multipart field 'file')",
+    responses={413: {"description": "over the size limit"}, 422: {"description": "not usable"}},
+)
+async def upload_model(request: Request, state: State, _user: User) -> ModelPublic:
+    """Validate and store a model; the same bytes give the same model."""
+    name, data = await upload_bytes(request, state.settings.max_upload_bytes)
+
+    def store() -> ModelPublic:
+        with state.session() as session:
+            row = store_model(
+                session, state.settings.models_dir, name, data, state.settings.max_upload_bytes
+            )
+            return model_public(row)
+
+    return await run_in_threadpool(store)
+
+
+@router.get("", response_model=ModelsPublic, summary="List models, newest first")
+def list_all(
+    state: State,
+    _user: User,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> ModelsPublic:
+    """A page of models."""
+    with state.session() as session:
+        rows, total = list_models(session, limit, offset)
+        return ModelsPublic(items=[model_public(row) for row in rows], total=total)
+
+
+@router.get("/{model_id}", response_model=ModelPublic, summary="Get a model")
+def get_one(model_id: str, state: State, _user: User) -> ModelPublic:
+    """One model with its inputs, outputs, fused functions and tasks."""
+    with state.session() as session:
+        return model_public(get_model(session, model_id))

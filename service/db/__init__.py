@@ -1,0 +1,1 @@
+"""Storage: ORM rows, engine and session setup, migrations applied on start."""

@@ -1,0 +1,188 @@
+"""Tuning jobs: create, list, inspect with per-task progress and curves, cancel.
+
+A job is created `queued` with one row per task; a job driver (`service.orchestration`)
+claims it, marks it `running`, and ends it `completed`, `failed` or (by a user)
+`cancelled`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from codegen.errors import TargetError
+from service.db.models import JobRow, JobTaskRow, RecordRow
+from service.errors import Conflict, InvalidInput, NotFound
+from service.model_store import get_model, model_tasks
+from service.queue import cancel_job_batches
+from service.schemas import CurvePoint, JobCreate
+from tuner.tasks import Task, TaskError, normalize_target
+
+STATES = ("queued", "running", "completed", "failed", "cancelled")
+ACTIVE_STATES = ("queued", "running")
+CURVE_POINTS = 200  # at most this many points per task curve
+
+
+@dataclass(frozen=True)
+class TaskProgress:
+    """One task of a job, with its tuning curve (best GFLOPS after n trials)."""
+
+    row: JobTaskRow
+    best_gflops: float | None
+    curve: list[CurvePoint]
+
+
+def gflops(flops: int, cost_s: float | None) -> float | None:
+    """GFLOPS of a kernel of `flops` running `cost_s` seconds (None when unknown)."""
+    if cost_s is None or cost_s <= 0 or not math.isfinite(cost_s):
+        return None
+    return flops / cost_s / 1e9
+
+
+def job_tasks_for(models_dir: Path, create: JobCreate, target: str) -> list[Task]:
+    """The tasks a new job tunes: its model's, or its one workload."""
+    if create.workload is not None:
+        try:
+            task = Task.from_json(create.workload)
+        except TaskError as err:
+            raise InvalidInput(f"bad workload: {err}") from None
+        return [
+            Task(task.key, task.name, task.function, task.constant_params, task.flops, 1, target)
+        ]
+    assert create.model_id is not None
+    return model_tasks(models_dir, create.model_id, target)
+
+
+def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
+    """Validate and queue a job; raises InvalidInput (unknown target, bad workload) or
+    NotFound (unknown model) before anything is stored."""
+    try:
+        target = normalize_target(create.target)
+    except TargetError as err:
+        raise InvalidInput(f"unknown target {create.target!r}: {err}") from None
+    if create.trials <= 0:
+        raise InvalidInput(f"the trial budget must be positive, got {create.trials}")
+    if create.model_id is not None:
+        get_model(session, create.model_id)
+    tasks = job_tasks_for(models_dir, create, target)
+    try:
+        create.options.measure.to_options()
+    except ValueError as err:
+        raise InvalidInput(f"bad measure options: {err}") from None
+    job = JobRow(
+        id=uuid.uuid4().hex,
+        model_id=create.model_id,
+        workload=tasks[0].to_json() if create.workload is not None else None,
+        target=target,
+        trials=create.trials,
+        time_limit_s=create.time_limit_s,
+        options=create.options.model_dump(),
+        state="queued",
+        error="",
+        trials_done=0,
+        created_at=time.time(),
+    )
+    session.add(job)
+    session.flush()
+    for position, task in enumerate(tasks):
+        session.add(
+            JobTaskRow(
+                job_id=job.id,
+                position=position,
+                workload_key=task.key,
+                name=task.name,
+                weight=task.weight,
+                flops=task.flops,
+                trials=0,
+                best_cost_s=None,
+            )
+        )
+    session.flush()
+    return job
+
+
+def get_job(session: Session, job_id: str) -> JobRow:
+    """The job with this id; NotFound otherwise."""
+    job = session.get(JobRow, job_id)
+    if job is None:
+        raise NotFound(f"no job {job_id!r}")
+    return job
+
+
+def list_jobs(
+    session: Session, state: str | None, model_id: str | None, limit: int, offset: int
+) -> tuple[list[JobRow], int]:
+    """A page of jobs, newest first, filtered by state and model, and the total count."""
+    if state is not None and state not in STATES:
+        raise InvalidInput(f"unknown job state {state!r}; known: {', '.join(STATES)}")
+    query = select(JobRow)
+    if state is not None:
+        query = query.where(JobRow.state == state)
+    if model_id is not None:
+        query = query.where(JobRow.model_id == model_id)
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = session.scalars(
+        query.order_by(JobRow.created_at.desc(), JobRow.id).limit(limit).offset(offset)
+    )
+    return list(rows), total
+
+
+def job_progress(session: Session, job: JobRow) -> list[TaskProgress]:
+    """Each task's trials, best cost and tuning curve (from this job's records)."""
+    tasks = list(
+        session.scalars(
+            select(JobTaskRow).where(JobTaskRow.job_id == job.id).order_by(JobTaskRow.position)
+        )
+    )
+    costs: dict[str, list[float | None]] = {}
+    for key, median in session.execute(
+        select(RecordRow.workload_key, RecordRow.median_cost_s)
+        .where(RecordRow.job_id == job.id, RecordRow.target == job.target)
+        .order_by(RecordRow.id)
+    ):
+        costs.setdefault(key, []).append(median)
+    return [
+        TaskProgress(
+            task,
+            gflops(task.flops, task.best_cost_s),
+            _curve(task, costs.get(task.workload_key, [])),
+        )
+        for task in tasks
+    ]
+
+
+def _curve(task: JobTaskRow, costs: list[float | None]) -> list[CurvePoint]:
+    points: list[CurvePoint] = []
+    best: float | None = None
+    step = max(1, math.ceil(len(costs) / CURVE_POINTS))
+    for index, cost in enumerate(costs, start=1):
+        if cost is not None and (best is None or cost < best):
+            best = cost
+        if index % step == 0 or index == len(costs):
+            points.append(CurvePoint(trials=index, best_gflops=gflops(task.flops, best)))
+    return points
+
+
+def cancel_job(session: Session, job_id: str) -> JobRow:
+    """Cancel a queued or running job: scheduling stops, its batches are cancelled and
+    their leases released. Conflict for a job that already ended."""
+    job = get_job(session, job_id)
+    if job.state not in ACTIVE_STATES:
+        raise Conflict(f"job {job_id} is already {job.state}")
+    job.state = "cancelled"
+    job.finished_at = time.time()
+    cancel_job_batches(session, job_id)
+    session.flush()
+    return job
+
+
+def count_jobs_by_state(session: Session) -> dict[str, int]:
+    """How many jobs are in each state (every state listed)."""
+    counts = dict(session.execute(select(JobRow.state, func.count()).group_by(JobRow.state)).all())
+    return {state: int(counts.get(state, 0)) for state in STATES}

@@ -1,0 +1,115 @@
+"""Uploaded ONNX models: validated, stored content-addressed (by sha256) in the data dir.
+
+A model is imported and optimised before anything is stored, so a bad upload changes
+nothing; its row keeps what the API returns about it (inputs, outputs, fused functions
+and tuning tasks).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from codegen.llvm import host_target
+from ir.errors import AutotuneError
+from ir.frontend.onnx import from_onnx
+from ir.graph.nodes import Function
+from ir.graph.passes.pipeline import optimize
+from ir.graph.summary import fused_functions, graph_summary
+from service.db.models import ModelRow
+from service.errors import InvalidInput, NotFound, TooLarge
+from tuner.tasks import Task, extract_tasks
+
+
+def model_path(models_dir: Path, model_id: str) -> Path:
+    """Where the model with this id (its sha256) is stored."""
+    return models_dir / f"{model_id}.onnx"
+
+
+def describe_model(data: bytes) -> dict[str, Any]:
+    """Import and optimise ONNX bytes; returns inputs, outputs, fused functions and tasks.
+
+    Raises InvalidInput naming the problem (not ONNX, an unsupported op, a bad shape).
+    """
+    if not data:
+        raise InvalidInput("the uploaded model is empty")
+    try:
+        imported = from_onnx(data)
+        optimized = optimize(imported)
+        tasks = extract_tasks(optimized, str(host_target()))
+    except AutotuneError as err:
+        raise InvalidInput(f"not a usable ONNX model: {err}") from None
+    except Exception as err:  # the protobuf parser raises its own types on garbage
+        raise InvalidInput(f"not a usable ONNX model: {type(err).__name__}: {err}") from None
+    summary = graph_summary(imported)
+    return {
+        "inputs": summary["inputs"],
+        "outputs": summary["outputs"],
+        "flops": summary["flops"],
+        "fused_functions": [fused.to_json() for fused in fused_functions(optimized)],
+        "tasks": [
+            {"workload_key": t.key, "name": t.name, "flops": t.flops, "weight": t.weight}
+            for t in tasks
+        ],
+    }
+
+
+def store_model(
+    session: Session, models_dir: Path, name: str, data: bytes, max_bytes: int
+) -> ModelRow:
+    """Validate and store an uploaded model; the same bytes again return the same row."""
+    if len(data) > max_bytes:
+        raise TooLarge(f"the model is {len(data)} bytes; the limit is {max_bytes} bytes")
+    model_id = hashlib.sha256(data).hexdigest()
+    existing = session.get(ModelRow, model_id)
+    if existing is not None:
+        return existing
+    info = describe_model(data)
+    models_dir.mkdir(parents=True, exist_ok=True)
+    path = model_path(models_dir, model_id)
+    partial = path.with_suffix(f".{os.getpid()}.partial")
+    partial.write_bytes(data)
+    partial.replace(path)  # atomic: a reader sees the whole file or none
+    row = ModelRow(
+        id=model_id,
+        name=(name or "model.onnx")[:500],
+        size_bytes=len(data),
+        created_at=time.time(),
+        info=info,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get_model(session: Session, model_id: str) -> ModelRow:
+    """The model with this id; NotFound otherwise."""
+    row = session.get(ModelRow, model_id)
+    if row is None:
+        raise NotFound(f"no model {model_id!r}")
+    return row
+
+
+def list_models(session: Session, limit: int, offset: int) -> tuple[list[ModelRow], int]:
+    """A page of models, newest first, and the total count."""
+    total = session.scalar(select(func.count()).select_from(ModelRow)) or 0
+    rows = session.scalars(
+        select(ModelRow).order_by(ModelRow.created_at.desc()).limit(limit).offset(offset)
+    )
+    return list(rows), total
+
+
+def load_model_function(models_dir: Path, model_id: str) -> Function:
+    """The stored model imported and optimised (the function the tuner tunes)."""
+    return optimize(from_onnx(model_path(models_dir, model_id).read_bytes()))
+
+
+def model_tasks(models_dir: Path, model_id: str, target: str) -> list[Task]:
+    """The tuning tasks of a stored model for `target`."""
+    return extract_tasks(load_model_function(models_dir, model_id), target)

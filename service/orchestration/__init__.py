@@ -1,0 +1,1 @@
+"""Orchestration: job drivers in background processes, their leases, and the sweeper."""

@@ -1,0 +1,289 @@
+"""A job driver: tunes one job with the tuner's loop, measuring through the worker queue.
+
+Runs in its own process (`python -m service.orchestration.driver --job ID --driver ID`,
+settings in the AUTOTUNE_DRIVER_SETTINGS environment variable as JSON), started by the
+supervisor. A keeper thread renews the driver's lease on its job and its workload leases;
+the driver exits when it loses the lease or its parent (the service) dies, so a
+restarted service or another replica resumes the job.
+
+Step 1. Wait for the job's candidates already queued (by a driver that died): they are
+        measured once, by workers, and become records.
+Step 2. Take the job's workload leases (waiting while another job tunes one of them).
+Step 3. `tuner.tune.tune_tasks` with the queue as measurer and the database's records as
+        the store: it resumes from every record of the workloads, so nothing recorded is
+        measured again.
+Step 4. Store each task's summary and mark the job completed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from types import FrameType
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from codegen.measure import MeasureInput, MeasureOptions, MeasureResult
+from service.db.engine import make_engine, make_session_factory, unit_of_work
+from service.db.models import JobRow, JobTaskRow
+from service.model_store import model_tasks
+from service.orchestration import leases
+from service.queue import CANCELLED, batch_outcome, job_has_pending, queue_batch
+from service.records import JobRecordStore
+from service.settings import Settings
+from tuner.records import Record
+from tuner.tasks import Task
+from tuner.tune import TuneProgress, TuneResult, tune_tasks
+
+SETTINGS_ENV = "AUTOTUNE_DRIVER_SETTINGS"
+logger = logging.getLogger(__name__)
+
+
+class JobStopped(Exception):
+    """The job was cancelled, or this driver must stop (lease lost, SIGTERM)."""
+
+
+class Driver:
+    """Drives one job; see the module docstring."""
+
+    def __init__(
+        self, settings: Settings, factory: sessionmaker[Session], job_id: str, driver_id: str
+    ) -> None:
+        self.settings = settings
+        self.factory = factory
+        self.job_id = job_id
+        self.driver_id = driver_id
+        self.stopping = threading.Event()
+        self.poll_s = settings.poll_interval_s
+
+    # -- checks ----------------------------------------------------------------------------
+
+    def check(self) -> None:
+        """Raise JobStopped when the job was cancelled or the driver is stopping."""
+        if self.stopping.is_set():
+            raise JobStopped("driver stopping")
+        with unit_of_work(self.factory) as session:
+            job = session.get(JobRow, self.job_id)
+            if job is None or job.state != "running" or job.driver_id != self.driver_id:
+                raise JobStopped(f"job is {job.state if job else 'gone'}")
+
+    def wait(self, ready: Callable[[Session], bool]) -> None:
+        """Poll until `ready(session)` holds, checking for cancellation in between."""
+        while True:
+            with unit_of_work(self.factory) as session:
+                if ready(session):
+                    return
+            self.check()
+            time.sleep(self.poll_s)
+
+    # -- the measurer ----------------------------------------------------------------------
+
+    def measure(
+        self, inputs: Sequence[MeasureInput], options: MeasureOptions
+    ) -> list[MeasureResult]:
+        """Queue the candidates as one batch and wait for every result."""
+        if not inputs:
+            return []
+        self.check()
+        with unit_of_work(self.factory) as session:
+            batch = queue_batch(
+                session,
+                self.job_id,
+                inputs[0].task_json,
+                inputs[0].target,
+                options.to_json(),
+                [candidate.trace_json for candidate in inputs],
+            )
+            batch_id = batch.id
+        results: list[MeasureResult] = []
+
+        def done(session: Session) -> bool:
+            rows = batch_outcome(session, batch_id)
+            if rows is None:
+                return False
+            if any(row.status == CANCELLED for row in rows):
+                raise JobStopped("job cancelled")
+            results.extend(
+                MeasureResult(row.status, tuple(row.costs_s), row.error, row.build_s, row.measure_s)
+                for row in rows
+            )
+            return True
+
+        self.wait(done)
+        return results
+
+    # -- progress --------------------------------------------------------------------------
+
+    def note_progress(self, progress: TuneProgress) -> None:
+        """Store a task's trials and best cost, and the job's trial count."""
+        with unit_of_work(self.factory) as session:
+            task = (
+                session.query(JobTaskRow)
+                .filter_by(job_id=self.job_id, position=progress.task_index)
+                .one()
+            )
+            task.trials = progress.task_trials
+            if progress.task_best_gflops:
+                task.best_cost_s = task.flops / (progress.task_best_gflops * 1e9)
+            job = session.get(JobRow, self.job_id)
+            assert job is not None
+            job.trials_done = progress.total_trials
+
+    def finish(self, result: TuneResult) -> None:
+        """Store each task's summary and mark the job completed."""
+        with unit_of_work(self.factory) as session:
+            job = session.get(JobRow, self.job_id)
+            assert job is not None
+            if job.state != "running" or job.driver_id != self.driver_id:
+                return
+            rows = (
+                session.query(JobTaskRow)
+                .filter_by(job_id=self.job_id)
+                .order_by(JobTaskRow.position)
+                .all()
+            )
+            for row, summary in zip(rows, result.tasks, strict=True):
+                row.trials = summary.trials
+                row.best_cost_s = summary.best_cost_s
+            job.trials_done = sum(summary.trials for summary in result.tasks)
+            job.state = "completed"
+            job.finished_at = time.time()
+
+    def fail(self, message: str) -> None:
+        """Mark the job failed with `message` (unless it already ended)."""
+        with unit_of_work(self.factory) as session:
+            job = session.get(JobRow, self.job_id)
+            if job is not None and job.state == "running" and job.driver_id == self.driver_id:
+                job.state = "failed"
+                job.error = message[:10_000]
+                job.finished_at = time.time()
+
+    # -- the job ---------------------------------------------------------------------------
+
+    def tasks(self, job: JobRow) -> list[Task]:
+        """The job's tasks (its model's, or its one workload)."""
+        if job.workload is not None:
+            return [Task.from_json(job.workload)]
+        assert job.model_id is not None
+        return model_tasks(self.settings.models_dir, job.model_id, job.target)
+
+    def run(self) -> None:
+        """Steps 1-4 of the module docstring."""
+        with unit_of_work(self.factory) as session:
+            job = session.get(JobRow, self.job_id)
+            assert job is not None
+        tasks = self.tasks(job)
+        keys = [task.key for task in tasks]
+        lease_s = self.settings.driver_lease_s
+        # Step 1.
+        self.wait(lambda session: not job_has_pending(session, self.job_id))
+        # Step 2.
+        self.wait(
+            lambda session: leases.acquire_workload_leases(
+                session, self.job_id, job.target, keys, lease_s
+            )
+        )
+        # Step 3.
+        options = job.options
+        counts: Callable[[Record], bool] | None = None
+        if not options.get("count_shared_records", True):
+            counts = lambda record: record.job == self.job_id  # noqa: E731
+        result = tune_tasks(
+            tasks,
+            job.target,
+            job.trials,
+            JobRecordStore(self.factory, job.target, keys),
+            time_limit_s=job.time_limit_s,
+            batch_size=int(options.get("batch_size", 16)),
+            search=str(options.get("search", "evolutionary")),
+            progress=self.note_progress,
+            measure_options=MeasureOptions.from_json(options.get("measure", {})),
+            remeasure_top=int(options.get("remeasure_top", 3)),
+            early_stopping_trials=options.get("early_stopping_trials"),
+            search_options=options.get("search_options") or {},
+            seed=int(options.get("seed", 0)),
+            measurer=self.measure,
+            counts_toward_budget=counts,
+        )
+        # Step 4.
+        self.finish(result)
+
+
+class _Keeper(threading.Thread):
+    """Renews the driver's leases; exits the process when it loses them or its parent."""
+
+    def __init__(self, driver: Driver, parent_pid: int) -> None:
+        super().__init__(daemon=True, name="lease-keeper")
+        self.driver = driver
+        self.parent_pid = parent_pid
+
+    def run(self) -> None:
+        interval = self.driver.settings.driver_lease_s / 3
+        while not self.driver.stopping.wait(interval):
+            if os.getppid() != self.parent_pid:
+                os._exit(0)  # the service died: its successor resumes the job
+            try:
+                with unit_of_work(self.driver.factory) as session:
+                    held = leases.renew_job_lease(
+                        session,
+                        self.driver.job_id,
+                        self.driver.driver_id,
+                        self.driver.settings.driver_lease_s,
+                    )
+                    leases.renew_workload_leases(
+                        session, self.driver.job_id, self.driver.settings.driver_lease_s
+                    )
+            except Exception as err:  # a database hiccup: try again next interval
+                logger.warning("renewing the job lease failed: %s", err)
+                continue
+            if not held:
+                os._exit(0)  # another driver owns the job now
+
+
+def drive(settings: Settings, job_id: str, driver_id: str, parent_pid: int) -> int:
+    """Drive one job to its end (or until stopped); returns the exit status."""
+    engine = make_engine(settings.resolved_database_url)
+    factory = make_session_factory(engine)
+    driver = Driver(settings, factory, job_id, driver_id)
+
+    def on_term(_signum: int, _frame: FrameType | None) -> None:
+        driver.stopping.set()
+
+    signal.signal(signal.SIGTERM, on_term)
+    _Keeper(driver, parent_pid).start()
+    try:
+        driver.run()
+    except JobStopped as stop:
+        logger.info("job %s: driver stopped: %s", job_id, stop)
+    except Exception as err:
+        logger.exception("job %s failed", job_id)
+        driver.fail(f"{type(err).__name__}: {err}")
+    finally:
+        driver.stopping.set()
+        with unit_of_work(factory) as session:
+            leases.release_workload_leases(session, job_id)
+            leases.release_job_lease(session, job_id, driver_id)
+        engine.dispose()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of a driver process."""
+    parser = argparse.ArgumentParser(prog="autotune-driver")
+    parser.add_argument("--job", required=True)
+    parser.add_argument("--driver", required=True)
+    parser.add_argument("--parent-pid", type=int, required=True)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="driver %(process)d: %(message)s")
+    settings = Settings.model_validate_json(os.environ[SETTINGS_ENV])
+    return drive(settings, args.job, args.driver, args.parent_pid)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Leases of the orchestration: a driver's lease on its job, and a job's lease on each
+(workload, target) it tunes, so two concurrent jobs never tune one workload at once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from sqlalchemy import delete, or_, select, update
+from sqlalchemy.orm import Session
+
+from service.db.models import JobRow, WorkloadLeaseRow
+
+
+def claim_next_job(session: Session, driver_id: str, lease_s: float) -> JobRow | None:
+    """Claim the oldest queued or running job that no live driver holds (a running job
+    whose driver died is resumed); marks it running. None when there is none."""
+    now = time.time()
+    query = (
+        select(JobRow)
+        .where(
+            JobRow.state.in_(("queued", "running")),
+            or_(JobRow.driver_lease_until.is_(None), JobRow.driver_lease_until < now),
+        )
+        .order_by(JobRow.created_at, JobRow.id)
+        .limit(1)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    job = session.scalars(query).first()
+    if job is None:
+        return None
+    job.driver_id = driver_id
+    job.driver_lease_until = now + lease_s
+    job.state = "running"
+    job.started_at = job.started_at or now
+    session.flush()
+    return job
+
+
+def renew_job_lease(session: Session, job_id: str, driver_id: str, lease_s: float) -> bool:
+    """Extend the driver's lease on its job; False when the driver no longer holds it."""
+    result = session.execute(
+        update(JobRow)
+        .where(JobRow.id == job_id, JobRow.driver_id == driver_id)
+        .values(driver_lease_until=time.time() + lease_s)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def release_job_lease(session: Session, job_id: str, driver_id: str) -> None:
+    """Give up the driver's lease, so another driver may resume the job at once."""
+    session.execute(
+        update(JobRow)
+        .where(JobRow.id == job_id, JobRow.driver_id == driver_id)
+        .values(driver_id=None, driver_lease_until=None)
+    )
+
+
+def acquire_workload_leases(
+    session: Session, job_id: str, target: str, keys: Sequence[str], lease_s: float
+) -> bool:
+    """Take the leases of all `keys` on `target` for the job, or none of them: False when
+    another job holds a live one (the caller waits and tries again)."""
+    now = time.time()
+    rows = {
+        row.workload_key: row
+        for row in session.scalars(
+            select(WorkloadLeaseRow).where(
+                WorkloadLeaseRow.target == target, WorkloadLeaseRow.workload_key.in_(keys)
+            )
+        )
+    }
+    if any(row.job_id != job_id and row.expires_at >= now for row in rows.values()):
+        return False
+    for key in sorted(set(keys)):
+        row = rows.get(key)
+        if row is None:
+            session.add(
+                WorkloadLeaseRow(
+                    workload_key=key, target=target, job_id=job_id, expires_at=now + lease_s
+                )
+            )
+        else:
+            row.job_id = job_id
+            row.expires_at = now + lease_s
+    session.flush()
+    return True
+
+
+def renew_workload_leases(session: Session, job_id: str, lease_s: float) -> None:
+    """Extend every workload lease the job holds."""
+    session.execute(
+        update(WorkloadLeaseRow)
+        .where(WorkloadLeaseRow.job_id == job_id)
+        .values(expires_at=time.time() + lease_s)
+    )
+
+
+def release_workload_leases(session: Session, job_id: str) -> None:
+    """Drop every workload lease the job holds."""
+    session.execute(delete(WorkloadLeaseRow).where(WorkloadLeaseRow.job_id == job_id))

@@ -1,0 +1,323 @@
+"""API schemas (pydantic): what the HTTP API accepts and returns, converted at the edges."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from codegen.measure import MeasureOptions
+
+
+class Strict(BaseModel):
+    """A request body: unknown fields are an error, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- models ----------------------------------------------------------------------------------
+
+
+class TaskInfo(BaseModel):
+    """A tuning task of a model."""
+
+    workload_key: str
+    name: str
+    flops: int
+    weight: int
+
+
+class ModelPublic(BaseModel):
+    """An uploaded model: its id is the sha256 of its bytes."""
+
+    id: str
+    name: str
+    size_bytes: int
+    created_at: float
+    inputs: list[dict[str, Any]]
+    outputs: list[dict[str, Any]]
+    flops: int
+    fused_functions: list[dict[str, Any]]
+    tasks: list[TaskInfo]
+
+
+class ModelsPublic(BaseModel):
+    """A page of models."""
+
+    items: list[ModelPublic]
+    total: int
+
+
+# -- jobs ------------------------------------------------------------------------------------
+
+
+class MeasureOptionsIn(Strict):
+    """How workers time a candidate (`codegen.measure.MeasureOptions`)."""
+
+    number: int = Field(default=0, ge=0, le=1_000_000)
+    repeat: int = Field(default=3, ge=1, le=100)
+    min_repeat_ms: float = Field(default=50.0, ge=0, le=10_000)
+    build_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    run_timeout_s: float = Field(default=20.0, gt=0, le=3600)
+    flush_cache: bool = False
+    seed: int = Field(default=0, ge=0, le=2**31)
+
+    def to_options(self) -> MeasureOptions:
+        """The measurement options these fields describe."""
+        return MeasureOptions(**self.model_dump())
+
+
+class JobOptions(Strict):
+    """How a job tunes."""
+
+    batch_size: int = Field(default=16, ge=1, le=256)
+    search: Literal["evolutionary", "random"] = "evolutionary"
+    remeasure_top: int = Field(default=3, ge=0, le=32)
+    early_stopping_trials: int | None = Field(default=None, ge=1)
+    seed: int = Field(default=0, ge=0, le=2**31)
+    search_options: dict[str, int | float | bool | str] = Field(default_factory=dict)
+    measure: MeasureOptionsIn = Field(default_factory=MeasureOptionsIn)
+    count_shared_records: bool = Field(
+        default=True,
+        description="records of other jobs count toward the budget (a workload is tuned once)",
+    )
+
+
+class JobCreate(Strict):
+    """A new job: a stored model (`model_id`) or one workload (`workload`: a Task's JSON)."""
+
+    model_id: str | None = None
+    workload: dict[str, Any] | None = None
+    target: str = "llvm"
+    trials: int = Field(gt=0, le=10_000_000)
+    time_limit_s: float | None = Field(default=None, gt=0)
+    options: JobOptions = Field(default_factory=JobOptions)
+
+    @model_validator(mode="after")
+    def _one_subject(self) -> JobCreate:
+        if (self.model_id is None) == (self.workload is None):
+            raise ValueError("give exactly one of model_id and workload")
+        return self
+
+
+class CurvePoint(BaseModel):
+    """The best GFLOPS of a task after `trials` of this job's measurements."""
+
+    trials: int
+    best_gflops: float | None
+
+
+class TaskProgressPublic(BaseModel):
+    """One task of a job and how far its tuning got."""
+
+    position: int
+    workload_key: str
+    name: str
+    weight: int
+    flops: int
+    trials: int
+    best_cost_s: float | None
+    best_gflops: float | None
+    curve: list[CurvePoint]
+
+
+class JobPublic(BaseModel):
+    """A job (without per-task detail)."""
+
+    id: str
+    model_id: str | None
+    target: str
+    trials: int
+    time_limit_s: float | None
+    options: dict[str, Any]
+    state: str
+    error: str
+    trials_done: int
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+
+
+class JobDetail(JobPublic):
+    """A job with its tasks' progress and tuning curves."""
+
+    tasks: list[TaskProgressPublic]
+
+
+class JobsPublic(BaseModel):
+    """A page of jobs."""
+
+    items: list[JobPublic]
+    total: int
+
+
+# -- records ---------------------------------------------------------------------------------
+
+
+class RecordPublic(BaseModel):
+    """A tuning record."""
+
+    id: int
+    candidate_id: str
+    workload_key: str
+    target: str
+    trace: dict[str, Any]
+    costs_s: list[float]
+    median_cost_s: float | None
+    status: str
+    error: str
+    time: float
+    worker: str | None
+    job_id: str | None
+
+
+class RecordsPublic(BaseModel):
+    """A page of records."""
+
+    items: list[RecordPublic]
+
+
+class ImportResult(BaseModel):
+    """What a record import stored."""
+
+    imported: int
+    duplicates: int
+
+
+# -- workers ---------------------------------------------------------------------------------
+
+
+class WorkerRegister(Strict):
+    """A worker introducing itself."""
+
+    name: str = Field(min_length=1, max_length=200)
+    target: str = Field(min_length=1, max_length=500)
+    device: dict[str, Any] = Field(default_factory=dict)
+    version: str = Field(default="", max_length=100)
+
+
+class WorkerRegistered(BaseModel):
+    """A registered worker's id and token."""
+
+    worker_id: str
+    token: str
+    heartbeat_interval_s: float
+    lease_timeout_s: float
+
+
+class Heartbeat(Strict):
+    """A worker's heartbeat."""
+
+    state: Literal["idle", "busy"]
+    batch_id: str | None = None
+
+
+class Ok(BaseModel):
+    """A plain acknowledgement."""
+
+    ok: bool = True
+
+
+class BatchCandidate(BaseModel):
+    """One candidate of a leased batch."""
+
+    candidate_id: str
+    target: str
+    task: dict[str, Any]
+    trace: dict[str, Any]
+
+
+class BatchPublic(BaseModel):
+    """A leased batch."""
+
+    batch_id: str
+    lease_timeout_s: float
+    measure_options: dict[str, Any]
+    candidates: list[BatchCandidate]
+
+
+class ResultItem(Strict):
+    """One measured candidate."""
+
+    candidate_id: str
+    status: str
+    costs_s: list[float] = Field(default_factory=list, max_length=10_000)
+    error: str = Field(default="", max_length=100_000)
+    build_s: float = 0.0
+    measure_s: float = 0.0
+
+
+class ResultsPost(Strict):
+    """Results for a leased batch."""
+
+    results: list[ResultItem] = Field(max_length=10_000)
+
+
+class ResultsAccepted(BaseModel):
+    """How many posted results were new and how many were repeats."""
+
+    accepted: int
+    duplicates: int
+
+
+class Released(BaseModel):
+    """How many candidates went back to the queue."""
+
+    released: int
+
+
+class WorkerPublic(BaseModel):
+    """A worker in the fleet view."""
+
+    id: str
+    name: str
+    target: str
+    device: dict[str, Any]
+    version: str
+    state: str
+    batch_id: str | None
+    registered_at: float
+    last_seen_at: float
+    measured: int
+    failed: int
+    healthy: bool
+    live_leases: int
+
+
+class WorkersPublic(BaseModel):
+    """The fleet."""
+
+    items: list[WorkerPublic]
+
+
+# -- tokens ----------------------------------------------------------------------------------
+
+
+class TokenCreate(Strict):
+    """A new API token."""
+
+    name: str = Field(min_length=1, max_length=200)
+    kind: Literal["admin", "user"] = "user"
+
+
+class TokenPublic(BaseModel):
+    """A token (never its secret)."""
+
+    id: str
+    name: str
+    kind: str
+    worker_id: str | None
+    created_at: float
+    revoked_at: float | None
+
+
+class TokenCreated(TokenPublic):
+    """A new token with its secret, shown once."""
+
+    token: str
+
+
+class TokensPublic(BaseModel):
+    """Every token."""
+
+    items: list[TokenPublic]
