@@ -64,22 +64,38 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import time
 
-    from service.run_model import parse_input_files, prepare_model, run_model, save_outputs
+    from service.run_model import (
+        is_artifact,
+        parse_input_files,
+        prepare_model,
+        run_artifact,
+        run_model,
+        save_outputs,
+    )
 
     inputs = parse_input_files(args.input)
-    provider = None
-    if args.records:
-        from codegen.llvm import host_target
-        from tuner.records import load_records
-        from tuner.tune import records_schedule_provider
+    path = Path(args.model)
+    if not path.is_file():
+        raise CliError(f"no such file: {path}")
+    if is_artifact(path):
+        if args.records or args.shape:
+            raise CliError("--records and --shape apply to ONNX models; an artifact is compiled")
+        result = run_artifact(path, inputs, args.bench or 0)
+    else:
+        provider = None
+        if args.records:
+            from codegen.llvm import host_target
+            from tuner.records import load_records
+            from tuner.tune import records_schedule_provider
 
-        provider = records_schedule_provider(load_records(Path(args.records)), str(host_target()))
-    start = time.perf_counter()
-    model = prepare_model(
-        Path(args.model), parse_shape_bindings(args.shape), inputs, schedule_provider=provider
-    )
-    compile_s = time.perf_counter() - start
-    result = run_model(model, inputs, args.bench or 0, compile_s)
+            records = load_records(Path(args.records))
+            provider = records_schedule_provider(records, str(host_target()))
+        start = time.perf_counter()
+        model = prepare_model(
+            path, parse_shape_bindings(args.shape), inputs, schedule_provider=provider
+        )
+        compile_s = time.perf_counter() - start
+        result = run_model(model, inputs, args.bench or 0, compile_s)
     if args.output:
         save_outputs(Path(args.output), result.outputs)
     if args.json:
@@ -88,7 +104,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for index, output in enumerate(result.outputs):
         shape = "x".join(str(d) for d in output.shape) or "scalar"
         print(f"output {index}: {shape} {output.dtype.name}")
-    print(f"compiled {result.kernels} kernels in {compile_s:.1f} s")
+    if result.load_s is not None:
+        print(f"loaded the artifact ({result.kernels} kernels) in {result.load_s * 1e3:.1f} ms")
+    else:
+        print(f"compiled {result.kernels} kernels in {result.compile_s:.1f} s")
     if result.median_latency_s is not None:
         print(f"median latency over {args.bench} runs: {result.median_latency_s * 1e3:.2f} ms")
     return 0

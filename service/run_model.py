@@ -1,4 +1,5 @@
-"""`autotune run`: compile a model with its schedules and run it on inputs from .npy files."""
+"""`autotune run`: run a model on inputs from .npy files, either an ONNX model (compiled here
+with its schedules, JIT) or a compiled artifact (`.tar.gz`, through the runtime loader)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from codegen.executor import (
     check_model_inputs,
     compile_model,
 )
+from codegen.runtime.loader import ArtifactError, ArtifactInputError, load_artifact
 from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
@@ -35,6 +37,7 @@ class RunResult:
     latencies_s: list[float]
     compile_s: float
     kernels: int
+    load_s: float | None = None  # artifacts: the loader's time to check and open it
 
     @property
     def median_latency_s(self) -> float | None:
@@ -43,7 +46,7 @@ class RunResult:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data."""
-        return {
+        data: dict[str, Any] = {
             "outputs": [{"shape": list(o.shape), "dtype": o.dtype.name} for o in self.outputs],
             "compile_s": self.compile_s,
             "kernels": self.kernels,
@@ -53,6 +56,9 @@ class RunResult:
                 "min": min(self.latencies_s) * 1e3 if self.latencies_s else None,
             },
         }
+        if self.load_s is not None:
+            data["load_ms"] = self.load_s * 1e3
+        return data
 
 
 def parse_input_files(values: Sequence[str]) -> dict[str, np.ndarray]:
@@ -108,6 +114,39 @@ def run_model(
     return RunResult(outputs, latencies, compile_s, model.num_kernels)
 
 
+def is_artifact(path: Path) -> bool:
+    """Whether `path` is a compiled artifact (a gzip file: `.tar.gz`) rather than ONNX."""
+    if path.name.endswith((".tar.gz", ".tgz")):
+        return True
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def run_artifact(path: Path, inputs: Mapping[str, np.ndarray], bench_runs: int = 0) -> RunResult:
+    """Load the artifact at `path` (checked), run it once on `inputs` (checked against its
+    manifest), then `bench_runs` timed runs. Outputs are in the manifest's order."""
+    if bench_runs < 0:
+        raise RunError("--bench must be a positive number of runs")
+    try:
+        with load_artifact(path) as artifact:
+            results = artifact.run(inputs)
+            latencies: list[float] = []
+            for _ in range(bench_runs):
+                start = time.perf_counter()
+                artifact.run(inputs)
+                latencies.append(time.perf_counter() - start)
+            kernels = int(artifact.manifest.get("kernels", 0))
+            load_s = artifact.load_s
+    except ArtifactInputError as err:
+        raise InputError(str(err)) from None
+    except ArtifactError as err:
+        raise RunError(str(err)) from None
+    return RunResult(list(results.values()), latencies, 0.0, kernels, load_s)
+
+
 def save_outputs(path: Path, outputs: Sequence[np.ndarray]) -> None:
     """Write outputs to an .npz file as output_0, output_1, ..."""
     try:
@@ -117,4 +156,13 @@ def save_outputs(path: Path, outputs: Sequence[np.ndarray]) -> None:
         raise RunError(f"--output: cannot write {path}: {err}") from None
 
 
-__all__ = ["InputError", "RunError", "RunResult", "parse_input_files", "prepare_model", "run_model"]
+__all__ = [
+    "InputError",
+    "RunError",
+    "RunResult",
+    "is_artifact",
+    "parse_input_files",
+    "prepare_model",
+    "run_artifact",
+    "run_model",
+]
