@@ -2,7 +2,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint format bench golden demo clean
+.PHONY: install test lint format bench bench-service golden demo clean
 
 install: $(STAMP)
 
@@ -32,6 +32,10 @@ bench: install
 	$(PY) bench/search_overhead.py
 	$(PY) bench/tune.py --trials 64 256
 	$(PY) bench/tuning_curves.py --trials 256
+
+# Service under load: 8 simulated workers + 50 polling clients, on SQLite and PostgreSQL.
+bench-service: install
+	$(PY) bench/service_load.py --duration 60
 
 golden: install
 	if [ -f tests/golden/regenerate.py ]; then $(PY) -m tests.golden.regenerate; \
