@@ -356,10 +356,16 @@ class _Lowering:
         for leaf in reversed(nest.stage.leaves[position:]):
             if self._depends_on(nest, leaf, reduce_names):
                 continue
-            kind = _LOOP_KIND.get(nest.stage.annotations.get(leaf, ""), "serial")
+            annotation = nest.stage.annotations.get(leaf, "")
+            extent = overrides.get(leaf, nest.extents[leaf])
+            if annotation.startswith("bind:"):
+                # The init runs on the same GPU threads as the reduction it starts.
+                tag = annotation[len("bind:") :]
+                stmt = For(nest.loop_vars[leaf], IntImm(extent), "thread_binding", stmt, tag)
+                continue
+            kind = _LOOP_KIND.get(annotation, "serial")
             if kind == "parallel":
                 kind = "serial"
-            extent = overrides.get(leaf, nest.extents[leaf])
             stmt = For(nest.loop_vars[leaf], IntImm(extent), kind, stmt)
         return stmt
 

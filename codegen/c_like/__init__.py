@@ -1,0 +1,1 @@
+"""C-like code generation shared by the C-style backends (CUDA today)."""

@@ -1,0 +1,127 @@
+"""Default GPU schedules: what every fused function gets on a CUDA target when nothing is tuned.
+
+Step 1. Inline every elementwise and injective stage that is not an output (padding too:
+        the shared-memory copies read through its selects).
+Step 2. A reduction with data reuse (conv2d, dense, matmul, depthwise conv) is tiled
+        SSSRRSRS (`gpu.apply_gpu_tiling`) with fixed sizes: the last two spatial axes
+        spread over up to 16 x 16 threads with small register tiles, the axis before
+        them tiled in registers, reductions stepped through shared memory 8 at a time.
+Step 3. Every other root stage: spatial loops fused and bound to (blockIdx.x,
+        threadIdx.x), reductions serial inside each thread.
+"""
+
+from __future__ import annotations
+
+from ir.schedule.gpu import GpuParams, GpuTiling, apply_gpu_tiling, bind_spatial
+from ir.schedule.schedule import Schedule, Stage
+from ir.te.program import TEProgram
+from ir.tir.expr import Reduce, TensorRead, Var
+from ir.tir.visit import walk_expr
+
+DEFAULT_THREADS = 256  # threads per block of a bound spatial loop
+AXIS_THREADS = 16  # threads along each of the last two axes of a tiled stage
+REDUCE_STEP = 8  # reduction elements per shared-memory step
+
+
+def _divisor_at_most(extent: int, limit: int) -> int:
+    for candidate in range(min(extent, limit), 0, -1):
+        if extent % candidate == 0:
+            return candidate
+    return 1
+
+
+def has_reuse(stage: Stage) -> bool:
+    """A reduction some of whose reads leave out a spatial axis longer than 1: the value
+    read is reused across that axis, so tiling through shared memory pays."""
+    if not isinstance(stage.op.body, Reduce) or not stage.op.axes:
+        return False
+    long_axes = {axis.var for axis in stage.op.axes if axis.extent > 1}
+    for node in walk_expr(stage.op.body):
+        if isinstance(node, TensorRead):
+            used = {v for index in node.indices for v in walk_expr(index) if isinstance(v, Var)}
+            if long_axes - used:
+                return True
+    return False
+
+
+def _effective_readers(schedule: Schedule, name: str) -> set[str]:
+    found: set[str] = set()
+    for reader in schedule.readers(name):
+        if schedule.stages[reader].attach.kind == "inline":
+            found |= _effective_readers(schedule, reader)
+        else:
+            found.add(reader)
+    return found
+
+
+def tiling_anchor(schedule: Schedule, name: str, taken: set[str]) -> str | None:
+    """The output that can write the heavy stage `name`'s tiles: its only reader (through
+    inlined stages), an elementwise output of the same shape not taken by another."""
+    stage = schedule.stages[name]
+    if stage.is_output:
+        return None
+    readers = _effective_readers(schedule, name)
+    if len(readers) != 1:
+        return None
+    (reader,) = readers
+    consumer = schedule.stages[reader]
+    if (
+        not consumer.is_output
+        or reader in taken
+        or isinstance(consumer.op.body, Reduce)
+        or consumer.op.shape != stage.op.shape
+        or consumer.attach.kind != "root"
+    ):
+        return None
+    return reader
+
+
+def default_tiling(stage: Stage) -> GpuTiling:
+    """Fixed SSSRRSRS sizes for a heavy stage (see the module docstring, Step 2)."""
+    extents = [axis.extent for axis in stage.op.axes]
+    spatial: list[tuple[int, ...]] = []
+    for position, extent in enumerate(extents):
+        from_last = len(extents) - position
+        if from_last <= 2:
+            inner_limit = 4 if from_last == 1 else 2
+            inner = _divisor_at_most(extent, inner_limit) if extent >= 8 * inner_limit else 1
+            thread = _divisor_at_most(extent // inner, AXIS_THREADS)
+            spatial.append((extent // inner // thread, 1, thread, 1, inner))
+        elif from_last == 3:
+            register = _divisor_at_most(extent, 4)
+            spatial.append((extent // register, 1, 1, register, 1))
+        else:
+            spatial.append((extent, 1, 1, 1, 1))
+    reduce = []
+    for axis in stage.op.reduce_axes:
+        step = _divisor_at_most(axis.extent, REDUCE_STEP)
+        reduce.append((axis.extent // step, step, 1))
+    return GpuTiling(tuple(spatial), tuple(reduce), vector=1, unroll=64)
+
+
+def default_gpu_schedule(program: TEProgram, params: GpuParams | None = None) -> Schedule:
+    """The schedule a fused function gets on a GPU without tuning (module docstring)."""
+    limits = params or GpuParams()
+    sch = Schedule(program)
+    # Step 1.
+    for name in list(sch.stages):
+        stage = sch.stages[name]
+        if not stage.is_output and not isinstance(stage.op.body, Reduce):
+            sch.compute_inline(name)
+    # Step 2.
+    handled: set[str] = set()
+    anchors: set[str] = set()
+    for name in list(sch.stages):
+        stage = sch.stages[name]
+        if name in handled or stage.attach.kind != "root" or not has_reuse(stage):
+            continue
+        anchor = tiling_anchor(sch, name, anchors)
+        if anchor is not None:
+            anchors.add(anchor)
+        handled |= apply_gpu_tiling(sch, name, anchor, default_tiling(stage))
+    # Step 3.
+    threads = min(DEFAULT_THREADS, limits.max_threads_per_block)
+    for name in list(sch.stages):
+        if name not in handled and sch.stages[name].attach.kind == "root":
+            bind_spatial(sch, name, threads)
+    return sch
