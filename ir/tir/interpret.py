@@ -67,9 +67,10 @@ _INTRINSICS: dict[str, Callable[..., float]] = {
 
 
 class _Interpreter:
-    def __init__(self, arrays: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, arrays: Mapping[str, np.ndarray], reverse_threads: bool = False) -> None:
         self.memory: dict[str, np.ndarray] = dict(arrays)
         self.env: dict[str, Any] = {}
+        self.reverse_threads = reverse_threads
 
     def value(self, expr: PrimExpr) -> Any:
         if isinstance(expr, IntImm):
@@ -139,7 +140,10 @@ class _Interpreter:
         if isinstance(stmt, For):
             extent = int(self.value(stmt.extent))
             name = stmt.var.name
-            for index in range(extent):
+            indices = range(extent)
+            if self.reverse_threads and stmt.kind == "thread_binding":
+                indices = range(extent - 1, -1, -1)
+            for index in indices:
                 self.env[name] = index
                 self.run(stmt.body)
             self.env.pop(name, None)
@@ -179,8 +183,13 @@ class _Interpreter:
             raise TypeError(f"cannot interpret {type(stmt).__name__}")
 
 
-def interpret(func: PrimFunc, arrays: Sequence[np.ndarray]) -> None:
-    """Run `func` on numpy arrays (inputs then outputs); outputs are written in place."""
+def interpret(func: PrimFunc, arrays: Sequence[np.ndarray], reverse_threads: bool = False) -> None:
+    """Run `func` on numpy arrays (inputs then outputs); outputs are written in place.
+
+    Loops bound to GPU blocks and threads run one iteration after another; with
+    `reverse_threads` they run last index first, which changes the result only when
+    the iterations of a thread loop depend on each other's order (a race on a GPU).
+    """
     if len(arrays) != len(func.params):
         raise ValueError(f"{func.name} takes {len(func.params)} buffers, got {len(arrays)}")
     memory: dict[str, np.ndarray] = {}
@@ -191,4 +200,4 @@ def interpret(func: PrimFunc, arrays: Sequence[np.ndarray]) -> None:
                 f"got {array.shape} {array.dtype.name}"
             )
         memory[buffer.name] = array
-    _Interpreter(memory).run(func.body)
+    _Interpreter(memory, reverse_threads).run(func.body)
