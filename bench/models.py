@@ -1,7 +1,19 @@
-"""Latency of the light models through `autotune run` (JIT, default schedules) next to
-ONNX Runtime (2 threads), measured in one run, outputs checked against each other.
+"""Model latency and memory: our artifact (untuned, and tuned with a record log) next to
+ONNX Runtime (2 threads), measured in the same run, outputs checked against each other.
 
-    .venv/bin/python bench/models.py [--only light_resnet50 ...] [--runs 10] [--json]
+    .venv/bin/python bench/models.py [--only light_resnet50 ...] [--records RUN.jsonl]
+                                     [--runs 20] [--jit] [--json]
+
+Models: light_resnet50, light_squeezenet, light_vgg19, light_inception_v1,
+light_densenet121 (seeded random weights) and the bundled model (light_squeezenet as
+shipped). Each runner is a fresh child process that imports only what it needs (the
+artifact runner: the standalone loader and numpy; ONNX Runtime: onnxruntime and numpy),
+loads the model, runs it once, then `--runs` timed runs. It reports the median latency,
+its peak RSS (getrusage ru_maxrss) and its RSS right after its imports; `model MiB` is
+the difference, the memory the model itself took at its peak. For artifacts it also
+reports the load time (extract, check hashes, dlopen, allocate the workspace). The memory
+plan's workspace is compared with the sum of all intermediate tensors (target on
+light_resnet50: <= 50%). `--jit` adds the in-process JIT executor (`autotune run`).
 """
 
 from __future__ import annotations
@@ -9,78 +21,226 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.common import onnxruntime_session
-from codegen.executor import compile_model
-from ir.frontend.onnx import from_onnx
-from ir.graph.passes.pipeline import optimize
-from ir.reference import check_close
-from tests.support.onnx_models import (
-    LIGHT_MODELS,
-    load_light_model,
-    randomize_weights,
-    runtime_inputs,
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_MODELS = (
+    "light_resnet50",
+    "light_squeezenet",
+    "light_vgg19",
+    "light_inception_v1",
+    "light_densenet121",
+    "bundled",
 )
+ORT_THREADS = 2
+
+# -- child processes: one runner each, nothing of the compiler imported ---------------------
 
 
-def _median_ms(fn: Any, runs: int) -> float:
-    fn()
-    times = []
-    for _ in range(runs):
+def _rss_mib() -> tuple[float, float]:
+    """(current RSS, peak RSS) of this process in MiB."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    with open("/proc/self/statm") as statm:
+        pages = int(statm.read().split()[1])
+    import os
+
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20, peak
+
+
+def _child(kind: str, model: str, inputs_path: str, outputs_path: str, runs: int) -> None:
+    import numpy as np
+
+    if kind == "artifact":
+        sys.path.insert(0, str(ROOT / "codegen" / "runtime"))
+        from loader import load_artifact  # the standalone module, as a user would copy it
+
+        base_rss, _ = _rss_mib()
+        inputs = dict(np.load(inputs_path))
         start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+        artifact = load_artifact(model)
+        load_s = time.perf_counter() - start
+
+        def run() -> list[Any]:
+            return list(artifact.run(inputs).values())
+
+    else:
+        import onnxruntime
+
+        base_rss, _ = _rss_mib()
+        inputs = dict(np.load(inputs_path))
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = ORT_THREADS
+        options.log_severity_level = 3
+        start = time.perf_counter()
+        session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+        load_s = time.perf_counter() - start
+
+        def run() -> list[Any]:
+            return list(session.run(None, inputs))
+
+    outputs = run()
+    latencies = []
+    for _ in range(runs):
+        begin = time.perf_counter()
+        run()
+        latencies.append(time.perf_counter() - begin)
+    _, peak_rss = _rss_mib()
+    np.savez(outputs_path, *outputs)
+    report = {
+        "latency_ms": statistics.median(latencies) * 1e3,
+        "load_ms": load_s * 1e3,
+        "peak_rss_mib": peak_rss,
+        "model_mib": peak_rss - base_rss,
+    }
+    print(json.dumps(report))
 
 
-def measure(name: str, runs: int) -> dict[str, Any]:
-    model = randomize_weights(load_light_model(name), seed=3)
+def _run_child(kind: str, model: Path, inputs: Path, outputs: Path, runs: int) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", kind, str(model), str(inputs), str(outputs)]
+    completed = subprocess.run(
+        [*command, "--runs", str(runs)], capture_output=True, text=True, timeout=1800, check=False
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"{kind} runner failed: {completed.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(completed.stdout.splitlines()[-1])
+    return result
+
+
+# -- the parent: compile, run each runner, compare ----------------------------------------
+
+
+def _model(name: str) -> Any:
+    from service.cli import bundled_model_path
+    from tests.support.onnx_models import load_light_model, randomize_weights
+
+    if name == "bundled":
+        import onnx
+
+        return onnx.load(str(bundled_model_path()))
+    return randomize_weights(load_light_model(name), seed=3)
+
+
+def measure(name: str, runs: int, records: list[Any] | None, jit: bool) -> dict[str, Any]:
+    """One model: every runner's latency and memory, the artifacts' sizes and load times."""
+    import numpy as np
+    import onnx
+
+    from ir.reference import check_close
+    from service.artifact_build import build_artifact
+    from tests.support.onnx_models import runtime_inputs
+
+    model = _model(name)
     inputs = runtime_inputs(model)
-    start = time.perf_counter()
-    compiled = compile_model(optimize(from_onnx(model)))
-    compile_s = time.perf_counter() - start
-    row: dict[str, Any] = {"model": name, "compile_s": compile_s, "kernels": compiled.num_kernels}
-    ours = compiled.run(inputs)
-    row["autotune_ms"] = _median_ms(lambda: compiled.run(inputs), runs)
-    session = onnxruntime_session(model.SerializeToString())
-    if session is not None:
-        expected = session.run(None, inputs)[0]
-        check_close(ours, expected, rtol=1e-3, atol=1e-4, what=name)
-        row["onnxruntime_ms"] = _median_ms(lambda: session.run(None, inputs), runs)
-        row["ratio"] = row["autotune_ms"] / row["onnxruntime_ms"]
+    row: dict[str, Any] = {"model": name}
+    with tempfile.TemporaryDirectory(prefix="bench-models-") as directory:
+        work = Path(directory)
+        onnx_path = work / "model.onnx"
+        onnx.save(model, str(onnx_path))
+        np.savez(work / "inputs.npz", **inputs)
+        variants: list[tuple[str, list[Any]]] = [("untuned", [])]
+        if records is not None:
+            variants.append(("tuned", records))
+        for label, chosen in variants:
+            start = time.perf_counter()
+            build = build_artifact(onnx_path, "llvm", chosen, work / label)
+            row[f"{label}_compile_s"] = time.perf_counter() - start
+            row[f"{label}_hits"] = f"{build.hits}/{len(build.coverage)}"
+            row[f"{label}_size_mib"] = build.size_bytes / 2**20
+            row["workspace_mib"] = build.manifest["memory"]["workspace_bytes"] / 2**20
+            row["intermediate_mib"] = build.manifest["memory"]["intermediate_bytes"] / 2**20
+            outputs = work / f"{label}.npz"
+            row[label] = _run_child("artifact", build.path, work / "inputs.npz", outputs, runs)
+        row["onnxruntime"] = _run_child(
+            "onnxruntime", onnx_path, work / "inputs.npz", work / "ort.npz", runs
+        )
+        with np.load(work / "ort.npz") as expected_file:
+            expected = expected_file["arr_0"]
+        for label, _ in variants:
+            with np.load(work / f"{label}.npz") as actual_file:
+                check_close(actual_file["arr_0"], expected, 1e-3, 1e-4, what=f"{name} {label}")
+        if jit:
+            row["jit"] = _jit_latency(onnx_path, inputs, runs)
+    ort_ms = row["onnxruntime"]["latency_ms"]
+    for label, _ in variants:
+        row[f"{label}_ratio"] = row[label]["latency_ms"] / ort_ms
     return row
 
 
+def _jit_latency(path: Path, inputs: dict[str, Any], runs: int) -> dict[str, Any]:
+    from service.run_model import prepare_model, run_model
+
+    compiled = prepare_model(path)
+    result = run_model(compiled, inputs, runs)
+    return {"latency_ms": (result.median_latency_s or 0.0) * 1e3}
+
+
+def _print_row(row: dict[str, Any], tuned: bool) -> None:
+    ort = row["onnxruntime"]
+    cells = [f"{row['model']:<20}"]
+    for label in ("untuned", "tuned") if tuned else ("untuned",):
+        runner = row[label]
+        cells.append(
+            f"{runner['latency_ms']:>9.2f}{row[f'{label}_ratio']:>7.2f}x{runner['load_ms']:>8.1f}"
+            f"{runner['model_mib']:>9.1f}{row[f'{label}_hits']:>8}"
+        )
+    cells.append(f"{ort['latency_ms']:>9.2f}{ort['model_mib']:>9.1f}")
+    share = row["workspace_mib"] / max(row["intermediate_mib"], 1e-9)
+    cells.append(f"{row['workspace_mib']:>8.1f}/{row['intermediate_mib']:<7.1f}{share:>5.0%}")
+    if "jit" in row:
+        cells.append(f"{row['jit']['latency_ms']:>9.2f}")
+    print("".join(cells), flush=True)
+
+
+def _print_header(tuned: bool, jit: bool) -> None:
+    ours = f"{'ms':>9}{'vs ORT':>8}{'load ms':>8}{'model MiB':>9}{'hits':>8}"
+    heads = [f"{'model':<20}", ours.replace("ms", "untuned ms", 1)]
+    if tuned:
+        heads.append(ours.replace("ms", "tuned ms", 1))
+    heads.append(f"{'ORT ms':>9}{'ORT MiB':>9}")
+    heads.append(f"{'workspace/intermediates MiB':>28}")
+    if jit:
+        heads.append(f"{'JIT ms':>9}")
+    print("".join(heads))
+
+
 def main() -> int:
+    """Benchmark the models; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", nargs="*", help="model names")
-    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--only", nargs="*", help="model names (bundled = the shipped model)")
+    parser.add_argument("--records", metavar="RUN.jsonl", help="records for the tuned artifacts")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--jit", action="store_true", help="also time the JIT executor")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--child", nargs=4, metavar=("KIND", "MODEL", "INPUTS", "OUTPUTS"))
     args = parser.parse_args()
+    if args.child:
+        _child(*args.child, runs=args.runs)
+        return 0
+    sys.path.insert(0, str(ROOT))
+    records = None
+    if args.records:
+        from tuner.records import load_records
+
+        records = load_records(Path(args.records))
+        if not args.json:
+            print(f"records: {len(records)} from {args.records}")
     rows = []
     if not args.json:
-        print(
-            f"{'model':<22}{'kernels':>8}{'compile s':>10}{'ours ms':>10}{'ORT ms':>10}{'ratio':>8}"
-        )
-    for name in LIGHT_MODELS:
+        _print_header(records is not None, args.jit)
+    for name in BENCH_MODELS:
         if args.only and name not in args.only:
             continue
-        row = measure(name, args.runs)
+        row = measure(name, args.runs, records, args.jit)
         rows.append(row)
         if not args.json:
-            ort_ms = row.get("onnxruntime_ms", float("nan"))
-            ratio = row.get("ratio", float("nan"))
-            print(
-                f"{name:<22}{row['kernels']:>8}{row['compile_s']:>10.1f}"
-                f"{row['autotune_ms']:>10.2f}{ort_ms:>10.2f}{ratio:>8.2f}",
-                flush=True,
-            )
+            _print_row(row, records is not None)
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0

@@ -3,6 +3,11 @@
 Members are sorted and carry fixed metadata (mtime 0, owner 0, fixed modes); the gzip
 header has no name and no timestamp. The same files therefore always give the same
 bytes, and the tarball is named by their sha256.
+
+Trained weights barely compress (float32 mantissas are noise: ~7% at best), while
+deflating and inflating them costs seconds per hundred MB; the compression level is
+therefore chosen from samples of the content: deflate when it pays, store otherwise.
+The choice is a function of the bytes, so it stays deterministic.
 """
 
 from __future__ import annotations
@@ -13,17 +18,35 @@ import io
 import json
 import os
 import tarfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 GZIP_LEVEL = 6
+STORE_ABOVE_RATIO = 0.8  # samples that deflate to more than this are stored
+_SAMPLES = 16
+_SAMPLE_BYTES = 64 * 1024
 _MODES = {"model.so": 0o755}
 
 
 def manifest_bytes(manifest: Mapping[str, Any]) -> bytes:
     """The manifest as canonical JSON text (sorted keys, two-space indent, final newline)."""
     return (json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n").encode()
+
+
+def compression_level(data: bytes) -> int:
+    """The gzip level for `data`: GZIP_LEVEL when evenly spaced samples of it deflate well,
+    else 0 (stored)."""
+    if len(data) <= _SAMPLES * _SAMPLE_BYTES:
+        sample = data
+    else:
+        stride = len(data) // _SAMPLES
+        sample = b"".join(data[i * stride : i * stride + _SAMPLE_BYTES] for i in range(_SAMPLES))
+    if not sample:
+        return GZIP_LEVEL
+    ratio = len(zlib.compress(sample, GZIP_LEVEL)) / len(sample)
+    return GZIP_LEVEL if ratio <= STORE_ABOVE_RATIO else 0
 
 
 def pack_tarball(files: Mapping[str, bytes]) -> bytes:
@@ -39,11 +62,12 @@ def pack_tarball(files: Mapping[str, bytes]) -> bytes:
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             tar.addfile(info, io.BytesIO(data))
+    data = raw.getvalue()
     packed = io.BytesIO()
     with gzip.GzipFile(
-        filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=GZIP_LEVEL
+        filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=compression_level(data)
     ) as stream:
-        stream.write(raw.getvalue())
+        stream.write(data)
     return packed.getvalue()
 
 

@@ -108,7 +108,7 @@ def _nbytes(ty: TensorType) -> int:
     return int(np.prod(ty.shape, dtype=np.int64)) * np.dtype(ty.dtype).itemsize
 
 
-def _flatten(structure: Any) -> list[int]:
+def _flatten(structure: Any) -> list[Any]:
     if isinstance(structure, tuple):
         return [value for item in structure for value in _flatten(item)]
     return [structure]
@@ -177,14 +177,17 @@ class _Planner:
         self.calls[index] = self.calls.get(index, 0) + 1
         args = []
         for position, arg in enumerate(node.args):
+            layout = schedule.input_layouts.get(f"p{position}")
+            if isinstance(arg, Constant):
+                # Weights enter the blob when a kernel reads them, in the layout it reads.
+                data = arg.data if layout is None else layout.apply(arg.data)
+                args.append(self.weight_value(np.asarray(data)))
+                continue
+            if layout is not None:
+                raise IRError(f"layout rewrite of non-constant input p{position}")
             value = slots[id(arg)]
             if not isinstance(value, int):
                 raise IRError(f"{prim.attrs.get('name')}: tuple arguments are not supported")
-            layout = schedule.input_layouts.get(f"p{position}")
-            if layout is not None:
-                if not isinstance(arg, Constant):
-                    raise IRError(f"layout rewrite of non-constant input p{position}")
-                value = self.weight_value(np.asarray(layout.apply(arg.data)))
             args.append(value)
         outputs = [self.new_value(_nbytes(t)) for t in _tensor_types(node.checked_type)]
         for value in outputs:
@@ -226,7 +229,7 @@ def plan_model(
         if isinstance(node, Var):
             raise IRError(f"free variable %{node.name} in the model")
         if isinstance(node, Constant):
-            slots[id(node)] = planner.weight_value(np.asarray(node.data))
+            slots[id(node)] = node  # placed in the weights when used (see _Planner.call)
         elif isinstance(node, Tuple):
             slots[id(node)] = tuple(slots[id(item)] for item in node.fields)
         elif isinstance(node, TupleGetItem):
@@ -236,7 +239,10 @@ def plan_model(
         else:
             raise IRError(f"cannot compile {type(node).__name__} in the main function")
     # Step 2. Outputs: written in place when a kernel makes them, else copied.
-    result = _flatten(slots[id(fn.body)])
+    result = [
+        planner.weight_value(np.asarray(item.data)) if isinstance(item, Constant) else item
+        for item in _flatten(slots[id(fn.body)])
+    ]
     types = _tensor_types(fn.body.checked_type)
     names = list(output_names) if output_names else [f"output_{i}" for i in range(len(result))]
     if len(names) != len(result):

@@ -1,0 +1,142 @@
+/* Run a compiled autotune model from C, through its C ABI (model.h), with no Python.
+ *
+ *   tar xzf ARTIFACT.tar.gz model.so model.h
+ *   cc -O2 -I. -o run_model run_model.c -ldl
+ *   ./run_model ./model.so
+ *
+ * Every float32 input is filled with element i of n set to i / n (ONNX's test runner does
+ * the same); each output is printed as a line "output NAME DTYPE D0xD1x..." followed by
+ * one line per element (float32 outputs). Exit status 0 on success.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+/* The ABI functions, looked up in the library. */
+struct model_api {
+    int32_t (*abi_version)(void);
+    autotune_model *(*create)(void);
+    int32_t (*run)(autotune_model *, const void *const *, void *const *);
+    void (*destroy)(autotune_model *);
+    int32_t (*num_inputs)(void);
+    const char *(*input_name)(int32_t);
+    const char *(*input_dtype)(int32_t);
+    int32_t (*input_ndim)(int32_t);
+    const int64_t *(*input_shape)(int32_t);
+    int32_t (*num_outputs)(void);
+    const char *(*output_name)(int32_t);
+    const char *(*output_dtype)(int32_t);
+    int32_t (*output_ndim)(int32_t);
+    const int64_t *(*output_shape)(int32_t);
+};
+
+static void *lookup(void *library, const char *name) {
+    void *symbol = dlsym(library, name);
+    if (!symbol) {
+        fprintf(stderr, "error: the library does not export %s\n", name);
+        exit(1);
+    }
+    return symbol;
+}
+
+static int64_t element_count(int32_t ndim, const int64_t *shape) {
+    int64_t count = 1;
+    for (int32_t d = 0; d < ndim; ++d) count *= shape[d];
+    return count;
+}
+
+static size_t dtype_bytes(const char *dtype) {
+    if (!strcmp(dtype, "float64") || !strcmp(dtype, "int64") || !strcmp(dtype, "uint64")) return 8;
+    if (!strcmp(dtype, "float32") || !strcmp(dtype, "int32") || !strcmp(dtype, "uint32")) return 4;
+    if (!strcmp(dtype, "float16") || !strcmp(dtype, "int16") || !strcmp(dtype, "uint16")) return 2;
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s path/to/model.so\n", argv[0]);
+        return 2;
+    }
+    void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        fprintf(stderr, "error: %s\n", dlerror());
+        return 1;
+    }
+    struct model_api api;
+    *(void **)&api.abi_version = lookup(library, "autotune_abi_version");
+    *(void **)&api.create = lookup(library, "autotune_create");
+    *(void **)&api.run = lookup(library, "autotune_run");
+    *(void **)&api.destroy = lookup(library, "autotune_destroy");
+    *(void **)&api.num_inputs = lookup(library, "autotune_num_inputs");
+    *(void **)&api.input_name = lookup(library, "autotune_input_name");
+    *(void **)&api.input_dtype = lookup(library, "autotune_input_dtype");
+    *(void **)&api.input_ndim = lookup(library, "autotune_input_ndim");
+    *(void **)&api.input_shape = lookup(library, "autotune_input_shape");
+    *(void **)&api.num_outputs = lookup(library, "autotune_num_outputs");
+    *(void **)&api.output_name = lookup(library, "autotune_output_name");
+    *(void **)&api.output_dtype = lookup(library, "autotune_output_dtype");
+    *(void **)&api.output_ndim = lookup(library, "autotune_output_ndim");
+    *(void **)&api.output_shape = lookup(library, "autotune_output_shape");
+    if (api.abi_version() != AUTOTUNE_ABI_VERSION) {
+        fprintf(stderr, "error: model ABI version %d, expected %d\n", api.abi_version(),
+                AUTOTUNE_ABI_VERSION);
+        return 1;
+    }
+
+    /* Inputs: float32 ones get i / n, others zeros. */
+    int32_t num_inputs = api.num_inputs();
+    void **inputs = calloc((size_t)num_inputs + 1, sizeof(void *));
+    for (int32_t i = 0; i < num_inputs; ++i) {
+        int64_t count = element_count(api.input_ndim(i), api.input_shape(i));
+        const char *dtype = api.input_dtype(i);
+        inputs[i] = calloc((size_t)count + 1, dtype_bytes(dtype));
+        if (!strcmp(dtype, "float32")) {
+            float *data = inputs[i];
+            for (int64_t k = 0; k < count; ++k) data[k] = (float)k / (float)count;
+        }
+        printf("input %s %s %lld elements\n", api.input_name(i), dtype, (long long)count);
+    }
+
+    /* Outputs. */
+    int32_t num_outputs = api.num_outputs();
+    void **outputs = calloc((size_t)num_outputs + 1, sizeof(void *));
+    for (int32_t i = 0; i < num_outputs; ++i) {
+        int64_t count = element_count(api.output_ndim(i), api.output_shape(i));
+        outputs[i] = calloc((size_t)count + 1, dtype_bytes(api.output_dtype(i)));
+    }
+
+    autotune_model *model = api.create();
+    if (!model) {
+        fprintf(stderr, "error: cannot allocate the model's workspace\n");
+        return 1;
+    }
+    int32_t status = api.run(model, (const void *const *)inputs, outputs);
+    if (status != AUTOTUNE_OK) {
+        fprintf(stderr, "error: autotune_run returned %d\n", status);
+        return 1;
+    }
+
+    for (int32_t i = 0; i < num_outputs; ++i) {
+        int32_t ndim = api.output_ndim(i);
+        const int64_t *shape = api.output_shape(i);
+        printf("output %s %s ", api.output_name(i), api.output_dtype(i));
+        for (int32_t d = 0; d < ndim; ++d) printf(d ? "x%lld" : "%lld", (long long)shape[d]);
+        printf("\n");
+        if (!strcmp(api.output_dtype(i), "float32")) {
+            const float *data = outputs[i];
+            int64_t count = element_count(ndim, shape);
+            for (int64_t k = 0; k < count; ++k) printf("%.9g\n", data[k]);
+        }
+    }
+
+    api.destroy(model);
+    for (int32_t i = 0; i < num_inputs; ++i) free(inputs[i]);
+    for (int32_t i = 0; i < num_outputs; ++i) free(outputs[i]);
+    free(inputs);
+    free(outputs);
+    return 0;
+}
