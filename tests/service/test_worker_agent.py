@@ -1,0 +1,81 @@
+"""`autotune worker` against a real `autotune serve` over loopback HTTP, with real measurement.
+
+Each test starts the service (SQLite, fresh data directory), creates a job on a tiny
+workload, and runs worker subprocesses: a burst worker measures the queued work and exits;
+SIGTERM in the middle of a batch posts what was measured and releases the rest, which
+another worker then measures (each candidate gets exactly one result); a candidate whose
+measurement child crashes becomes runtime_error and the worker goes on.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from codegen.measure import FAULT_ENV
+from tests.workers.service_process import running_service, stop_process, tiny_workload
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_burst_worker_measures_a_queued_job_and_exits(tmp_path: Path) -> None:
+    with running_service(tmp_path / "data") as service:
+        job_id = service.create_job(tiny_workload(), trials=4, batch_size=4)
+        worker = service.worker("--burst", "--lease-wait-s", "10", "--name", "burst-1")
+        code, stderr = stop_process(worker, timeout_s=240)
+        assert code == 0, stderr
+        job = service.wait_for_job(job_id, timeout_s=30)
+        records = service.records(job_id)
+        with service.client() as client:
+            fleet = client.get("/v1/workers").json()["items"]
+    assert job["state"] == "completed", job
+    assert job["trials_done"] >= 4
+    assert records and all(record["status"] == "ok" for record in records), records
+    assert all(len(record["costs_s"]) == 2 for record in records)  # the job's repeat=2
+    assert max(Counter(r["candidate_id"] for r in records).values()) == 1
+    (worker_row,) = fleet
+    assert worker_row["name"] == "burst-1" and worker_row["measured"] == len(records)
+    assert "no work left" in stderr
+
+
+def test_sigterm_mid_batch_posts_the_measured_and_releases_the_rest(tmp_path: Path) -> None:
+    with running_service(tmp_path / "data") as service:
+        job_id = service.create_job(tiny_workload(), trials=12, batch_size=12)
+        first = service.worker("--name", "stopped")
+        deadline = time.monotonic() + 180
+        while not service.records(job_id):  # wait until the first result is in
+            assert first.poll() is None, first.communicate()[1]
+            assert time.monotonic() < deadline, service.log()
+            time.sleep(0.2)
+        first.send_signal(signal.SIGTERM)
+        code, stderr = stop_process(first, timeout_s=60)
+        assert code == 0, stderr
+        measured_before = len(service.records(job_id))
+        assert "released" in stderr, stderr
+        second = service.worker("--burst", "--lease-wait-s", "10", "--name", "finisher")
+        code, stderr = stop_process(second, timeout_s=300)
+        assert code == 0, stderr
+        job = service.wait_for_job(job_id, timeout_s=30)
+        records = service.records(job_id)
+    assert job["state"] == "completed", job
+    assert 1 <= measured_before < len(records)
+    per_candidate = Counter(record["candidate_id"] for record in records)
+    assert set(per_candidate.values()) == {1}, per_candidate  # none lost, none twice
+    assert len({record["worker"] for record in records}) == 2  # both workers measured
+
+
+def test_a_crashing_candidate_is_a_runtime_error_and_the_worker_goes_on(tmp_path: Path) -> None:
+    with running_service(tmp_path / "data") as service:
+        job_id = service.create_job(tiny_workload(), trials=3, batch_size=3)
+        # The hook makes every measurement child of this worker abort while running.
+        worker = service.worker("--burst", "--lease-wait-s", "10", env={FAULT_ENV: "crash"})
+        code, stderr = stop_process(worker, timeout_s=240)
+        records = service.records(job_id)
+    assert code == 0, stderr
+    assert len(records) >= 2, records  # it went on after the first crash
+    assert {record["status"] for record in records} == {"runtime_error"}
+    assert all("SIGABRT" in record["error"] for record in records), records[0]["error"]
