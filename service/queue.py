@@ -204,7 +204,8 @@ def post_results(
         for r, rec in zip(results, records, strict=True)
         if rows[r.candidate_id].status == QUEUED
     ]
-    if fresh and lease.state != "active":
+    stale = fresh or any(rows[r.candidate_id].status == CANCELLED for r in results)
+    if stale and lease.state != "active":
         raise Conflict(f"the lease on batch {batch_id} is {lease.state}; lease a new batch")
     now = time.time()
     seen: set[str] = set()

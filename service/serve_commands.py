@@ -22,6 +22,7 @@ from service.client import ServiceClient, resolve_server, resolve_token
 from service.progress import ProgressBar, format_job, format_records_table
 
 FINAL_STATES = ("completed", "failed", "cancelled")
+GRACEFUL_SHUTDOWN_S = 3
 
 
 def register(commands: Any) -> None:
@@ -113,8 +114,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if args.local_workers < 0:
         raise CliError("--local-workers must not be negative")
     settings = Settings.from_env(data_dir=Path(args.data_dir) if args.data_dir else None)
+    # Long polls in flight would hold a graceful shutdown for up to their wait_s.
     config = uvicorn.Config(
-        create_app(settings), host=args.host, port=args.port, log_level="warning"
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
     server = uvicorn.Server(config)
     workers: list[subprocess.Popen[bytes]] = []
