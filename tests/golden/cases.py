@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from codegen.cuda import build_cuda
 from codegen.llvm import host_target
 from codegen.llvm.emit import build_module
 from ir.graph.nodes import Call, Expr, Function, Var, call, const
@@ -21,6 +22,7 @@ from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from ir.lower import lower
 from ir.schedule.default import default_schedule
+from ir.schedule.default_gpu import default_gpu_schedule
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from ir.schedule.trace import Trace
@@ -39,6 +41,7 @@ class GoldenCase:
     build: Callable[[], Expr]
     inputs: tuple[tuple[str, tuple[int, ...]], ...]
     schedule: Callable[[TEProgram], Schedule]
+    backend: str = "llvm"  # or "cuda": CUDA C and launch metadata instead of LLVM IR
 
 
 def _weights(*shape: int) -> Expr:
@@ -60,6 +63,22 @@ def _matmul_tiled(program: TEProgram) -> Schedule:
     sch.vectorize(local, "i1")
     sch.layout_rewrite("p1", [[32], [2, 16]], [1, 0, 2])
     return sch
+
+
+def _conv2d_bias_relu() -> Expr:
+    return call(
+        "nn.relu",
+        call(
+            "add",
+            call(
+                "nn.conv2d",
+                Var("x", TensorType((1, 4, 8, 8))),
+                _weights(8, 4, 3, 3),
+                padding=(1, 1, 1, 1),
+            ),
+            _weights(8, 1, 1),
+        ),
+    )
 
 
 CASES = (
@@ -105,6 +124,27 @@ CASES = (
         (("x", (1, 3, 9, 9)),),
         lambda program: default_schedule(program, HARDWARE),
     ),
+    GoldenCase(
+        "matmul_gpu_default",
+        lambda: call("nn.matmul", Var("a", TensorType((64, 32))), Var("b", TensorType((32, 64)))),
+        (("a", (64, 32)), ("b", (32, 64))),
+        default_gpu_schedule,
+        backend="cuda",
+    ),
+    GoldenCase(
+        "conv2d_bias_relu_gpu_default",
+        _conv2d_bias_relu,
+        (("x", (1, 4, 8, 8)),),
+        default_gpu_schedule,
+        backend="cuda",
+    ),
+    GoldenCase(
+        "softmax_gpu_default",
+        lambda: call("nn.softmax", Var("x", TensorType((4, 40)))),
+        (("x", (4, 40)),),
+        default_gpu_schedule,
+        backend="cuda",
+    ),
 )
 
 
@@ -119,11 +159,20 @@ def primitive(case: GoldenCase) -> Function:
 
 
 def render(case: GoldenCase) -> dict[str, str]:
-    """The printed trace, loop IR and (unoptimised, target-independent lines) LLVM IR."""
+    """The printed trace, loop IR and (unoptimised, target-independent lines) LLVM IR, or
+    for a CUDA case the CUDA C and its launch metadata."""
     program = function_to_te(primitive(case))
     schedule = case.schedule(program)
     replayed = Trace.from_json(schedule.trace.dumps()).replay(function_to_te(primitive(case)))
     func = lower(replayed)
+    if case.backend == "cuda":
+        module = build_cuda(func)
+        return {
+            "trace.json": schedule.trace.dumps() + "\n",
+            "loops.txt": format_func(func) + "\n",
+            "cuda.cu": module.source,
+            "launch.json": module.metadata_json + "\n",
+        }
     llvm_lines = [
         line
         for line in str(build_module(func, host_target())).splitlines()

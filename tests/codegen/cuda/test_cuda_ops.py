@@ -57,3 +57,15 @@ def test_default_gpu_schedules_of_every_op_compile_with_nvcc() -> None:
     for module in modules:
         for kernel in module.metadata["kernels"]:
             assert f".entry {kernel['name']}(" in ptx, kernel["name"]
+
+
+def test_the_golden_cuda_kernels_compile_with_nvcc() -> None:
+    require_nvcc()
+    from codegen.cuda.nvcc import compile_source
+    from tests.golden.cases import CASES as GOLDEN_CASES
+    from tests.golden.cases import golden_path
+
+    cuda_cases = [case for case in GOLDEN_CASES if case.backend == "cuda"]
+    assert len(cuda_cases) >= 3
+    source = "\n".join(golden_path(case, "cuda.cu").read_text() for case in cuda_cases)
+    assert b".entry" in compile_source(source, "sm_90", "ptx")
