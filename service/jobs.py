@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from codegen.errors import TargetError
+from codegen.llvm import parse_target
 from service.db.models import JobRow, JobTaskRow, RecordRow
 from service.errors import Conflict, InvalidInput, NotFound
 from service.model_store import get_model, model_tasks
@@ -64,6 +65,7 @@ def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
     NotFound (unknown model) before anything is stored."""
     try:
         target = normalize_target(create.target)
+        parse_target(target)  # the tuner tunes the targets the LLVM backend compiles
     except TargetError as err:
         raise InvalidInput(f"unknown target {create.target!r}: {err}") from None
     if create.trials <= 0:

@@ -137,7 +137,8 @@ def import_records(session: Session, lines: Iterable[str]) -> tuple[int, int]:
     try:
         records = load_records(lines)
     except RecordError as err:
-        raise InvalidInput(f"malformed record import: {err}") from None
+        where = str(err).replace("<lines>:", "line ", 1)
+        raise InvalidInput(f"malformed record import: {where}") from None
     except UnicodeDecodeError as err:
         raise InvalidInput(f"malformed record import: not UTF-8 text: {err}") from None
     imported = 0
