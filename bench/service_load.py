@@ -63,6 +63,7 @@ class Stats:
     accepted: int = 0
     duplicates: int = 0
     batches: int = 0
+    empty_leases: int = 0  # lease polls that found no batch (the drivers were behind)
 
     def note(self, endpoint: str, started: float, ok: bool, why: str = "") -> None:
         """Record one call's latency, and an error when it was not ok."""
@@ -232,91 +233,93 @@ async def _call(
     return response if ok else None
 
 
+async def register_worker(
+    client: httpx.AsyncClient, setup: Setup, index: int, stats: Stats
+) -> dict[str, Any] | None:
+    """Register simulated worker `index`; its registration (worker id, token), or None."""
+    body = {
+        "name": f"sim-{index}",
+        "target": setup.target,
+        "device": {"kind": "simulated"},
+        "version": "bench",
+    }
+    secret = {"Authorization": f"Bearer {setup.registration_secret}"}
+    answer = await _call(
+        client, stats, "POST register", "POST", "/v1/workers/register", json=body, headers=secret
+    )
+    if answer is None:
+        return None
+    registration: dict[str, Any] = answer.json()
+    client.headers["Authorization"] = f"Bearer {registration['token']}"
+    return registration
+
+
 async def simulated_worker(
-    setup: Setup, index: int, stop: asyncio.Event, stats: Stats, lease_wait_s: float
+    client: httpx.AsyncClient,
+    registration: dict[str, Any],
+    index: int,
+    stop: asyncio.Event,
+    stats: Stats,
+    lease_wait_s: float,
 ) -> None:
-    """Register, then lease batches and post a synthetic result per candidate until `stop`."""
+    """Lease batches and post a synthetic result per candidate until `stop`."""
     rng = random.Random(index)
-    async with httpx.AsyncClient(base_url=setup.url, timeout=90) as client:
-        body = {
-            "name": f"sim-{index}",
-            "target": setup.target,
-            "device": {"kind": "simulated"},
-            "version": "bench",
-        }
-        secret = {"Authorization": f"Bearer {setup.registration_secret}"}
+    worker_id = registration["worker_id"]
+    heartbeat_s = float(registration["heartbeat_interval_s"])
+    last_beat = time.monotonic()
+    while not stop.is_set():
+        if time.monotonic() - last_beat >= heartbeat_s:
+            last_beat = time.monotonic()
+            await _call(
+                client,
+                stats,
+                "POST heartbeat",
+                "POST",
+                f"/v1/workers/{worker_id}/heartbeat",
+                json={"state": "idle", "batch_id": None},
+            )
         answer = await _call(
             client,
             stats,
-            "POST register",
+            "POST lease (long poll)",
             "POST",
-            "/v1/workers/register",
-            json=body,
-            headers=secret,
+            f"/v1/workers/{worker_id}/lease",
+            ok_statuses=(200, 204),
+            params={"wait_s": lease_wait_s},
         )
-        if answer is None:
-            return
-        registration = answer.json()
-        worker_id = registration["worker_id"]
-        client.headers["Authorization"] = f"Bearer {registration['token']}"
-        heartbeat_s = float(registration["heartbeat_interval_s"])
-        last_beat = time.monotonic()
-        while not stop.is_set():
-            if time.monotonic() - last_beat >= heartbeat_s:
-                last_beat = time.monotonic()
-                await _call(
-                    client,
-                    stats,
-                    "POST heartbeat",
-                    "POST",
-                    f"/v1/workers/{worker_id}/heartbeat",
-                    json={"state": "idle", "batch_id": None},
-                )
+        if answer is None or answer.status_code == 204:
+            stats.empty_leases += answer is not None
+            continue
+        batch = answer.json()
+        stats.batches += 1
+        for candidate in batch["candidates"]:
+            if stop.is_set():
+                break
+            cost_s = rng.uniform(1e-5, 1e-3)
+            result = {
+                "candidate_id": candidate["candidate_id"],
+                "status": "ok",
+                "costs_s": [cost_s * rng.uniform(0.98, 1.02) for _ in range(3)],
+                "error": "",
+                "build_s": 0.01,
+                "measure_s": 0.01,
+            }
             answer = await _call(
                 client,
                 stats,
-                "POST lease (long poll)",
+                "POST results",
                 "POST",
-                f"/v1/workers/{worker_id}/lease",
-                ok_statuses=(200, 204),
-                params={"wait_s": lease_wait_s},
+                f"/v1/batches/{batch['batch_id']}/results",
+                json={"results": [result]},
             )
-            if answer is None or answer.status_code == 204:
-                continue
-            batch = answer.json()
-            stats.batches += 1
-            for candidate in batch["candidates"]:
-                if stop.is_set():
-                    break
-                cost_s = rng.uniform(1e-5, 1e-3)
-                result = {
-                    "candidate_id": candidate["candidate_id"],
-                    "status": "ok",
-                    "costs_s": [cost_s * rng.uniform(0.98, 1.02) for _ in range(3)],
-                    "error": "",
-                    "build_s": 0.01,
-                    "measure_s": 0.01,
-                }
-                answer = await _call(
-                    client,
-                    stats,
-                    "POST results",
-                    "POST",
-                    f"/v1/batches/{batch['batch_id']}/results",
-                    json={"results": [result]},
-                )
-                if answer is not None:
-                    counts = answer.json()
-                    stats.accepted += int(counts["accepted"])
-                    stats.duplicates += int(counts["duplicates"])
-            if stop.is_set():
-                await _call(
-                    client,
-                    stats,
-                    "POST release",
-                    "POST",
-                    f"/v1/batches/{batch['batch_id']}/release",
-                )
+            if answer is not None:
+                counts = answer.json()
+                stats.accepted += int(counts["accepted"])
+                stats.duplicates += int(counts["duplicates"])
+        if stop.is_set():
+            await _call(
+                client, stats, "POST release", "POST", f"/v1/batches/{batch['batch_id']}/release"
+            )
 
 
 async def polling_client(
@@ -346,23 +349,50 @@ async def polling_client(
 
 
 async def run_load(setup: Setup, args: argparse.Namespace) -> tuple[Stats, float]:
-    """Run the workers and pollers for `args.duration` seconds; (stats, seconds measured)."""
+    """Register the workers, then run them and the pollers for `args.duration` seconds;
+    (stats, seconds measured)."""
     stats = Stats()
     stop = asyncio.Event()
-    tasks = [
-        asyncio.create_task(simulated_worker(setup, i, stop, stats, args.lease_wait_s))
-        for i in range(args.workers)
-    ]
-    tasks += [
-        asyncio.create_task(polling_client(setup, i, stop, stats, args.poll_interval_s))
-        for i in range(args.pollers)
-    ]
-    started = time.perf_counter()
-    await asyncio.sleep(args.duration)
-    elapsed = time.perf_counter() - started
-    stop.set()
-    await asyncio.gather(*tasks)
+    clients = [httpx.AsyncClient(base_url=setup.url, timeout=90) for _ in range(args.workers)]
+    try:
+        registrations = await asyncio.gather(
+            *(register_worker(client, setup, i, stats) for i, client in enumerate(clients))
+        )
+        tasks = [
+            asyncio.create_task(
+                simulated_worker(client, registration, i, stop, stats, args.lease_wait_s)
+            )
+            for i, (client, registration) in enumerate(zip(clients, registrations, strict=True))
+            if registration is not None
+        ]
+        tasks += [
+            asyncio.create_task(polling_client(setup, i, stop, stats, args.poll_interval_s))
+            for i in range(args.pollers)
+        ]
+        started = time.perf_counter()
+        await asyncio.sleep(args.duration)
+        elapsed = time.perf_counter() - started
+        stop.set()
+        await asyncio.gather(*tasks)
+    finally:
+        for client in clients:
+            await client.aclose()
     return stats, elapsed
+
+
+def wait_for_queued_work(setup: Setup, timeout_s: float = START_TIMEOUT_S) -> None:
+    """Wait until the job drivers have queued a first batch (so the clock does not time
+    their start-up)."""
+    headers = {"Authorization": f"Bearer {setup.admin_token}"}
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        text = httpx.get(f"{setup.url}/metrics", headers=headers, timeout=30).text
+        for line in text.splitlines():
+            name, _, value = line.partition(" ")
+            if name == "autotune_queue_batches" and float(value) > 0:
+                return
+        time.sleep(0.5)
+    raise RuntimeError(f"no batch was queued within {timeout_s} s")
 
 
 # -- report ----------------------------------------------------------------------------------
@@ -390,7 +420,8 @@ def report(database: str, stats: Stats, elapsed_s: float) -> dict[str, Any]:
     rate = stats.accepted / elapsed_s if elapsed_s > 0 else 0.0
     print(
         f"results ingested: {stats.accepted} ({rate:.1f}/s), duplicates {stats.duplicates}, "
-        f"batches leased {stats.batches}, errors {total_errors}"
+        f"batches leased {stats.batches}, lease polls without work {stats.empty_leases}, "
+        f"errors {total_errors}"
     )
     for sample in stats.error_samples:
         print(f"  error: {sample}")
@@ -402,6 +433,7 @@ def report(database: str, stats: Stats, elapsed_s: float) -> dict[str, Any]:
         "results_per_s": rate,
         "duplicates": stats.duplicates,
         "batches": stats.batches,
+        "empty_leases": stats.empty_leases,
         "errors": total_errors,
         "error_samples": stats.error_samples,
     }
@@ -417,6 +449,7 @@ def bench_one(database: str, database_url: str, args: argparse.Namespace) -> dic
                 f"{database}: service at {url}, {len(setup.job_ids)} jobs, "
                 f"{args.workers} workers, {args.pollers} pollers, target {setup.target!r}"
             )
+            wait_for_queued_work(setup)
             stats, elapsed = asyncio.run(run_load(setup, args))
             return report(database, stats, elapsed)
 
