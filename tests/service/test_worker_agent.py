@@ -3,13 +3,16 @@
 Each test starts the service (SQLite, fresh data directory), creates a job on a tiny
 workload, and runs worker subprocesses: a burst worker measures the queued work and exits;
 SIGTERM in the middle of a batch posts what was measured and releases the rest, which
-another worker then measures (each candidate gets exactly one result); a candidate whose
-measurement child crashes becomes runtime_error and the worker goes on.
+another worker then measures (each candidate gets exactly one result); SIGTERM while idle
+ends the long poll at once; results measured while the service restarts are kept and
+posted when it is back; a candidate whose measurement child crashes becomes runtime_error
+and the worker goes on.
 """
 
 from __future__ import annotations
 
 import signal
+import subprocess
 import time
 from collections import Counter
 from pathlib import Path
@@ -17,7 +20,12 @@ from pathlib import Path
 import pytest
 
 from codegen.measure import FAULT_ENV
-from tests.workers.service_process import running_service, stop_process, tiny_workload
+from tests.workers.service_process import (
+    RunningService,
+    running_service,
+    stop_process,
+    tiny_workload,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -46,11 +54,7 @@ def test_sigterm_mid_batch_posts_the_measured_and_releases_the_rest(tmp_path: Pa
     with running_service(tmp_path / "data") as service:
         job_id = service.create_job(tiny_workload(), trials=12, batch_size=12)
         first = service.worker("--name", "stopped")
-        deadline = time.monotonic() + 180
-        while not service.records(job_id):  # wait until the first result is in
-            assert first.poll() is None, first.communicate()[1]
-            assert time.monotonic() < deadline, service.log()
-            time.sleep(0.2)
+        _wait_for_records(service, job_id, first)  # the first result is in
         first.send_signal(signal.SIGTERM)
         code, stderr = stop_process(first, timeout_s=60)
         assert code == 0, stderr
@@ -79,3 +83,48 @@ def test_a_crashing_candidate_is_a_runtime_error_and_the_worker_goes_on(tmp_path
     assert len(records) >= 2, records  # it went on after the first crash
     assert {record["status"] for record in records} == {"runtime_error"}
     assert all("SIGABRT" in record["error"] for record in records), records[0]["error"]
+
+
+def _wait_for_records(service: RunningService, job_id: str, worker: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 180
+    while not service.records(job_id):
+        assert worker.poll() is None, f"the worker exited early: {worker.communicate()[1]}"
+        assert time.monotonic() < deadline, service.log()
+        time.sleep(0.2)
+
+
+def test_sigterm_while_idle_ends_the_long_poll_at_once(tmp_path: Path) -> None:
+    with running_service(tmp_path / "data") as service:
+        worker = service.worker("--lease-wait-s", "60", "--name", "idle")
+        deadline = time.monotonic() + 60
+        with service.client() as client:
+            while not client.get("/v1/workers").json()["items"]:
+                assert time.monotonic() < deadline and worker.poll() is None
+                time.sleep(0.2)
+        time.sleep(1.0)  # now in its long poll
+        started = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        code, stderr = stop_process(worker, timeout_s=30)
+    assert code == 0, stderr
+    assert time.monotonic() - started < 10, "the worker waited for its long poll to end"
+
+
+def test_results_measured_while_the_service_restarts_are_posted_after(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with running_service(data_dir) as service:
+        port = int(service.url.rsplit(":", 1)[1])
+        job_id = service.create_job(tiny_workload(), trials=10, batch_size=10)
+        worker = service.worker("--burst", "--lease-wait-s", "10", "--name", "patient")
+        _wait_for_records(service, job_id, worker)
+    # The service is stopped: the worker measures on and keeps its results.
+    time.sleep(4.0)
+    assert worker.poll() is None
+    with running_service(data_dir, port=port) as service:
+        code, stderr = stop_process(worker, timeout_s=300)
+        assert code == 0, stderr
+        job = service.wait_for_job(job_id, timeout_s=60)
+        records = service.records(job_id)
+    assert "service unreachable" in stderr and "keeping" in stderr, stderr
+    assert job["state"] == "completed", job
+    per_candidate = Counter(record["candidate_id"] for record in records)
+    assert len(per_candidate) >= 10 and set(per_candidate.values()) == {1}, per_candidate

@@ -120,15 +120,16 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def running_service(
-    data_dir: Path, env: Mapping[str, str] | None = None
+    data_dir: Path, env: Mapping[str, str] | None = None, port: int = 0
 ) -> Iterator[RunningService]:
-    """`autotune serve` on SQLite in `data_dir` until the block ends."""
+    """`autotune serve` on SQLite in `data_dir` (on `port`, default: a free one) until the
+    block ends."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
+    port = port or _free_port()
     environ = {**os.environ, **(env or {})}
     environ.pop("AUTOTUNE_DATABASE_URL", None)  # always the embedded SQLite here
     log_path = data_dir / "service.log"
-    with log_path.open("wb") as log:
+    with log_path.open("ab") as log:
         process = subprocess.Popen(
             [AUTOTUNE, "serve", "--port", str(port), "--data-dir", str(data_dir)],
             stdout=log,
