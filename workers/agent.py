@@ -22,7 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
 
-from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, measure_batch
+from codegen.measure import (
+    MeasureError,
+    MeasureInput,
+    MeasureOptions,
+    MeasureResult,
+    measure_batch,
+)
 from workers.client import (
     Forbidden,
     LeaseLost,
@@ -222,7 +228,11 @@ class Agent:
         for candidate in batch.candidates:
             if self._stop.is_set():
                 break
-            result = self.measure(candidate, batch.measure_options)
+            try:
+                result = self.measure(candidate, batch.measure_options)
+            except MeasureError as err:  # no child starts: this machine, not the candidate
+                self._give_up(batch, outbox)
+                raise WorkerError(f"cannot measure on this machine: {err}") from None
             if self._stop.is_set() and _killed_by_stop_signal(result):
                 break  # Ctrl-C reached the child too: not the candidate's fault
             done += 1
@@ -274,6 +284,15 @@ class Agent:
             ) from None
         self.measured += ack.accepted
         outbox.clear()
+
+    def _give_up(self, batch: Batch, outbox: list[CandidateResult]) -> None:
+        """Post what is measured and release the rest, for at most the stop grace period."""
+        try:
+            if outbox:
+                self._post(batch, outbox, RetryUntil.for_s(self.config.stop_grace_s))
+        except (_BatchGone, ServiceUnreachable):
+            return
+        self._release(batch)
 
     def _release(self, batch: Batch) -> None:
         try:

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from codegen.measure import MeasureOptions, MeasureResult
+from codegen.measure import MeasureError, MeasureOptions, MeasureResult
 from workers.agent import Agent, AgentConfig, MeasureFn
 from workers.client import Backoff, ServiceClient, WorkerError
 from workers.device import detect_device
@@ -131,3 +131,18 @@ def test_heartbeats_report_busy_with_the_batch() -> None:
 def test_only_the_cpu_device_is_accepted_for_now() -> None:
     with pytest.raises(WorkerError, match="cuda:0"):
         detect_device("cuda:0")
+
+
+def test_a_machine_that_cannot_measure_posts_what_it_has_releases_and_stops() -> None:
+    fake = FakeService()
+    fake.enqueue(_batch("b1", 3))
+
+    def measure(candidate: Candidate, options: MeasureOptions) -> MeasureResult:
+        if candidate.candidate_id == "b1-c1":
+            raise MeasureError("measurement child failed to start: out of memory")
+        return MeasureResult("ok", (1e-3,))
+
+    with fake.serve() as server, pytest.raises(WorkerError, match="cannot measure"):
+        _agent(server.url, measure).run()
+    assert sorted(fake.results) == ["b1-c0"]
+    assert fake.released == ["b1-c1", "b1-c2"]
