@@ -8,19 +8,44 @@ Step 2. A reduction with data reuse (conv2d, dense, matmul, depthwise conv) is t
         them tiled in registers, reductions stepped through shared memory 8 at a time.
 Step 3. Every other root stage: spatial loops fused and bound to (blockIdx.x,
         threadIdx.x), reductions serial inside each thread.
+Step 4. When the lowered kernels need more shared memory than the device has, the
+        tiles shrink level by level (`SHRINK_LEVELS`); past the last level the heavy
+        stages are bound like every other stage (no shared memory at all).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
+from ir.lower import lower
 from ir.schedule.gpu import GpuParams, GpuTiling, apply_gpu_tiling, bind_spatial
 from ir.schedule.schedule import Schedule, Stage
 from ir.te.program import TEProgram
 from ir.tir.expr import Reduce, TensorRead, Var
-from ir.tir.visit import walk_expr
+from ir.tir.stmt import Allocate
+from ir.tir.visit import walk_expr, walk_stmt
 
 DEFAULT_THREADS = 256  # threads per block of a bound spatial loop
-AXIS_THREADS = 16  # threads along each of the last two axes of a tiled stage
-REDUCE_STEP = 8  # reduction elements per shared-memory step
+
+
+@dataclass(frozen=True, slots=True)
+class TileLevel:
+    """Sizes of the default tiling: threads per axis, register tiles, reduction step."""
+
+    axis_threads: int  # threads along each of the last two axes
+    inner_x: int  # register tile of the last axis
+    inner_y: int  # register tile of the axis before it
+    reduce_step: int  # reduction elements per shared-memory step
+
+
+SHRINK_LEVELS = (
+    TileLevel(16, 4, 2, 8),
+    TileLevel(16, 2, 1, 4),
+    TileLevel(8, 1, 1, 2),
+    TileLevel(8, 1, 1, 1),
+)
 
 
 def _divisor_at_most(extent: int, limit: int) -> int:
@@ -76,16 +101,16 @@ def tiling_anchor(schedule: Schedule, name: str, taken: set[str]) -> str | None:
     return reader
 
 
-def default_tiling(stage: Stage) -> GpuTiling:
+def default_tiling(stage: Stage, level: TileLevel = SHRINK_LEVELS[0]) -> GpuTiling:
     """Fixed SSSRRSRS sizes for a heavy stage (see the module docstring, Step 2)."""
     extents = [axis.extent for axis in stage.op.axes]
     spatial: list[tuple[int, ...]] = []
     for position, extent in enumerate(extents):
         from_last = len(extents) - position
         if from_last <= 2:
-            inner_limit = 4 if from_last == 1 else 2
+            inner_limit = level.inner_x if from_last == 1 else level.inner_y
             inner = _divisor_at_most(extent, inner_limit) if extent >= 8 * inner_limit else 1
-            thread = _divisor_at_most(extent // inner, AXIS_THREADS)
+            thread = _divisor_at_most(extent // inner, level.axis_threads)
             spatial.append((extent // inner // thread, 1, thread, 1, inner))
         elif from_last == 3:
             register = _divisor_at_most(extent, 4)
@@ -94,14 +119,22 @@ def default_tiling(stage: Stage) -> GpuTiling:
             spatial.append((extent, 1, 1, 1, 1))
     reduce = []
     for axis in stage.op.reduce_axes:
-        step = _divisor_at_most(axis.extent, REDUCE_STEP)
+        step = _divisor_at_most(axis.extent, level.reduce_step)
         reduce.append((axis.extent // step, step, 1))
     return GpuTiling(tuple(spatial), tuple(reduce), vector=1, unroll=64)
 
 
-def default_gpu_schedule(program: TEProgram, params: GpuParams | None = None) -> Schedule:
-    """The schedule a fused function gets on a GPU without tuning (module docstring)."""
-    limits = params or GpuParams()
+def _shared_bytes(schedule: Schedule) -> int:
+    """Bytes of shared memory the lowered schedule allocates (all kernels together)."""
+    return sum(
+        node.buffer.size * np.dtype(node.buffer.dtype).itemsize
+        for node in walk_stmt(lower(schedule).body)
+        if isinstance(node, Allocate) and node.buffer.scope == "shared"
+    )
+
+
+def _build(program: TEProgram, limits: GpuParams, level: TileLevel | None) -> Schedule:
+    """Steps 1 to 3 with the tiles of `level` (None: no tiling, every stage bound)."""
     sch = Schedule(program)
     # Step 1.
     for name in list(sch.stages):
@@ -113,15 +146,30 @@ def default_gpu_schedule(program: TEProgram, params: GpuParams | None = None) ->
     anchors: set[str] = set()
     for name in list(sch.stages):
         stage = sch.stages[name]
-        if name in handled or stage.attach.kind != "root" or not has_reuse(stage):
+        if level is None or name in handled or stage.attach.kind != "root":
+            continue
+        if not has_reuse(stage):
             continue
         anchor = tiling_anchor(sch, name, anchors)
         if anchor is not None:
             anchors.add(anchor)
-        handled |= apply_gpu_tiling(sch, name, anchor, default_tiling(stage))
+        handled |= apply_gpu_tiling(sch, name, anchor, default_tiling(stage, level))
     # Step 3.
     threads = min(DEFAULT_THREADS, limits.max_threads_per_block)
     for name in list(sch.stages):
         if name not in handled and sch.stages[name].attach.kind == "root":
             bind_spatial(sch, name, threads)
     return sch
+
+
+def default_gpu_schedule(program: TEProgram, params: GpuParams | None = None) -> Schedule:
+    """The schedule a fused function gets on a GPU without tuning (module docstring)."""
+    limits = params or GpuParams()
+    heavy = any(has_reuse(Stage.of(op, False)) for op in program.computes)
+    if heavy:
+        # Step 4.
+        for level in SHRINK_LEVELS:
+            schedule = _build(program, limits, level)
+            if _shared_bytes(schedule) <= limits.max_shared_memory_per_block:
+                return schedule
+    return _build(program, limits, None)
