@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from codegen.cuda import CudaModule
+from codegen.cuda.nvcc import compile_source
 from ir.graph.ops import OP_TABLE
 from ir.lower import lower
 from ir.reference import check_close
@@ -20,6 +21,8 @@ from tests.codegen.cuda.support import (
     require_nvcc,
     run_interpreted,
 )
+from tests.golden.cases import CASES as GOLDEN_CASES
+from tests.golden.cases import golden_path
 from tests.ir.graph.ops.test_te_compute import CASES, Case, _case_id
 
 
@@ -61,10 +64,6 @@ def test_default_gpu_schedules_of_every_op_compile_with_nvcc() -> None:
 
 def test_the_golden_cuda_kernels_compile_with_nvcc() -> None:
     require_nvcc()
-    from codegen.cuda.nvcc import compile_source
-    from tests.golden.cases import CASES as GOLDEN_CASES
-    from tests.golden.cases import golden_path
-
     cuda_cases = [case for case in GOLDEN_CASES if case.backend == "cuda"]
     assert len(cuda_cases) >= 3
     source = "\n".join(golden_path(case, "cuda.cu").read_text() for case in cuda_cases)
