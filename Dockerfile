@@ -22,7 +22,8 @@ COPY tuner tuner
 COPY workers workers
 COPY service service
 COPY migrations migrations
-RUN pip install . \
+# Editable, so the service finds the top-level migrations/ next to its sources in /app.
+RUN pip install -e . \
     && useradd --create-home --uid 10001 autotune \
     && mkdir /data && chown autotune /data
 USER autotune
@@ -48,6 +49,6 @@ COPY tuner tuner
 COPY workers workers
 COPY service service
 COPY migrations migrations
-RUN pip install '.[gpu]' && useradd --create-home --uid 10001 autotune
+RUN pip install -e '.[gpu]' && useradd --create-home --uid 10001 autotune
 USER autotune
 CMD ["autotune", "worker", "--device", "cuda:0"]
