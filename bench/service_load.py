@@ -466,7 +466,7 @@ def main() -> int:
     parser.add_argument(
         "--lease-wait-s", type=float, default=5.0, help="the workers' long-poll wait (5)"
     )
-    parser.add_argument("--jobs", type=int, default=2, help="tuning jobs to feed the queue (2)")
+    parser.add_argument("--jobs", type=int, default=4, help="tuning jobs to feed the queue (4)")
     parser.add_argument("--batch-size", type=int, default=32, help="candidates per batch (32)")
     parser.add_argument(
         "--databases",
