@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -163,3 +164,15 @@ def test_pages_and_assets_need_no_token_and_carry_a_strict_policy(tuned: TunedSe
             assert "script-src 'self'" in answer.headers["content-security-policy"]
         assert client.get("/web/secrets.txt").status_code == 404
         assert client.get("/v1/jobs").status_code == 401  # the data itself needs the token
+
+
+def test_without_chromium_the_tests_skip_but_fail_under_ci(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="chromium is not installed"):
+        _require_chromium()
+    monkeypatch.setenv("CI", "1")
+    with pytest.raises(pytest.fail.Exception, match="chromium is not installed"):
+        _require_chromium()
