@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.db.engine import unit_of_work
 from service.orchestration.driver import SETTINGS_ENV
-from service.orchestration.leases import claim_next_job
+from service.orchestration.leases import claim_next_job, renew_job_lease
 from service.queue import sweep_expired_leases
 from service.settings import Settings
 
@@ -28,7 +28,7 @@ class Supervisor:
     def __init__(self, settings: Settings, factory: sessionmaker[Session]) -> None:
         self.settings = settings
         self.factory = factory
-        self.drivers: dict[str, subprocess.Popen[bytes]] = {}  # job id -> process
+        self.drivers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}  # job -> (process, id)
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._loop, name="supervisor", daemon=True)
 
@@ -42,10 +42,10 @@ class Supervisor:
         self.stopped.set()
         if self.thread.is_alive():
             self.thread.join(timeout=STOP_TIMEOUT_S)
-        for process in self.drivers.values():
+        for process, _ in self.drivers.values():
             if process.poll() is None:
                 process.terminate()
-        for process in self.drivers.values():
+        for process, _ in self.drivers.values():
             try:
                 process.wait(timeout=STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -54,14 +54,19 @@ class Supervisor:
         self.drivers.clear()
 
     def tick(self) -> None:
-        """One round: sweep expired leases, reap finished drivers, claim and start jobs."""
+        """One round: sweep expired leases, reap finished drivers and renew the job leases
+        of live ones (a driver process may take longer to start than its lease lasts),
+        claim and start jobs."""
         with unit_of_work(self.factory) as session:
             expired = sweep_expired_leases(session, self.settings.max_attempts)
         if expired:
             logger.info("re-queued %d batches whose lease expired", expired)
-        for job_id, process in list(self.drivers.items()):
+        for job_id, (process, driver_id) in list(self.drivers.items()):
             if process.poll() is not None:
                 del self.drivers[job_id]
+                continue
+            with unit_of_work(self.factory) as session:
+                renew_job_lease(session, job_id, driver_id, self.settings.driver_lease_s)
         while len(self.drivers) < self.settings.max_drivers and not self.stopped.is_set():
             driver_id = uuid.uuid4().hex
             with unit_of_work(self.factory) as session:
@@ -69,7 +74,7 @@ class Supervisor:
                 claimed = job.id if job is not None else None
             if claimed is None:
                 return
-            self.drivers[claimed] = self._spawn(claimed, driver_id)
+            self.drivers[claimed] = (self._spawn(claimed, driver_id), driver_id)
 
     def _spawn(self, job_id: str, driver_id: str) -> subprocess.Popen[bytes]:
         logger.info("starting a driver for job %s", job_id)
