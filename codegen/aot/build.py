@@ -22,7 +22,7 @@ import llvmlite.binding as llvm
 from codegen.aot.abi import ABI_VERSION, MODEL_HEADER, abi_source
 from codegen.aot.link import c_compiler, c_compiler_version, link_library
 from codegen.aot.module import build_model_module, model_object_code, uses_openmp
-from codegen.aot.package import manifest_bytes, pack_tarball, write_artifact
+from codegen.aot.package import manifest_bytes, write_artifact
 from codegen.aot.plan import ModelPlan, plan_model
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.executor import hardware_of
@@ -117,19 +117,17 @@ def build_model_artifact(
     library = link_library(
         model_object_code(llvm_text, target),
         abi_source(plan),
-        plan.weights.to_bytes(),
+        plan.weights,
         openmp,
         compiler,
     )
     manifest = build_manifest(
         plan, target, library, openmp, software_versions(compiler), model_sha256
     )
-    tarball = pack_tarball(
-        {
-            MANIFEST_FILE: manifest_bytes(manifest),
-            LIBRARY_FILE: library,
-            HEADER_FILE: MODEL_HEADER.encode(),
-        }
-    )
-    path, digest = write_artifact(out_dir, tarball)
-    return ArtifactResult(path, digest, len(tarball), manifest, plan.coverage)
+    files = {
+        MANIFEST_FILE: manifest_bytes(manifest),
+        LIBRARY_FILE: library,
+        HEADER_FILE: MODEL_HEADER.encode(),
+    }
+    path, digest, size_bytes = write_artifact(out_dir, files)
+    return ArtifactResult(path, digest, size_bytes, manifest, plan.coverage)

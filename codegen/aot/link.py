@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from codegen.aot.abi import MODEL_HEADER, export_map, weights_assembly
+from codegen.aot.weights import WeightsBlob
 from codegen.errors import CodegenError
 
 COMPILE_TIMEOUT_S = 600
@@ -64,7 +65,7 @@ def _run(command: list[str], cwd: Path) -> None:
 
 
 def link_library(
-    model_object: bytes, abi_source: str, weights: bytes, openmp: bool, compiler: str
+    model_object: bytes, abi_source: str, weights: WeightsBlob, openmp: bool, compiler: str
 ) -> bytes:
     """The shared library (bytes) of a model: its LLVM object, ABI source and weights."""
     with tempfile.TemporaryDirectory(prefix="autotune-link-") as directory:
@@ -72,8 +73,9 @@ def link_library(
         (cwd / "model.o").write_bytes(model_object)
         (cwd / "model.h").write_text(MODEL_HEADER)
         (cwd / "model_abi.c").write_text(abi_source)
-        (cwd / "weights.bin").write_bytes(weights)
-        (cwd / "weights.s").write_text(weights_assembly("weights.bin", len(weights)))
+        with (cwd / "weights.bin").open("wb") as stream:
+            weights.write(stream)
+        (cwd / "weights.s").write_text(weights_assembly("weights.bin", weights.padded_bytes))
         (cwd / "exports.map").write_text(export_map())
         _run([compiler, "-c", "-O2", "-fPIC", "model_abi.c", "-o", "model_abi.o"], cwd)
         _run([compiler, "-c", "weights.s", "-o", "weights.o"], cwd)

@@ -21,7 +21,7 @@ import tarfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 GZIP_LEVEL = 6
 STORE_ABOVE_RATIO = 0.8  # samples that deflate to more than this are stored
@@ -36,8 +36,8 @@ def manifest_bytes(manifest: Mapping[str, Any]) -> bytes:
 
 
 def compression_level(data: bytes) -> int:
-    """The gzip level for `data`: GZIP_LEVEL when evenly spaced samples of it deflate well,
-    else 0 (stored)."""
+    """The gzip level for `data` (an artifact's largest file): GZIP_LEVEL when evenly
+    spaced samples of it deflate well, else 0 (stored)."""
     if len(data) <= _SAMPLES * _SAMPLE_BYTES:
         sample = data
     else:
@@ -49,10 +49,30 @@ def compression_level(data: bytes) -> int:
     return GZIP_LEVEL if ratio <= STORE_ABOVE_RATIO else 0
 
 
-def pack_tarball(files: Mapping[str, bytes]) -> bytes:
-    """The .tar.gz bytes of `files` (name -> content), deterministic."""
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+class _HashingWriter:
+    """A binary stream that hashes and counts what goes through it."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.sha256 = hashlib.sha256()
+        self.size_bytes = 0
+
+    def write(self, data: bytes) -> int:
+        self.sha256.update(data)
+        self.size_bytes += len(data)
+        return self.stream.write(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def write_tarball(files: Mapping[str, bytes], stream: BinaryIO) -> None:
+    """Write the .tar.gz of `files` (name -> content) to `stream`, deterministically."""
+    level = compression_level(max(files.values(), key=len, default=b""))
+    with (
+        gzip.GzipFile(filename="", mode="wb", fileobj=stream, mtime=0, compresslevel=level) as gz,
+        tarfile.open(fileobj=gz, mode="w|", format=tarfile.USTAR_FORMAT) as tar,
+    ):
         for name in sorted(files):
             data = files[name]
             info = tarfile.TarInfo(name)
@@ -62,21 +82,27 @@ def pack_tarball(files: Mapping[str, bytes]) -> bytes:
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             tar.addfile(info, io.BytesIO(data))
-    data = raw.getvalue()
-    packed = io.BytesIO()
-    with gzip.GzipFile(
-        filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=compression_level(data)
-    ) as stream:
-        stream.write(data)
-    return packed.getvalue()
 
 
-def write_artifact(out_dir: Path, tarball: bytes) -> tuple[Path, str]:
-    """Write `tarball` as `<sha256>.tar.gz` in `out_dir` (atomically); returns path, sha256."""
-    digest = hashlib.sha256(tarball).hexdigest()
+def pack_tarball(files: Mapping[str, bytes]) -> bytes:
+    """The .tar.gz bytes of `files` (name -> content), deterministic."""
+    buffer = io.BytesIO()
+    write_tarball(files, buffer)
+    return buffer.getvalue()
+
+
+def write_artifact(out_dir: Path, files: Mapping[str, bytes]) -> tuple[Path, str, int]:
+    """Pack `files` into `out_dir/<sha256>.tar.gz` (atomically: written aside, then renamed);
+    returns the path, the sha256 and the size in bytes."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{digest}.tar.gz"
-    partial = out_dir / f".{digest}.tar.gz.partial-{os.getpid()}"
-    partial.write_bytes(tarball)
-    os.replace(partial, path)
-    return path, digest
+    partial = out_dir / f".artifact-{os.getpid()}-{id(files)}.partial"
+    try:
+        with partial.open("wb") as handle:
+            writer = _HashingWriter(handle)
+            write_tarball(files, writer)  # type: ignore[arg-type]
+        digest = writer.sha256.hexdigest()
+        path = out_dir / f"{digest}.tar.gz"
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return path, digest, writer.size_bytes

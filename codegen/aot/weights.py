@@ -1,23 +1,27 @@
 """The weights blob: every constant a kernel reads, after layout rewrites, in one buffer.
 
 Identical arrays (same dtype, shape and bytes) are stored once. Each array starts at a
-64-byte aligned offset, so vector loads of weights are aligned.
+64-byte aligned offset, so vector loads of weights are aligned. Arrays are kept as they
+are (no byte copies) until the blob is written out.
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import BinaryIO
 
 import numpy as np
 
 from codegen.aot.memory import align_up
+
+MIN_BLOB_BYTES = 64
 
 
 class WeightsBlob:
     """Arrays appended in order; `add` returns the array's byte offset."""
 
     def __init__(self) -> None:
-        self._chunks: list[bytes] = []
+        self._arrays: list[tuple[int, np.ndarray]] = []  # (offset, C-contiguous array)
         self._offsets: dict[str, int] = {}
         self.nbytes = 0
 
@@ -25,20 +29,36 @@ class WeightsBlob:
         """Store `array` (C order, native byte order) unless an identical one is stored;
         return its offset."""
         data = np.ascontiguousarray(array)
-        raw = data.tobytes()
-        digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode() + raw).hexdigest()
-        known = self._offsets.get(digest)
+        digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode())
+        digest.update(data.data.cast("B"))
+        key = digest.hexdigest()
+        known = self._offsets.get(key)
         if known is not None:
             return known
         offset = align_up(self.nbytes)
-        if offset > self.nbytes:
-            self._chunks.append(bytes(offset - self.nbytes))
-        self._chunks.append(raw)
-        self.nbytes = offset + len(raw)
-        self._offsets[digest] = offset
+        self._arrays.append((offset, data))
+        self.nbytes = offset + data.nbytes
+        self._offsets[key] = offset
         return offset
 
+    @property
+    def padded_bytes(self) -> int:
+        """The size written by `write`: a multiple of 64 bytes, at least 64."""
+        return max(align_up(self.nbytes), MIN_BLOB_BYTES)
+
+    def write(self, stream: BinaryIO) -> None:
+        """Write the blob (zero padding between arrays and at the end) to `stream`."""
+        position = 0
+        for offset, data in self._arrays:
+            stream.write(bytes(offset - position))
+            stream.write(data.data.cast("B"))
+            position = offset + data.nbytes
+        stream.write(bytes(self.padded_bytes - position))
+
     def to_bytes(self) -> bytes:
-        """The blob, padded to a multiple of 64 bytes (at least 64)."""
-        padded = max(align_up(self.nbytes), 64)
-        return b"".join(self._chunks) + bytes(padded - self.nbytes)
+        """The blob as bytes (see `write`)."""
+        import io
+
+        buffer = io.BytesIO()
+        self.write(buffer)
+        return buffer.getvalue()

@@ -3,24 +3,32 @@ virtual environment with nothing but numpy to run them in."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import venv
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 from codegen.aot import ArtifactResult, build_model_artifact
 from codegen.llvm import host_target
 from ir.frontend.onnx import import_model
 from ir.graph.passes.pipeline import optimize
 from service.cli import bundled_model_path
-from tests.codegen.test_compiled_models import truncated_model
-from tests.support.onnx_models import LIGHT_MODELS, runtime_inputs
+from tests.support.onnx_models import (
+    LIGHT_MODELS,
+    load_light_model,
+    logits_name,
+    randomize_weights,
+    runtime_inputs,
+)
 
 BUNDLED = "bundled_squeezenet"
 VENV_TIMEOUT_S = 300
@@ -37,6 +45,33 @@ class CompiledCase:
     inputs: dict[str, np.ndarray]
 
 
+def logits_model(name: str) -> onnx.ModelProto:
+    """The light model `name` with random weights (seeded by its name), ending at its
+    pre-softmax logits. (Like tests/codegen/test_compiled_models.py's, but shapes are
+    inferred on the shipped model, whose weights are tiny ConstantOfShape nodes: on the
+    randomised 500 MB models shape inference takes seconds.)"""
+    shipped = load_light_model(name)
+    logits = logits_name(shipped)
+    inferred = onnx.shape_inference.infer_shapes(shipped).graph
+    info = next(v for v in [*inferred.value_info, *inferred.output] if v.name == logits)
+    shape = [dim.dim_value for dim in info.type.tensor_type.shape.dim]
+    model = randomize_weights(shipped, seed=sum(map(ord, name)))
+    nodes = list(model.graph.node)
+    producer = {output: index for index, node in enumerate(nodes) for output in node.output}
+    needed: set[int] = set()
+    pending = [logits]
+    while pending:
+        index = producer.get(pending.pop())
+        if index is not None and index not in needed:
+            needed.add(index)
+            pending.extend(nodes[index].input)
+    del model.graph.node[:]
+    model.graph.node.extend(node for index, node in enumerate(nodes) if index in needed)
+    del model.graph.output[:]
+    model.graph.output.append(helper.make_tensor_value_info(logits, TensorProto.FLOAT, shape))
+    return model
+
+
 def compile_onnx(model: onnx.ModelProto, out_dir: Path) -> ArtifactResult:
     """Compile `model` for this host with default schedules (every task a miss)."""
     imported = import_model(model)
@@ -48,26 +83,67 @@ def compile_onnx(model: onnx.ModelProto, out_dir: Path) -> ArtifactResult:
     )
 
 
-@pytest.fixture(scope="session")
-def compiled_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CompiledCase]:
-    """The nine light models (random weights, cut at their logits) and the bundled model
-    (as shipped), each compiled to an artifact once per session."""
-    out_dir = tmp_path_factory.mktemp("artifacts")
-    cases: dict[str, CompiledCase] = {}
-    for name in LIGHT_MODELS:
-        model = truncated_model(name)
-        cases[name] = CompiledCase(name, model, compile_onnx(model, out_dir), runtime_inputs(model))
-    bundled = onnx.load(str(bundled_model_path()))
-    cases[BUNDLED] = CompiledCase(
-        BUNDLED, bundled, compile_onnx(bundled, out_dir), runtime_inputs(bundled)
-    )
-    return cases
+def _compile_file(path: Path, out_dir: Path) -> ArtifactResult:
+    """Compile the ONNX file at `path` (in a worker process of `compile_all`)."""
+    return compile_onnx(onnx.load(str(path)), out_dir)
+
+
+class ArtifactCache:
+    """Models compiled on first use and kept for the session."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self.cases: dict[str, CompiledCase] = {}
+
+    @staticmethod
+    def model(name: str) -> onnx.ModelProto:
+        """The light model `name` (random weights, cut at its logits) or BUNDLED (the
+        bundled model as shipped)."""
+        return onnx.load(str(bundled_model_path())) if name == BUNDLED else logits_model(name)
+
+    def get(self, name: str) -> CompiledCase:
+        """The model `name`, compiled."""
+        if name not in self.cases:
+            model = self.model(name)
+            artifact = compile_onnx(model, self.out_dir)
+            self.cases[name] = CompiledCase(name, model, artifact, runtime_inputs(model))
+        return self.cases[name]
+
+    def compile_all(self, names: list[str]) -> dict[str, CompiledCase]:
+        """Every model of `names`, compiled by two worker processes (one per core) while
+        this process makes the next model."""
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
+            pending = {}
+            for name in names:
+                if name in self.cases:
+                    continue
+                model = self.model(name)
+                path = self.out_dir / f"{name}.onnx"
+                onnx.save(model, str(path))
+                pending[name] = (model, pool.submit(_compile_file, path, self.out_dir))
+            for name, (model, future) in pending.items():
+                artifact = future.result()
+                self.cases[name] = CompiledCase(name, model, artifact, runtime_inputs(model))
+        return {name: self.cases[name] for name in names}
 
 
 @pytest.fixture(scope="session")
-def squeezenet(compiled_models: dict[str, CompiledCase]) -> CompiledCase:
+def artifact_cache(tmp_path_factory: pytest.TempPathFactory) -> ArtifactCache:
+    """Compiled models, shared by every test of the session."""
+    return ArtifactCache(tmp_path_factory.mktemp("artifacts"))
+
+
+@pytest.fixture(scope="session")
+def compiled_models(artifact_cache: ArtifactCache) -> dict[str, CompiledCase]:
+    """The nine light models and the bundled model, compiled."""
+    return artifact_cache.compile_all([*LIGHT_MODELS, BUNDLED])
+
+
+@pytest.fixture(scope="session")
+def squeezenet(artifact_cache: ArtifactCache) -> CompiledCase:
     """The light squeezenet case (small and quick: for the tests of one artifact)."""
-    return compiled_models["light_squeezenet"]
+    return artifact_cache.get("light_squeezenet")
 
 
 @dataclass(frozen=True)
@@ -123,8 +199,6 @@ def standalone_loader(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def small_conv_model() -> onnx.ModelProto:
     """A four-node model (conv, relu, flatten, dense) with seeded random weights: three
     tasks, compiled in a second or two."""
-    from onnx import TensorProto, helper, numpy_helper
-
     rng = np.random.default_rng(0)
     weight = numpy_helper.from_array(rng.normal(0, 0.2, (8, 4, 3, 3)).astype(np.float32), "w")
     dense = numpy_helper.from_array(rng.normal(0, 0.2, (10, 8 * 6 * 6)).astype(np.float32), "d")

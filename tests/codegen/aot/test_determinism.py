@@ -16,9 +16,8 @@ from tests.codegen.aot.conftest import CompiledCase, compile_onnx
 BUILD_IN_CHILD = """
 import sys
 from pathlib import Path
-from tests.codegen.aot.conftest import compile_onnx
-from tests.codegen.test_compiled_models import truncated_model
-print(compile_onnx(truncated_model("light_squeezenet"), Path(sys.argv[1])).sha256)
+from tests.codegen.aot.conftest import compile_onnx, logits_model
+print(compile_onnx(logits_model("light_squeezenet"), Path(sys.argv[1])).sha256)
 """
 
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen.aot.memory import ALIGN_BYTES, Lifetime, align_up, plan_memory
-from tests.codegen.aot.conftest import CompiledCase
+from tests.codegen.aot.conftest import ArtifactCache
 
 
 def _lifetimes(draw_items: list[tuple[int, int, int]]) -> list[Lifetime]:
@@ -47,8 +47,6 @@ def test_a_chain_reuses_two_buffers() -> None:
     assert plan.total_bytes == 4 * align_up(1000)
 
 
-def test_resnet50_workspace_is_at_most_half_of_its_tensors(
-    compiled_models: dict[str, CompiledCase],
-) -> None:
-    memory = compiled_models["light_resnet50"].artifact.manifest["memory"]
+def test_resnet50_workspace_is_at_most_half_of_its_tensors(artifact_cache: ArtifactCache) -> None:
+    memory = artifact_cache.get("light_resnet50").artifact.manifest["memory"]
     assert memory["workspace_bytes"] <= 0.5 * memory["intermediate_bytes"]
