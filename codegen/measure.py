@@ -183,27 +183,56 @@ def measure_batch(
     wrong numbers, crashes its child or runs past a timeout gets that status and the next
     candidate is measured in a fresh child. Raises MeasureError only when no child starts.
     """
-    options = options or MeasureOptions()
-    results: list[MeasureResult] = []
-    child: _Child | None = None
-    with _MEASURE_LOCK:
-        try:
-            for index, candidate in enumerate(inputs):
-                if child is not None and (not child.alive or child.used >= CHILD_MAX_CANDIDATES):
-                    child.close()
-                    child = None
-                if child is None:
-                    child = _Child()
-                try:
-                    result = child.measure(index, candidate, options)
-                except _ChildGone:
-                    child = _Child()
-                    result = child.measure(index, candidate, options)
-                results.append(result)
-        finally:
-            if child is not None:
+    with MeasureSession() as session:
+        return [session.measure(candidate, options) for candidate in inputs]
+
+
+class MeasureSession:
+    """Measures candidates one after another, keeping its child process between calls.
+
+    For callers that receive candidates one at a time (a worker): the child's imports are
+    paid once, not per candidate. A child that dies, or has measured
+    CHILD_MAX_CANDIDATES, is replaced. Candidates are numbered from 0 in the order this
+    session measures them (the index the test hook AUTOTUNE_MEASURE_FAULT refers to).
+    `close` (or leaving a `with` block) ends the child.
+    """
+
+    def __init__(self) -> None:
+        self._child: _Child | None = None
+        self._index = 0
+
+    def measure(
+        self, candidate: MeasureInput, options: MeasureOptions | None = None
+    ) -> MeasureResult:
+        """Build, check and time one candidate (failures are results, as in measure_batch)."""
+        options = options or MeasureOptions()
+        index = self._index
+        self._index += 1
+        with _MEASURE_LOCK:
+            child = self._child
+            if child is not None and (not child.alive or child.used >= CHILD_MAX_CANDIDATES):
                 child.close()
-    return results
+                child = self._child = None
+            if child is None:
+                child = self._child = _Child()
+            try:
+                return child.measure(index, candidate, options)
+            except _ChildGone:
+                child.close()
+                child = self._child = _Child()
+                return child.measure(index, candidate, options)
+
+    def close(self) -> None:
+        """End the child process, if one is running."""
+        if self._child is not None:
+            self._child.close()
+            self._child = None
+
+    def __enter__(self) -> MeasureSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class _Timeout(Exception):

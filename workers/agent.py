@@ -1,12 +1,12 @@
 """The measurement agent: register → heartbeat → loop(lease → measure → post) → stop.
 
-Each leased candidate is measured with `codegen.measure.measure_batch`, one at a time, in
-a child process (a crash or hang costs that candidate, never the agent), and its result
-is posted as soon as it is measured. A result that cannot be posted (the service is down)
-stays in the agent's outbox and goes with the next post; it is never dropped while the
-agent holds the batch. On stop (SIGTERM/SIGINT) the agent finishes the candidate in
-progress, posts what it measured, releases the rest of the batch and exits 0. With
-`burst` it exits 0 as soon as a lease poll finds no work.
+Each leased candidate is measured with a `codegen.measure.MeasureSession`, one at a time,
+in a child process kept between candidates (a crash or hang costs that candidate, never
+the agent), and its result is posted as soon as it is measured. A result that cannot be
+posted (the service is down) stays in the agent's outbox and goes with the next post; it
+is never dropped while the agent holds the batch. On stop (SIGTERM/SIGINT) the agent
+finishes the candidate in progress, posts what it measured, releases the rest of the
+batch and exits 0. With `burst` it exits 0 as soon as a lease poll finds no work.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from codegen.measure import (
     MeasureInput,
     MeasureOptions,
     MeasureResult,
-    measure_batch,
+    MeasureSession,
 )
 from workers.client import (
     Forbidden,
@@ -56,10 +56,15 @@ log = logging.getLogger("autotune.worker")
 MeasureFn = Callable[[Candidate, MeasureOptions], MeasureResult]
 
 
-def measure_candidate(candidate: Candidate, options: MeasureOptions) -> MeasureResult:
-    """Build, check and time one candidate in a child process (the shared protocol)."""
-    measure_input = MeasureInput(candidate.task, candidate.trace, candidate.target)
-    return measure_batch([measure_input], options)[0]
+def session_measurer(session: MeasureSession) -> MeasureFn:
+    """A MeasureFn that builds, checks and times candidates in `session`'s child process."""
+
+    def measure(candidate: Candidate, options: MeasureOptions) -> MeasureResult:
+        return session.measure(
+            MeasureInput(candidate.task, candidate.trace, candidate.target), options
+        )
+
+    return measure
 
 
 def package_version() -> str:
@@ -92,12 +97,13 @@ class Agent:
         client: ServiceClient,
         device: DeviceInfo,
         config: AgentConfig,
-        measure: MeasureFn = measure_candidate,
+        measure: MeasureFn | None = None,
     ) -> None:
         self.client = client  # holds the registration secret until registered
         self.device = device
         self.config = config
-        self.measure = measure
+        self._session = MeasureSession()  # its child process lives across candidates
+        self.measure = measure or session_measurer(self._session)
         self.worker_id = ""
         self.measured = 0  # candidates measured and posted
         self._stop = threading.Event()
@@ -160,6 +166,7 @@ class Agent:
         finally:
             self._heartbeat_stop.set()
             heartbeat.join(timeout=5)
+            self._session.close()
         log.info("stopped after measuring %d candidates", self.measured)
         return 0
 
