@@ -9,7 +9,7 @@ light_densenet121 (seeded random weights) and the bundled model (light_squeezene
 shipped). Each runner is a fresh child process that imports only what it needs (the
 artifact runner: the standalone loader and numpy; ONNX Runtime: onnxruntime and numpy),
 loads the model, runs it once, then `--runs` timed runs. It reports the median latency,
-its peak RSS (getrusage ru_maxrss) and its RSS right after its imports; `model MiB` is
+its peak RSS (VmHWM) and its RSS right after its imports; `model MiB` is
 the difference, the memory the model itself took at its peak. For artifacts it also
 reports the load time (extract, check hashes, dlopen, allocate the workspace). The memory
 plan's workspace is compared with the sum of all intermediate tensors (target on
@@ -43,15 +43,16 @@ ORT_THREADS = 2
 
 
 def _rss_mib() -> tuple[float, float]:
-    """(current RSS, peak RSS) of this process in MiB."""
-    import resource
-
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    with open("/proc/self/statm") as statm:
-        pages = int(statm.read().split()[1])
-    import os
-
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20, peak
+    """(current RSS, peak RSS) of this process in MiB, from /proc/self/status (VmRSS,
+    VmHWM). Not getrusage's ru_maxrss: after fork + exec it still counts the parent's
+    pages the child was forked with."""
+    fields = {}
+    with open("/proc/self/status") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                fields[key] = int(value.split()[0]) / 1024  # kB
+    return fields["VmRSS"], fields["VmHWM"]
 
 
 def _child(kind: str, model: str, inputs_path: str, outputs_path: str, runs: int) -> None:
@@ -187,24 +188,23 @@ def _print_row(row: dict[str, Any], tuned: bool) -> None:
     for label in ("untuned", "tuned") if tuned else ("untuned",):
         runner = row[label]
         cells.append(
-            f"{runner['latency_ms']:>9.2f}{row[f'{label}_ratio']:>7.2f}x{runner['load_ms']:>8.1f}"
-            f"{runner['model_mib']:>9.1f}{row[f'{label}_hits']:>8}"
+            f"{runner['latency_ms']:>12.2f}{row[f'{label}_ratio']:>7.2f}x{runner['load_ms']:>9.1f}"
+            f"{runner['model_mib']:>11.1f}{row[f'{label}_hits']:>8}"
         )
-    cells.append(f"{ort['latency_ms']:>9.2f}{ort['model_mib']:>9.1f}")
+    cells.append(f"{ort['latency_ms']:>9.2f}{ort['model_mib']:>10.1f}")
     share = row["workspace_mib"] / max(row["intermediate_mib"], 1e-9)
-    cells.append(f"{row['workspace_mib']:>8.1f}/{row['intermediate_mib']:<7.1f}{share:>5.0%}")
+    cells.append(f"  {row['workspace_mib']:>8.1f} / {row['intermediate_mib']:<8.1f}{share:>5.0%}")
     if "jit" in row:
         cells.append(f"{row['jit']['latency_ms']:>9.2f}")
     print("".join(cells), flush=True)
 
 
 def _print_header(tuned: bool, jit: bool) -> None:
-    ours = f"{'ms':>9}{'vs ORT':>8}{'load ms':>8}{'model MiB':>9}{'hits':>8}"
-    heads = [f"{'model':<20}", ours.replace("ms", "untuned ms", 1)]
-    if tuned:
-        heads.append(ours.replace("ms", "tuned ms", 1))
-    heads.append(f"{'ORT ms':>9}{'ORT MiB':>9}")
-    heads.append(f"{'workspace/intermediates MiB':>28}")
+    heads = [f"{'model':<20}"]
+    for label in ("untuned", "tuned") if tuned else ("untuned",):
+        heads.append(f"{label + ' ms':>12}{'vs ORT':>8}{'load ms':>9}{'model MiB':>11}{'hits':>8}")
+    heads.append(f"{'ORT ms':>9}{'ORT MiB':>10}")
+    heads.append(f"  {'workspace/intermediates MiB'}")
     if jit:
         heads.append(f"{'JIT ms':>9}")
     print("".join(heads))

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import hashlib
-import io
 import json
 import os
 import re
@@ -43,6 +42,7 @@ ARTIFACT_FORMAT = "autotune-artifact"
 FORMAT_VERSION = 1
 ABI_VERSION = 1
 MANIFEST_FILE = "manifest.json"
+_CHUNK_BYTES = 1 << 20
 _HASH_NAME = re.compile(r"^([0-9a-f]{64})\.tar\.gz$")
 
 
@@ -78,38 +78,59 @@ def _dtype_text(dtype: np.dtype[Any]) -> str:
     return dtype.name if dtype.isnative else dtype.str
 
 
-def _read_members(path: Path) -> dict[str, bytes]:
-    """Every regular file of the tarball at `path`, by name; ArtifactError when unreadable."""
+def _check_name_hash(path: Path) -> None:
+    """When `path` is named `<sha256>.tar.gz`, check that its bytes hash to that name."""
+    match = _HASH_NAME.match(path.name)
+    if match is None:
+        return
+    digest = hashlib.sha256()
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK_BYTES):
+                digest.update(chunk)
     except OSError as err:
         raise ArtifactError(f"cannot read artifact {path}: {err}") from None
-    match = _HASH_NAME.match(path.name)
-    if match is not None and hashlib.sha256(data).hexdigest() != match.group(1):
+    if digest.hexdigest() != match.group(1):
         raise ArtifactError(
             f"artifact {path} is corrupt or truncated: its content does not hash to the "
             "sha256 in its name"
         )
-    members: dict[str, bytes] = {}
+
+
+def _extract(path: Path, directory: str) -> tuple[bytes | None, dict[str, str]]:
+    """Stream the tarball once: the manifest's bytes, and each shared library (a plain file
+    name ending in .so) written into `directory`, by name, with its sha256."""
+    manifest: bytes | None = None
+    libraries: dict[str, str] = {}
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        with tarfile.open(path, mode="r|gz") as tar:
             for member in tar:
-                if member.isfile():
-                    extracted = tar.extractfile(member)
-                    if extracted is not None:
-                        members[member.name] = extracted.read()
+                stream = tar.extractfile(member) if member.isfile() else None
+                if stream is None:
+                    continue
+                if member.name == MANIFEST_FILE:
+                    manifest = stream.read()
+                elif member.name.endswith(".so") and member.name == os.path.basename(member.name):
+                    digest = hashlib.sha256()
+                    with open(os.path.join(directory, member.name), "wb") as handle:
+                        while chunk := stream.read(_CHUNK_BYTES):
+                            digest.update(chunk)
+                            handle.write(chunk)
+                    libraries[member.name] = digest.hexdigest()
+    except FileNotFoundError as err:
+        raise ArtifactError(f"cannot read artifact {path}: {err}") from None
     except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
         raise ArtifactError(
             f"artifact {path} is corrupt or truncated (not a readable .tar.gz): {err}"
         ) from None
-    return members
+    return manifest, libraries
 
 
-def _check_manifest(path: Path, members: Mapping[str, bytes]) -> dict[str, Any]:
-    if MANIFEST_FILE not in members:
+def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
+    if data is None:
         raise ArtifactError(f"artifact {path} has no {MANIFEST_FILE}; is it an autotune artifact?")
     try:
-        manifest = json.loads(members[MANIFEST_FILE])
+        manifest = json.loads(data)
     except (ValueError, UnicodeDecodeError) as err:
         raise ArtifactError(f"artifact {path}: {MANIFEST_FILE} is not valid JSON: {err}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != ARTIFACT_FORMAT:
@@ -127,19 +148,19 @@ def _check_manifest(path: Path, members: Mapping[str, bytes]) -> dict[str, Any]:
     return manifest
 
 
-def _library_bytes(path: Path, members: Mapping[str, bytes], manifest: Mapping[str, Any]) -> bytes:
+def _checked_library(path: Path, libraries: Mapping[str, str], manifest: Mapping[str, Any]) -> str:
+    """The file name of the manifest's library, once its hash is checked."""
     library = manifest.get("library")
     if not isinstance(library, dict) or "file" not in library or "sha256" not in library:
         raise ArtifactError(f"artifact {path}: the manifest does not describe its library")
     name = str(library["file"])
-    if name not in members:
+    if name not in libraries:
         raise ArtifactError(f"artifact {path} is missing its library {name}")
-    data = members[name]
-    if hashlib.sha256(data).hexdigest() != library["sha256"]:
+    if libraries[name] != library["sha256"]:
         raise ArtifactError(
             f"artifact {path} is corrupt: {name} does not match the sha256 in its manifest"
         )
-    return data
+    return name
 
 
 def _declare(lib: ctypes.CDLL) -> None:
@@ -183,15 +204,17 @@ def _library_infos(lib: ctypes.CDLL, side: str) -> list[TensorInfo]:
     return infos
 
 
-def _open_library(path: Path, data: bytes, work_dir: str | None) -> ctypes.CDLL:
-    """dlopen the library from a private temporary file, removed once it is mapped."""
+def _load(path: Path, work_dir: str | None) -> tuple[dict[str, Any], ctypes.CDLL]:
+    """Check the artifact and dlopen its library from a private temporary directory, which
+    is removed once the library is mapped."""
+    _check_name_hash(path)
     directory = tempfile.mkdtemp(prefix="autotune-artifact-", dir=work_dir)
     try:
-        library_path = os.path.join(directory, "model.so")
-        with open(library_path, "wb") as handle:
-            handle.write(data)
+        manifest_data, libraries = _extract(path, directory)
+        manifest = _check_manifest(path, manifest_data)
+        name = _checked_library(path, libraries, manifest)
         try:
-            return ctypes.CDLL(library_path)
+            return manifest, ctypes.CDLL(os.path.join(directory, name))
         except OSError as err:
             raise ArtifactError(
                 f"artifact {path}: the model library does not load: {err}"
@@ -210,13 +233,9 @@ class Artifact:
     def __init__(self, path: str | os.PathLike[str], work_dir: str | None = None) -> None:
         started = time.perf_counter()
         self.path = Path(path)
-        members = _read_members(self.path)
-        self.manifest = _check_manifest(self.path, members)
+        self.manifest, self._lib = _load(self.path, work_dir)
         self.inputs = _tensor_infos(self.manifest, "inputs")
         self.outputs = _tensor_infos(self.manifest, "outputs")
-        self._lib = _open_library(
-            self.path, _library_bytes(self.path, members, self.manifest), work_dir
-        )
         _declare(self._lib)
         if self._lib.autotune_abi_version() != ABI_VERSION:
             raise ArtifactError(f"artifact {self.path}: the library speaks another ABI version")
