@@ -69,3 +69,4 @@ def get_admin(principal: Annotated[Principal, Depends(get_principal)]) -> Princi
 Caller = Annotated[Principal, Depends(get_principal)]
 User = Annotated[Principal, Depends(get_user)]
 Admin = Annotated[Principal, Depends(get_admin)]
+MAX_OFFSET = 1_000_000_000  # larger offsets overflow SQLite integers

@@ -12,7 +12,12 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from service.api.convert import job_detail, job_public
-from service.api.deps import AppState, State, User
+from service.api.deps import (
+    MAX_OFFSET,
+    AppState,
+    State,
+    User,
+)
 from service.jobs import cancel_job, create_job, get_job, job_progress, list_jobs
 from service.schemas import JobCreate, JobDetail, JobPublic, JobsPublic
 
@@ -42,7 +47,7 @@ def list_all(
     job_state: Annotated[str | None, Query(alias="state")] = None,
     model_id: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> JobsPublic:
     """A page of jobs, filtered by state and model."""
     with state.session() as session:

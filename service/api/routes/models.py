@@ -9,7 +9,11 @@ from starlette.concurrency import run_in_threadpool
 
 from service.api.body import upload_bytes
 from service.api.convert import model_public
-from service.api.deps import State, User
+from service.api.deps import (
+    MAX_OFFSET,
+    State,
+    User,
+)
 from service.model_store import get_model, list_models, store_model
 from service.schemas import ModelPublic, ModelsPublic
 
@@ -59,7 +63,7 @@ def list_all(
     state: State,
     _user: User,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> ModelsPublic:
     """A page of models."""
     with state.session() as session:

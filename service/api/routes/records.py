@@ -10,7 +10,11 @@ from starlette.concurrency import run_in_threadpool
 
 from service.api.body import read_limited
 from service.api.convert import record_public
-from service.api.deps import State, User
+from service.api.deps import (
+    MAX_OFFSET,
+    State,
+    User,
+)
 from service.errors import InvalidInput
 from service.records import (
     RecordFilter,
@@ -43,7 +47,7 @@ def query(
     status: str | None = None,
     best: bool = False,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> RecordsPublic:
     """Records by job, workload, target and status; `best` gives each workload's best."""
     where = _filter(job_id, workload_key, target, status)
