@@ -16,7 +16,7 @@ from fastapi import FastAPI
 
 from service.api.deps import AppState
 from service.api.errors import install_error_handlers
-from service.api.routes import health, jobs, models, records, tokens, workers
+from service.api.routes import artifacts, health, jobs, models, records, tokens, workers
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.migrate import upgrade
 from service.orchestration.supervisor import Supervisor
@@ -54,7 +54,7 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    for module in (health, models, jobs, records, workers, tokens):
+    for module in (health, models, jobs, records, workers, tokens, artifacts):
         app.include_router(module.router)
     if importlib.util.find_spec("service.web") is not None:
         web = importlib.import_module("service.web")

@@ -321,3 +321,29 @@ class TokensPublic(BaseModel):
     """Every token."""
 
     items: list[TokenPublic]
+
+
+# -- artifacts -------------------------------------------------------------------------------
+
+
+class ArtifactCreate(Strict):
+    """Compile a stored model for a target with the best records in the database."""
+
+    model_id: str
+    target: str = "llvm"
+
+
+class ArtifactPublic(BaseModel):
+    """An artifact: its build state, and once ready its hash, size and coverage."""
+
+    id: str
+    model_id: str
+    target: str
+    state: str
+    error: str
+    sha256: str | None
+    size_bytes: int | None
+    coverage: list[dict[str, Any]]
+    records_used: int
+    created_at: float
+    finished_at: float | None

@@ -193,3 +193,24 @@ class WorkloadLeaseRow(Base):
     target: Mapped[str] = mapped_column(String(500), primary_key=True)
     job_id: Mapped[str] = mapped_column(ID)
     expires_at: Mapped[float] = mapped_column(Float)
+
+
+class ArtifactRow(Base):
+    """A compiled model: built once per (model, target, records used)."""
+
+    __tablename__ = "artifacts"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    model_id: Mapped[str] = mapped_column(ForeignKey("models.id"), index=True)
+    target: Mapped[str] = mapped_column(String(500))
+    inputs_key: Mapped[str] = mapped_column(KEY, unique=True)  # sha256 of model, target, records
+    record_ids: Mapped[list[Any]] = mapped_column(JSON)  # the record rows compiled in
+    state: Mapped[str] = mapped_column(String(16), index=True)  # queued|building|ready|failed
+    error: Mapped[str] = mapped_column(Text, default="")
+    sha256: Mapped[str | None] = mapped_column(KEY)
+    size_bytes: Mapped[int | None] = mapped_column(Integer)
+    coverage: Mapped[list[Any]] = mapped_column(JSON)
+    manifest: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float)
+    lease_until: Mapped[float | None] = mapped_column(Float)

@@ -171,3 +171,9 @@ def run_service(settings: Settings) -> Iterator[LiveService]:
 def live(tmp_path: Path, database_url: str) -> Iterator[LiveService]:
     """A live service without job drivers (tests drive the queue themselves)."""
     yield from run_service(service_settings(tmp_path / "data", database_url))
+
+
+@pytest.fixture
+def live_drivers(tmp_path: Path, database_url: str) -> Iterator[LiveService]:
+    """A live service that runs job drivers and artifact builders."""
+    yield from run_service(service_settings(tmp_path / "data", database_url, run_drivers=True))

@@ -1,0 +1,49 @@
+"""The artifact API: built in the background with the best records, cached by its inputs,
+downloadable once ready."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.service.conftest import LiveService
+from tests.support.onnx_models import light_model_path
+
+pytestmark = pytest.mark.slow
+
+
+def wait_ready(client: httpx.Client, artifact_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        artifact = client.get(f"/v1/artifacts/{artifact_id}").json()
+        if artifact["state"] in ("ready", "failed"):
+            return dict(artifact)
+        time.sleep(0.2)
+    raise AssertionError("the artifact was not built in time")
+
+
+def test_artifact_is_built_once_and_downloads(live_drivers: LiveService) -> None:
+    data = light_model_path("light_squeezenet").read_bytes()
+    with live_drivers.client() as client:
+        model = client.post("/v1/models", content=data).json()
+        assert client.post("/v1/artifacts", json={"model_id": "nope"}).status_code == 404
+        bad = client.post("/v1/artifacts", json={"model_id": model["id"], "target": "cuda"})
+        assert bad.status_code == 422 and "target" in bad.text
+        created = client.post("/v1/artifacts", json={"model_id": model["id"]})
+        assert created.status_code == 202 and created.json()["state"] in ("queued", "building")
+        early = client.get(f"/v1/artifacts/{created.json()['id']}/download")
+        assert early.status_code in (200, 409)
+        artifact = wait_ready(client, created.json()["id"])
+        assert artifact["state"] == "ready", artifact["error"]
+        assert len(artifact["coverage"]) == len(model["tasks"])
+        assert not any(task["hit"] for task in artifact["coverage"])  # no records yet
+        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+        assert download.status_code == 200
+        assert hashlib.sha256(download.content).hexdigest() == artifact["sha256"]
+        assert len(download.content) == artifact["size_bytes"]
+        again = client.post("/v1/artifacts", json={"model_id": model["id"]}).json()
+        assert again["id"] == artifact["id"]  # same model, target and records: same artifact
