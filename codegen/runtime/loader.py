@@ -11,7 +11,8 @@ Loading checks everything before any code runs: the tarball's hash against its n
 it is named by its hash), the manifest's format and ABI version, the library's sha256
 against the manifest, and the library's own metadata against the manifest. A corrupt or
 truncated artifact raises ArtifactError saying so. `run` refuses an input of the wrong
-shape or dtype, naming the input and the shape it expects.
+shape or dtype, naming the input and the shape it expects. With `cache_dir`, a checked
+library is kept by its sha256 and later loads only read the manifest and map it.
 
 Also a command: `python loader.py ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]`.
 """
@@ -44,6 +45,7 @@ ABI_VERSION = 1
 MANIFEST_FILE = "manifest.json"
 _CHUNK_BYTES = 1 << 20
 _HASH_NAME = re.compile(r"^([0-9a-f]{64})\.tar\.gz$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class ArtifactError(Exception):
@@ -204,23 +206,71 @@ def _library_infos(lib: ctypes.CDLL, side: str) -> list[TensorInfo]:
     return infos
 
 
-def _load(path: Path, work_dir: str | None) -> tuple[dict[str, Any], ctypes.CDLL]:
-    """Check the artifact and dlopen its library from a private temporary directory, which
-    is removed once the library is mapped."""
+def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDLL]:
+    """Check the artifact and dlopen its library.
+
+    Without `cache_dir` the library goes to a private temporary directory, removed once
+    the library is mapped. With it, the checked library is kept in
+    `cache_dir/<library sha256>/`; a later load of an artifact with the same library reads
+    only the manifest (the tarball's first member) and maps the kept file.
+    """
+    if cache_dir is not None:
+        cached = _cached(path, Path(cache_dir))
+        if cached is not None:
+            return cached
     _check_name_hash(path)
-    directory = tempfile.mkdtemp(prefix="autotune-artifact-", dir=work_dir)
+    parent = cache_dir if cache_dir is not None else None
+    if parent is not None:
+        os.makedirs(parent, exist_ok=True)
+    directory = tempfile.mkdtemp(prefix=".autotune-artifact-", dir=parent)
     try:
         manifest_data, libraries = _extract(path, directory)
         manifest = _check_manifest(path, manifest_data)
         name = _checked_library(path, libraries, manifest)
+        library_path = os.path.join(directory, name)
+        if cache_dir is not None:
+            kept = os.path.join(cache_dir, str(manifest["library"]["sha256"]))
+            try:
+                os.rename(directory, kept)
+            except OSError:
+                pass  # another process kept the same library first: use this copy
+            else:
+                directory, library_path = kept, os.path.join(kept, name)
         try:
-            return manifest, ctypes.CDLL(os.path.join(directory, name))
+            return manifest, ctypes.CDLL(library_path)
         except OSError as err:
             raise ArtifactError(
                 f"artifact {path}: the model library does not load: {err}"
             ) from None
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        if cache_dir is None or os.path.basename(directory).startswith("."):
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _cached(path: Path, cache_dir: Path) -> tuple[dict[str, Any], ctypes.CDLL] | None:
+    """The manifest and library of `path` when its checked library is in `cache_dir`."""
+    manifest_data = None
+    try:
+        with tarfile.open(path, mode="r|gz") as tar:
+            member = tar.next()  # the manifest comes first in every artifact we pack
+            if member is not None and member.name == MANIFEST_FILE and member.isfile():
+                stream = tar.extractfile(member)
+                manifest_data = stream.read() if stream is not None else None
+    except (tarfile.TarError, EOFError, zlib.error, OSError):
+        return None  # the full load says what is wrong
+    if manifest_data is None:
+        return None
+    manifest = _check_manifest(path, manifest_data)
+    library = manifest.get("library")
+    if not isinstance(library, dict) or not _HEX64.match(str(library.get("sha256", ""))):
+        return None
+    kept = cache_dir / str(library["sha256"]) / os.path.basename(str(library.get("file", "")))
+    if not kept.is_file() or kept.stat().st_size != library.get("size_bytes"):
+        return None
+    try:
+        return manifest, ctypes.CDLL(str(kept))
+    except OSError:
+        return None
 
 
 class Artifact:
@@ -230,10 +280,10 @@ class Artifact:
     Artifact per thread to run in parallel.
     """
 
-    def __init__(self, path: str | os.PathLike[str], work_dir: str | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], cache_dir: str | None = None) -> None:
         started = time.perf_counter()
         self.path = Path(path)
-        self.manifest, self._lib = _load(self.path, work_dir)
+        self.manifest, self._lib = _load(self.path, cache_dir)
         self.inputs = _tensor_infos(self.manifest, "inputs")
         self.outputs = _tensor_infos(self.manifest, "outputs")
         _declare(self._lib)
@@ -322,10 +372,12 @@ class Artifact:
             self._handle = None
 
 
-def load_artifact(path: str | os.PathLike[str], work_dir: str | None = None) -> Artifact:
+def load_artifact(path: str | os.PathLike[str], cache_dir: str | None = None) -> Artifact:
     """Open the artifact at `path` (checked; ArtifactError when it cannot be used).
-    `work_dir` is where the library is briefly written to be loaded (default: the temp dir)."""
-    return Artifact(path, work_dir)
+
+    `cache_dir`, when given, keeps each checked library there by its sha256, so loading the
+    same artifact again skips extracting and hashing it (its manifest is still checked)."""
+    return Artifact(path, cache_dir)
 
 
 def _parse_inputs(values: Sequence[str]) -> dict[str, np.ndarray]:
