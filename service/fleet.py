@@ -101,3 +101,14 @@ def list_workers(session: Session, heartbeat_interval_s: float) -> list[WorkerHe
         )
         for row in rows
     ]
+
+
+def healthy_workers(session: Session, target: str, heartbeat_interval_s: float) -> int:
+    """How many workers of this exact target were heard from within three heartbeats."""
+    since = time.time() - 3 * heartbeat_interval_s
+    count = session.scalar(
+        select(func.count())
+        .select_from(WorkerRow)
+        .where(WorkerRow.target == target, WorkerRow.last_seen_at >= since)
+    )
+    return int(count or 0)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import signal
 import sys
@@ -32,6 +33,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.models import JobRow, JobTaskRow
+from service.fleet import healthy_workers
 from service.model_store import model_tasks
 from service.orchestration import leases
 from service.queue import CANCELLED, batch_outcome, job_has_pending, queue_batch
@@ -87,26 +89,33 @@ class Driver:
     def measure(
         self, inputs: Sequence[MeasureInput], options: MeasureOptions
     ) -> list[MeasureResult]:
-        """Queue the candidates as one batch and wait for every result."""
+        """Queue the candidates (split into one batch per healthy worker of the target, so
+        they are measured in parallel) and wait for every result, in input order."""
         if not inputs:
             return []
         self.check()
+        target = inputs[0].target
         with unit_of_work(self.factory) as session:
-            batch = queue_batch(
-                session,
-                self.job_id,
-                inputs[0].task_json,
-                inputs[0].target,
-                options.to_json(),
-                [candidate.trace_json for candidate in inputs],
-            )
-            batch_id = batch.id
+            workers = healthy_workers(session, target, self.settings.heartbeat_interval_s)
+            size = math.ceil(len(inputs) / max(1, min(workers, len(inputs))))
+            batch_ids = [
+                queue_batch(
+                    session,
+                    self.job_id,
+                    inputs[0].task_json,
+                    target,
+                    options.to_json(),
+                    [candidate.trace_json for candidate in inputs[start : start + size]],
+                ).id
+                for start in range(0, len(inputs), size)
+            ]
         results: list[MeasureResult] = []
 
         def done(session: Session) -> bool:
-            rows = batch_outcome(session, batch_id)
-            if rows is None:
+            outcomes = [batch_outcome(session, batch_id) for batch_id in batch_ids]
+            if any(rows is None for rows in outcomes):
                 return False
+            rows = [row for batch in outcomes for row in batch or []]
             if any(row.status == CANCELLED for row in rows):
                 raise JobStopped("job cancelled")
             results.extend(
