@@ -1,0 +1,79 @@
+"""Records are shared across jobs: the same workload in two concurrent jobs is tuned once,
+and a later job starts from the records (nothing measured again)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from service.db.engine import make_engine
+from service.db.models import RecordRow
+from tests.service.conftest import LiveService
+from tests.service.protocol_worker import ProtocolWorker, tiny_workload
+
+pytestmark = pytest.mark.slow
+OPTIONS = {
+    "batch_size": 2,
+    "search": "random",
+    "remeasure_top": 0,
+    "measure": {"repeat": 1, "min_repeat_ms": 1},
+}
+
+
+@pytest.fixture
+def worker(live_drivers: LiveService) -> Iterator[ProtocolWorker]:
+    thread = ProtocolWorker(live_drivers.url, live_drivers.registration_secret)
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+def create(client: httpx.Client, workload: dict[str, Any], trials: int, **options: Any) -> str:
+    body = {"workload": workload, "trials": trials, "options": {**OPTIONS, **options}}
+    response = client.post("/v1/jobs", json=body)
+    assert response.status_code == 201, response.text
+    return str(response.json()["id"])
+
+
+def wait_done(client: httpx.Client, job_ids: list[str]) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        jobs = [client.get(f"/v1/jobs/{job_id}").json() for job_id in job_ids]
+        if all(job["state"] not in ("queued", "running") for job in jobs):
+            return jobs
+        time.sleep(0.2)
+    raise AssertionError(f"jobs did not end: {[j['state'] for j in jobs]}")
+
+
+def candidate_keys(url: str) -> list[str]:
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return list(connection.scalars(select(RecordRow.candidate_key)))
+    finally:
+        engine.dispose()
+
+
+def test_one_workload_in_two_jobs_is_tuned_once(
+    live_drivers: LiveService, worker: ProtocolWorker
+) -> None:
+    workload = tiny_workload()
+    with live_drivers.client() as client:
+        first, second = create(client, workload, 4), create(client, workload, 4)
+        jobs = wait_done(client, [first, second])
+        assert [job["state"] for job in jobs] == ["completed", "completed"]
+        keys = candidate_keys(live_drivers.settings.resolved_database_url)
+        assert len(keys) == 4 == len(set(keys))  # the second job reused the first's records
+        assert [job["tasks"][0]["best_gflops"] is not None for job in jobs] == [True, True]
+        # A later job with a budget of its own starts from the records: nothing repeated.
+        third = create(client, workload, 3, count_shared_records=False)
+        assert wait_done(client, [third])[0]["state"] == "completed"
+        keys = candidate_keys(live_drivers.settings.resolved_database_url)
+        assert len(keys) == 7 == len(set(keys))
+        mine = client.get("/v1/records", params={"job_id": third}).json()["items"]
+        assert len(mine) == 3
