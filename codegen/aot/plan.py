@@ -3,8 +3,10 @@
 Step 1. Walk the main function in post order. Inputs are the caller's arrays; constants
         go to the weights; each call of a fused function gets its schedule from the
         chooser (once per distinct workload), is lowered under a stable symbol name and
-        writes fresh values. Constant arguments get the layout rewrite their kernel's
-        schedule asks for, applied here, once.
+        optimised to LLVM IR (a tuned schedule that does not compile falls back to the
+        default one and is reported as a miss), and writes fresh values. Constant
+        arguments get the layout rewrite their kernel's schedule asks for, applied
+        here, once.
 Step 2. Model outputs produced by a kernel are written straight into the caller's output
         arrays; any other output (an input or a weight returned as is, or a value returned
         twice) is copied there at the end of a run.
@@ -23,8 +25,9 @@ import numpy as np
 from codegen.aot.memory import Lifetime, MemoryPlan, plan_memory
 from codegen.aot.schedules import ScheduleChoice, ScheduleChooser, TaskCoverage
 from codegen.aot.weights import WeightsBlob
+from codegen.llvm.jit import optimized_llvm_ir
 from codegen.llvm.target import Target
-from ir.errors import IRError
+from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Call, Constant, Function, Tuple, TupleGetItem, Var
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType, TupleType, Type
@@ -65,6 +68,7 @@ class PlannedKernel:
     symbol: str
     func: PrimFunc
     coverage: TaskCoverage
+    llvm_ir: str  # optimised LLVM IR of `func`
 
 
 @dataclass(frozen=True)
@@ -146,23 +150,31 @@ class _Planner:
             return known
         program = function_to_te(prim)
         choice: ScheduleChoice = self.chooser(prim, program, constants)
-        schedule = choice.schedule
-        if schedule is None:
-            schedule = default_schedule(program, self.hardware, constants)
         index = len(self.kernels)
         name = str(prim.attrs.get("name", "fn"))
         symbol = f"autotune_k{index:03d}_{_c_identifier(name)}"
-        func = lower(schedule, name=symbol)
-        coverage = TaskCoverage(
-            task=name,
-            workload_key=choice.workload_key,
-            record_id=choice.record_id if choice.schedule is not None else None,
-            calls=0,
-            note=choice.note,
-        )
-        self.kernels.append(PlannedKernel(symbol, func, coverage))
+        schedule, record_id, note = choice.schedule, choice.record_id, choice.note
+        compiled: tuple[PrimFunc, str] | None = None
+        if schedule is not None:
+            try:
+                compiled = self._compile(schedule, symbol)
+            except AutotuneError as err:  # a record that does not compile here is a miss
+                schedule, record_id = None, None
+                note = f"tuned schedule does not compile: {err}"[:500]
+        if schedule is None or compiled is None:
+            fresh = program if choice.schedule is None else function_to_te(prim)
+            schedule = default_schedule(fresh, self.hardware, constants)
+            compiled = self._compile(schedule, symbol)
+            record_id = None
+        func, llvm_ir = compiled
+        coverage = TaskCoverage(name, choice.workload_key, record_id, calls=0, note=note)
+        self.kernels.append(PlannedKernel(symbol, func, coverage, llvm_ir))
         self.kernel_of[(prim, constants)] = (index, schedule)
         return index, schedule
+
+    def _compile(self, schedule: Schedule, symbol: str) -> tuple[PrimFunc, str]:
+        func = lower(schedule, name=symbol)
+        return func, optimized_llvm_ir(func, self.target)
 
     def call(self, node: Call, slots: dict[int, Any]) -> Any:
         if not isinstance(node.op, Function):
@@ -275,7 +287,7 @@ def plan_model(
     for value, offset in memory.offsets.items():
         planner.locations[value] = Location("workspace", offset)
     kernels = [
-        PlannedKernel(k.symbol, k.func, _with_calls(k.coverage, planner.calls.get(i, 0)))
+        PlannedKernel(k.symbol, k.func, _with_calls(k.coverage, planner.calls.get(i, 0)), k.llvm_ir)
         for i, k in enumerate(planner.kernels)
     ]
     return ModelPlan(

@@ -11,13 +11,16 @@ import numpy as np
 import onnx
 import pytest
 
+from codegen.aot import ScheduleChoice, build_model_artifact
 from codegen.executor import hardware_of
-from codegen.llvm import parse_target
+from codegen.llvm import host_target, parse_target
 from codegen.runtime.loader import load_artifact
-from ir.frontend.onnx import from_onnx
+from ir.frontend.onnx import from_onnx, import_model
+from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
 from ir.reference import check_close
-from ir.te.program import function_to_te
+from ir.schedule.schedule import Schedule
+from ir.te.program import TEProgram, function_to_te
 from service.artifact_build import ArtifactBuild, build_artifact
 from tests.codegen.aot.conftest import small_conv_model
 from tests.support.onnx_models import run_onnxruntime
@@ -97,3 +100,34 @@ def test_a_target_no_record_covers_is_all_misses(model_path: Path, tmp_path: Pat
     assert covered.hits == len(tasks) and covered.manifest["target"] == normalize_target(
         other_target
     )
+
+
+def test_a_tuned_schedule_that_does_not_compile_falls_back_to_the_default(
+    tmp_path: Path,
+) -> None:
+    model = small_conv_model()
+    imported = import_model(model)
+    fn = optimize(imported.function)
+    target = host_target()
+    broken: list[str] = []
+
+    def choose(function: Function, program: TEProgram, constants: frozenset[str]) -> ScheduleChoice:
+        if broken:
+            return ScheduleChoice(workload_key=f"key-{len(broken)}")
+        # A GPU thread binding: lowers, but the LLVM backend refuses it.
+        schedule = Schedule(program)
+        stage = next(stage for stage in schedule.stages.values() if stage.is_output)
+        schedule.bind(stage.name, stage.leaves[1], "threadIdx.x")  # leaves[0] has extent 1
+        broken.append(stage.name)
+        return ScheduleChoice(workload_key="key-0", schedule=schedule, record_id="r0")
+
+    result = build_model_artifact(
+        fn, target, tmp_path, chooser=choose, output_names=imported.output_names
+    )
+    first = result.coverage[0]
+    assert not first.hit and first.record_id is None
+    assert "tuned schedule does not compile" in first.note and "thread" in first.note
+    assert result.manifest["coverage"]["hits"] == 0
+    with load_artifact(result.path) as artifact:
+        actual = artifact.run({"x": INPUT})["y"]
+    check_close(actual, run_onnxruntime(model, {"x": INPUT}, "y"), 1e-4, 1e-5, what="fallback")
