@@ -77,3 +77,23 @@ def test_one_workload_in_two_jobs_is_tuned_once(
         assert len(keys) == 7 == len(set(keys))
         mine = client.get("/v1/records", params={"job_id": third}).json()["items"]
         assert len(mine) == 3
+
+
+def test_cancel_stops_a_running_job_and_frees_its_workloads(
+    live_drivers: LiveService, worker: ProtocolWorker
+) -> None:
+    workload = tiny_workload()
+    with live_drivers.client() as client:
+        job_id = create(client, workload, 10_000)
+        deadline = time.monotonic() + 60
+        while client.get(f"/v1/jobs/{job_id}").json()["trials_done"] < 2:
+            assert time.monotonic() < deadline, "the job made no progress"
+            time.sleep(0.2)
+        assert client.post(f"/v1/jobs/{job_id}/cancel").json()["state"] == "cancelled"
+        # The workload lease is released: a new job on the same workload runs to the end.
+        later = create(client, workload, 2, count_shared_records=False)
+        assert wait_done(client, [later])[0]["state"] == "completed"
+        cancelled = client.get(f"/v1/jobs/{job_id}").json()
+        assert cancelled["state"] == "cancelled"
+        metrics = client.get("/metrics").text
+        assert "autotune_queue_candidates 0" in metrics and "autotune_leases_live 0" in metrics
