@@ -224,9 +224,30 @@ def plan_model(
 ) -> ModelPlan:
     """Plan a fused, typed main function (the output of the pass pipeline) for `target`."""
     planner = _Planner(target, hardware, chooser)
+    inputs, result = _walk(fn, planner)
+    outputs, copies = _place_outputs(fn, planner, result, output_names)
+    memory = _place_intermediates(planner, copies)
+    kernels = [
+        PlannedKernel(k.symbol, k.func, _with_calls(k.coverage, planner.calls.get(i, 0)), k.llvm_ir)
+        for i, k in enumerate(planner.kernels)
+    ]
+    return ModelPlan(
+        inputs=inputs,
+        outputs=outputs,
+        kernels=kernels,
+        steps=planner.steps,
+        locations=planner.locations,
+        copies=copies,
+        weights=planner.weights,
+        memory=memory,
+        value_bytes=planner.value_bytes,
+    )
+
+
+def _walk(fn: Function, planner: _Planner) -> tuple[list[TensorSpec], list[int]]:
+    """Step 1: inputs, weights and kernel calls in post order; the output value ids."""
     slots: dict[int, Any] = {}
     inputs: list[TensorSpec] = []
-    # Step 1. Inputs, weights and kernel calls, in post order.
     for position, param in enumerate(fn.params):
         ty = param.type_annotation
         if not isinstance(ty, TensorType):
@@ -250,11 +271,17 @@ def plan_model(
             slots[id(node)] = planner.call(node, slots)
         else:
             raise IRError(f"cannot compile {type(node).__name__} in the main function")
-    # Step 2. Outputs: written in place when a kernel makes them, else copied.
     result = [
         planner.weight_value(np.asarray(item.data)) if isinstance(item, Constant) else item
         for item in _flatten(slots[id(fn.body)])
     ]
+    return inputs, result
+
+
+def _place_outputs(
+    fn: Function, planner: _Planner, result: list[int], output_names: Sequence[str] | None
+) -> tuple[list[TensorSpec], list[tuple[int, int]]]:
+    """Step 2: outputs a kernel makes are written in place; the others are copied."""
     types = _tensor_types(fn.body.checked_type)
     names = list(output_names) if output_names else [f"output_{i}" for i in range(len(result))]
     if len(names) != len(result):
@@ -268,16 +295,19 @@ def plan_model(
             planner.locations[value] = Location("output", position)
         else:
             copies.append((value, position))
-    # Step 3. The workspace: every other kernel output.
+    return outputs, copies
+
+
+def _place_intermediates(planner: _Planner, copies: list[tuple[int, int]]) -> MemoryPlan:
+    """Step 3: every other kernel output lives in the workspace, by liveness."""
     last_use = dict(planner.produced_by)
     for step_index, step in enumerate(planner.steps):
         for value in step.args:
             if value in last_use:
                 last_use[value] = step_index
-    end = len(planner.steps)
     for value, _ in copies:
         if value in last_use:
-            last_use[value] = end
+            last_use[value] = len(planner.steps)  # read by the copies after the last step
     lifetimes = [
         Lifetime(value, planner.value_bytes[value], first, last_use[value])
         for value, first in planner.produced_by.items()
@@ -286,21 +316,7 @@ def plan_model(
     memory = plan_memory(lifetimes)
     for value, offset in memory.offsets.items():
         planner.locations[value] = Location("workspace", offset)
-    kernels = [
-        PlannedKernel(k.symbol, k.func, _with_calls(k.coverage, planner.calls.get(i, 0)), k.llvm_ir)
-        for i, k in enumerate(planner.kernels)
-    ]
-    return ModelPlan(
-        inputs=inputs,
-        outputs=outputs,
-        kernels=kernels,
-        steps=planner.steps,
-        locations=planner.locations,
-        copies=copies,
-        weights=planner.weights,
-        memory=memory,
-        value_bytes=planner.value_bytes,
-    )
+    return memory
 
 
 def _with_calls(coverage: TaskCoverage, calls: int) -> TaskCoverage:
