@@ -258,7 +258,12 @@ def main() -> int:
 
         records = load_records(Path(args.records))
         if not args.json:
-            print(f"records: {len(records)} from {args.records}")
+            ok = [record for record in records if record.status == "ok"]
+            span_min = (max(r.time for r in records) - min(r.time for r in records)) / 60
+            print(
+                f"records: {len(records)} measurements ({len(ok)} ok) from {args.records}, "
+                f"taken over {span_min:.1f} min"
+            )
     rows = []
     if not args.json:
         _print_header(records is not None, args.jit)
