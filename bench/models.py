@@ -259,7 +259,8 @@ def main() -> int:
         records = load_records(Path(args.records))
         if not args.json:
             ok = [record for record in records if record.status == "ok"]
-            span_min = (max(r.time for r in records) - min(r.time for r in records)) / 60
+            times = [record.time for record in records] or [0.0]
+            span_min = (max(times) - min(times)) / 60
             print(
                 f"records: {len(records)} measurements ({len(ok)} ok) from {args.records}, "
                 f"taken over {span_min:.1f} min"
