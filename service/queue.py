@@ -138,13 +138,17 @@ def pending_candidates(session: Session, batch_id: str) -> list[CandidateRow]:
 
 
 def _worker_lease(session: Session, batch_id: str, worker_id: str) -> LeaseRow:
-    """The worker's newest lease on the batch; Forbidden when it never held it."""
-    lease = session.scalars(
+    """The worker's newest lease on the batch, locked on PostgreSQL so a result and the
+    sweeper (or a cancel) never both finish a candidate; Forbidden when it never held it."""
+    query = (
         select(LeaseRow)
         .where(LeaseRow.batch_id == batch_id, LeaseRow.worker_id == worker_id)
         .order_by(LeaseRow.created_at.desc())
         .limit(1)
-    ).first()
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    lease = session.scalars(query).first()
     if lease is None:
         raise Forbidden(f"batch {batch_id} was never leased to this worker")
     return lease
