@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
@@ -80,52 +80,68 @@ def _dtype_text(dtype: np.dtype[Any]) -> str:
     return dtype.name if dtype.isnative else dtype.str
 
 
-def _check_name_hash(path: Path) -> None:
-    """When `path` is named `<sha256>.tar.gz`, check that its bytes hash to that name."""
-    match = _HASH_NAME.match(path.name)
-    if match is None:
-        return
-    digest = hashlib.sha256()
-    try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(_CHUNK_BYTES):
-                digest.update(chunk)
-    except OSError as err:
-        raise ArtifactError(f"cannot read artifact {path}: {err}") from None
-    if digest.hexdigest() != match.group(1):
-        raise ArtifactError(
-            f"artifact {path} is corrupt or truncated: its content does not hash to the "
-            "sha256 in its name"
-        )
+class _HashingReader:
+    """A binary file whose bytes are hashed as they are read."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.sha256 = hashlib.sha256()
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.sha256.update(data)
+        return data
 
 
 def _extract(path: Path, directory: str) -> tuple[bytes | None, dict[str, str]]:
     """Stream the tarball once: the manifest's bytes, and each shared library (a plain file
-    name ending in .so) written into `directory`, by name, with its sha256."""
+    name ending in .so) written into `directory`, by name, with its sha256. When the file is
+    named `<sha256>.tar.gz`, its bytes must hash to that name."""
     manifest: bytes | None = None
     libraries: dict[str, str] = {}
     try:
-        with tarfile.open(path, mode="r|gz") as tar:
-            for member in tar:
-                stream = tar.extractfile(member) if member.isfile() else None
-                if stream is None:
-                    continue
-                if member.name == MANIFEST_FILE:
-                    manifest = stream.read()
-                elif member.name.endswith(".so") and member.name == os.path.basename(member.name):
-                    digest = hashlib.sha256()
-                    with open(os.path.join(directory, member.name), "wb") as handle:
-                        while chunk := stream.read(_CHUNK_BYTES):
-                            digest.update(chunk)
-                            handle.write(chunk)
-                    libraries[member.name] = digest.hexdigest()
+        with path.open("rb") as raw:
+            reader = _HashingReader(raw)
+            with tarfile.open(
+                fileobj=cast(Any, reader),  # tarfile only calls read()
+                mode="r|gz",
+                bufsize=_CHUNK_BYTES,
+            ) as tar:
+                for member in tar:
+                    stream = tar.extractfile(member) if member.isfile() else None
+                    if stream is None:
+                        continue
+                    if member.name == MANIFEST_FILE:
+                        manifest = stream.read()
+                    elif member.name.endswith(".so") and member.name == os.path.basename(
+                        member.name
+                    ):
+                        libraries[member.name] = _copy_hashed(stream, directory, member.name)
+            while reader.read(_CHUNK_BYTES):
+                pass
     except FileNotFoundError as err:
         raise ArtifactError(f"cannot read artifact {path}: {err}") from None
     except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
         raise ArtifactError(
             f"artifact {path} is corrupt or truncated (not a readable .tar.gz): {err}"
         ) from None
+    match = _HASH_NAME.match(path.name)
+    if match is not None and reader.sha256.hexdigest() != match.group(1):
+        raise ArtifactError(
+            f"artifact {path} is corrupt or truncated: its content does not hash to the "
+            "sha256 in its name"
+        )
     return manifest, libraries
+
+
+def _copy_hashed(stream: BinaryIO, directory: str, name: str) -> str:
+    """Copy `stream` to `directory/name`; the sha256 of what was copied."""
+    digest = hashlib.sha256()
+    with open(os.path.join(directory, name), "wb") as handle:
+        while chunk := stream.read(_CHUNK_BYTES):
+            digest.update(chunk)
+            handle.write(chunk)
+    return digest.hexdigest()
 
 
 def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
@@ -218,7 +234,6 @@ def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDL
         cached = _cached(path, Path(cache_dir))
         if cached is not None:
             return cached
-    _check_name_hash(path)
     parent = cache_dir if cache_dir is not None else None
     if parent is not None:
         os.makedirs(parent, exist_ok=True)
