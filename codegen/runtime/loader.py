@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import IO, Any, BinaryIO, cast
 
 import numpy as np
 
@@ -134,7 +134,7 @@ def _extract(path: Path, directory: str) -> tuple[bytes | None, dict[str, str]]:
     return manifest, libraries
 
 
-def _copy_hashed(stream: BinaryIO, directory: str, name: str) -> str:
+def _copy_hashed(stream: IO[bytes], directory: str, name: str) -> str:
     """Copy `stream` to `directory/name`; the sha256 of what was copied."""
     digest = hashlib.sha256()
     with open(os.path.join(directory, name), "wb") as handle:
