@@ -103,28 +103,34 @@ def render_coverage(build: ArtifactBuild, destination: Path) -> str:
     return "\n".join(lines)
 
 
+def report_json(build: ArtifactBuild, destination: Path) -> dict[str, Any]:
+    """The `--json` report: where the artifact went, its hash and size, and the coverage."""
+    return {
+        "path": str(destination),
+        "sha256": build.sha256,
+        "size_bytes": build.size_bytes,
+        "target": build.manifest["target"],
+        "hits": build.hits,
+        "misses": build.misses,
+        "coverage": build.coverage,
+        "memory": build.manifest["memory"],
+    }
+
+
 def _cmd_compile(args: argparse.Namespace) -> int:
     from service.cli import parse_shape_bindings
 
     shapes = parse_shape_bindings(args.shape)
-    # Hook for `--server URL`: fetch the artifact the service builds from its database's
-    # records instead (same ArtifactBuild fields), then print it the same way below.
+    # Hook for `--server URL`: get (build, destination) from the service instead: create
+    # the artifact over HTTP, wait for it, download it to the output path, and wrap its
+    # metadata (sha256, size, coverage, manifest) in an ArtifactBuild; the reports below
+    # then print it the same way.
     records = Path(args.records) if args.records else None
     build, destination = compile_to(
         Path(args.model), args.target, records, Path(args.output), shapes
     )
     if args.json:
-        report = {
-            "path": str(destination),
-            "sha256": build.sha256,
-            "size_bytes": build.size_bytes,
-            "target": build.manifest["target"],
-            "hits": build.hits,
-            "misses": build.misses,
-            "coverage": build.coverage,
-            "memory": build.manifest["memory"],
-        }
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report_json(build, destination), indent=2))
     else:
         print(render_coverage(build, destination))
     return 0
