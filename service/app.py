@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -24,8 +24,9 @@ from service.settings import Settings
 from service.tokens import ensure_admin_token, registration_secret
 
 
-def create_app(settings: Settings) -> FastAPI:
-    """The service's app for `settings`."""
+def create_app(settings: Settings, shutting_down: Callable[[], bool] | None = None) -> FastAPI:
+    """The service's app for `settings`; `shutting_down` (e.g. the uvicorn server's exit
+    flag) tells long polls and event streams to end early."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -36,7 +37,7 @@ def create_app(settings: Settings) -> FastAPI:
         with unit_of_work(factory) as session:
             ensure_admin_token(session, settings.data_dir)
         secret = registration_secret(settings.data_dir, settings.registration_secret)
-        app.state.autotune = AppState(settings, factory, secret)
+        app.state.autotune = AppState(settings, factory, secret, shutting_down or (lambda: False))
         supervisor = Supervisor(settings, factory) if settings.run_drivers else None
         if supervisor is not None:
             supervisor.start()

@@ -9,11 +9,15 @@ in its data directory).
 from __future__ import annotations
 
 import argparse
+import ctypes
+import functools
 import json
+import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,7 @@ from service.progress import ProgressBar, format_job, format_records_table
 
 FINAL_STATES = ("completed", "failed", "cancelled")
 GRACEFUL_SHUTDOWN_S = 3
+PR_SET_PDEATHSIG = 1
 
 
 def register(commands: Any) -> None:
@@ -115,8 +120,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise CliError("--local-workers must not be negative")
     settings = Settings.from_env(data_dir=Path(args.data_dir) if args.data_dir else None)
     # Long polls in flight would hold a graceful shutdown for up to their wait_s.
+    server: uvicorn.Server | None = None
+    app = create_app(settings, shutting_down=lambda: server is not None and server.should_exit)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host=args.host,
         port=args.port,
         log_level="warning",
@@ -131,7 +138,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             args=(server, settings, url, args.local_workers, workers),
             daemon=True,
         ).start()
-    print(f"autotune serve: {url} (data: {settings.data_dir})", file=sys.stderr, flush=True)
+    print(
+        f"autotune serve: {url} (data: {settings.data_dir}; admin token in "
+        f"{settings.data_dir / 'admin.token'})",
+        file=sys.stderr,
+        flush=True,
+    )
+    # uvicorn re-raises SIGTERM after its graceful shutdown; let it land here, so the
+    # local workers below are stopped too instead of outliving the service.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: None)
     try:
         server.run()
     finally:
@@ -158,10 +173,27 @@ def _start_local_workers(
     secret = settings.registration_secret or (
         (settings.data_dir / REGISTRATION_TOKEN_FILE).read_text().strip()
     )
+    on_parent_death = _parent_death_signal()
     for index in range(count):
         command = [sys.executable, "-m", "service.cli", "worker", "--server", url]
         command += ["--token", secret, "--name", f"local-{index}"]
-        workers.append(subprocess.Popen(command, stdin=subprocess.DEVNULL))
+        workers.append(
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, preexec_fn=on_parent_death)
+        )
+    # The parent-death signal fires when the spawning *thread* ends: keep it alive for as
+    # long as the service runs (the main thread stops the workers on shutdown).
+    while not server.should_exit:
+        time.sleep(0.5)
+
+
+def _parent_death_signal() -> Callable[[], None] | None:
+    """For a local worker on Linux: a function that, run between fork and exec, makes the
+    child receive SIGTERM when the service dies (even by SIGKILL). Prepared in the parent:
+    the forked child of a threaded process must not import anything."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None).prctl
+    return functools.partial(prctl, PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 # -- jobs --------------------------------------------------------------------------------------

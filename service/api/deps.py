@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated
@@ -23,6 +23,7 @@ class AppState:
     settings: Settings
     factory: sessionmaker[Session]
     registration_secret: str
+    shutting_down: Callable[[], bool] = lambda: False  # long polls and streams end early
 
     @contextmanager
     def session(self) -> Iterator[Session]:

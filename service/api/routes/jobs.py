@@ -93,6 +93,8 @@ async def events(job_id: str, state: State, _user: User) -> StreamingResponse:
             if detail.state not in ("queued", "running"):
                 yield f"event: end\ndata: {json.dumps({'state': detail.state})}\n\n"
                 return
+            if state.shutting_down():
+                return  # the client reconnects to the restarted service
             await asyncio.sleep(EVENT_INTERVAL_S)
             quiet_s += EVENT_INTERVAL_S
             detail = await run_in_threadpool(_detail, state, job_id)

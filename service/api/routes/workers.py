@@ -99,7 +99,7 @@ async def lease(
         batch = await run_in_threadpool(_lease_once, state, caller, worker_id)
         if batch is not None:
             return batch
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or state.shutting_down():
             return Response(status_code=204)
         await asyncio.sleep(state.settings.poll_interval_s)
 
