@@ -53,11 +53,12 @@ class Fleet:
         """The environment of every process: fast leases, the test database."""
         return {**os.environ, **FAST_ENV, "AUTOTUNE_DATABASE_URL": self.database_url}
 
-    def start_service(self) -> None:
-        """Start `autotune serve` and wait for /healthz."""
+    def start_service(self, *extra: str) -> None:
+        """Start `autotune serve` (with `extra` arguments) and wait for /healthz."""
         self.starts += 1
         log = (self.log_dir / f"serve-{self.starts}.log").open("wb")
         command = [AUTOTUNE, "serve", "--port", str(self.port), "--data-dir", str(self.data_dir)]
+        command += extra
         self.service = subprocess.Popen(command, env=self.env(), stdout=log, stderr=log)
         log.close()
         wait_for(lambda: _healthy(self.url), 90, "the service to answer /healthz", self)

@@ -161,3 +161,41 @@ def test_service_killed_and_stopped_mid_job_resumes_without_remeasuring(fleet: F
     statuses, keys, most = candidate_facts(fleet.database_url, job_id)
     assert len(keys) == len(set(keys)) == 20, statuses  # nothing measured twice
     assert most == 1 and "queued" not in statuses
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_local_workers_end_with_the_service(tmp_path: Path, database_url: str, signum: int) -> None:
+    if not database_url.startswith("sqlite"):
+        pytest.skip("process handling does not depend on the database")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    fleet = Fleet(tmp_path / "data", database_url, logs)
+    try:
+        fleet.start_service("--local-workers", "1")
+
+        def registered() -> bool:
+            with fleet.client() as client:
+                return len(client.get("/v1/workers").json()["items"]) == 1
+
+        wait_for(registered, 60, "the local worker to register", fleet)
+        assert fleet.service is not None
+        service_pid = fleet.service.pid
+        fleet.stop_service(signum)
+
+        def orphans() -> list[str]:
+            return [
+                line
+                for line in _process_table()
+                if f"--server {fleet.url}" in line and str(service_pid) not in line.split()[:1]
+            ]
+
+        wait_for(lambda: not orphans(), 20, "the local worker to exit", fleet)
+    finally:
+        fleet.close()
+
+
+def _process_table() -> list[str]:
+    import subprocess
+
+    result = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=True)
+    return result.stdout.splitlines()
