@@ -164,12 +164,10 @@ def test_service_killed_and_stopped_mid_job_resumes_without_remeasuring(fleet: F
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
-def test_local_workers_end_with_the_service(tmp_path: Path, database_url: str, signum: int) -> None:
-    if not database_url.startswith("sqlite"):
-        pytest.skip("process handling does not depend on the database")
-    logs = tmp_path / "logs"
+def test_local_workers_end_with_the_service(tmp_path: Path, signum: int) -> None:
+    logs = tmp_path / "logs"  # process handling does not depend on the database: SQLite only
     logs.mkdir()
-    fleet = Fleet(tmp_path / "data", database_url, logs)
+    fleet = Fleet(tmp_path / "data", f"sqlite:///{tmp_path / 'serve.db'}", logs)
     try:
         fleet.start_service("--local-workers", "1")
 
