@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from service.cli import CliError
-from service.client import ServiceClient, resolve_server, resolve_token
+from service.client import ClientError, ServiceClient, resolve_server, resolve_token
 from service.progress import ProgressBar, format_job, format_records_table
 
 FINAL_STATES = ("completed", "failed", "cancelled")
 GRACEFUL_SHUTDOWN_S = 3
+RECONNECT_S = 120.0  # how long `submit --wait` keeps trying to reach a restarting service
 PR_SET_PDEATHSIG = 1
 
 
@@ -236,14 +237,31 @@ def _cmd_submit(args: argparse.Namespace) -> int:
         return 0
     print(f"job {job['id']}: {len(job['tasks'])} tasks, {args.trials} trials", file=sys.stderr)
     bar = ProgressBar(sys.stderr)
-    for event, data in client.events(f"/v1/jobs/{job['id']}/events"):
-        if event == "progress":
-            job = data
-            bar.show(job)
+    job = _follow(client, job, bar)
     bar.close()
-    job = client.json("GET", f"/v1/jobs/{job['id']}")
     print(json.dumps(job, indent=2) if args.json else format_job(job))
     return 0 if job["state"] == "completed" else 1
+
+
+def _follow(client: ServiceClient, job: dict[str, Any], bar: ProgressBar) -> dict[str, Any]:
+    """Show a job's progress events until it ends; reconnects while the service restarts
+    (for up to RECONNECT_S without an answer)."""
+    path = f"/v1/jobs/{job['id']}"
+    last_answer = time.monotonic()
+    while True:
+        try:
+            for event, data in client.events(f"{path}/events"):
+                last_answer = time.monotonic()
+                if event == "progress":
+                    bar.show(data)
+            job = client.json("GET", path)
+        except ClientError:
+            if time.monotonic() - last_answer > RECONNECT_S:
+                raise
+            time.sleep(1.0)
+            continue
+        if job["state"] in FINAL_STATES:
+            return job
 
 
 def _cmd_status(args: argparse.Namespace) -> int:

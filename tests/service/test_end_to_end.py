@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from sqlalchemy import func, select
 
 from service.db.engine import make_engine
 from service.db.models import CandidateRow, RecordRow
-from tests.service.processes import FAST_OPTIONS, Fleet, wait_for
+from tests.service.processes import AUTOTUNE, FAST_OPTIONS, Fleet, wait_for
 from tests.support.onnx_models import light_model_path
 
 pytestmark = pytest.mark.slow
@@ -146,7 +147,19 @@ def test_two_workers_tune_the_model_and_survive_a_killed_worker(fleet: Fleet) ->
 def test_service_killed_and_stopped_mid_job_resumes_without_remeasuring(fleet: Fleet) -> None:
     fleet.start_service()
     fleet.start_worker("w")
-    job_id = submit(fleet, trials=20)
+    # `autotune submit --wait` follows the job across both restarts.
+    command = [AUTOTUNE, "submit", str(SQUEEZENET), "--trials", "20", "--wait", "--json"]
+    command += ["--options", json.dumps(FAST_OPTIONS), "--server", fleet.url]
+    command += ["--data-dir", str(fleet.data_dir)]
+    submitter = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    fleet.workers.append(submitter)  # stopped with the fleet if the test fails
+
+    def created() -> str | None:
+        with fleet.client() as client:
+            items = client.get("/v1/jobs").json()["items"]
+        return str(items[0]["id"]) if items else None
+
+    job_id = str(wait_for(created, 60, "the job to be created", fleet))
     for signum, after in ((signal.SIGKILL, 4), (signal.SIGTERM, 12)):
         wait_for(
             lambda after=after: job(fleet, job_id)["trials_done"] >= after,  # type: ignore[misc]
@@ -161,6 +174,10 @@ def test_service_killed_and_stopped_mid_job_resumes_without_remeasuring(fleet: F
     statuses, keys, most = candidate_facts(fleet.database_url, job_id)
     assert len(keys) == len(set(keys)) == 20, statuses  # nothing measured twice
     assert most == 1 and "queued" not in statuses
+    out, err = submitter.communicate(timeout=60)
+    assert submitter.returncode == 0, err.decode()
+    assert json.loads(out)["state"] == "completed"
+    assert b"20/20 trials" in err
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
