@@ -97,3 +97,10 @@ def test_cancel_stops_a_running_job_and_frees_its_workloads(
         assert cancelled["state"] == "cancelled"
         metrics = client.get("/metrics").text
         assert "autotune_queue_candidates 0" in metrics and "autotune_leases_live 0" in metrics
+
+
+def test_a_job_that_cannot_run_fails_with_a_message(live_drivers: LiveService) -> None:
+    with live_drivers.client() as client:
+        job_id = create(client, tiny_workload(), 2, search_options={"bogus_option": 1})
+        job = wait_done(client, [job_id])[0]
+        assert job["state"] == "failed" and "bogus_option" in job["error"]
