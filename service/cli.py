@@ -40,12 +40,9 @@ def parse_shape_bindings(values: Sequence[str]) -> dict[str, tuple[int, ...]]:
 
 def bundled_model_path() -> Path:
     """The example model the demo uses: light_squeezenet from the onnx wheel's test data."""
-    import onnx
+    from service.example_models import bundled_model_path as path
 
-    path = Path(onnx.__file__).parent / "backend/test/data/light/light_squeezenet.onnx"
-    if not path.is_file():
-        raise CliError(f"bundled example model not found at {path}; reinstall the onnx package")
-    return path
+    return path()
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
@@ -129,17 +126,12 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from service.demo import compile_and_compare
-    from service.inspect import inspect_model, render_inspection
+    from service.demo import run_demo
 
-    path = bundled_model_path()
-    print(f"autotune demo: inspecting the bundled model {path.name}\n")
-    report = inspect_model(path, {}, opt_level=3)
-    print(render_inspection(report, show_graph=False))
-    print("\ncompiling every fused function with its default schedule and running it:")
-    for line in compile_and_compare(path):
-        print(f"  {line}")
-    return 0
+    if args.trials is not None and args.trials <= 0:
+        raise CliError("--trials must be a positive number")
+    data_dir = Path(args.data_dir) if args.data_dir else None
+    return run_demo(args.trials, data_dir, args.runs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -215,7 +207,13 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--json", action="store_true", help="print the summary as JSON")
     tune.set_defaults(handler=_cmd_tune)
 
-    demo = commands.add_parser("demo", help="run the main job end to end on a bundled model")
+    demo = commands.add_parser(
+        "demo",
+        help="serve, tune, compile and run the bundled model end to end (SQLite, a local worker)",
+    )
+    demo.add_argument("--trials", type=int, help="tuning budget (default: 4 per task)")
+    demo.add_argument("--data-dir", help="keep the service's data here (default: a temp dir)")
+    demo.add_argument("--runs", type=int, default=50, help="timed runs per latency figure")
     demo.set_defaults(handler=_cmd_demo)
 
     from service import artifact_commands, serve_commands, worker_commands
