@@ -1,4 +1,4 @@
-"""`autotune inspect` and `autotune demo` run as real subprocesses of the console script."""
+"""`autotune inspect` run as a real subprocess of the console script (the demo: test_demo.py)."""
 
 from __future__ import annotations
 
@@ -94,10 +94,3 @@ def test_inspect_reports_bad_input_without_traceback(tmp_path: Path) -> None:
         helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(unsupported)
     )
     _assert_clean_error(_run("inspect", str(unsupported)), "Hardmax", "strange_node")
-
-
-def test_demo_runs() -> None:
-    result = _run("demo")
-    assert result.returncode == 0, result.stderr
-    assert "light_squeezenet" in result.stdout
-    assert "fused functions:" in result.stdout
