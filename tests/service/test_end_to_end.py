@@ -85,6 +85,22 @@ def candidate_facts(database_url: str, job_id: str) -> tuple[dict[str, int], lis
     return {str(k): int(v) for k, v in statuses.items()}, keys, int(per_candidate or 0)
 
 
+def retried_by(database_url: str, job_id: str) -> set[str]:
+    """Names of the workers that measured candidates whose first lease expired."""
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return set(
+                connection.scalars(
+                    select(RecordRow.worker)
+                    .join(CandidateRow, CandidateRow.id == RecordRow.measurement_id)
+                    .where(CandidateRow.job_id == job_id, CandidateRow.attempts >= 1)
+                )
+            )
+    finally:
+        engine.dispose()
+
+
 def collect_events(fleet: Fleet, job_id: str, events: list[tuple[str, Any]]) -> threading.Thread:
     token = (fleet.data_dir / "admin.token").read_text().strip()
 
@@ -132,6 +148,7 @@ def test_two_workers_tune_the_model_and_survive_a_killed_worker(fleet: Fleet) ->
 
     statuses, keys, most = candidate_facts(fleet.database_url, job_id)
     assert "queued" not in statuses and sum(statuses.values()) == 16, statuses
+    assert retried_by(fleet.database_url, job_id) == {"survivor"}  # the doomed batch moved
     assert len(keys) == 16 and len(set(keys)) == 16  # one final result each, none twice
     assert most == 1
     with fleet.client() as client:
