@@ -41,7 +41,11 @@ def register(commands: Any) -> None:
         "--local-workers", type=int, default=0, metavar="N", help="start N local workers"
     )
     serve.set_defaults(handler=_cmd_serve)
+    _register_job_commands(commands)
+    _register_records_and_tokens(commands)
 
+
+def _register_job_commands(commands: Any) -> None:
     submit = commands.add_parser("submit", help="upload a model and start a tuning job")
     _client_args(submit)
     submit.add_argument("model", help="path to an ONNX model")
@@ -67,6 +71,8 @@ def register(commands: Any) -> None:
     logs.add_argument("--format", choices=("table", "jsonl"), default="table")
     logs.set_defaults(handler=_cmd_logs)
 
+
+def _register_records_and_tokens(commands: Any) -> None:
     records = commands.add_parser("records", help="export or import tuning records")
     actions = records.add_subparsers(dest="action", required=True, metavar="ACTION")
     export = actions.add_parser("export", help="write records as JSON lines")

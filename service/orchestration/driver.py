@@ -233,6 +233,7 @@ class _Keeper(threading.Thread):
         self.parent_pid = parent_pid
 
     def run(self) -> None:
+        """Renew every third of a lease; exit the process when the lease or parent is gone."""
         interval = self.driver.settings.driver_lease_s / 3
         while not self.driver.stopping.wait(interval):
             if os.getppid() != self.parent_pid:
