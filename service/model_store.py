@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from codegen.llvm import host_target
@@ -83,8 +84,11 @@ def store_model(
         created_at=time.time(),
         info=info,
     )
-    session.add(row)
-    session.flush()
+    try:
+        with session.begin_nested():  # the same bytes uploaded twice at once: one row
+            session.add(row)
+    except IntegrityError:
+        return get_model(session, model_id)
     return row
 
 

@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 
 from sqlalchemy import delete, or_, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from service.db.models import JobRow, WorkloadLeaseRow
@@ -73,18 +74,21 @@ def acquire_workload_leases(
     }
     if any(row.job_id != job_id and row.expires_at >= now for row in rows.values()):
         return False
-    for key in sorted(set(keys)):
-        row = rows.get(key)
-        if row is None:
-            session.add(
-                WorkloadLeaseRow(
-                    workload_key=key, target=target, job_id=job_id, expires_at=now + lease_s
-                )
-            )
-        else:
-            row.job_id = job_id
-            row.expires_at = now + lease_s
-    session.flush()
+    try:
+        with session.begin_nested():  # another job inserting the same lease wins the race
+            for key in sorted(set(keys)):
+                row = rows.get(key)
+                if row is None:
+                    session.add(
+                        WorkloadLeaseRow(
+                            workload_key=key, target=target, job_id=job_id, expires_at=now + lease_s
+                        )
+                    )
+                else:
+                    row.job_id = job_id
+                    row.expires_at = now + lease_s
+    except IntegrityError:
+        return False
     return True
 
 
