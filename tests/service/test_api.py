@@ -4,6 +4,7 @@ jobs, records, the worker protocol, tokens, health and metrics."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any
 
@@ -221,3 +222,21 @@ def test_lease_wait_is_bounded(live: LiveService, wait_s: float) -> None:
             f"/v1/workers/{worker['worker_id']}/lease", params={"wait_s": wait_s}
         )
         assert response.status_code == 422
+
+
+def test_the_same_model_uploaded_at_once_is_one_model(live: LiveService) -> None:
+    data = SQUEEZENET.read_bytes()
+    answers: list[httpx.Response] = []
+
+    def send() -> None:
+        with live.client() as client:
+            answers.append(client.post("/v1/models", content=data))
+
+    threads = [threading.Thread(target=send) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [answer.status_code for answer in answers] == [201] * 4
+    assert len({answer.json()["id"] for answer in answers}) == 1
+    assert live.counts()["models"] == 1
