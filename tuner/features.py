@@ -31,6 +31,7 @@ import numpy as np
 from ir.tir.arith import interval
 from ir.tir.expr import Binary, Buffer, Call, Cast, Compare, IntImm, Load, PrimExpr, Select, Var
 from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Seq, Stmt, Store
+from ir.tir.visit import expr_children
 
 CACHE_LINE_BYTES = 64
 L1_BYTES = 32 * 1024
@@ -160,6 +161,8 @@ class _Kernel:
         self.guards = 0
         # Non-linear index atoms of the current store (ranges differ between loop nests).
         self.atom_cache: dict[PrimExpr, tuple[int, int]] = {}
+        # Index analyses of the current store by node identity (the node kept beside it).
+        self.index_cache: dict[int, tuple[PrimExpr, list[int], int, int, int]] = {}
 
     # -- statements ------------------------------------------------------------------------
 
@@ -242,6 +245,7 @@ class _Kernel:
         self.loop_features(row, trip)
         accesses = [self.access(store.buffer, store.index, True)]
         accesses.extend(self.access(load.buffer, load.index, False) for load in loads)
+        self.index_cache.clear()
         row[_S["int_ops"]] += sum(acc.index_ops for acc in accesses) * trip
         self.memory_features(row, accesses, trip)
         return row
@@ -273,6 +277,26 @@ class _Kernel:
         row[_S["work_per_thread"]] = trip / max(1, products["parallel"])
 
     def access(self, buffer: Buffer, index: PrimExpr, is_store: bool) -> _Access:
+        # An update reads the element it stores (the same index object): analyse it once.
+        movement = self.index_cache.get(id(index))
+        if movement is None or movement[0] is not index:
+            movement = (index, *self.index_movement(index))
+            self.index_cache[id(index)] = movement
+        _, footprints, stride_class, min_stride, index_ops = movement
+        local = buffer.scope == "local" or buffer.name in self.local_buffers
+        return _Access(
+            buffer,
+            _itemsize(buffer.dtype),
+            is_store,
+            local,
+            footprints,
+            stride_class,
+            min_stride,
+            index_ops,
+        )
+
+    def index_movement(self, index: PrimExpr) -> tuple[list[int], int, int, int]:
+        """(footprints, stride class, min stride, index ops) of an index in these loops."""
         loops = self.loops
         depth = len(loops)
         terms: dict[str | PrimExpr, int] = {}
@@ -313,17 +337,7 @@ class _Kernel:
                     position += 1
                 footprints[level] = min(product, span + 1)
         min_stride = min((coef for _, _, coef in varying), default=0)
-        local = buffer.scope == "local" or buffer.name in self.local_buffers
-        return _Access(
-            buffer,
-            _itemsize(buffer.dtype),
-            is_store,
-            local,
-            footprints,
-            stride_class,
-            min_stride,
-            index_ops,
-        )
+        return footprints, stride_class, min_stride, index_ops
 
     def let_width(self, name: str) -> int:
         """Values a non-loop variable (a let-bound tail index) takes; 1 when unknown."""
@@ -504,18 +518,10 @@ def _vars_of(expr: PrimExpr) -> Iterable[Var]:
     stack = [expr]
     while stack:
         node = stack.pop()
-        kind = type(node)
-        if kind is Var:
+        if type(node) is Var:
             yield node  # type: ignore[misc]
-        elif kind is Load:
-            stack.append(node.index)  # type: ignore[attr-defined]
         else:
-            for name in ("lhs", "rhs", "value", "condition", "true_value", "false_value"):
-                child = getattr(node, name, None)
-                if isinstance(child, PrimExpr):
-                    stack.append(child)
-            if kind is Call:
-                stack.extend(node.args)  # type: ignore[attr-defined]
+            stack.extend(expr_children(node))
 
 
 def _width(bounds: tuple[float, float]) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ir.errors import ScheduleError
 from ir.lower.region import Region, constant_range, infer_region
@@ -37,7 +38,7 @@ from ir.tir.expr import (
 )
 from ir.tir.simplify import simplify_func
 from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Stmt, Store, seq
-from ir.tir.visit import map_expr, substitute, walk_expr
+from ir.tir.visit import Rewrite, map_expr, map_expr_shared, substitute, walk_expr
 
 _LOOP_KIND = {"parallel": "parallel", "vectorize": "vectorized", "unroll": "unrolled"}
 _COMBINE = {"sum": "add", "max": "max", "min": "min", "prod": "mul"}
@@ -58,6 +59,7 @@ def flat_index(indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
     return total
 
 
+@lru_cache(maxsize=4096)  # called for every loop variable of every lowering; few names
 def _identifier(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text)
 
@@ -181,29 +183,50 @@ class _Lowering:
         def visit(node: PrimExpr) -> PrimExpr | None:
             if not isinstance(node, TensorRead):
                 return None
-            indices = tuple(map_expr(i, visit) for i in node.indices)
-            op = node.tensor.op
-            if isinstance(op, PlaceholderOp):
-                buffer = self.input_buffer(op)
-                layout = self.schedule.input_layouts.get(op.name)
-                if layout is not None:
-                    indices = layout.map_indices(indices)
-                return Load(buffer, flat_index(indices, buffer.shape))
-            name = self.schedule.stage_of_op[id(op)]
-            stage_buffer = self.buffers.get(name)
-            if stage_buffer is None:
-                raise ScheduleError(
-                    f"{name} is read where it is not computed (check compute_at placement)"
-                )
-            offsets = self.offsets.get(name)
-            if offsets is not None:
-                indices = tuple(
-                    binary("sub", index, start)
-                    for index, start in zip(indices, offsets, strict=True)
-                )
-            return Load(stage_buffer, flat_index(self._permute(name, indices), stage_buffer.shape))
+            return self._load(node, tuple(map_expr(i, visit) for i in node.indices))
 
         return map_expr(expr, visit)
+
+    def lower_reads_at(self, expr: PrimExpr, mapping: Mapping[Var, PrimExpr]) -> PrimExpr:
+        """`lower_reads(substitute(expr, mapping))` in one pass over `expr`.
+
+        The substituted index expressions are large and hold no TE reads: rather than
+        searching them, each mapped value is lowered once and shared where it is used.
+        """
+
+        def visit(node: PrimExpr, rewrite: Rewrite) -> PrimExpr | None:
+            kind = type(node)
+            if kind is Var:
+                value = mapping.get(node)  # type: ignore[call-overload]
+                return None if value is None else self.lower_reads(value)
+            if kind is TensorRead:
+                assert isinstance(node, TensorRead)
+                return self._load(node, tuple(rewrite(index) for index in node.indices))
+            return None
+
+        return map_expr_shared(expr, visit)
+
+    def _load(self, read: TensorRead, indices: tuple[PrimExpr, ...]) -> Load:
+        """The flat load of `read` at (lowered) `indices`."""
+        op = read.tensor.op
+        if isinstance(op, PlaceholderOp):
+            buffer = self.input_buffer(op)
+            layout = self.schedule.input_layouts.get(op.name)
+            if layout is not None:
+                indices = layout.map_indices(indices)
+            return Load(buffer, flat_index(indices, buffer.shape))
+        name = self.schedule.stage_of_op[id(op)]
+        stage_buffer = self.buffers.get(name)
+        if stage_buffer is None:
+            raise ScheduleError(
+                f"{name} is read where it is not computed (check compute_at placement)"
+            )
+        offsets = self.offsets.get(name)
+        if offsets is not None:
+            indices = tuple(
+                binary("sub", index, start) for index, start in zip(indices, offsets, strict=True)
+            )
+        return Load(stage_buffer, flat_index(self._permute(name, indices), stage_buffer.shape))
 
     # Step 3 -------------------------------------------------------------------------------
 
@@ -274,9 +297,9 @@ class _Lowering:
         body = self._expanded_body(op)
         reduce = body if isinstance(body, Reduce) else None
         source = reduce.source if reduce is not None else body
-        value = self.lower_reads(substitute(source, mapping))
+        value = self.lower_reads_at(source, mapping)
         if reduce is not None and reduce.condition is not None:
-            condition = self.lower_reads(substitute(reduce.condition, mapping))
+            condition = self.lower_reads_at(reduce.condition, mapping)
             reduce = Reduce(reduce.combiner, reduce.source, reduce.axes, condition)
         return value, reduce
 

@@ -8,12 +8,13 @@ constants on the way, so index arithmetic stays small from the start.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Protocol, Union
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, Union
 
 INDEX_DTYPE = "int64"
 
 BINARY_OPS = ("add", "sub", "mul", "div", "floordiv", "floormod", "min", "max")
+_BINARY_OP_SET = frozenset(BINARY_OPS)
 COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
 INTRINSICS = (
     "exp",
@@ -35,7 +36,8 @@ INTRINSICS = (
 class PrimExpr:
     """Base class of scalar expressions; arithmetic operators build new nodes."""
 
-    __slots__ = ()
+    # Composite nodes cache their structural hash here (see `_hash_once`).
+    __slots__ = ("_hash",)
     dtype: str
 
     def __add__(self, other: ExprLike) -> PrimExpr:
@@ -94,6 +96,28 @@ class PrimExpr:
 
 ExprLike = Union[PrimExpr, int, float, bool, "IterVar"]
 
+_set_field = object.__setattr__  # how a frozen node's own __init__ fills its fields
+_Node = TypeVar("_Node", bound=type)
+
+
+def _hash_once(cls: _Node) -> _Node:
+    """Make a frozen node class remember its structural hash after the first call.
+
+    The generated `__hash__` hashes the children, which hash theirs: a dict keyed by a
+    deep index expression would cost a walk of the whole tree per lookup.
+    """
+    structural = cls.__hash__
+
+    def __hash__(self: PrimExpr) -> int:
+        value: int | None = getattr(self, "_hash", None)  # (cheaper than catching the miss)
+        if value is None:
+            value = structural(self)  # type: ignore[call-arg,misc]
+            _set_field(self, "_hash", value)
+        return value
+
+    cls.__hash__ = __hash__  # type: ignore[assignment,method-assign]
+    return cls
+
 
 @dataclass(frozen=True, slots=True)
 class IntImm(PrimExpr):
@@ -119,19 +143,26 @@ class Var(PrimExpr):
     dtype: str = INDEX_DTYPE
 
 
-@dataclass(frozen=True, slots=True)
+@_hash_once
+@dataclass(frozen=True, slots=True, init=False)
 class Binary(PrimExpr):
-    """An arithmetic operation; `op` is one of BINARY_OPS."""
+    """An arithmetic operation; `op` is one of BINARY_OPS (its dtype is the operands')."""
 
     op: str
     lhs: PrimExpr
     rhs: PrimExpr
+    # Stored once: index arithmetic nests deeply, and a property would walk the whole
+    # left spine on every read.
+    dtype: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def dtype(self) -> str:  # type: ignore[override]
-        return self.lhs.dtype
+    def __init__(self, op: str, lhs: PrimExpr, rhs: PrimExpr) -> None:
+        _set_field(self, "op", op)
+        _set_field(self, "lhs", lhs)
+        _set_field(self, "rhs", rhs)
+        _set_field(self, "dtype", lhs.dtype)
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class Compare(PrimExpr):
     """A comparison producing a bool; `op` is one of COMPARE_OPS."""
@@ -142,6 +173,7 @@ class Compare(PrimExpr):
     dtype: str = "bool"
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class Logical(PrimExpr):
     """`and` / `or` of two bools, or `not` of one (rhs is None)."""
@@ -152,6 +184,7 @@ class Logical(PrimExpr):
     dtype: str = "bool"
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class Select(PrimExpr):
     """`true_value if condition else false_value`.
@@ -171,6 +204,7 @@ class Select(PrimExpr):
         return self.true_value.dtype
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class Cast(PrimExpr):
     """Convert `value` to `dtype`."""
@@ -179,6 +213,7 @@ class Cast(PrimExpr):
     value: PrimExpr
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class Call(PrimExpr):
     """A math intrinsic (one of INTRINSICS) applied to arguments of its dtype."""
@@ -215,6 +250,7 @@ class IterVar:
         return self.var.name
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class TensorRead(PrimExpr):
     """Read one element of a TE tensor (before lowering)."""
@@ -227,6 +263,7 @@ class TensorRead(PrimExpr):
         return str(self.tensor.dtype)
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class Reduce(PrimExpr):
     """A commutative reduction of `source` over `axes`; `combiner` is sum, max or min."""
@@ -256,6 +293,7 @@ class Buffer:
         return math.prod(self.shape)
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class Load(PrimExpr):
     """Read element `index` (flat, row-major) of a buffer (after lowering)."""
@@ -326,41 +364,53 @@ def _fold(op: str, lhs: int | float, rhs: int | float, is_int: bool) -> int | fl
 
 def binary(op: str, lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
     """Build `lhs op rhs`, folding constants and the identities x+0, x*1, x*0 (ints)."""
-    if op not in BINARY_OPS:
+    if op not in _BINARY_OP_SET:
         raise ValueError(f"unknown binary op {op!r}")
-    left = as_expr(lhs, rhs.dtype if isinstance(rhs, PrimExpr) else None)
-    right = as_expr(rhs, left.dtype)
-    if left.dtype != right.dtype:
-        raise TypeError(f"{op}: operand dtypes differ ({left.dtype} vs {right.dtype})")
-    is_int = not is_float(left.dtype)
-    if isinstance(left, IntImm | FloatImm) and isinstance(right, IntImm | FloatImm):
-        folded = _fold(op, left.value, right.value, is_int)
+    # Lowering calls this for every index operation: nodes skip the generic conversion.
+    if isinstance(lhs, PrimExpr):
+        left = lhs
+        if isinstance(rhs, PrimExpr):
+            right = rhs
+        elif type(rhs) is int and left.dtype == INDEX_DTYPE:
+            right = IntImm(rhs)
+        else:
+            right = as_expr(rhs, left.dtype)
+    else:
+        left = as_expr(lhs, rhs.dtype if isinstance(rhs, PrimExpr) else None)
+        right = as_expr(rhs, left.dtype)
+    dtype = left.dtype
+    if dtype != right.dtype:
+        raise TypeError(f"{op}: operand dtypes differ ({dtype} vs {right.dtype})")
+    left_kind, right_kind = type(left), type(right)
+    left_const = left_kind is IntImm or left_kind is FloatImm
+    right_const = right_kind is IntImm or right_kind is FloatImm
+    is_int = not dtype.startswith("float")
+    if left_const and right_const:
+        folded = _fold(op, left.value, right.value, is_int)  # type: ignore[attr-defined]
         if folded is not None:
-            return const(folded, left.dtype)
-    if is_int:
+            return const(folded, dtype)
+    if is_int and (left_kind is IntImm or right_kind is IntImm):
+        left_value = left.value if left_kind is IntImm else None  # type: ignore[attr-defined]
+        right_value = right.value if right_kind is IntImm else None  # type: ignore[attr-defined]
         if op == "add":
-            if _is_const(left, 0):
+            if left_value == 0:
                 return right
-            if _is_const(right, 0):
+            if right_value == 0:
                 return left
-        elif op == "sub" and _is_const(right, 0):
+        elif op == "sub" and right_value == 0:
             return left
         elif op == "mul":
-            if _is_const(left, 1):
+            if left_value == 1:
                 return right
-            if _is_const(right, 1):
+            if right_value == 1:
                 return left
-            if _is_const(left, 0) or _is_const(right, 0):
-                return zero(left.dtype)
-        elif op in ("floordiv", "div") and _is_const(right, 1):
+            if left_value == 0 or right_value == 0:
+                return zero(dtype)
+        elif (op == "floordiv" or op == "div") and right_value == 1:
             return left
-        elif op == "floormod" and _is_const(right, 1):
-            return zero(left.dtype)
+        elif op == "floormod" and right_value == 1:
+            return zero(dtype)
     return Binary(op, left, right)
-
-
-def _is_const(expr: PrimExpr, value: int) -> bool:
-    return isinstance(expr, IntImm) and expr.value == value
 
 
 def compare(op: str, lhs: ExprLike, rhs: ExprLike) -> PrimExpr:

@@ -13,7 +13,6 @@ proven conditionals and loops of extent 0, and inlines loops of extent 1.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import replace
 
@@ -75,63 +74,41 @@ def simplify(expr: PrimExpr, ranges: IntervalMap | None = None) -> PrimExpr:
     kind = type(expr)
     if kind is IntImm or kind is FloatImm:
         return expr
-    ranges = ranges or {}
-    scope = _scope_id(_relevant_ranges(expr, ranges)) if ranges else 0
-    return _simplify_cached(expr, _Simplifier(ranges), scope)
+    return _Simplifier(ranges or {}).top(expr)
 
 
-# Results keyed by (expression, id of the variable ranges it was simplified under): the
-# tuner lowers and simplifies the same loop nests again and again. Range tables get small
-# integer ids so that a lookup hashes the expression and an int, not the whole table. A
-# table is described either by its (variable, range) pairs, or, inside `simplify_stmt`, by
-# (id of the enclosing table, what the scope adds). Ids are never reused.
-_CACHE: dict[tuple[PrimExpr, int], PrimExpr] = {}
-_SCOPE_IDS: dict[tuple[object, ...], int] = {(): 0}
-_next_scope_id = itertools.count(1)
+# Results keyed by (expression, the ranges of the variables it mentions): what a
+# simplification depends on. The tuner lowers and simplifies the same index expressions
+# again and again, in one kernel (a reduction's init and update) and across candidates,
+# under loop nests that differ only in variables the expression does not mention.
+_CACHE: dict[tuple[PrimExpr, tuple[Interval | None, ...]], PrimExpr] = {}
 
 
-def _scope_id(description: tuple[object, ...]) -> int:
-    scope = _SCOPE_IDS.get(description)
-    if scope is None:
-        if len(_SCOPE_IDS) >= _CACHE_LIMIT:
-            _SCOPE_IDS.clear()
-            _SCOPE_IDS[()] = 0
-        scope = _SCOPE_IDS[description] = next(_next_scope_id)
-    return scope
+def _remember(key: tuple[PrimExpr, tuple[Interval | None, ...]], result: PrimExpr) -> None:
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[key] = result
 
 
-def _simplify_cached(expr: PrimExpr, simplifier: _Simplifier, scope: int) -> PrimExpr:
-    kind = type(expr)
-    if kind is IntImm or kind is FloatImm:
-        return expr
-    if kind is Var:
-        return simplifier.visit(expr)
-    key = (expr, scope)
-    result = _CACHE.get(key)
-    if result is None:
-        result = simplifier.visit(expr)
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        _CACHE[key] = result
-    return result
-
-
-def _relevant_ranges(expr: PrimExpr, ranges: RangeMap) -> tuple[tuple[Var, Interval], ...]:
-    found: dict[Var, Interval] = {}
+def _range_key(expr: PrimExpr, ranges: RangeMap) -> tuple[PrimExpr, tuple[Interval | None, ...]]:
+    """The cache key of `expr` under `ranges`: the expression, and the ranges of the
+    variables it mentions in the order a walk meets them (the same for equal
+    expressions, so the variables themselves need not be part of the key)."""
+    found: dict[Var, Interval | None] = {}
     stack = [expr]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node = stack.pop()
+        node = pop()
         kind = type(node)
-        if kind is Var:
-            known = ranges.get(node)  # type: ignore[call-overload]
-            if known is not None:
-                found[node] = known  # type: ignore[index]
-        elif kind is Binary or kind is Compare:
-            stack.append(node.lhs)  # type: ignore[attr-defined]
-            stack.append(node.rhs)  # type: ignore[attr-defined]
+        if kind is Binary or kind is Compare:
+            push(node.rhs)  # type: ignore[attr-defined]
+            push(node.lhs)  # type: ignore[attr-defined]
+        elif kind is Var:
+            if node not in found:
+                found[node] = ranges.get(node)  # type: ignore[call-overload,index]
         elif kind is not IntImm and kind is not FloatImm:
-            stack.extend(expr_children(node))
-    return tuple(found.items())
+            extend(reversed(expr_children(node)))
+    return expr, tuple(found.values())
 
 
 class _Simplifier:
@@ -145,6 +122,20 @@ class _Simplifier:
         # Results by node identity (the node is kept alive beside its result): lowering
         # shares sub-expression objects, and an id lookup costs no structural hashing.
         self.done: dict[int, tuple[PrimExpr, PrimExpr]] = {}
+
+    def top(self, expr: PrimExpr) -> PrimExpr:
+        """The simplified `expr`, looked up in the shared cache first."""
+        kind = type(expr)
+        if kind is Var or kind is IntImm or kind is FloatImm:
+            return self.visit(expr)
+        key = _range_key(expr, self.ranges)
+        result = _CACHE.get(key)
+        if result is None:
+            result = self.visit(expr)
+            _remember(key, result)
+        elif kind is Binary:  # the node may come again inside another expression (a load)
+            self.done[id(expr)] = (expr, result)
+        return result
 
     def visit(self, expr: PrimExpr) -> PrimExpr:
         """The simplified `expr`."""
@@ -484,7 +475,6 @@ class _StmtSimplifier:
         # A variable replaced by a constant c (loop of extent 1, constant let) has range
         # (c, c): the expression simplifier turns it into c.
         self.ranges: dict[Var, Interval] = {}
-        self.scope = 0
         self._simplifier: _Simplifier | None = None
 
     def expr(self, expr: PrimExpr) -> PrimExpr:
@@ -494,7 +484,7 @@ class _StmtSimplifier:
         simplifier = self._simplifier
         if simplifier is None:  # one per scope: statements share its memos
             simplifier = self._simplifier = _Simplifier(self.ranges)
-        return _simplify_cached(expr, simplifier, self.scope)
+        return simplifier.top(expr)
 
     def visit(self, stmt: Stmt) -> Stmt | None:
         """The simplified statement, or None when it does nothing."""
@@ -526,14 +516,13 @@ class _StmtSimplifier:
 
     def _within(self, facts: dict[Var, Interval], stmt: Stmt) -> Stmt | None:
         """Visit `stmt` in a scope where the variables of `facts` have those ranges."""
-        saved = (self.ranges, self.scope, self._simplifier)
+        saved = (self.ranges, self._simplifier)
         self.ranges = {**self.ranges, **facts}
-        self.scope = _scope_id((self.scope, *facts.items()))
         self._simplifier = None
         try:
             return self.visit(stmt)
         finally:
-            self.ranges, self.scope, self._simplifier = saved
+            self.ranges, self._simplifier = saved
 
     def _for(self, stmt: For) -> Stmt | None:
         extent = self.expr(stmt.extent)

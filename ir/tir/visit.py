@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
+from typing import Any
 
+from ir.tir import expr as E
 from ir.tir.expr import (
     Binary,
     Call,
@@ -24,24 +26,52 @@ from ir.tir.expr import (
 from ir.tir.stmt import Allocate, Barrier, For, IfThenElse, LetStmt, Seq, Stmt, Store
 
 
+def _no_children(expr: PrimExpr) -> tuple[PrimExpr, ...]:
+    return ()
+
+
+def _operands(expr: Binary | Compare) -> tuple[PrimExpr, ...]:
+    return (expr.lhs, expr.rhs)
+
+
+def _logical_children(expr: Logical) -> tuple[PrimExpr, ...]:
+    return (expr.lhs,) if expr.rhs is None else (expr.lhs, expr.rhs)
+
+
+def _select_children(expr: Select) -> tuple[PrimExpr, ...]:
+    return (expr.condition, expr.true_value, expr.false_value)
+
+
+def _reduce_children(expr: Reduce) -> tuple[PrimExpr, ...]:
+    return (expr.source,) if expr.condition is None else (expr.source, expr.condition)
+
+
+# One lookup by exact type instead of a chain of isinstance tests: traversals call this
+# for every node. (Subclasses of the node types fall back to the chain.)
+_CHILDREN: dict[type, Callable[[Any], tuple[PrimExpr, ...]]] = {
+    IntImm: _no_children,
+    FloatImm: _no_children,
+    Var: _no_children,
+    Binary: _operands,
+    Compare: _operands,
+    Logical: _logical_children,
+    Select: _select_children,
+    Cast: lambda expr: (expr.value,),
+    Call: lambda expr: expr.args,
+    TensorRead: lambda expr: expr.indices,
+    Reduce: _reduce_children,
+    Load: lambda expr: (expr.index,),
+}
+
+
 def expr_children(expr: PrimExpr) -> tuple[PrimExpr, ...]:
     """The direct sub-expressions of `expr`."""
-    if isinstance(expr, Binary | Compare):
-        return (expr.lhs, expr.rhs)
-    if isinstance(expr, Logical):
-        return (expr.lhs,) if expr.rhs is None else (expr.lhs, expr.rhs)
-    if isinstance(expr, Select):
-        return (expr.condition, expr.true_value, expr.false_value)
-    if isinstance(expr, Cast):
-        return (expr.value,)
-    if isinstance(expr, Call):
-        return expr.args
-    if isinstance(expr, TensorRead):
-        return expr.indices
-    if isinstance(expr, Reduce):
-        return (expr.source,) if expr.condition is None else (expr.source, expr.condition)
-    if isinstance(expr, Load):
-        return (expr.index,)
+    children = _CHILDREN.get(type(expr))
+    if children is not None:
+        return children(expr)
+    for kind, getter in _CHILDREN.items():
+        if isinstance(expr, kind):
+            return getter(expr)
     return ()
 
 
@@ -50,8 +80,6 @@ def rebuild_expr(expr: PrimExpr, children: tuple[PrimExpr, ...]) -> PrimExpr:
     old = expr_children(expr)
     if all(a is b for a, b in zip(old, children, strict=True)):
         return expr
-    from ir.tir import expr as E
-
     if isinstance(expr, Binary):
         return E.binary(expr.op, children[0], children[1])
     if isinstance(expr, Compare):
@@ -83,10 +111,57 @@ def map_expr(expr: PrimExpr, visit: Callable[[PrimExpr], PrimExpr | None]) -> Pr
     result = visit(expr)
     if result is not None:
         return result
+    kind = type(expr)
+    if kind is Binary:  # the common case, without the generic child tuple
+        lhs = map_expr(expr.lhs, visit)  # type: ignore[attr-defined]
+        rhs = map_expr(expr.rhs, visit)  # type: ignore[attr-defined]
+        if lhs is expr.lhs and rhs is expr.rhs:  # type: ignore[attr-defined]
+            return expr
+        return E.binary(expr.op, lhs, rhs)  # type: ignore[attr-defined]
+    if kind is Var or kind is IntImm or kind is FloatImm:
+        return expr
     children = expr_children(expr)
     if not children:
         return expr
     return rebuild_expr(expr, tuple(map_expr(child, visit) for child in children))
+
+
+Rewrite = Callable[[PrimExpr], PrimExpr]
+
+
+def map_expr_shared(
+    expr: PrimExpr, visit: Callable[[PrimExpr, Rewrite], PrimExpr | None]
+) -> PrimExpr:
+    """Rewrite top-down like `map_expr`, but each distinct node object only once.
+
+    `visit(node, rewrite)` returns a replacement, or None to recurse into the children;
+    it may call `rewrite` on sub-expressions of its own choosing (a read's indices).
+    Constants are kept as they are. Lowering builds expressions that share sub-trees (an
+    axis's index appears in every access), so results are remembered by node identity
+    for this call (the nodes stay alive inside `expr` meanwhile): `visit` must be pure.
+    """
+    done: dict[int, PrimExpr] = {}
+
+    def rewrite(node: PrimExpr) -> PrimExpr:
+        kind = type(node)
+        if kind is IntImm or kind is FloatImm:
+            return node
+        known = done.get(id(node))
+        if known is not None:
+            return known
+        result = visit(node, rewrite)
+        if result is None:
+            if kind is Binary:  # the common case, without the generic child tuple
+                lhs, rhs = rewrite(node.lhs), rewrite(node.rhs)  # type: ignore[attr-defined]
+                unchanged = lhs is node.lhs and rhs is node.rhs  # type: ignore[attr-defined]
+                result = node if unchanged else E.binary(node.op, lhs, rhs)  # type: ignore[attr-defined]
+            else:
+                children = expr_children(node)
+                result = rebuild_expr(node, tuple(rewrite(child) for child in children))
+        done[id(node)] = result
+        return result
+
+    return rewrite(expr)
 
 
 def substitute(expr: PrimExpr, mapping: Mapping[Var, PrimExpr]) -> PrimExpr:
@@ -94,14 +169,10 @@ def substitute(expr: PrimExpr, mapping: Mapping[Var, PrimExpr]) -> PrimExpr:
     if not mapping:
         return expr
 
-    def visit(node: PrimExpr) -> PrimExpr | None:
-        if isinstance(node, Var):
-            return mapping.get(node, node)
-        if isinstance(node, IntImm | FloatImm):
-            return node
-        return None
+    def visit(node: PrimExpr, _: Rewrite) -> PrimExpr | None:
+        return mapping.get(node) if type(node) is Var else None  # type: ignore[call-overload]
 
-    return map_expr(expr, visit)
+    return map_expr_shared(expr, visit)
 
 
 def walk_expr(expr: PrimExpr) -> Iterator[PrimExpr]:
