@@ -91,12 +91,12 @@ def _remember(key: tuple[PrimExpr, tuple[Interval | None, ...]], result: PrimExp
 
 
 def _range_key(expr: PrimExpr, ranges: RangeMap) -> tuple[PrimExpr, tuple[Interval | None, ...]]:
-    """The cache key of `expr` under `ranges`: the expression, and the ranges of the
-    variables it mentions in the order a walk meets them (the same for equal
-    expressions, so the variables themselves need not be part of the key)."""
-    found: dict[Var, Interval | None] = {}
+    """The cache key of `expr` under `ranges`: the expression, and the range of each
+    variable occurrence in the order a walk meets them (the same sequence of variables
+    for equal expressions, so the variables themselves need not be part of the key)."""
+    found: list[Interval | None] = []
     stack = [expr]
-    pop, push, extend = stack.pop, stack.append, stack.extend
+    pop, push, extend, get, note = stack.pop, stack.append, stack.extend, ranges.get, found.append
     while stack:
         node = pop()
         kind = type(node)
@@ -104,11 +104,10 @@ def _range_key(expr: PrimExpr, ranges: RangeMap) -> tuple[PrimExpr, tuple[Interv
             push(node.rhs)  # type: ignore[attr-defined]
             push(node.lhs)  # type: ignore[attr-defined]
         elif kind is Var:
-            if node not in found:
-                found[node] = ranges.get(node)  # type: ignore[call-overload,index]
+            note(get(node))  # type: ignore[call-overload]
         elif kind is not IntImm and kind is not FloatImm:
             extend(reversed(expr_children(node)))
-    return expr, tuple(found.values())
+    return expr, tuple(found)
 
 
 class _Simplifier:
