@@ -27,6 +27,10 @@ def test_a_cached_library_is_reused(squeezenet: CompiledCase, tmp_path: Path) ->
     with load_artifact(squeezenet.artifact.path, cache_dir=str(cache)) as second:
         np.testing.assert_array_equal(_logits(second, squeezenet), expected)
     # A cache entry of the wrong size is ignored: the artifact is extracted and checked.
-    kept.write_bytes(b"damaged")
+    # The damaged file replaces the entry by rename: truncating the mapped library in place
+    # would make this process die of SIGBUS when it next touches the library's pages.
+    damaged = tmp_path / "damaged.so"
+    damaged.write_bytes(b"damaged")
+    damaged.replace(kept)
     with load_artifact(squeezenet.artifact.path, cache_dir=str(cache)) as third:
         np.testing.assert_array_equal(_logits(third, squeezenet), expected)
