@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,8 @@ def store_model(
     info = describe_model(data)
     models_dir.mkdir(parents=True, exist_ok=True)
     path = model_path(models_dir, model_id)
-    partial = path.with_suffix(f".{os.getpid()}.partial")
+    # Unique per writer: several threads of one process may store the same upload at once.
+    partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.partial")
     partial.write_bytes(data)
     partial.replace(path)  # atomic: a reader sees the whole file or none
     row = ModelRow(
