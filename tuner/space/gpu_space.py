@@ -16,7 +16,6 @@ mutate_decisions), so the search strategies use either; `check` is new.
 from __future__ import annotations
 
 import random
-from collections import OrderedDict
 from collections.abc import Collection, Mapping
 
 from codegen.cuda.build import check_limits
@@ -32,11 +31,10 @@ from ir.te.program import TEProgram
 from tuner.space.analysis import fusion_anchor, is_compute_heavy
 from tuner.space.decisions import Chooser, Decision, Decisions, SpaceError
 from tuner.space.gpu_rules import GpuBuildContext, bind_rule, inline_rule, tiling_rule
-from tuner.space.space import SpacePoint
+from tuner.space.points import REMEMBERED_TRACES, PointMemory, SpacePoint
 
 SAMPLE_ATTEMPTS = 64  # draws `sample` tries before it reports that nothing valid was found
 MUTATION_ATTEMPTS = 8
-REMEMBERED_TRACES = 100_000
 
 
 def check_gpu_trace(program: TEProgram, trace: Trace, limits: GpuParams) -> str | None:
@@ -70,7 +68,7 @@ class GpuSearchSpace:
         else:
             self.limits = target or GpuParams()
         self.constant_inputs = frozenset(constant_inputs)
-        self._points: OrderedDict[Trace, SpacePoint] = OrderedDict()
+        self._points = PointMemory()
         self._reasons: dict[Trace, str | None] = {}
 
     # -- the public API ------------------------------------------------------------------
@@ -172,20 +170,10 @@ class GpuSearchSpace:
         return point
 
     def point_of(self, trace: Trace) -> SpacePoint:
-        """The remembered point of a trace this space built."""
-        point = self._points.get(trace)
-        if point is None:
-            raise SpaceError(
-                "this trace was not built by this search space; mutate it through its "
-                "decisions (mutate_decisions / from_decisions)"
-            )
-        self._points.move_to_end(trace)
-        return point
+        """The remembered point of a trace this space built (SpaceError otherwise)."""
+        return self._points.point_of(trace)
 
     def _remember(self, point: SpacePoint) -> None:
-        self._points[point.trace] = point
-        self._points.move_to_end(point.trace)
-        while len(self._points) > REMEMBERED_TRACES:
-            self._points.popitem(last=False)
+        self._points.remember(point)
         while len(self._reasons) > REMEMBERED_TRACES:
             self._reasons.pop(next(iter(self._reasons)))

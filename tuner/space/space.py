@@ -15,30 +15,21 @@ its decisions (`mutate_decisions` and `from_decisions`).
 from __future__ import annotations
 
 import random
-from collections import OrderedDict
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from ir.schedule.trace import Trace
 from ir.te.program import TEProgram
 from tuner.space.analysis import fusion_anchor, is_compute_heavy
-from tuner.space.decisions import Chooser, Decision, Decisions, SpaceError
+from tuner.space.decisions import Chooser, Decision, Decisions
 from tuner.space.multi_level_tiling import multi_level_tiling
+from tuner.space.points import PointMemory, SpacePoint
 from tuner.space.rules import BuildContext, generic_rule, inline_rule
 
 MUTATION_ATTEMPTS = 8  # decisions tried before a mutation gives up looking for a new trace
-REMEMBERED_TRACES = 100_000  # decisions kept for `decisions_of`, oldest forgotten first
 
-
-@dataclass(frozen=True)
-class SpacePoint:
-    """A trace with the decisions it was built from and which of them can change."""
-
-    trace: Trace
-    decisions: Mapping[str, Decision]
-    mutable: tuple[str, ...]
+__all__ = ["SearchSpace", "SpacePoint"]
 
 
 class SearchSpace:
@@ -57,7 +48,7 @@ class SearchSpace:
         self.program = program
         self.hardware = hardware or HardwareParams()
         self.constant_inputs = frozenset(constant_inputs)
-        self._points: OrderedDict[Trace, SpacePoint] = OrderedDict()
+        self._points = PointMemory()
 
     # -- the public API ------------------------------------------------------------------
 
@@ -117,7 +108,7 @@ class SearchSpace:
             if name not in handled and schedule.stages[name].attach.kind == "root":
                 generic_rule(context, name)
         point = SpacePoint(schedule.trace, dict(chooser.decisions), tuple(chooser.mutable))
-        self._remember(point)
+        self._points.remember(point)
         return point
 
     def mutate_point(self, point: SpacePoint, rng: random.Random) -> SpacePoint:
@@ -134,18 +125,5 @@ class SearchSpace:
         return point
 
     def point_of(self, trace: Trace) -> SpacePoint:
-        """The remembered point of a trace this space built."""
-        point = self._points.get(trace)
-        if point is None:
-            raise SpaceError(
-                "this trace was not built by this search space; mutate it through its "
-                "decisions (mutate_decisions / from_decisions)"
-            )
-        self._points.move_to_end(trace)
-        return point
-
-    def _remember(self, point: SpacePoint) -> None:
-        self._points[point.trace] = point
-        self._points.move_to_end(point.trace)
-        while len(self._points) > REMEMBERED_TRACES:
-            self._points.popitem(last=False)
+        """The remembered point of a trace this space built (SpaceError otherwise)."""
+        return self._points.point_of(trace)
