@@ -21,6 +21,14 @@ Candidates are measured one at a time, never two at once. Requests and replies a
 lines (never pickle); the child writes its replies to a private copy of stdout and points
 fd 1 at stderr, so kernels or libraries that print cannot corrupt the protocol.
 
+On a `cuda ...` target the child compiles the lowered function to CUDA (nvcc, for the
+target's architecture), loads it through pycuda on the session's GPU and times it with
+CUDA events (`codegen.cuda.candidate`); the parent first checks that pycuda and a GPU of
+that architecture are there (MeasureError otherwise: no candidate is blamed for a missing
+GPU) and holds a per-device lock file while a candidate runs, so one machine measures one
+candidate at a time per GPU, whichever processes ask. A kernel that faults kills only the
+child: a runtime_error.
+
 Timing follows TVM: one warm-up run, then `repeat` repeats of `number` runs each; with
 `number=0` the count is chosen so one repeat lasts at least `min_repeat_ms`. Each repeat
 reports its mean cost. With `flush_cache` a 64 MiB buffer is written before each repeat.
@@ -48,7 +56,10 @@ from typing import IO, Any
 
 import numpy as np
 
-from codegen.executor import hardware_of
+from codegen.cuda.candidate import GpuKernel
+from codegen.cuda.device import GpuRuntimeError, check_target_device, device_lock
+from codegen.cuda.target import is_cuda_target, parse_cuda_target
+from codegen.default_schedules import default_schedule_for
 from codegen.llvm import CompiledKernel, compile_kernel, parse_target
 from codegen.llvm.jit import clear_kernel_cache
 from ir.errors import AutotuneError, IRError
@@ -58,7 +69,6 @@ from ir.graph.types import TensorType, TupleType, Type
 from ir.lower import lower
 from ir.reference import check_close, evaluate
 from ir.schedule import Schedule, Trace
-from ir.schedule.default import default_schedule
 from ir.te.program import TEProgram, function_to_te
 
 STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result")
@@ -157,8 +167,7 @@ def workload_from_task_json(task_json: Mapping[str, Any]) -> tuple[Function, fro
 def default_trace(task_json: Mapping[str, Any], target: str) -> dict[str, Any]:
     """The JSON trace of the default schedule of a task's workload on `target`."""
     function, constants = workload_from_task_json(task_json)
-    hardware = hardware_of(parse_target(target))
-    return default_schedule(function_to_te(function), hardware, constants).trace.to_json()
+    return default_schedule_for(function_to_te(function), target, constants).trace.to_json()
 
 
 def measure_default(
@@ -181,7 +190,8 @@ def measure_batch(
 
     Failures are results, never exceptions: a candidate that does not build, computes
     wrong numbers, crashes its child or runs past a timeout gets that status and the next
-    candidate is measured in a fresh child. Raises MeasureError only when no child starts.
+    candidate is measured in a fresh child. Raises MeasureError only when no child starts
+    or, for a CUDA target, pycuda or a GPU of the target's architecture is missing.
     """
     with MeasureSession() as session:
         return [session.measure(candidate, options) for candidate in inputs]
@@ -194,18 +204,38 @@ class MeasureSession:
     paid once, not per candidate. A child that dies, or has measured
     CHILD_MAX_CANDIDATES, is replaced. Candidates are numbered from 0 in the order this
     session measures them (the index the test hook AUTOTUNE_MEASURE_FAULT refers to).
-    `close` (or leaving a `with` block) ends the child.
+    Candidates of a `cuda ...` target run on GPU `device_index`. `close` (or leaving a
+    `with` block) ends the child.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, device_index: int = 0) -> None:
+        self.device_index = device_index
         self._child: _Child | None = None
         self._index = 0
+        self._gpu_checked: set[str] = set()
 
     def measure(
         self, candidate: MeasureInput, options: MeasureOptions | None = None
     ) -> MeasureResult:
         """Build, check and time one candidate (failures are results, as in measure_batch)."""
         options = options or MeasureOptions()
+        if is_cuda_target(candidate.target):
+            self._check_gpu(candidate.target)
+            with device_lock(self.device_index):
+                return self._measure(candidate, options)
+        return self._measure(candidate, options)
+
+    def _check_gpu(self, target: str) -> None:
+        """MeasureError unless pycuda and a GPU of `target`'s architecture are here."""
+        if target in self._gpu_checked:
+            return
+        try:
+            check_target_device(target, self.device_index)
+        except (GpuRuntimeError, ValueError) as err:  # TargetError is a ValueError
+            raise MeasureError(f"cannot measure on {target!r}: {err}") from None
+        self._gpu_checked.add(target)
+
+    def _measure(self, candidate: MeasureInput, options: MeasureOptions) -> MeasureResult:
         index = self._index
         self._index += 1
         with _MEASURE_LOCK:
@@ -216,11 +246,11 @@ class MeasureSession:
             if child is None:
                 child = self._child = _Child()
             try:
-                return child.measure(index, candidate, options)
+                return child.measure(index, candidate, options, self.device_index)
             except _ChildGone:
                 child.close()
                 child = self._child = _Child()
-                return child.measure(index, candidate, options)
+                return child.measure(index, candidate, options, self.device_index)
 
     def close(self) -> None:
         """End the child process, if one is running."""
@@ -313,12 +343,13 @@ class _Child:
     # -- one candidate -------------------------------------------------------------------
 
     def measure(
-        self, index: int, candidate: MeasureInput, options: MeasureOptions
+        self, index: int, candidate: MeasureInput, options: MeasureOptions, device_index: int = 0
     ) -> MeasureResult:
         """Measure one candidate in this child (which may die doing so)."""
         self.used += 1
         request = {
             "index": index,
+            "device": device_index,
             "task": candidate.task_json,
             "trace": candidate.trace_json,
             "target": candidate.target,
@@ -451,7 +482,7 @@ class _Built:
     constants: frozenset[str]
     program: TEProgram
     schedule: Schedule
-    kernel: CompiledKernel
+    kernel: CompiledKernel | GpuKernel
     build_s: float
 
 
@@ -479,7 +510,11 @@ def _serve(request: Mapping[str, Any], protocol: IO[str]) -> None:
         return
     _reply(protocol, {"event": "built", "build_s": built.build_s})
     started = time.perf_counter()
-    status, costs, error = _run(built, workload, options, fault)
+    try:
+        status, costs, error = _run(built, workload, options, fault)
+    finally:
+        if isinstance(built.kernel, GpuKernel):
+            built.kernel.close()
     measure_s = time.perf_counter() - started
     _reply(
         protocol,
@@ -506,14 +541,19 @@ def _fault_for(index: int) -> str:
 
 def _build(request: Mapping[str, Any]) -> _Built:
     started = time.perf_counter()
-    target = parse_target(str(request["target"]))
+    target_text = str(request["target"])
     function, constants = workload_from_task_json(request["task"])
     program = function_to_te(function)
     schedule = Trace.from_json(request["trace"]).replay(program)
     for name in schedule.input_layouts:
         if name not in constants:
             raise IRError(f"the schedule rewrites the layout of {name}, which is not a constant")
-    kernel = compile_kernel(lower(schedule), target)
+    kernel: CompiledKernel | GpuKernel
+    if is_cuda_target(target_text):
+        device_index = int(request.get("device", 0))
+        kernel = GpuKernel(lower(schedule), parse_cuda_target(target_text), device_index)
+    else:
+        kernel = compile_kernel(lower(schedule), parse_target(target_text))
     return _Built(function, constants, program, schedule, kernel, time.perf_counter() - started)
 
 
@@ -624,6 +664,9 @@ def _run(
         return "wrong_result", [], str(err)
     # Step 2. Time.
     try:
+        if isinstance(built.kernel, GpuKernel):
+            number, repeat, min_repeat_ms = options.number, options.repeat, options.min_repeat_ms
+            return "ok", built.kernel.time(args, number, repeat, min_repeat_ms), ""
         return "ok", _time_kernel(built.kernel, [*args, *outputs], options), ""
     except Exception as err:
         return "runtime_error", [], _describe(err)

@@ -8,9 +8,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from codegen.cuda.device import GpuRuntimeError, check_target_device
+from codegen.cuda.target import is_cuda_target
 from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
+from tuner.tasks import normalize_target
 from tuner.tune import TuneProgress, TuneResult, tune_model
 
 
@@ -61,12 +64,26 @@ def run_tune(
     time_limit_s: float | None,
     search: str,
     as_json: bool,
+    batch_size: int,
 ) -> int:
-    """Tune `model` and print a progress line per measured batch, then a summary."""
+    """Tune `model` (`batch_size` candidates per measured batch of a task) and print a
+    progress line per measured batch, then a summary."""
     if trials <= 0:
         raise TuneError("--trials must be a positive number")
-    if not target.startswith("llvm"):
-        raise TuneError(f"unsupported target {target!r}: offline tuning runs on this CPU (llvm)")
+    if batch_size < 1:
+        raise TuneError("--batch-size must be at least 1")
+    if is_cuda_target(target):
+        # Before the model is imported: a missing GPU is one clear error, not a traceback.
+        target = normalize_target(target)
+        try:
+            check_target_device(target)
+        except GpuRuntimeError as err:
+            raise TuneError(f"cannot tune on {target!r}: {err}") from None
+    elif not target.startswith("llvm"):
+        raise TuneError(
+            f"unsupported target {target!r}: offline tuning runs on this CPU (llvm) or a "
+            "local GPU (cuda -arch=sm_XX)"
+        )
     fn = optimize(from_onnx(model, shape=shapes or None))
     interactive = sys.stderr.isatty() and not as_json
 
@@ -78,7 +95,14 @@ def run_tune(
             print(line, file=sys.stderr, flush=True)
 
     result = tune_model(
-        fn, target, trials, records, time_limit_s=time_limit_s, search=search, progress=show
+        fn,
+        target,
+        trials,
+        records,
+        time_limit_s=time_limit_s,
+        batch_size=batch_size,
+        search=search,
+        progress=show,
     )
     if interactive:
         print(file=sys.stderr)

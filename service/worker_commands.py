@@ -55,7 +55,11 @@ def register(commands: Any) -> None:
         "--device",
         default="cpu",
         metavar="DEVICE",
-        help="what to measure on: cpu (the default; GPUs come later)",
+        help=(
+            "what to measure on: cpu (the default) or cuda:N, GPU N (needs pycuda: "
+            "pip install autotune[gpu], a CUDA driver and nvcc); a GPU worker reports the "
+            "exact target cuda -arch=sm_XX"
+        ),
     )
     worker.add_argument(
         "--lease-wait-s",

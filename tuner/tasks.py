@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from codegen.cuda.target import is_cuda_target, resolve_cuda_target
 from codegen.llvm import parse_target
 from ir.errors import AutotuneError
 from ir.graph.canonical import function_from_json, function_to_json
@@ -42,9 +43,12 @@ def workload_key(function: Function, constant_params: frozenset[str] | set[str])
 
 
 def normalize_target(target: str) -> str:
-    """The exact target string records are keyed by (`llvm` becomes this host's CPU)."""
+    """The exact target string records are keyed by (`llvm` becomes this host's CPU, `cuda`
+    the local GPU's architecture: `cuda -arch=sm_90`)."""
     if target.split()[:1] == ["llvm"]:
         return str(parse_target(target))
+    if is_cuda_target(target):
+        return str(resolve_cuda_target(target))
     return target
 
 

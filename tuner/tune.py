@@ -33,21 +33,20 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from codegen.executor import ScheduleProvider, hardware_of
-from codegen.llvm import parse_target
+from codegen.default_schedules import default_schedule_for
+from codegen.executor import ScheduleProvider
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, measure_batch
 from ir.errors import AutotuneError
 from ir.graph.nodes import Function
 from ir.lower import lower
 from ir.schedule import Schedule, Trace
-from ir.schedule.default import default_schedule
 from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.features import extract_features
 from tuner.records import Record, RecordLog, compute_candidate_id
 from tuner.scheduler import TaskScheduler
 from tuner.search import SearchStrategy, make_search, trace_key
-from tuner.space import SearchSpace
+from tuner.space.select import search_space_for
 from tuner.tasks import Task, extract_tasks, normalize_target, workload_key
 
 logger = logging.getLogger(__name__)
@@ -240,20 +239,19 @@ def tune_tasks(
     if cost_model_path is not None and Path(cost_model_path).exists():
         model.load(cost_model_path)
     # Step 1.
-    hardware = hardware_of(parse_target(target))
     runs: list[_TaskRun] = []
     for index, task in enumerate(tasks):
         program = function_to_te(task.function)
         featurize = _Featurizer(program)
         strategy = make_search(
             search,
-            SearchSpace(program, hardware, task.constant_params),
+            search_space_for(program, target, task.constant_params),
             random.Random(seed * 7919 + index),
             cost_model=model,
             feature_fn=featurize,
             **dict(search_options or {}),
         )
-        default = default_schedule(program, hardware, task.constant_params).trace
+        default = default_schedule_for(program, target, task.constant_params).trace
         runs.append(_TaskRun(task, featurize, strategy, task.to_json(), default))
     scheduler = TaskScheduler(
         [task.weight for task in tasks],

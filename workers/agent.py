@@ -1,12 +1,13 @@
 """The measurement agent: register → heartbeat → loop(lease → measure → post) → stop.
 
 Each leased candidate is measured with a `codegen.measure.MeasureSession`, one at a time,
-in a child process kept between candidates (a crash or hang costs that candidate, never
-the agent), and its result is posted as soon as it is measured. A result that cannot be
-posted (the service is down) stays in the agent's outbox and goes with the next post; it
-is never dropped while the agent holds the batch. On stop (SIGTERM/SIGINT) the agent
-finishes the candidate in progress, posts what it measured, releases the rest of the
-batch and exits 0. With `burst` it exits 0 as soon as a lease poll finds no work.
+in a child process kept between candidates (a crash or hang, or a GPU kernel that faults,
+costs that candidate, reported as runtime_error, never the agent), and its result is
+posted as soon as it is measured. A result that cannot be posted (the service is down)
+stays in the agent's outbox and goes with the next post; it is never dropped while the
+agent holds the batch. On stop (SIGTERM/SIGINT) the agent finishes the candidate in
+progress, posts what it measured, releases the rest of the batch and exits 0. With
+`burst` it exits 0 as soon as a lease poll finds no work.
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ class Agent:
         self.client = client  # holds the registration secret until registered
         self.device = device
         self.config = config
-        self._session = MeasureSession()  # its child process lives across candidates
+        # Its child process lives across candidates; GPU candidates run on the device's GPU.
+        self._session = MeasureSession(device.device_index)
         self.measure = measure or session_measurer(self._session)
         self.worker_id = ""
         self.measured = 0  # candidates measured and posted

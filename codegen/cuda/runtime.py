@@ -22,15 +22,13 @@ from typing import Any
 import numpy as np
 
 from codegen.cuda.build import CudaModule
+from codegen.cuda.device import GpuRuntimeError, pycuda_driver
 from codegen.cuda.nvcc import compile_source
 from codegen.errors import KernelArgumentError
-from ir.errors import AutotuneError
 
 MAX_NUMBER = 1 << 20  # runs per repeat never exceed this, however fast the kernel
 
-
-class GpuRuntimeError(AutotuneError):
-    """pycuda or a GPU is missing, or a kernel failed on the device."""
+__all__ = ["MAX_NUMBER", "GpuRuntimeError", "LoadedModule", "TimingConfig", "next_number"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,35 +50,40 @@ def next_number(number: int, elapsed_ms: float, min_repeat_ms: float) -> int:
 
 
 def _pycuda() -> tuple[Any, Any]:
-    try:
-        import pycuda.driver as driver
-        import pycuda.gpuarray as gpuarray
-    except ImportError as err:
-        raise GpuRuntimeError(
-            f"pycuda is not installed ({err}); install the gpu extra: pip install '.[gpu]'"
-        ) from None
+    driver = pycuda_driver()  # GpuRuntimeError saying how to install pycuda
+    import pycuda.gpuarray as gpuarray
+
     return driver, gpuarray
 
 
 class LoadedModule:
-    """A CudaModule compiled and loaded on one GPU; call `run` or `time` with numpy arrays."""
+    """A CudaModule compiled and loaded on one GPU; call `run` or `time` with numpy arrays.
 
-    def __init__(self, module: CudaModule, device_index: int = 0) -> None:
+    The cubin is compiled for `arch` (e.g. the target's `sm_90`; default: the device's own
+    compute capability)."""
+
+    def __init__(self, module: CudaModule, device_index: int = 0, arch: str | None = None) -> None:
         driver, gpuarray = _pycuda()
         self.driver, self.gpuarray = driver, gpuarray
         self.module = module
         try:
-            driver.init()
             device = driver.Device(device_index)
+            major, minor = device.compute_capability()
+        except driver.Error as err:
+            raise GpuRuntimeError(f"no CUDA device {device_index}: {err}") from None
+        cubin = compile_source(module.source, arch or f"sm_{major}{minor}", "cubin")
+        try:
             self.context = device.retain_primary_context()
             self.context.push()
-            major, minor = device.compute_capability()
-            cubin = compile_source(module.source, f"sm_{major}{minor}", "cubin")
+        except driver.Error as err:
+            raise GpuRuntimeError(f"no context on CUDA device {device_index}: {err}") from None
+        try:
             self.cu_module = driver.module_from_buffer(cubin)
             self.functions = [
                 self.cu_module.get_function(kernel["name"]) for kernel in module.metadata["kernels"]
             ]
         except driver.Error as err:
+            self.context.pop()
             raise GpuRuntimeError(f"loading {module.name} on GPU {device_index}: {err}") from None
 
     def close(self) -> None:

@@ -98,9 +98,32 @@ def parse_cuda_target(text: str) -> CudaTarget:
     return CudaTarget(arch, limits)
 
 
+def resolve_cuda_target(text: str, device_index: int = 0) -> CudaTarget:
+    """Parse a CUDA target the user typed: with `-arch` as `parse_cuda_target`; plain `cuda`
+    (no `-arch`) means the architecture of local GPU `device_index`, asked through pycuda.
+    TargetError asking for `-arch` when there is no GPU to ask."""
+    parsed = parse_cuda_target(text)  # checks the syntax first
+    if any(word.startswith("-arch=") for word in text.split()):
+        return parsed
+    from codegen.cuda.device import GpuRuntimeError, gpu_device
+
+    try:
+        arch = gpu_device(device_index).arch
+    except GpuRuntimeError as err:
+        raise TargetError(
+            f"target {text.strip()!r} names no architecture and the local GPU cannot be asked "
+            f"({err}); pass one, e.g. --target 'cuda -arch=sm_90'"
+        ) from None
+    return CudaTarget(arch, parsed.limits)
+
+
+def is_cuda_target(text: str) -> bool:
+    """Whether a target string is of the `cuda` kind."""
+    return text.split()[:1] == ["cuda"]
+
+
 def parse_any_target(text: str) -> Target | CudaTarget:
     """Parse a CPU (`llvm ...`) or GPU (`cuda ...`) target string by its kind."""
-    words = text.split()
-    if words and words[0] == "cuda":
+    if is_cuda_target(text):
         return parse_cuda_target(text)
     return parse_target(text)

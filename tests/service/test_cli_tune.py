@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from tests.support.onnx_models import run_onnxruntime
@@ -79,12 +81,33 @@ def test_tune_then_run_with_records(tmp_path: Path) -> None:
     np.testing.assert_allclose(np.load(out)["output_0"], expected, rtol=1e-4, atol=1e-5)
 
 
+def test_tune_on_cuda_without_pycuda_is_one_clear_error(tmp_path: Path) -> None:
+    if importlib.util.find_spec("pycuda") is not None:
+        pytest.skip("pycuda is installed: tuning would look for a GPU")
+    model_path = tmp_path / "small.onnx"
+    _small_model(model_path)
+    records = tmp_path / "r.jsonl"
+    result = _run(
+        "tune", str(model_path), "--records", str(records), "--trials", "4",
+        "--target", "cuda -arch=sm_90",
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "pycuda is not installed: pip install autotune[gpu]" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not records.exists()
+    plain = _run(
+        "tune", str(model_path), "--records", str(records), "--trials", "4", "--target", "cuda"
+    )
+    assert plain.returncode == 1 and "Traceback" not in plain.stderr
+    assert "names no architecture" in plain.stderr and "-arch=sm_90" in plain.stderr
+
+
 def test_tune_rejects_bad_arguments(tmp_path: Path) -> None:
     model_path = tmp_path / "small.onnx"
     _small_model(model_path)
     for args, fragment in (
         (("--trials", "0"), "--trials"),
-        (("--trials", "4", "--target", "cuda -arch=sm_90"), "unsupported target"),
+        (("--trials", "4", "--target", "opencl"), "unsupported target"),
     ):
         result = _run("tune", str(model_path), "--records", str(tmp_path / "r.jsonl"), *args)
         assert result.returncode != 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 
@@ -17,11 +18,21 @@ def _worker(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_a_gpu_worker_without_pycuda_exits_with_one_clear_error() -> None:
+    if importlib.util.find_spec("pycuda") is not None:
+        pytest.skip("pycuda is installed: the worker would look for a GPU")
+    result = _worker("--token", "s", "--device", "cuda:0")
+    assert result.returncode == 1
+    assert "--device cuda:0: pycuda is not installed: pip install autotune[gpu]" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         ((), "--token is required"),
-        (("--token", "s", "--device", "cuda:0"), "--device 'cuda:0' is not supported yet"),
+        (("--token", "s", "--device", "tpu"), "--device 'tpu' is not supported"),
         (("--token", "s", "--server", "localhost:8000"), "expected an http:// or https:// URL"),
         (("--token", "s", "--lease-wait-s", "0"), "--lease-wait-s must be in (0, 60]"),
     ],

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+import re
 from pathlib import Path
 
 import pytest
 
+from codegen.cuda.device import GpuRuntimeError, gpu_device
+from codegen.cuda.target import parse_cuda_target
 from codegen.llvm import host_target, parse_target
 from workers.client import WorkerError
 from workers.device import cpu_model_name, detect_device, memory_bytes
@@ -33,7 +37,40 @@ def test_cpu_model_and_memory_are_read_from_proc(tmp_path: Path) -> None:
     assert memory_bytes(tmp_path / "missing") > 0  # falls back to sysconf
 
 
-@pytest.mark.parametrize("device", ["cuda:0", "gpu", ""])
-def test_devices_other_than_the_cpu_are_refused_with_a_clear_message(device: str) -> None:
-    with pytest.raises(WorkerError, match=r"not supported yet.*--device cpu"):
+@pytest.mark.parametrize("device", ["gpu", "", "tpu:0"])
+def test_unknown_devices_are_refused_with_a_clear_message(device: str) -> None:
+    with pytest.raises(WorkerError, match=r"not supported: use --device cpu, or --device cuda:N"):
         detect_device(device)
+
+
+def test_a_malformed_gpu_device_is_refused() -> None:
+    with pytest.raises(WorkerError, match=r"expected cuda or cuda:N"):
+        detect_device("cuda:x")
+
+
+def test_a_gpu_device_without_pycuda_says_how_to_install_it() -> None:
+    if importlib.util.find_spec("pycuda") is not None:
+        pytest.skip("pycuda is installed")
+    with pytest.raises(WorkerError, match=r"pycuda is not installed: pip install autotune\[gpu\]"):
+        detect_device("cuda:0")
+
+
+def _gpu_available() -> bool:
+    try:
+        gpu_device(0)
+    except GpuRuntimeError:
+        return False
+    return True
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _gpu_available(), reason="needs pycuda and a CUDA GPU")
+def test_the_gpu_device_reports_its_exact_target_and_properties() -> None:
+    device = detect_device("cuda:0")
+    assert re.fullmatch(r"cuda -arch=sm_\d{2,3}", device.target)
+    assert str(parse_cuda_target(device.target)) == device.target  # the service can parse it
+    assert device.kind == "cuda" and device.model and device.memory_bytes > 0
+    gpu = device.to_json()["gpu"]
+    assert gpu["index"] == 0 and gpu["arch"] == device.target.split("=")[1]
+    assert gpu["clock_khz"] > 0 and gpu["memory_clock_khz"] > 0
+    assert re.fullmatch(r"\d+\.\d", gpu["compute_capability"])
