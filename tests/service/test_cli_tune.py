@@ -113,3 +113,25 @@ def test_tune_rejects_bad_arguments(tmp_path: Path) -> None:
         assert result.returncode != 0
         assert "Traceback" not in result.stderr
         assert fragment in result.stderr
+
+
+def test_tune_batch_size_spreads_a_small_budget_over_the_tasks(tmp_path: Path) -> None:
+    model_path = tmp_path / "small.onnx"
+    _small_model(model_path)
+    records = tmp_path / "run.jsonl"
+    refused = _run("tune", str(model_path), "--trials", "3", "--records", str(records),
+                   "--batch-size", "0")  # fmt: skip
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == "autotune tune: error: --batch-size must be at least 1"
+    assert not records.exists()
+    # With the default batch (16) the first task would take all 3 trials; with 1, each
+    # of the three tasks gets one, measured in three batches.
+    tuned = _run("tune", str(model_path), "--trials", "3", "--records", str(records),
+                 "--batch-size", "1", "--search", "random", "--json")  # fmt: skip
+    assert tuned.returncode == 0, tuned.stderr
+    summary = json.loads(tuned.stdout)
+    assert [task["trials"] for task in summary["tasks"]] == [1, 1, 1]
+    assert len([line for line in tuned.stderr.splitlines() if line.startswith("[")]) == 3
+    lines = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
+    measured_keys = {line["workload_key"] for line in lines}
+    assert measured_keys == {task["key"] for task in summary["tasks"]}
