@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegen.aot import ScheduleChoice, ScheduleChooser, build_model_artifact
-from codegen.llvm import parse_target
+from codegen.aot import ScheduleChoice, ScheduleChooser, build_cuda_artifact, build_model_artifact
+from codegen.cuda.target import CudaTarget, parse_any_target
 from ir.errors import AutotuneError
 from ir.frontend.onnx import import_model
 from ir.graph.nodes import Function
@@ -86,18 +86,20 @@ def build_artifact(
     out_dir: Path,
     shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> ArtifactBuild:
-    """Compile the ONNX model at `model_path` for `target` (e.g. `llvm`: this host) with the
-    best of `records`, into `out_dir/<sha256>.tar.gz`. Deterministic: the same model, shapes,
+    """Compile the ONNX model at `model_path` for `target` (e.g. `llvm`: this host; or
+    `cuda -arch=sm_90`: PTX and a launch plan, built without a GPU) with the best of
+    `records`, into `out_dir/<sha256>.tar.gz`. Deterministic: the same model, shapes,
     target and records give a byte-identical artifact. Raises AutotuneError subclasses
     (a bad model, an unknown target, a compiler failure) with a clear message."""
     exact_target = normalize_target(target)
-    parsed = parse_target(exact_target)
+    parsed = parse_any_target(exact_target)
     model_bytes = Path(model_path).read_bytes()
     imported = import_model(model_bytes, shape=shapes or None)
     fn = optimize(imported.function)
-    result = build_model_artifact(
+    build = build_cuda_artifact if isinstance(parsed, CudaTarget) else build_model_artifact
+    result = build(
         fn,
-        parsed,
+        parsed,  # type: ignore[arg-type]  # each builder gets its own kind of target
         Path(out_dir),
         chooser=records_chooser(records, exact_target),
         output_names=imported.output_names,

@@ -13,7 +13,6 @@ from ir.errors import AutotuneError
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
-TUNE_BATCH_SIZE = 16  # `autotune tune --batch-size` default (tuner.tune.tune_model's)
 
 
 class CliError(AutotuneError):
@@ -75,10 +74,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     path = Path(args.model)
     if not path.is_file():
         raise CliError(f"no such file: {path}")
+    target = args.target or "llvm"
+    if target.split()[:1] not in (["llvm"], ["cuda"]):
+        raise CliError(f"--target {target!r}: expected llvm (this CPU) or cuda -arch=sm_XX")
     if is_artifact(path):
-        if args.records or args.shape:
-            raise CliError("--records and --shape apply to ONNX models; an artifact is compiled")
+        if args.records or args.shape or args.target:
+            raise CliError(
+                "--records, --shape and --target apply to ONNX models; an artifact is compiled"
+            )
         result = run_artifact(path, inputs, args.bench or 0)
+    elif target.startswith("cuda"):
+        from service.run_model import run_model_on_gpu
+
+        records_path = Path(args.records) if args.records else None
+        result = run_model_on_gpu(
+            path, target, parse_shape_bindings(args.shape), inputs, records_path, args.bench or 0
+        )
     else:
         provider = None
         if args.records:
@@ -123,7 +134,6 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         time_limit_s=args.time_limit,
         search=args.search,
         as_json=args.json,
-        batch_size=args.batch_size,
     )
 
 
@@ -184,6 +194,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RUN.jsonl",
         help="use the best tuned schedule of each task from these records",
     )
+    run.add_argument(
+        "--target",
+        metavar="TARGET",
+        help=(
+            "llvm (this CPU, the default) or cuda -arch=sm_XX (a local GPU through pycuda; "
+            "plain cuda: the GPU's own architecture)"
+        ),
+    )
     run.add_argument("--json", action="store_true", help="print machine-readable JSON")
     run.set_defaults(handler=_cmd_run)
 
@@ -199,14 +217,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tune.add_argument("--time-limit", type=float, metavar="S", help="wall-clock limit")
     tune.add_argument("--search", default="evolutionary", choices=("evolutionary", "random"))
-    tune.add_argument(
-        "--batch-size",
-        type=int,
-        default=TUNE_BATCH_SIZE,
-        metavar="N",
-        help="candidates measured per batch of a task (default %(default)s); a smaller "
-        "batch spreads a small budget over more tasks",
-    )
     tune.add_argument(
         "--shape",
         action="append",

@@ -1,5 +1,9 @@
 """`autotune run`: run a model on inputs from .npy files, either an ONNX model (compiled here
-with its schedules, JIT) or a compiled artifact (`.tar.gz`, through the runtime loader)."""
+with its schedules, JIT) or a compiled artifact (`.tar.gz`, through the runtime loader).
+
+On a GPU (`--target cuda...`) an ONNX model is compiled into a CUDA artifact in a temporary
+directory and run like one; a CUDA artifact runs through `codegen/runtime/cuda_loader.py`.
+Without pycuda or a GPU both stop with one clear error before anything is compiled."""
 
 from __future__ import annotations
 
@@ -12,12 +16,19 @@ from typing import Any
 
 import numpy as np
 
+from codegen.cuda.device import GpuRuntimeError, check_target_device
 from codegen.executor import (
     CompiledModel,
     InputError,
     ScheduleProvider,
     check_model_inputs,
     compile_model,
+)
+from codegen.runtime.cuda_loader import (
+    CudaArtifactError,
+    CudaArtifactInputError,
+    is_cuda_artifact,
+    load_cuda_artifact,
 )
 from codegen.runtime.loader import ArtifactError, ArtifactInputError, load_artifact
 from ir.errors import AutotuneError
@@ -130,6 +141,8 @@ def run_artifact(path: Path, inputs: Mapping[str, np.ndarray], bench_runs: int =
     manifest), then `bench_runs` timed runs. Outputs are in the manifest's order."""
     if bench_runs < 0:
         raise RunError("--bench must be a positive number of runs")
+    if is_cuda_artifact(path):
+        return _run_cuda_artifact(path, inputs, bench_runs)
     try:
         with load_artifact(path) as artifact:
             results = artifact.run(inputs)
@@ -145,6 +158,56 @@ def run_artifact(path: Path, inputs: Mapping[str, np.ndarray], bench_runs: int =
     except ArtifactError as err:
         raise RunError(str(err)) from None
     return RunResult(list(results.values()), latencies, 0.0, kernels, load_s)
+
+
+def _run_cuda_artifact(path: Path, inputs: Mapping[str, np.ndarray], bench_runs: int) -> RunResult:
+    """`run_artifact` for a CUDA artifact (cuda_loader: numpy + pycuda)."""
+    try:
+        with load_cuda_artifact(path) as artifact:
+            results = artifact.run(inputs)
+            latencies: list[float] = []
+            for _ in range(bench_runs):
+                start = time.perf_counter()
+                artifact.run(inputs)
+                latencies.append(time.perf_counter() - start)
+            kernels = int(artifact.manifest.get("kernels", 0))
+            load_s = artifact.load_s
+    except CudaArtifactInputError as err:
+        raise InputError(str(err)) from None
+    except CudaArtifactError as err:
+        raise RunError(str(err)) from None
+    return RunResult(list(results.values()), latencies, 0.0, kernels, load_s)
+
+
+def run_model_on_gpu(
+    path: Path,
+    target: str,
+    shapes: Mapping[str, Sequence[int]],
+    inputs: Mapping[str, np.ndarray],
+    records_path: Path | None = None,
+    bench_runs: int = 0,
+) -> RunResult:
+    """Compile the ONNX model at `path` for the CUDA `target` (with the best of the records
+    at `records_path`) into a temporary artifact and run it; RunError first when pycuda or
+    a GPU of the target's architecture is missing."""
+    import tempfile
+
+    from service.artifact_build import build_artifact
+    from tuner.records import load_records
+    from tuner.tasks import normalize_target
+
+    exact_target = normalize_target(target)  # plain `cuda`: the local GPU's arch, or an error
+    try:
+        check_target_device(exact_target)
+    except GpuRuntimeError as err:
+        raise RunError(f"cannot run on {exact_target!r}: {err}") from None
+    records = load_records(records_path) if records_path is not None else []
+    with tempfile.TemporaryDirectory(prefix="autotune-run-") as directory:
+        start = time.perf_counter()
+        build = build_artifact(path, exact_target, records, Path(directory), shapes)
+        compile_s = time.perf_counter() - start
+        result = _run_cuda_artifact(build.path, inputs, bench_runs)
+    return RunResult(result.outputs, result.latencies_s, compile_s, result.kernels, None)
 
 
 def save_outputs(path: Path, outputs: Sequence[np.ndarray]) -> None:
@@ -165,4 +228,5 @@ __all__ = [
     "prepare_model",
     "run_artifact",
     "run_model",
+    "run_model_on_gpu",
 ]

@@ -10,9 +10,13 @@
 
 The artifact runs with `codegen/runtime/loader.py` (numpy + ctypes only) or from C
 through the ABI declared in its `model.h`.
+
+For a `cuda ...` target, `build_cuda_artifact` (cuda_build.py) packs PTX, the weights and a
+launch plan instead of a library; `codegen/runtime/cuda_loader.py` (numpy + pycuda) runs it.
 """
 
 from codegen.aot.build import ArtifactResult, build_model_artifact
+from codegen.aot.cuda_build import build_cuda_artifact
 from codegen.aot.schedules import ScheduleChoice, ScheduleChooser, TaskCoverage
 
 __all__ = [
@@ -20,5 +24,6 @@ __all__ = [
     "ScheduleChoice",
     "ScheduleChooser",
     "TaskCoverage",
+    "build_cuda_artifact",
     "build_model_artifact",
 ]

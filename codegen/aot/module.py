@@ -71,7 +71,7 @@ def _entry_module(plan: ModelPlan, triple: str, data_layout: str) -> ir.Module:
 
 def build_model_module(plan: ModelPlan, target: Target) -> str:
     """The LLVM IR text of the whole model: the entry function, then every kernel."""
-    kernel_texts = [kernel.llvm_ir for kernel in plan.kernels]
+    kernel_texts = [kernel.code for kernel in plan.kernels]
     with LLVM_LOCK:
         probe = llvm.parse_assembly(kernel_texts[0]) if kernel_texts else None
         triple = probe.triple if probe is not None else target.triple

@@ -3,8 +3,9 @@
 Step 1. Walk the main function in post order. Inputs are the caller's arrays; constants
         go to the weights; each call of a fused function gets its schedule from the
         chooser (once per distinct workload), is lowered under a stable symbol name and
-        optimised to LLVM IR (a tuned schedule that does not compile falls back to the
-        default one and is reported as a miss), and writes fresh values. Constant
+        compiled by the plan's backend (`KernelBackend`: optimised LLVM IR for a CPU,
+        CUDA C within the device limits for a GPU; a tuned schedule that does not compile
+        falls back to the default one and is reported as a miss), and writes fresh values. Constant
         arguments get the layout rewrite their kernel's schedule asks for, applied
         here, once.
 Step 2. Model outputs produced by a kernel are written straight into the caller's output
@@ -16,7 +17,7 @@ Step 3. Every other kernel output is an intermediate tensor: the memory plan pla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,7 @@ from ir.lower import lower
 from ir.schedule.default import default_schedule
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
-from ir.te.program import function_to_te
+from ir.te.program import TEProgram, function_to_te
 from ir.tir.stmt import PrimFunc
 
 
@@ -68,7 +69,24 @@ class PlannedKernel:
     symbol: str
     func: PrimFunc
     coverage: TaskCoverage
-    llvm_ir: str  # optimised LLVM IR of `func`
+    code: str  # `func` compiled by the backend: optimised LLVM IR, or CUDA C
+
+
+@dataclass(frozen=True)
+class KernelBackend:
+    """How a plan compiles its kernels: `compile` turns a lowered function into code text
+    (raising AutotuneError when it cannot), `default` gives a workload's untuned schedule."""
+
+    compile: Callable[[PrimFunc], str]
+    default: Callable[[TEProgram, frozenset[str]], Schedule]
+
+
+def cpu_backend(target: Target, hardware: HardwareParams) -> KernelBackend:
+    """Optimised LLVM IR for a CPU target; the CPU default schedules."""
+    return KernelBackend(
+        compile=lambda func: optimized_llvm_ir(func, target),
+        default=lambda program, constants: default_schedule(program, hardware, constants),
+    )
 
 
 @dataclass(frozen=True)
@@ -121,9 +139,8 @@ def _flatten(structure: Any) -> list[Any]:
 class _Planner:
     """Builds a ModelPlan; one instance per compile."""
 
-    def __init__(self, target: Target, hardware: HardwareParams, chooser: ScheduleChooser):
-        self.target = target
-        self.hardware = hardware
+    def __init__(self, backend: KernelBackend, chooser: ScheduleChooser):
+        self.backend = backend
         self.chooser = chooser
         self.kernels: list[PlannedKernel] = []
         self.kernel_of: dict[tuple[Function, frozenset[str]], tuple[int, Schedule]] = {}
@@ -163,18 +180,18 @@ class _Planner:
                 note = f"tuned schedule does not compile: {err}"[:500]
         if schedule is None or compiled is None:
             fresh = program if choice.schedule is None else function_to_te(prim)
-            schedule = default_schedule(fresh, self.hardware, constants)
+            schedule = self.backend.default(fresh, constants)
             compiled = self._compile(schedule, symbol)
             record_id = None
-        func, llvm_ir = compiled
+        func, code = compiled
         coverage = TaskCoverage(name, choice.workload_key, record_id, calls=0, note=note)
-        self.kernels.append(PlannedKernel(symbol, func, coverage, llvm_ir))
+        self.kernels.append(PlannedKernel(symbol, func, coverage, code))
         self.kernel_of[(prim, constants)] = (index, schedule)
         return index, schedule
 
     def _compile(self, schedule: Schedule, symbol: str) -> tuple[PrimFunc, str]:
         func = lower(schedule, name=symbol)
-        return func, optimized_llvm_ir(func, self.target)
+        return func, self.backend.compile(func)
 
     def call(self, node: Call, slots: dict[int, Any]) -> Any:
         if not isinstance(node.op, Function):
@@ -222,13 +239,23 @@ def plan_model(
     chooser: ScheduleChooser,
     output_names: Sequence[str] | None = None,
 ) -> ModelPlan:
-    """Plan a fused, typed main function (the output of the pass pipeline) for `target`."""
-    planner = _Planner(target, hardware, chooser)
+    """Plan a fused, typed main function (the output of the pass pipeline) for a CPU."""
+    return plan_model_with(fn, cpu_backend(target, hardware), chooser, output_names)
+
+
+def plan_model_with(
+    fn: Function,
+    backend: KernelBackend,
+    chooser: ScheduleChooser,
+    output_names: Sequence[str] | None = None,
+) -> ModelPlan:
+    """Plan a fused, typed main function with kernels compiled by `backend`."""
+    planner = _Planner(backend, chooser)
     inputs, result = _walk(fn, planner)
     outputs, copies = _place_outputs(fn, planner, result, output_names)
     memory = _place_intermediates(planner, copies)
     kernels = [
-        PlannedKernel(k.symbol, k.func, _with_calls(k.coverage, planner.calls.get(i, 0)), k.llvm_ir)
+        PlannedKernel(k.symbol, k.func, _with_calls(k.coverage, planner.calls.get(i, 0)), k.code)
         for i, k in enumerate(planner.kernels)
     ]
     return ModelPlan(

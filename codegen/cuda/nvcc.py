@@ -44,3 +44,19 @@ def compile_source(source: str, arch: str = "sm_90", output: str = "ptx") -> byt
         if done.returncode != 0:
             raise CodegenError(f"nvcc failed ({done.returncode}):\n{done.stderr.strip()}")
         return result_path.read_bytes()
+
+
+def nvcc_version() -> str:
+    """nvcc's release line (e.g. "Cuda compilation tools, release 13.0, V13.0.48"), or
+    "unknown"."""
+    nvcc = nvcc_path()
+    if nvcc is None:
+        return "unknown"
+    try:
+        done = subprocess.run(
+            [nvcc, "--version"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    lines = [line for line in done.stdout.splitlines() if "release" in line]
+    return lines[-1].strip() if lines else "unknown"
