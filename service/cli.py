@@ -13,6 +13,7 @@ from ir.errors import AutotuneError
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
+TUNE_BATCH_SIZE = 16  # `autotune tune --batch-size` default (tuner.tune.tune_model's)
 
 
 class CliError(AutotuneError):
@@ -134,6 +135,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         time_limit_s=args.time_limit,
         search=args.search,
         as_json=args.json,
+        batch_size=args.batch_size,
     )
 
 
@@ -217,6 +219,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tune.add_argument("--time-limit", type=float, metavar="S", help="wall-clock limit")
     tune.add_argument("--search", default="evolutionary", choices=("evolutionary", "random"))
+    tune.add_argument(
+        "--batch-size",
+        type=int,
+        default=TUNE_BATCH_SIZE,
+        metavar="N",
+        help="candidates measured per batch of a task (default %(default)s); a smaller "
+        "batch spreads a small budget over more tasks",
+    )
     tune.add_argument(
         "--shape",
         action="append",
