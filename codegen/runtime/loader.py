@@ -7,9 +7,11 @@ it needs, so it can be copied next to an artifact or into a fresh virtual enviro
     with load_artifact("3f2a....tar.gz") as model:
         outputs = model.run({"data_0": image})      # {output name: numpy array}
 
-Loading checks everything before any code runs: the tarball's hash against its name (when
-it is named by its hash), the manifest's format and ABI version, the library's sha256
-against the manifest, and the library's own metadata against the manifest. A corrupt or
+Loading checks everything before any code runs: the gzip stream's CRC, the tarball's hash
+against its name (when it is named by its hash), the manifest's format and ABI version,
+the library's sha256 against the manifest (when the name's hash does not already cover it,
+or when the library goes into the cache), and the library's own metadata against the
+manifest. Hashing runs on a second thread while the tarball inflates. A corrupt or
 truncated artifact raises ArtifactError saying so. `run` refuses an input of the wrong
 shape or dtype, naming the input and the shape it expects. With `cache_dir`, a checked
 library is kept by its sha256 and later loads only read the manifest and map it.
@@ -24,6 +26,7 @@ import ctypes
 import hashlib
 import json
 import os
+import queue
 import re
 import shutil
 import sys
@@ -32,10 +35,10 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, BinaryIO, cast
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -80,53 +83,152 @@ def _dtype_text(dtype: np.dtype[Any]) -> str:
     return dtype.name if dtype.isnative else dtype.str
 
 
-class _HashingReader:
-    """A binary file whose bytes are hashed as they are read."""
+class _BackgroundSha256:
+    """A sha256 computed on a helper thread from chunks handed over in order.
 
-    def __init__(self, stream: BinaryIO) -> None:
-        self.stream = stream
-        self.sha256 = hashlib.sha256()
+    hashlib releases the GIL on large buffers, so hashing overlaps with inflating and
+    writing on the calling thread (a cold load of a large artifact is bound by these)."""
 
-    def read(self, size: int = -1) -> bytes:
-        data = self.stream.read(size)
-        self.sha256.update(data)
-        return data
+    def __init__(self) -> None:
+        self._sha256 = hashlib.sha256()
+        self._chunks: queue.Queue[bytes | memoryview | None] = queue.Queue(maxsize=16)
+        self._thread = threading.Thread(target=self._consume, daemon=True)
+        self._thread.start()
+
+    def _consume(self) -> None:
+        while (chunk := self._chunks.get()) is not None:
+            self._sha256.update(chunk)
+
+    def update(self, data: bytes | memoryview) -> None:
+        """Hash `data` after every chunk handed over before it."""
+        if data:
+            self._chunks.put(data)
+
+    def hexdigest(self) -> str:
+        """The digest of everything handed over (waits for the helper thread)."""
+        self.close()
+        return self._sha256.hexdigest()
+
+    def close(self) -> None:
+        """Stop the helper thread once it has hashed what it holds."""
+        if self._thread.is_alive():
+            self._chunks.put(None)
+            self._thread.join()
 
 
-def _extract(path: Path, directory: str) -> tuple[bytes | None, dict[str, str]]:
+class _TruncatedError(Exception):
+    """The tarball ends inside a header or a member's data."""
+
+
+class _InflatedStream:
+    """The decompressed bytes of a .tar.gz read in one pass, with the compressed bytes
+    hashed in the background as they are read.
+
+    Unlike tarfile's stream mode this hands out the inflated chunks themselves (no joining
+    and re-slicing), which keeps a cold load of a large artifact close to the speed of
+    inflating and writing it."""
+
+    def __init__(self, raw: BinaryIO, sha256: _BackgroundSha256) -> None:
+        self._raw = raw
+        self._sha256 = sha256
+        self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._pending = memoryview(b"")
+
+    def _fill(self) -> bool:
+        """Inflate more bytes into `_pending`; False at the end of the compressed stream."""
+        while not self._pending:
+            tail = self._inflater.unconsumed_tail
+            if not tail:
+                if self._inflater.eof:
+                    unused = self._inflater.unused_data
+                    if not unused.strip(b"\0"):
+                        return False
+                    # another gzip member follows (concatenated .gz files are valid gzip)
+                    self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    tail = unused
+                else:
+                    tail = self._raw.read(_CHUNK_BYTES)
+                    if not tail:
+                        raise _TruncatedError("the gzip stream ends early")
+                    self._sha256.update(tail)
+            # bounded output: a small, highly compressed tarball cannot balloon in memory
+            self._pending = memoryview(self._inflater.decompress(tail, _CHUNK_BYTES))
+        return True
+
+    def chunks(self, size: int) -> Iterator[memoryview]:
+        """The next `size` bytes, as the inflated chunks they arrive in."""
+        while size > 0:
+            if not self._fill():
+                raise _TruncatedError("the tarball ends early")
+            part = self._pending[:size]
+            self._pending = self._pending[len(part) :]
+            size -= len(part)
+            yield part
+
+    def read(self, size: int) -> bytes:
+        """Exactly the next `size` bytes."""
+        return b"".join(self.chunks(size))
+
+    def skip(self, size: int) -> None:
+        """Pass over the next `size` bytes."""
+        for _ in self.chunks(size):
+            pass
+
+    def drain(self) -> None:
+        """Read and hash the rest of the file (whatever follows the archive's end)."""
+        while self._fill():
+            self._pending = memoryview(b"")
+        while chunk := self._raw.read(_CHUNK_BYTES):
+            self._sha256.update(chunk)
+
+
+def _extract(
+    path: Path, place: Callable[[str], str], always_hash_libraries: bool
+) -> tuple[bytes | None, dict[str, tuple[str, str | None]]]:
     """Stream the tarball once: the manifest's bytes, and each shared library (a plain file
-    name ending in .so) written into `directory`, by name, with its sha256. When the file is
-    named `<sha256>.tar.gz`, its bytes must hash to that name."""
+    name ending in .so) written to the file `place(name)` gives; per library, that file and
+    its sha256.
+
+    When the file is named `<sha256>.tar.gz`, its bytes must hash to that name; that hash
+    covers every library, so a library's own hash is then computed (for the manifest's
+    check) only when `always_hash_libraries` asks for it; otherwise it is None."""
     manifest: bytes | None = None
-    libraries: dict[str, str] = {}
+    libraries: dict[str, tuple[str, str | None]] = {}
+    match = _HASH_NAME.match(path.name)
+    hash_libraries = always_hash_libraries or match is None
+    sha256 = _BackgroundSha256()
     try:
         with path.open("rb") as raw:
-            reader = _HashingReader(raw)
-            with tarfile.open(
-                fileobj=cast(Any, reader),  # tarfile only calls read()
-                mode="r|gz",
-                bufsize=_CHUNK_BYTES,
-            ) as tar:
-                for member in tar:
-                    stream = tar.extractfile(member) if member.isfile() else None
-                    if stream is None:
-                        continue
-                    if member.name == MANIFEST_FILE:
-                        manifest = stream.read()
-                    elif member.name.endswith(".so") and member.name == os.path.basename(
-                        member.name
-                    ):
-                        libraries[member.name] = _copy_hashed(stream, directory, member.name)
-            while reader.read(_CHUNK_BYTES):
-                pass
+            stream = _InflatedStream(raw, sha256)
+            while True:
+                header = stream.read(tarfile.BLOCKSIZE)
+                if header.count(0) == tarfile.BLOCKSIZE:
+                    break  # the end-of-archive marker
+                member = tarfile.TarInfo.frombuf(header, "utf-8", "surrogateescape")
+                padding = -member.size % tarfile.BLOCKSIZE
+                if member.isfile() and member.name == MANIFEST_FILE:
+                    manifest = stream.read(member.size)
+                elif (
+                    member.isfile()
+                    and member.name.endswith(".so")
+                    and member.name == os.path.basename(member.name)
+                ):
+                    file = place(member.name)
+                    digest = _copy(stream.chunks(member.size), file, hash_libraries)
+                    libraries[member.name] = (file, digest)
+                else:
+                    padding += member.size
+                stream.skip(padding)
+            stream.drain()
     except FileNotFoundError as err:
         raise ArtifactError(f"cannot read artifact {path}: {err}") from None
-    except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
+    except (_TruncatedError, tarfile.TarError, zlib.error, OSError) as err:
         raise ArtifactError(
             f"artifact {path} is corrupt or truncated (not a readable .tar.gz): {err}"
         ) from None
-    match = _HASH_NAME.match(path.name)
-    if match is not None and reader.sha256.hexdigest() != match.group(1):
+    finally:
+        sha256.close()
+    if match is not None and sha256.hexdigest() != match.group(1):
         raise ArtifactError(
             f"artifact {path} is corrupt or truncated: its content does not hash to the "
             "sha256 in its name"
@@ -134,14 +236,19 @@ def _extract(path: Path, directory: str) -> tuple[bytes | None, dict[str, str]]:
     return manifest, libraries
 
 
-def _copy_hashed(stream: IO[bytes], directory: str, name: str) -> str:
-    """Copy `stream` to `directory/name`; the sha256 of what was copied."""
-    digest = hashlib.sha256()
-    with open(os.path.join(directory, name), "wb") as handle:
-        while chunk := stream.read(_CHUNK_BYTES):
-            digest.update(chunk)
-            handle.write(chunk)
-    return digest.hexdigest()
+def _copy(chunks: Iterable[memoryview], file: str, hashed: bool) -> str | None:
+    """Write `chunks` to `file`; the sha256 of what was written when `hashed`."""
+    digest = _BackgroundSha256() if hashed else None
+    try:
+        with open(file, "wb", buffering=0) as handle:
+            for chunk in chunks:
+                if digest is not None:
+                    digest.update(chunk)
+                handle.write(chunk)
+    finally:
+        if digest is not None:
+            digest.close()
+    return digest.hexdigest() if digest is not None else None
 
 
 def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
@@ -153,6 +260,11 @@ def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
         raise ArtifactError(f"artifact {path}: {MANIFEST_FILE} is not valid JSON: {err}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != ARTIFACT_FORMAT:
         raise ArtifactError(f"artifact {path}: {MANIFEST_FILE} is not an autotune manifest")
+    if manifest.get("device", "cpu") != "cpu":
+        raise ArtifactError(
+            f"artifact {path} is built for a {manifest['device']!r} device, not this CPU: "
+            "load it with cuda_loader.load_cuda_artifact (needs pycuda) or `autotune run`"
+        )
     if manifest.get("format_version") != FORMAT_VERSION:
         raise ArtifactError(
             f"artifact {path} has format version {manifest.get('format_version')!r}; "
@@ -166,19 +278,23 @@ def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
     return manifest
 
 
-def _checked_library(path: Path, libraries: Mapping[str, str], manifest: Mapping[str, Any]) -> str:
-    """The file name of the manifest's library, once its hash is checked."""
+def _checked_library(
+    path: Path, libraries: Mapping[str, tuple[str, str | None]], manifest: Mapping[str, Any]
+) -> str:
+    """The file holding the manifest's library, once its hash is checked (a None hash: the
+    tarball's own hash, checked against its name, already covers the library)."""
     library = manifest.get("library")
     if not isinstance(library, dict) or "file" not in library or "sha256" not in library:
         raise ArtifactError(f"artifact {path}: the manifest does not describe its library")
     name = str(library["file"])
     if name not in libraries:
         raise ArtifactError(f"artifact {path} is missing its library {name}")
-    if libraries[name] != library["sha256"]:
+    file, digest = libraries[name]
+    if digest is not None and digest != library["sha256"]:
         raise ArtifactError(
             f"artifact {path} is corrupt: {name} does not match the sha256 in its manifest"
         )
-    return name
+    return file
 
 
 def _declare(lib: ctypes.CDLL) -> None:
@@ -239,10 +355,13 @@ def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDL
         os.makedirs(parent, exist_ok=True)
     directory = tempfile.mkdtemp(prefix=".autotune-artifact-", dir=parent)
     try:
-        manifest_data, libraries = _extract(path, directory)
+        # The cache is keyed by the manifest's library hash, so what goes in is always hashed.
+        manifest_data, libraries = _extract(
+            path, lambda name: os.path.join(directory, name), cache_dir is not None
+        )
         manifest = _check_manifest(path, manifest_data)
-        name = _checked_library(path, libraries, manifest)
-        library_path = os.path.join(directory, name)
+        library_path = _checked_library(path, libraries, manifest)
+        name = os.path.basename(library_path)
         if cache_dir is not None:
             kept = os.path.join(cache_dir, str(manifest["library"]["sha256"]))
             try:

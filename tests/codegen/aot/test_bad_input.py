@@ -50,10 +50,22 @@ def test_a_hash_named_artifact_whose_bytes_changed_fails(
 ) -> None:
     copy = tmp_path / squeezenet.artifact.path.name
     data = bytearray(squeezenet.artifact.path.read_bytes())
-    data[len(data) // 2] ^= 0x01
+    data[4] ^= 0x01  # the gzip header's mtime: still inflates, so only the name's hash tells
     copy.write_bytes(bytes(data))
     with pytest.raises(ArtifactError, match="does not hash to the sha256 in its name"):
         load_artifact(copy)
+
+
+def test_a_flipped_bit_in_the_compressed_data_fails(
+    squeezenet: CompiledCase, tmp_path: Path
+) -> None:
+    data = bytearray(squeezenet.artifact.path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    for name in (squeezenet.artifact.path.name, "renamed.tar.gz"):
+        copy = tmp_path / name
+        copy.write_bytes(bytes(data))
+        with pytest.raises(ArtifactError, match="corrupt"):
+            load_artifact(copy)
 
 
 def test_a_library_that_does_not_match_its_manifest_is_never_loaded(

@@ -18,6 +18,7 @@ import pytest
 from codegen.aot.cuda_build import PTX_FILE, WEIGHTS_FILE
 from codegen.runtime import cuda_loader
 from codegen.runtime.cuda_loader import CudaArtifactError, is_cuda_artifact, load_cuda_artifact
+from codegen.runtime.loader import ArtifactError, load_artifact
 from ir.schedule.gpu import GpuParams
 from service.artifact_build import ArtifactBuild, build_artifact
 from tests.codegen.aot.conftest import small_conv_model
@@ -131,6 +132,8 @@ def test_the_loader_tells_cuda_artifacts_apart(
     assert not is_cuda_artifact(cpu.path)
     with pytest.raises(CudaArtifactError, match="not a CUDA artifact"):
         load_cuda_artifact(cpu.path)
+    with pytest.raises(ArtifactError, match="built for a 'cuda' device, not this CPU"):
+        load_artifact(built["small_conv"].path)
 
 
 def test_a_corrupt_cuda_artifact_is_refused_before_the_gpu(
