@@ -3,6 +3,7 @@ one clear message, and server-sent events."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -16,10 +17,19 @@ from ir.errors import AutotuneError
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 DEFAULT_DATA_DIR = "autotune-data"
+DOWNLOAD_CHUNK_BYTES = 1 << 20
 
 
 class ClientError(AutotuneError):
     """The service could not be reached, or answered with an error."""
+
+
+class ResponseError(ClientError):
+    """The service answered with an error status (4xx/5xx); `status_code` says which."""
+
+    def __init__(self, message: str, status_code: int) -> None:
+        super().__init__(message)
+        self.status_code = status_code
 
 
 def resolve_server(server: str | None) -> str:
@@ -80,7 +90,9 @@ class ServiceClient:
         except httpx.HTTPError as err:
             raise ClientError(f"cannot reach the service at {self.server}: {err}") from None
         if response.status_code >= 400:
-            raise ClientError(f"{response.status_code} from {path}: {_detail(response)}")
+            raise ResponseError(
+                f"{response.status_code} from {path}: {_detail(response)}", response.status_code
+            )
         return response
 
     def json(self, method: str, path: str, **kwargs: Any) -> Any:
@@ -108,3 +120,29 @@ class ServiceClient:
                         event, data = "message", []
         except httpx.HTTPError as err:
             raise ClientError(f"lost the event stream from {self.server}: {err}") from None
+
+    def download(self, path: str, destination: Path) -> tuple[str, int]:
+        """Stream a GET's body into the file `destination` (created or replaced); returns
+        the sha256 and size of the bytes written. ResponseError on a 4xx/5xx (nothing is
+        written), ClientError when the service cannot be reached or the transfer breaks."""
+        digest = hashlib.sha256()
+        size_bytes = 0
+        try:
+            with (
+                self._client() as client,
+                client.stream("GET", path) as response,
+            ):
+                if response.status_code >= 400:
+                    response.read()
+                    raise ResponseError(
+                        f"{response.status_code} from {path}: {_detail(response)}",
+                        response.status_code,
+                    )
+                with destination.open("wb") as handle:
+                    for chunk in response.iter_bytes(DOWNLOAD_CHUNK_BYTES):
+                        digest.update(chunk)
+                        handle.write(chunk)
+                        size_bytes += len(chunk)
+        except httpx.HTTPError as err:
+            raise ClientError(f"download from {self.server}{path} failed: {err}") from None
+        return digest.hexdigest(), size_bytes

@@ -1,22 +1,30 @@
 """`autotune compile`, as a real subprocess: coverage per task (text and --json), records
-that hit, and clear one-line errors."""
+that hit, and clear one-line errors; with `--server`, against a live service that builds
+and caches the artifact."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import onnx
+import pytest
+from sqlalchemy import select
 
 from codegen.executor import hardware_of
 from codegen.llvm import parse_target
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
 from ir.te.program import function_to_te
+from service.db.engine import make_engine, make_session_factory
+from service.db.models import ArtifactRow
 from tests.codegen.aot.conftest import small_conv_model
+from tests.service.conftest import LiveService
 from tuner.records import Record, RecordLog
 from tuner.space import SearchSpace
 from tuner.tasks import extract_tasks, normalize_target
@@ -92,3 +100,109 @@ def test_compile_errors_are_one_line(tmp_path: Path) -> None:
     target = _run("compile", str(model_path), "--target", "cuda9", "-o", "x.tar.gz", cwd=tmp_path)
     assert target.returncode == 1 and "Traceback" not in target.stderr
     assert target.stderr.startswith("autotune compile: error:") and "cuda9" in target.stderr
+
+
+# -- compile --server ----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_compile_on_the_server_is_cached_and_reports_coverage(
+    live_drivers: LiveService, tmp_path: Path
+) -> None:
+    model_path = tmp_path / "small.onnx"
+    onnx.save(small_conv_model(), str(model_path))
+    records = tmp_path / "run.jsonl"
+    key = _records_for_first_task(model_path, records)
+    with live_drivers.client() as client:
+        imported = client.post("/v1/records/import", content=records.read_bytes())
+        assert imported.status_code == 200, imported.text
+    server = ("--server", live_drivers.url, "--token", live_drivers.admin_token)
+    text = _run("compile", str(model_path), *server, "-o", "out.tar.gz", cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert sum(line.startswith("hit ") for line in lines) == 1
+    assert sum(line.startswith("miss ") for line in lines) >= 1
+    assert any(line.startswith("coverage: 1/") for line in lines)
+    first = (tmp_path / "out.tar.gz").read_bytes()
+    # Again, into a directory: the cached artifact, the same bytes, named by its hash.
+    (tmp_path / "again").mkdir()
+    as_json = _run("compile", str(model_path), *server, "-o", "again", "--json", cwd=tmp_path)
+    assert as_json.returncode == 0, as_json.stderr
+    report = json.loads(as_json.stdout)
+    assert report["sha256"] == hashlib.sha256(first).hexdigest()
+    assert tmp_path / report["path"] == tmp_path / "again" / f"{report['sha256']}.tar.gz"
+    assert (tmp_path / report["path"]).read_bytes() == first
+    assert report["hits"] == 1 and report["misses"] == len(report["coverage"]) - 1
+    assert next(task for task in report["coverage"] if task["hit"])["workload_key"] == key
+    assert report["target"] == normalize_target("llvm") and report["memory"]
+    with live_drivers.client() as client:
+        assert client.get("/v1/models").json()["total"] == 1
+        assert (
+            client.get(f"/v1/artifacts/{report['artifact_id']}").json()["sha256"]
+            == (report["sha256"])
+        )
+    assert live_drivers.counts()["artifacts"] == 1
+
+
+def test_compile_refuses_records_with_server(tmp_path: Path) -> None:
+    completed = _run(
+        "compile", "m.onnx", "--records", "r.jsonl", "--server", "http://127.0.0.1:9",
+        "-o", "x.tar.gz", cwd=tmp_path,
+    )  # fmt: skip
+    assert completed.returncode == 2
+    assert "--server: not allowed with argument --records" in completed.stderr
+
+
+def _mark_failed_when_queued(url: str, reason: str) -> str:
+    """Wait for an artifact row to appear, mark its build failed; its id."""
+    engine = make_engine(url)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with make_session_factory(engine)() as session:
+                row = session.scalars(select(ArtifactRow)).first()
+                if row is not None:
+                    row.state, row.error, row.finished_at = "failed", reason, time.time()
+                    session.commit()
+                    return str(row.id)
+            time.sleep(0.05)
+        raise AssertionError("compile --server created no artifact")
+    finally:
+        engine.dispose()
+
+
+def test_compile_on_the_server_names_a_failed_build_a_timeout_and_a_bad_token(
+    live: LiveService, tmp_path: Path
+) -> None:
+    # `live` runs no artifact builders: the artifact stays queued until the test acts.
+    model_path = tmp_path / "small.onnx"
+    onnx.save(small_conv_model(), str(model_path))
+    server = ("--server", live.url, "--token", live.admin_token)
+    process = subprocess.Popen(
+        [AUTOTUNE, "compile", str(model_path), *server, "-o", "x.tar.gz"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        artifact_id = _mark_failed_when_queued(live.settings.resolved_database_url, "boom")
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 1
+    assert f"artifact {artifact_id} failed to build on {live.url}: boom" in stderr
+    assert "Traceback" not in stderr and not (tmp_path / "x.tar.gz").exists()
+    # Asked again, the failed build is queued anew; nothing builds it here.
+    waiting = _run(
+        "compile", str(model_path), *server, "--wait-timeout", "0.5", "-o", "x.tar.gz",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert waiting.returncode == 1, waiting.stderr
+    assert "was still queued" in waiting.stderr and "autotune fetch" in waiting.stderr
+    wrong = _run("compile", str(model_path), "--server", live.url, "--token", "wrong",
+                 "-o", "x.tar.gz", cwd=tmp_path)  # fmt: skip
+    assert wrong.returncode == 1
+    assert wrong.stderr.strip() == (
+        f"autotune compile: error: {live.url} refused the token (401 unauthorised): pass "
+        "--token, set AUTOTUNE_TOKEN, or point --data-dir at the service's data directory"
+    )
