@@ -21,7 +21,7 @@ from functools import lru_cache
 from ir.errors import ScheduleError
 from ir.lower.region import Region, constant_range, infer_region
 from ir.schedule.schedule import Fuse, Schedule, Split, Stage, loop_extents
-from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
+from ir.te.tensor import ComputeOp, Operation, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
 from ir.tir.expr import (
     Buffer,
@@ -62,6 +62,31 @@ def flat_index(indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
 @lru_cache(maxsize=4096)  # called for every loop variable of every lowering; few names
 def _identifier(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text)
+
+
+# Expanded compute bodies by (body, inline signature): ops are hashed by identity, and
+# the key holds them (and the body) alive, so an entry never matches a different object.
+_EXPANSIONS: dict[tuple[PrimExpr, tuple[object, ...]], PrimExpr] = {}
+_EXPANSION_CACHE_LIMIT = 1024
+_READ_OPS: dict[int, tuple[PrimExpr, tuple[Operation, ...]]] = {}
+
+
+def _read_ops(body: PrimExpr) -> tuple[Operation, ...]:
+    """The ops of the tensors `body` reads, in walk order, each once (memoised by the
+    body object, which the memo keeps alive)."""
+    known = _READ_OPS.get(id(body))
+    if known is not None and known[0] is body:
+        return known[1]
+    ops: dict[int, Operation] = {}
+    for node in walk_expr(body):
+        if type(node) is TensorRead:
+            op = node.tensor.op  # type: ignore[attr-defined]
+            ops.setdefault(id(op), op)
+    result = tuple(ops.values())
+    if len(_READ_OPS) >= _EXPANSION_CACHE_LIMIT:
+        _READ_OPS.clear()
+    _READ_OPS[id(body)] = (body, result)
+    return result
 
 
 @dataclass(frozen=True)
@@ -163,8 +188,47 @@ class _Lowering:
     def _expanded_body(self, op: ComputeOp) -> PrimExpr:
         key = id(op)
         if key not in self.expanded:
-            self.expanded[key] = self.expand(op.body)
+            self.expanded[key] = self._shared_expansion(op.body)
         return self.expanded[key]
+
+    def _shared_expansion(self, body: PrimExpr) -> PrimExpr:
+        """`expand(body)`, shared by every schedule that inlines the same stages into it.
+
+        The expansion depends only on the body and, for each compute it reads, whether
+        (and with which op) that stage is inlined: candidates of one search space differ
+        in their loops, not in these, so the expansion is done once per space.
+        """
+        signature = self._inline_signature(body)
+        if signature is None:  # a read of an unknown op: expand raises the error
+            return self.expand(body)
+        key = (body, signature)
+        expanded = _EXPANSIONS.get(key)
+        if expanded is None:
+            expanded = self.expand(body)
+            if len(_EXPANSIONS) >= _EXPANSION_CACHE_LIMIT:
+                _EXPANSIONS.clear()
+            _EXPANSIONS[key] = expanded
+        return expanded
+
+    def _inline_signature(self, body: PrimExpr) -> tuple[object, ...] | None:
+        """What `expand(body)` depends on: each op `body` reads, and for an inlined
+        stage its op and that op's own signature. None when a read op has no stage."""
+        parts: list[object] = []
+        for op in _read_ops(body):
+            if isinstance(op, PlaceholderOp):
+                continue
+            name = self.schedule.stage_of_op.get(id(op))
+            if name is None:
+                return None
+            stage = self.schedule.stages[name]
+            if stage.attach.kind != "inline":
+                parts.append(op)
+                continue
+            inner = self._inline_signature(stage.op.body)
+            if inner is None:
+                return None
+            parts.append((op, stage.op, inner))
+        return tuple(parts)
 
     # Step 2 -------------------------------------------------------------------------------
 

@@ -233,8 +233,13 @@ class Schedule:
 
     # -- the step machinery ----------------------------------------------------------------
 
-    def apply(self, step: Step, index: int | None = None) -> Any:
-        """Apply one recorded step (used by replay); raises ScheduleError naming the step."""
+    def apply(self, step: Step, index: int | None = None, *, undo_on_error: bool = True) -> Any:
+        """Apply one recorded step (used by replay); raises ScheduleError naming the step.
+
+        A failed step leaves the schedule as it was, unless `undo_on_error` is False (for
+        a caller that discards the schedule on error: replay, which then skips the copy
+        of the whole schedule state that undoing needs before every step).
+        """
         position = len(self.trace) if index is None else index
         handler: Callable[..., Any] | None = getattr(self, f"_{step.kind}", None)
         if handler is None or step.kind not in STEP_KINDS:
@@ -242,14 +247,16 @@ class Schedule:
                 f"step {position} {step}: unknown primitive {step.kind!r}; "
                 f"known: {', '.join(STEP_KINDS)}"
             )
-        snapshot = self._snapshot()
+        snapshot = self._snapshot() if undo_on_error else None
         try:
             result = handler(**step.arguments)
         except ScheduleError as err:
-            self._restore(snapshot)
+            if snapshot is not None:
+                self._restore(snapshot)
             raise ScheduleError(f"step {position} {step}: {err}") from None
         except (TypeError, ValueError, KeyError) as err:
-            self._restore(snapshot)
+            if snapshot is not None:
+                self._restore(snapshot)
             raise ScheduleError(f"step {position} {step}: invalid arguments: {err}") from None
         self.trace = self.trace.append(step)
         return result

@@ -106,5 +106,6 @@ class Trace:
 
         schedule = Schedule(program)
         for index, step in enumerate(self.steps):
-            schedule.apply(step, index)
+            # A failing step fails the replay: the half-built schedule is never seen.
+            schedule.apply(step, index, undo_on_error=False)
         return schedule
