@@ -168,22 +168,24 @@ class _Lowering:
 
     def expand(self, expr: PrimExpr) -> PrimExpr:
         """Replace reads of inlined stages by their (expanded) bodies."""
+        return map_expr(expr, self._expand_read)
 
-        def visit(node: PrimExpr) -> PrimExpr | None:
-            if not isinstance(node, TensorRead) or isinstance(node.tensor.op, PlaceholderOp):
-                return None
-            name = self.schedule.stage_of_op.get(id(node.tensor.op))
-            if name is None:
-                raise ScheduleError(f"{node.tensor.name} is not computed by any stage")
-            stage = self.schedule.stages[name]
-            if stage.attach.kind != "inline":
-                return TensorRead(node.tensor, tuple(map_expr(i, visit) for i in node.indices))
-            body = self._expanded_body(stage.op)
-            indices = [map_expr(i, visit) for i in node.indices]
-            mapping = {axis.var: index for axis, index in zip(stage.op.axes, indices, strict=True)}
-            return substitute(body, mapping)
-
-        return map_expr(expr, visit)
+    def _expand_read(self, node: PrimExpr) -> PrimExpr | None:
+        # A method rather than a recursive closure: a closure that refers to itself is a
+        # reference cycle, left (with every node it holds) to the cyclic collector.
+        if not isinstance(node, TensorRead) or isinstance(node.tensor.op, PlaceholderOp):
+            return None
+        visit = self._expand_read
+        name = self.schedule.stage_of_op.get(id(node.tensor.op))
+        if name is None:
+            raise ScheduleError(f"{node.tensor.name} is not computed by any stage")
+        stage = self.schedule.stages[name]
+        if stage.attach.kind != "inline":
+            return TensorRead(node.tensor, tuple(map_expr(i, visit) for i in node.indices))
+        body = self._expanded_body(stage.op)
+        indices = [map_expr(i, visit) for i in node.indices]
+        mapping = {axis.var: index for axis, index in zip(stage.op.axes, indices, strict=True)}
+        return substitute(body, mapping)
 
     def _expanded_body(self, op: ComputeOp) -> PrimExpr:
         key = id(op)
@@ -243,13 +245,13 @@ class _Lowering:
 
     def lower_reads(self, expr: PrimExpr) -> PrimExpr:
         """Turn TE reads into flat buffer loads."""
+        return map_expr(expr, self._lower_read)
 
-        def visit(node: PrimExpr) -> PrimExpr | None:
-            if not isinstance(node, TensorRead):
-                return None
-            return self._load(node, tuple(map_expr(i, visit) for i in node.indices))
-
-        return map_expr(expr, visit)
+    def _lower_read(self, node: PrimExpr) -> PrimExpr | None:
+        if not isinstance(node, TensorRead):
+            return None
+        visit = self._lower_read
+        return self._load(node, tuple(map_expr(i, visit) for i in node.indices))
 
     def lower_reads_at(self, expr: PrimExpr, mapping: Mapping[Var, PrimExpr]) -> PrimExpr:
         """`lower_reads(substitute(expr, mapping))` in one pass over `expr`.

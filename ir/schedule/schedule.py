@@ -17,7 +17,7 @@ from ir.errors import ScheduleError
 from ir.schedule.trace import Step, Trace
 from ir.te.tensor import ComputeOp, PlaceholderOp, Tensor
 from ir.tir.expr import IterVar, PrimExpr, Reduce, TensorRead, Var
-from ir.tir.visit import map_expr, walk_expr
+from ir.tir.visit import Rewrite, map_expr_shared, walk_expr
 
 ANNOTATIONS = ("parallel", "vectorize", "unroll")
 SCOPES = ("global", "shared", "local")
@@ -558,15 +558,15 @@ class Schedule:
             if not any(read.tensor.op is source.op for read in _reads(reader.op.body)):
                 raise ScheduleError(f"stage {reader_name} does not read {tensor}")
 
-            def swap(node: PrimExpr) -> PrimExpr | None:
+            def swap(node: PrimExpr, rewrite: Rewrite) -> PrimExpr | None:
+                # (through `rewrite`: a closure calling itself would be a reference cycle)
                 if isinstance(node, TensorRead) and node.tensor.op is source.op:
-                    return TensorRead(copy, tuple(map_expr(i, swap) for i in node.indices))
+                    return TensorRead(copy, tuple(rewrite(i) for i in node.indices))
                 return None
 
             old_op = reader.op
-            new_op = ComputeOp(
-                old_op.name, old_op.axes, map_expr(old_op.body, swap), old_op.tag, old_op.attrs
-            )
+            new_body = map_expr_shared(old_op.body, swap)
+            new_op = ComputeOp(old_op.name, old_op.axes, new_body, old_op.tag, old_op.attrs)
             reader.op = new_op
             self.stage_of_op[id(new_op)] = reader_name
         stage = Stage.of(copy_op, False)

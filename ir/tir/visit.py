@@ -140,16 +140,32 @@ def map_expr_shared(
     axis's index appears in every access), so results are remembered by node identity
     for this call (the nodes stay alive inside `expr` meanwhile): `visit` must be pure.
     """
-    done: dict[int, PrimExpr] = {}
+    return _SharedRewrite(visit).rewrite(expr)
 
-    def rewrite(node: PrimExpr) -> PrimExpr:
+
+class _SharedRewrite:
+    """The state of one `map_expr_shared` call.
+
+    (A recursive closure would refer to itself: a reference cycle that keeps the memo and
+    every node in it alive until the cyclic garbage collector runs.)
+    """
+
+    __slots__ = ("done", "visit")
+
+    def __init__(self, visit: Callable[[PrimExpr, Rewrite], PrimExpr | None]) -> None:
+        self.visit = visit
+        self.done: dict[int, PrimExpr] = {}
+
+    def rewrite(self, node: PrimExpr) -> PrimExpr:
         kind = type(node)
         if kind is IntImm or kind is FloatImm:
             return node
+        done = self.done
         known = done.get(id(node))
         if known is not None:
             return known
-        result = visit(node, rewrite)
+        rewrite = self.rewrite
+        result = self.visit(node, rewrite)
         if result is None:
             if kind is Binary:  # the common case, without the generic child tuple
                 lhs, rhs = rewrite(node.lhs), rewrite(node.rhs)  # type: ignore[attr-defined]
@@ -160,8 +176,6 @@ def map_expr_shared(
                 result = rebuild_expr(node, tuple(rewrite(child) for child in children))
         done[id(node)] = result
         return result
-
-    return rewrite(expr)
 
 
 def substitute(expr: PrimExpr, mapping: Mapping[Var, PrimExpr]) -> PrimExpr:
