@@ -22,11 +22,13 @@ its database with this same loop.
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -124,16 +126,35 @@ class _Featurizer:
         if len(self.cache) > FEATURE_CACHE_LIMIT:
             self.cache.clear()
         result = []
-        for trace in traces:
-            key = trace_key(trace)
-            if key not in self.cache:
-                try:
-                    self.cache[key] = extract_features(lower(trace.replay(self.program)))
-                except Exception as err:  # an invalid candidate is data, whatever the error
-                    logger.debug("%s: candidate does not lower: %s", self.program.name, err)
-                    self.cache[key] = None
-            result.append(self.cache[key])
+        with _collector_paused():
+            for trace in traces:
+                key = trace_key(trace)
+                if key not in self.cache:
+                    try:
+                        self.cache[key] = extract_features(lower(trace.replay(self.program)))
+                    except Exception as err:  # an invalid candidate is data, whatever the error
+                        logger.debug("%s: candidate does not lower: %s", self.program.name, err)
+                        self.cache[key] = None
+                result.append(self.cache[key])
         return result
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Run a batch of candidates without the cyclic garbage collector.
+
+    Lowering allocates tens of thousands of short-lived IR nodes per candidate and frees
+    them by reference counting (it builds no reference cycles); the collector's passes
+    over them, and the full passes over the long-lived caches that these trigger, cost
+    about a sixth of the featurization time. It runs again after the batch.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass
