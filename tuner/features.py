@@ -124,6 +124,10 @@ _FLOP_NAMES = (
     "float_select_cmp",
 )
 _FLOP_FIELDS = tuple(_S[name] for name in _FLOP_NAMES)
+_LOOP_KIND_FIELDS = tuple(
+    (kind, _S[f"{kind}_loops"], _S["vector_len" if kind == "vectorized" else f"{kind}_extent"])
+    for kind in ("serial", "parallel", "vectorized", "unrolled")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +156,10 @@ class _Kernel:
 
     def __init__(self, func: PrimFunc) -> None:
         self.func = func
-        self.rows: list[np.ndarray] = []
-        self.kernel = np.zeros(len(KERNEL_FEATURES), dtype=np.float64)
+        # Rows and kernel totals are lists of Python floats until `assemble` (the same
+        # float64 arithmetic as numpy's, without a numpy scalar per element access).
+        self.rows: list[list[float]] = []
+        self.kernel = [0.0] * len(KERNEL_FEATURES)
         self.loops: list[_Loop] = []
         self.ranges: dict[Var, tuple[float, float]] = {}
         self.depth_of: dict[str, int] = {}  # loop variable name -> level (names are unique)
@@ -168,9 +174,11 @@ class _Kernel:
 
     def run(self) -> np.ndarray:
         kernel = self.kernel
-        kernel[_K["param_bytes"]] = sum(b.size * _itemsize(b.dtype) for b in self.func.params)
+        kernel[_K["param_bytes"]] = float(
+            sum(b.size * _itemsize(b.dtype) for b in self.func.params)
+        )
         self.visit(self.func.body)
-        kernel[_K["stores"]] = len(self.rows)
+        kernel[_K["stores"]] = float(len(self.rows))
         kernel[_K["loads"]] = sum(row[_S["loads"]] for row in self.rows)
         return self.assemble()
 
@@ -222,7 +230,7 @@ class _Kernel:
         size = buffer.size * _itemsize(buffer.dtype)
         kernel = self.kernel
         kernel[_K["allocations"]] += 1
-        kernel[_K["max_alloc_bytes"]] = max(kernel[_K["max_alloc_bytes"]], size)
+        kernel[_K["max_alloc_bytes"]] = float(max(kernel[_K["max_alloc_bytes"]], size))
         if buffer.scope == "local" or self.loops:
             kernel[_K["alloc_bytes_local"]] += size
             self.local_buffers.add(buffer.name)
@@ -232,15 +240,15 @@ class _Kernel:
 
     # -- one store -------------------------------------------------------------------------
 
-    def store_row(self, store: Store) -> np.ndarray:
-        row = np.zeros(_NUM_STORE, dtype=np.float64)
+    def store_row(self, store: Store) -> list[float]:
+        row = [0.0] * _NUM_STORE
         loops = self.loops
         trip = math.prod(loop.extent for loop in loops)
         self.atom_cache.clear()
         counts, loads = _count_ops(store.value)
-        row[_S["trip"]] = trip
+        row[_S["trip"]] = float(trip)
         for name, value in counts.items():
-            row[_S[name]] = value * trip
+            row[_S[name]] = float(value * trip)
         row[_S["flops"]] = sum(row[index] for index in _FLOP_FIELDS)
         self.loop_features(row, trip)
         accesses = [self.access(store.buffer, store.index, True)]
@@ -250,30 +258,24 @@ class _Kernel:
         self.memory_features(row, accesses, trip)
         return row
 
-    def loop_features(self, row: np.ndarray, trip: int) -> None:
+    def loop_features(self, row: list[float], trip: int) -> None:
         loops = self.loops
-        row[_S["depth"]] = len(loops)
-        row[_S["guards"]] = self.guards
+        row[_S["depth"]] = float(len(loops))
+        row[_S["guards"]] = float(self.guards)
         products = {"serial": 1, "parallel": 1, "vectorized": 1, "unrolled": 1}
         numbers = dict.fromkeys(products, 0)
         for loop in loops:
             kind = loop.kind if loop.kind in products else "serial"
             products[kind] *= loop.extent
             numbers[kind] += 1
-        for kind, prefix in (
-            ("serial", "serial"),
-            ("parallel", "parallel"),
-            ("vectorized", "vectorized"),
-            ("unrolled", "unrolled"),
-        ):
-            row[_S[f"{prefix}_loops"]] = numbers[kind]
-            extent_name = "vector_len" if kind == "vectorized" else f"{prefix}_extent"
-            row[_S[extent_name]] = products[kind] if numbers[kind] else 0
+        for kind, loops_field, extent_field in _LOOP_KIND_FIELDS:
+            row[loops_field] = float(numbers[kind])
+            row[extent_field] = float(products[kind] if numbers[kind] else 0)
         if loops:
             innermost = loops[-1]
-            row[_S["innermost_extent"]] = innermost.extent
+            row[_S["innermost_extent"]] = float(innermost.extent)
             if innermost.kind == "vectorized":
-                row[_S["innermost_vector_len"]] = innermost.extent
+                row[_S["innermost_vector_len"]] = float(innermost.extent)
         row[_S["work_per_thread"]] = trip / max(1, products["parallel"])
 
     def access(self, buffer: Buffer, index: PrimExpr, is_store: bool) -> _Access:
@@ -356,7 +358,7 @@ class _Kernel:
         self.atom_cache[atom] = result
         return result
 
-    def memory_features(self, row: np.ndarray, accesses: list[_Access], trip: int) -> None:
+    def memory_features(self, row: list[float], accesses: list[_Access], trip: int) -> None:
         loops = self.loops
         depth = len(loops)
         vectorized_inner = bool(loops) and loops[-1].kind == "vectorized"
@@ -399,19 +401,19 @@ class _Kernel:
             outer_trips[level] = outer_trips[level - 1] * loops[level - 1].extent
         for name, capacity in (("traffic_l1", L1_BYTES), ("traffic_l2", L2_BYTES)):
             level = next((lv for lv in range(depth + 1) if working_sets[lv] <= capacity), depth)
-            row[_S[name]] = outer_trips[level] * working_sets[level]
+            row[_S[name]] = float(outer_trips[level] * working_sets[level])
         ranked = sorted(per_buffer.items(), key=lambda item: (-item[1][0], item[0]))
         for slot_index, (_, slot) in enumerate(ranked[:BUFFER_SLOTS]):
             slot[3] = slot[0] / max(slot[1], 1.0)
             base = _BUFFER_BASE + slot_index * len(_BUFFER_FIELDS)
-            row[base : base + len(_BUFFER_FIELDS)] = slot
+            row[base : base + len(_BUFFER_FIELDS)] = [float(value) for value in slot]
 
     # -- assembly ----------------------------------------------------------------------------
 
     def assemble(self) -> np.ndarray:
-        kernel = self.kernel
+        kernel = np.array(self.kernel, dtype=np.float64)
         if self.rows:
-            rows = np.stack(self.rows)
+            rows = np.array(self.rows, dtype=np.float64)
             total = rows.sum(axis=0)
             peak = rows.max(axis=0)
             main = rows[int(np.lexsort((-rows[:, _S["trip"]], -rows[:, _S["flops"]]))[0])]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ir.errors import ScheduleError
@@ -67,6 +67,8 @@ class Trace:
     """An ordered list of schedule steps; replaying it on a fresh program rebuilds the schedule."""
 
     steps: tuple[Step, ...] = ()
+    # `dumps()` once computed: the search keys every candidate by its text, many times.
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[Step]:
         return iter(self.steps)
@@ -84,7 +86,11 @@ class Trace:
 
     def dumps(self) -> str:
         """Canonical JSON text."""
-        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        text = self._text
+        if text is None:
+            text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+            object.__setattr__(self, "_text", text)  # a cache: the trace stays immutable
+        return text
 
     @staticmethod
     def from_json(data: Any) -> Trace:
