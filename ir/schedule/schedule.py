@@ -183,15 +183,36 @@ def loop_extents(
     return extents, tails
 
 
-def _reads(expr: PrimExpr) -> list[TensorRead]:
-    return [node for node in walk_expr(expr) if isinstance(node, TensorRead)]
+_READS: dict[int, tuple[PrimExpr, tuple[TensorRead, ...]]] = {}
+_READS_LIMIT = 4096
+
+
+def tensor_reads(expr: PrimExpr) -> tuple[TensorRead, ...]:
+    """Every tensor read in `expr`, parents first (memoised by the expression object,
+    which the memo keeps alive: search spaces ask this of the same compute bodies for
+    every schedule they build)."""
+    known = _READS.get(id(expr))
+    if known is not None and known[0] is expr:
+        return known[1]
+    found = tuple(node for node in walk_expr(expr) if isinstance(node, TensorRead))
+    if len(_READS) >= _READS_LIMIT:
+        _READS.clear()
+    _READS[id(expr)] = (expr, found)
+    return found
+
+
+_reads = tensor_reads
 
 
 class Schedule:
     """A mutable schedule of a TE program; `trace` records every primitive applied."""
 
-    def __init__(self, program: TEProgram) -> None:
+    def __init__(self, program: TEProgram, *, undo_on_error: bool = True) -> None:
+        """A fresh schedule of `program`. With `undo_on_error` False a failed primitive
+        may leave the schedule half-changed (for builders that drop it on any error: it
+        saves a copy of every stage before each primitive)."""
         self.program = program
+        self.undo_on_error = undo_on_error
         self.trace = Trace()
         self.stages: dict[str, Stage] = {}
         self.stage_of_op: dict[int, str] = {}
@@ -233,13 +254,18 @@ class Schedule:
 
     # -- the step machinery ----------------------------------------------------------------
 
-    def apply(self, step: Step, index: int | None = None, *, undo_on_error: bool = True) -> Any:
+    def apply(
+        self, step: Step, index: int | None = None, *, undo_on_error: bool | None = None
+    ) -> Any:
         """Apply one recorded step (used by replay); raises ScheduleError naming the step.
 
-        A failed step leaves the schedule as it was, unless `undo_on_error` is False (for
-        a caller that discards the schedule on error: replay, which then skips the copy
-        of the whole schedule state that undoing needs before every step).
+        A failed step leaves the schedule as it was, unless `undo_on_error` (by default
+        the schedule's own setting) is False: for a caller that discards the schedule on
+        error (replay), which then skips the copy of the whole schedule state that
+        undoing needs before every step.
         """
+        if undo_on_error is None:
+            undo_on_error = self.undo_on_error
         position = len(self.trace) if index is None else index
         handler: Callable[..., Any] | None = getattr(self, f"_{step.kind}", None)
         if handler is None or step.kind not in STEP_KINDS:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from ir.schedule.schedule import Schedule, Stage
+from ir.schedule.schedule import Schedule, Stage, tensor_reads
 from ir.tir.expr import Reduce, TensorRead, Var
 from ir.tir.visit import walk_expr
 
 
 def reads(stage: Stage) -> list[TensorRead]:
     """Every tensor read in the stage's body."""
-    return [node for node in walk_expr(stage.op.body) if isinstance(node, TensorRead)]
+    return list(tensor_reads(stage.op.body))
 
 
 def is_reduction(stage: Stage) -> bool:

@@ -132,7 +132,7 @@ class GpuSearchSpace:
         """Build a schedule from `decisions` (missing or invalid ones drawn from `rng`);
         SpaceError when the drawn sizes break a joint limit (threads per block)."""
         chooser = Chooser(decisions, rng, resample)
-        schedule = Schedule(self.program)
+        schedule = Schedule(self.program, undo_on_error=False)  # an error drops it
         context = GpuBuildContext(schedule, chooser, self.limits)
         # Step 1.
         inline_rule(context)

@@ -88,7 +88,7 @@ class SearchSpace:
         """Build a schedule: given decisions are replayed, missing or invalid ones drawn
         from `rng` (SpaceError without one), and the `resample` key re-drawn."""
         chooser = Chooser(decisions, rng, resample)
-        schedule = Schedule(self.program)
+        schedule = Schedule(self.program, undo_on_error=False)  # an error drops it
         context = BuildContext(schedule, chooser, self.hardware, self.constant_inputs)
         # Step 1.
         inline_rule(context)
