@@ -7,6 +7,7 @@ one program, whose stage names are unique ("relu", "relu_1", ...).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem, Var
 from ir.graph.ops.registry import get_op
@@ -31,7 +32,12 @@ class TEProgram:
     @property
     def computes(self) -> list[ComputeOp]:
         """The compute operations the outputs depend on, producers first."""
-        return [op for op in topological_ops(self.outputs) if isinstance(op, ComputeOp)]
+        return list(self._compute_order)
+
+    @cached_property
+    def _compute_order(self) -> tuple[ComputeOp, ...]:
+        # Once per program: every schedule of it (a search builds thousands) starts here.
+        return tuple(op for op in topological_ops(self.outputs) if isinstance(op, ComputeOp))
 
     @property
     def tensors_by_name(self) -> dict[str, Tensor]:
