@@ -115,7 +115,11 @@ def conv2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     )
     # Step 3. Multiply by each group's kernels: (group, channels x kernel, out per group).
     kernels = weight.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
-    out = np.matmul(columns, kernels)
+    # float64 accumulation: BLAS sums different output channels in different orders (edge
+    # tiles), so float32 sums of equal terms differ in the last bit from channel to channel,
+    # and an ill-conditioned consumer (softmax of logits ~1e9) turns that into a wrong answer.
+    accumulate = np.float64 if data.dtype.kind == "f" else data.dtype
+    out = np.matmul(columns.astype(accumulate), kernels.astype(accumulate))
     out = out.reshape(batch, groups, out_h, out_w, out_channels // groups).transpose(0, 1, 4, 2, 3)
     return np.ascontiguousarray(out.reshape(batch, out_channels, out_h, out_w), dtype=data.dtype)
 
