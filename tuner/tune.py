@@ -22,13 +22,11 @@ its database with this same loop.
 
 from __future__ import annotations
 
-import gc
 import logging
 import math
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -45,6 +43,7 @@ from ir.schedule import Schedule, Trace
 from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.features import extract_features
+from tuner.gc_pause import collector_paused
 from tuner.records import Record, RecordLog, compute_candidate_id
 from tuner.scheduler import TaskScheduler
 from tuner.search import SearchStrategy, make_search, trace_key
@@ -126,7 +125,7 @@ class _Featurizer:
         if len(self.cache) > FEATURE_CACHE_LIMIT:
             self.cache.clear()
         result = []
-        with _collector_paused():
+        with collector_paused():
             for trace in traces:
                 key = trace_key(trace)
                 if key not in self.cache:
@@ -137,24 +136,6 @@ class _Featurizer:
                         self.cache[key] = None
                 result.append(self.cache[key])
         return result
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Run a batch of candidates without the cyclic garbage collector.
-
-    Lowering allocates tens of thousands of short-lived IR nodes per candidate and frees
-    them by reference counting (it builds no reference cycles); the collector's passes
-    over them, and the full passes over the long-lived caches that these trigger, cost
-    about a sixth of the featurization time. It runs again after the batch.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @dataclass

@@ -24,6 +24,7 @@ import numpy as np
 from ir.errors import AutotuneError
 from ir.schedule import Trace
 from tuner.cost_model.base import CostModel
+from tuner.gc_pause import collector_paused
 from tuner.search.base import FeatureFn, Space, trace_key
 
 FEATURE_CACHE_LIMIT = 50_000
@@ -66,6 +67,10 @@ class EvolutionarySearch:
         """Up to `n` unmeasured candidates: model-picked, plus eps-greedy random ones."""
         if n <= 0:
             return []
+        with collector_paused():  # (building, lowering and scoring ~1000 candidates)
+            return self._generate(n)
+
+    def _generate(self, n: int) -> list[Trace]:
         expected_random = n * self.eps_greedy
         n_random = math.floor(expected_random + self._choice.random())
         n_random = min(n, n_random)
