@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,9 +142,29 @@ def run_artifact(path: Path, inputs: Mapping[str, np.ndarray], bench_runs: int =
     if bench_runs < 0:
         raise RunError("--bench must be a positive number of runs")
     if is_cuda_artifact(path):
-        return _run_cuda_artifact(path, inputs, bench_runs)
+        return _run_loaded(
+            lambda: load_cuda_artifact(path),
+            inputs,
+            bench_runs,
+            (CudaArtifactInputError, ArtifactInputError),
+            (CudaArtifactError, ArtifactError),
+        )
+    return _run_loaded(
+        lambda: load_artifact(path), inputs, bench_runs, ArtifactInputError, ArtifactError
+    )
+
+
+def _run_loaded(
+    open_artifact: Callable[[], Any],
+    inputs: Mapping[str, np.ndarray],
+    bench_runs: int,
+    input_errors: type[Exception] | tuple[type[Exception], ...],
+    artifact_errors: type[Exception] | tuple[type[Exception], ...],
+) -> RunResult:
+    """Open an artifact with `open_artifact` (the CPU or the CUDA loader), run it once, then
+    `bench_runs` timed runs; the loader's errors become InputError / RunError."""
     try:
-        with load_artifact(path) as artifact:
+        with open_artifact() as artifact:
             results = artifact.run(inputs)
             latencies: list[float] = []
             for _ in range(bench_runs):
@@ -153,28 +173,9 @@ def run_artifact(path: Path, inputs: Mapping[str, np.ndarray], bench_runs: int =
                 latencies.append(time.perf_counter() - start)
             kernels = int(artifact.manifest.get("kernels", 0))
             load_s = artifact.load_s
-    except ArtifactInputError as err:
+    except input_errors as err:
         raise InputError(str(err)) from None
-    except ArtifactError as err:
-        raise RunError(str(err)) from None
-    return RunResult(list(results.values()), latencies, 0.0, kernels, load_s)
-
-
-def _run_cuda_artifact(path: Path, inputs: Mapping[str, np.ndarray], bench_runs: int) -> RunResult:
-    """`run_artifact` for a CUDA artifact (cuda_loader: numpy + pycuda)."""
-    try:
-        with load_cuda_artifact(path) as artifact:
-            results = artifact.run(inputs)
-            latencies: list[float] = []
-            for _ in range(bench_runs):
-                start = time.perf_counter()
-                artifact.run(inputs)
-                latencies.append(time.perf_counter() - start)
-            kernels = int(artifact.manifest.get("kernels", 0))
-            load_s = artifact.load_s
-    except CudaArtifactInputError as err:
-        raise InputError(str(err)) from None
-    except CudaArtifactError as err:
+    except artifact_errors as err:
         raise RunError(str(err)) from None
     return RunResult(list(results.values()), latencies, 0.0, kernels, load_s)
 
@@ -206,7 +207,7 @@ def run_model_on_gpu(
         start = time.perf_counter()
         build = build_artifact(path, exact_target, records, Path(directory), shapes)
         compile_s = time.perf_counter() - start
-        result = _run_cuda_artifact(build.path, inputs, bench_runs)
+        result = run_artifact(build.path, inputs, bench_runs)
     return RunResult(result.outputs, result.latencies_s, compile_s, result.kernels, None)
 
 
