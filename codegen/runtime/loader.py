@@ -7,7 +7,8 @@ it needs, so it can be copied next to an artifact or into a fresh virtual enviro
     with load_artifact("3f2a....tar.gz") as model:
         outputs = model.run({"data_0": image})      # {output name: numpy array}
 
-Loading checks everything before any code runs: the gzip stream's CRC, the tarball's hash
+Loading checks everything before any code runs: the gzip stream's length and CRC (the CRC
+only when the name does not carry the hash, which covers it), the tarball's hash
 against its name (when it is named by its hash), the manifest's format and ABI version,
 the library's sha256 against the manifest (when the name's hash does not already cover it,
 or when the library goes into the cache), and the library's own metadata against the
@@ -126,33 +127,101 @@ class _InflatedStream:
 
     Unlike tarfile's stream mode this hands out the inflated chunks themselves (no joining
     and re-slicing), which keeps a cold load of a large artifact close to the speed of
-    inflating and writing it."""
+    inflating and writing it. The gzip framing is parsed here and the deflate data inflated
+    raw, so the CRC-32 (zlib's gzip mode always computes it, at about 1 GB/s) is computed
+    only when `check_crc` asks for it: a tarball named by its sha256 is covered by a
+    stronger check. The trailer's length is always checked."""
 
-    def __init__(self, raw: BinaryIO, sha256: _BackgroundSha256) -> None:
+    def __init__(self, raw: BinaryIO, sha256: _BackgroundSha256, check_crc: bool) -> None:
         self._raw = raw
         self._sha256 = sha256
-        self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._check_crc = check_crc
+        self._compressed = b""  # read from the file, not yet given to the inflater
+        self._inflater: Any = None  # zlib.decompressobj of the current member, if any
+        self._crc = 0
+        self._size = 0
         self._pending = memoryview(b"")
+
+    def _read_raw(self) -> bool:
+        """Append the next chunk of the file to `_compressed`; False at its end."""
+        chunk = self._raw.read(_CHUNK_BYTES)
+        if not chunk:
+            return False
+        self._sha256.update(chunk)
+        self._compressed = self._compressed + chunk if self._compressed else chunk
+        return True
+
+    def _take(self, size: int, what: str) -> bytes:
+        """Exactly the next `size` compressed-stream bytes (gzip framing)."""
+        while len(self._compressed) < size:
+            if not self._read_raw():
+                raise _TruncatedError(f"the gzip stream ends inside {what}")
+        taken, self._compressed = self._compressed[:size], self._compressed[size:]
+        return taken
+
+    def _take_string(self, what: str) -> None:
+        """Skip a zero-terminated header field."""
+        while (end := self._compressed.find(0)) < 0:
+            if not self._read_raw():
+                raise _TruncatedError(f"the gzip stream ends inside {what}")
+        self._compressed = self._compressed[end + 1 :]
+
+    def _start_member(self) -> bool:
+        """Parse a gzip member header (RFC 1952); False when only zero padding is left."""
+        while not self._compressed.strip(b"\0"):
+            self._compressed = b""
+            if not self._read_raw():
+                return False
+        header = self._take(10, "a gzip header")
+        if header[:3] != b"\x1f\x8b\x08":
+            raise zlib.error("not a gzip stream (bad magic number or method)")
+        flags = header[3]
+        if flags & 0x04:  # FEXTRA
+            extra = self._take(2, "a gzip header")
+            self._take(extra[0] | extra[1] << 8, "a gzip header")
+        if flags & 0x08:  # FNAME
+            self._take_string("a gzip header")
+        if flags & 0x10:  # FCOMMENT
+            self._take_string("a gzip header")
+        if flags & 0x02:  # FHCRC
+            self._take(2, "a gzip header")
+        self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+        self._crc = 0
+        self._size = 0
+        return True
+
+    def _end_member(self) -> None:
+        """Check the finished member's trailer (CRC-32 when asked for, and length)."""
+        self._compressed = self._inflater.unused_data + self._compressed
+        self._inflater = None
+        trailer = self._take(8, "the gzip trailer")
+        crc = int.from_bytes(trailer[:4], "little")
+        size = int.from_bytes(trailer[4:], "little")
+        if size != self._size & 0xFFFFFFFF:
+            raise zlib.error("the gzip trailer's length does not match the data")
+        if self._check_crc and crc != self._crc:
+            raise zlib.error("the gzip trailer's CRC-32 does not match the data")
 
     def _fill(self) -> bool:
         """Inflate more bytes into `_pending`; False at the end of the compressed stream."""
         while not self._pending:
-            tail = self._inflater.unconsumed_tail
+            if self._inflater is None and not self._start_member():
+                return False
+            inflater = self._inflater
+            tail = inflater.unconsumed_tail
             if not tail:
-                if self._inflater.eof:
-                    unused = self._inflater.unused_data
-                    if not unused.strip(b"\0"):
-                        return False
-                    # another gzip member follows (concatenated .gz files are valid gzip)
-                    self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                    tail = unused
-                else:
-                    tail = self._raw.read(_CHUNK_BYTES)
-                    if not tail:
-                        raise _TruncatedError("the gzip stream ends early")
-                    self._sha256.update(tail)
+                if inflater.eof:
+                    self._end_member()
+                    continue
+                if not self._compressed and not self._read_raw():
+                    raise _TruncatedError("the gzip stream ends early")
+                tail, self._compressed = self._compressed, b""
             # bounded output: a small, highly compressed tarball cannot balloon in memory
-            self._pending = memoryview(self._inflater.decompress(tail, _CHUNK_BYTES))
+            out = inflater.decompress(tail, _CHUNK_BYTES)
+            self._size += len(out)
+            if self._check_crc:
+                self._crc = zlib.crc32(out, self._crc)
+            self._pending = memoryview(out)
         return True
 
     def chunks(self, size: int) -> Iterator[memoryview]:
@@ -199,7 +268,7 @@ def _extract(
     sha256 = _BackgroundSha256()
     try:
         with path.open("rb") as raw:
-            stream = _InflatedStream(raw, sha256)
+            stream = _InflatedStream(raw, sha256, check_crc=match is None)
             while True:
                 header = stream.read(tarfile.BLOCKSIZE)
                 if header.count(0) == tarfile.BLOCKSIZE:

@@ -7,6 +7,7 @@ import gzip
 import io
 import shutil
 import tarfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -128,3 +129,50 @@ def test_a_closed_artifact_does_not_run(squeezenet: CompiledCase, tmp_path: Path
     model.close()
     with pytest.raises(ArtifactError, match="is closed"):
         model.run(squeezenet.inputs)
+
+
+def _tar_bytes(path: Path) -> bytes:
+    with gzip.open(path) as stream:
+        return stream.read()
+
+
+def test_any_valid_gzip_framing_loads(squeezenet: CompiledCase, tmp_path: Path) -> None:
+    """The loader parses gzip itself: optional header fields (name, comment, extra, header
+    CRC) and a stream split into several members (as `cat a.gz b.gz` makes) all load."""
+    tar = _tar_bytes(squeezenet.artifact.path)
+    expected = squeezenet.model.graph.output[0].name
+    header = bytearray(b"\x1f\x8b\x08\x1e\0\0\0\0\0\xff")  # FEXTRA | FNAME | FCOMMENT | FHCRC
+    header += b"\x04\0abcd" + b"model.tar\0" + b"a comment\0"
+    header += (zlib.crc32(bytes(header)) & 0xFFFF).to_bytes(2, "little")
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflate.compress(tar) + deflate.flush()
+    trailer = zlib.crc32(tar).to_bytes(4, "little") + len(tar).to_bytes(4, "little")
+    framed = tmp_path / "framed.tar.gz"
+    framed.write_bytes(bytes(header) + body + trailer)
+    split = tmp_path / "split.tar.gz"
+    half = len(tar) // 2
+    split.write_bytes(gzip.compress(tar[:half], 0) + gzip.compress(tar[half:], 9) + b"\0" * 512)
+    for path in (framed, split):
+        with load_artifact(path) as model:
+            outputs = model.run(squeezenet.inputs)
+        assert outputs[expected].shape == tuple(
+            d.dim_value for d in squeezenet.model.graph.output[0].type.tensor_type.shape.dim
+        )
+
+
+def test_a_wrong_gzip_trailer_fails(squeezenet: CompiledCase, tmp_path: Path) -> None:
+    """A trailer whose CRC-32 or length does not match the data: refused when the name
+    carries no hash (the CRC is then the stream's own check), and when it does (the
+    name's sha256 no longer matches)."""
+    data = squeezenet.artifact.path.read_bytes()
+    for offset, pattern in ((-8, "CRC-32 does not match"), (-4, "length does not match")):
+        damaged = bytearray(data)
+        damaged[offset] ^= 0x01
+        renamed = tmp_path / "renamed.tar.gz"
+        renamed.write_bytes(bytes(damaged))
+        with pytest.raises(ArtifactError, match=f"corrupt or truncated.*{pattern}"):
+            load_artifact(renamed)
+        hash_named = tmp_path / squeezenet.artifact.path.name
+        hash_named.write_bytes(bytes(damaged))
+        with pytest.raises(ArtifactError, match="corrupt"):
+            load_artifact(hash_named)
