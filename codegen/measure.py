@@ -3,7 +3,7 @@
 Every candidate (a workload and a schedule trace) is built, checked and timed in a child
 process, so a crash or a hang costs one candidate, not the caller:
 
-    parent                                   child (`python -c ... child_main()`)
+    parent                                   child (`codegen.measure_child`)
       start a child                  ──▶      import everything, say {"event": "ready"}
       send one request (JSON line)   ──▶      rebuild the function, TE, replay the trace,
                                               lower, compile; seeded inputs and the
@@ -16,7 +16,7 @@ process, so a crash or a hang costs one candidate, not the caller:
 A child measures candidates one after another until one kills it; the next candidate gets
 a fresh child. A child killed by a signal is a build_error while building and a
 runtime_error while running, naming the signal; a phase past its timeout is killed and
-is a timeout. The test hook AUTOTUNE_MEASURE_FAULT (`_fault_for`) is read by the child only.
+is a timeout. The test hook AUTOTUNE_MEASURE_FAULT is read by the child only.
 Candidates are measured one at a time, never two at once. Requests and replies are JSON
 lines (never pickle); the child writes its replies to a private copy of stdout and points
 fd 1 at stderr, so kernels or libraries that print cannot corrupt the protocol.
@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import gc
 import json
-import math
 import os
 import queue
 import signal
@@ -48,39 +46,22 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
-
-from codegen.cuda.candidate import GpuKernel
 from codegen.cuda.device import GpuRuntimeError, check_target_device, device_lock
-from codegen.cuda.target import is_cuda_target, parse_cuda_target
+from codegen.cuda.target import is_cuda_target
 from codegen.default_schedules import default_schedule_for
-from codegen.llvm import CompiledKernel, compile_kernel, parse_target
-from codegen.llvm.jit import clear_kernel_cache
 from ir.errors import AutotuneError, IRError
 from ir.graph.canonical import function_from_json
 from ir.graph.nodes import Function
-from ir.graph.types import TensorType, TupleType, Type
-from ir.lower import lower
-from ir.reference import check_close, evaluate
-from ir.schedule import Schedule, Trace
-from ir.te.program import TEProgram, function_to_te
+from ir.te.program import function_to_te
 
 STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result")
 CHILD_START_TIMEOUT_S = 120.0  # imports only, but the machine may be busy
 CHILD_MAX_CANDIDATES = 64  # a child is replaced after this many, to bound its memory
-FLUSH_BYTES = 64 * 1024 * 1024
-MAX_NUMBER = 1_000_000  # runs per repeat, however fast the kernel
-FAULT_ENV = "AUTOTUNE_MEASURE_FAULT"  # test hook, read by the child only (see _fault_for)
-
-# float32 sums over more than this many elements are checked with a looser tolerance.
-LONG_REDUCTION = 256  # terms; see tolerance()
-LONG_REDUCTION_TOLERANCE = (1e-3, 1e-4)  # (rtol, atol)
 
 
 class MeasureError(AutotuneError):
@@ -283,7 +264,11 @@ class _Child:
         env["PYTHONFAULTHANDLER"] = "1"  # a crash leaves a Python traceback on stderr
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", "from codegen.measure import child_main; child_main()"],
+                [
+                    sys.executable,
+                    "-c",
+                    "from codegen.measure_child import child_main; child_main()",
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -446,278 +431,3 @@ class _Child:
             if stream is not None and not stream.closed:
                 with contextlib.suppress(OSError):
                     stream.close()
-
-
-# -- child side ----------------------------------------------------------------------------
-
-
-def child_main() -> None:
-    """The child's entry point: answer measurement requests from stdin until it closes."""
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)  # stray output (ours, a library's, a kernel's) goes to stderr
-    sys.stdout = sys.stderr
-    _reply(protocol, {"event": "ready", "pid": os.getpid()})
-    for line in sys.stdin:
-        if line.strip():
-            _serve(json.loads(line), protocol)
-
-
-def _reply(protocol: IO[str], message: Mapping[str, Any]) -> None:
-    protocol.write(json.dumps(message) + "\n")
-    protocol.flush()
-
-
-def _describe(err: BaseException) -> str:
-    """The error's message; internal errors (not AutotuneError) also say where they arose."""
-    text = f"{type(err).__name__}: {err}"
-    if not isinstance(err, AutotuneError | AssertionError):
-        frames = traceback.extract_tb(err.__traceback__)[-3:]
-        text += "\n" + "".join(traceback.format_list(frames)).rstrip()
-    return text
-
-
-@dataclass
-class _Built:
-    function: Function
-    constants: frozenset[str]
-    program: TEProgram
-    schedule: Schedule
-    kernel: CompiledKernel | GpuKernel
-    build_s: float
-
-
-@dataclass
-class _Workload:
-    """Seeded inputs and reference outputs of one workload (kept for its next candidate)."""
-
-    inputs: dict[str, np.ndarray]
-    expected: list[np.ndarray]
-    error: str = ""
-
-
-_WORKLOADS: collections.OrderedDict[tuple[str, int], _Workload] = collections.OrderedDict()
-_FLUSH_BUFFER: list[np.ndarray] = []
-
-
-def _serve(request: Mapping[str, Any], protocol: IO[str]) -> None:
-    options = MeasureOptions.from_json(request["options"])
-    fault = _fault_for(int(request.get("index", -1)))
-    try:
-        built = _build(request)
-        workload = _workload(request["task"], built.function, options.seed)
-    except Exception as err:  # every build failure is data, whatever its kind
-        _reply(protocol, {"event": "result", "status": "build_error", "error": _describe(err)})
-        return
-    _reply(protocol, {"event": "built", "build_s": built.build_s})
-    started = time.perf_counter()
-    try:
-        status, costs, error = _run(built, workload, options, fault)
-    finally:
-        if isinstance(built.kernel, GpuKernel):
-            built.kernel.close()
-    measure_s = time.perf_counter() - started
-    _reply(
-        protocol,
-        {
-            "event": "result",
-            "status": status,
-            "costs_s": costs,
-            "error": error,
-            "measure_s": measure_s,
-        },
-    )
-    clear_kernel_cache()  # the next candidate compiles afresh; free this one's code
-
-
-def _fault_for(index: int) -> str:
-    """The fault the test hook asks for at this candidate: AUTOTUNE_MEASURE_FAULT holds
-    comma-separated `kind` or `kind@index` entries (kind: wrong, crash or hang)."""
-    for entry in filter(None, os.environ.get(FAULT_ENV, "").split(",")):
-        kind, _, at = entry.strip().partition("@")
-        if not at or int(at) == index:
-            return kind
-    return ""
-
-
-def _build(request: Mapping[str, Any]) -> _Built:
-    started = time.perf_counter()
-    target_text = str(request["target"])
-    function, constants = workload_from_task_json(request["task"])
-    program = function_to_te(function)
-    schedule = Trace.from_json(request["trace"]).replay(program)
-    for name in schedule.input_layouts:
-        if name not in constants:
-            raise IRError(f"the schedule rewrites the layout of {name}, which is not a constant")
-    kernel: CompiledKernel | GpuKernel
-    if is_cuda_target(target_text):
-        device_index = int(request.get("device", 0))
-        kernel = GpuKernel(lower(schedule), parse_cuda_target(target_text), device_index)
-    else:
-        kernel = compile_kernel(lower(schedule), parse_target(target_text))
-    return _Built(function, constants, program, schedule, kernel, time.perf_counter() - started)
-
-
-def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Workload:
-    """Seeded inputs and the reference's outputs, cached for the workload's next candidate."""
-    key = (json.dumps(task.get("function"), sort_keys=True), seed)
-    cached = _WORKLOADS.get(key)
-    if cached is not None:
-        return cached
-    inputs = _random_inputs(function, seed)
-    try:
-        expected = _flatten(evaluate(function, inputs))
-        workload = _Workload(inputs, expected)
-    except Exception as err:  # e.g. indices out of range for the seeded inputs
-        workload = _Workload(inputs, [], error=f"reference evaluation failed: {_describe(err)}")
-    _WORKLOADS[key] = workload
-    while len(_WORKLOADS) > 2:
-        _WORKLOADS.popitem(last=False)
-    return workload
-
-
-def _random_inputs(function: Function, seed: int) -> dict[str, np.ndarray]:
-    """Every parameter, constants included (a workload carries no weights), from `seed`:
-    floats uniform in [-1, 1], integers and bools 0 or 1 (small, so valid as indices)."""
-    rng = np.random.default_rng(seed)
-    inputs = {}
-    for param in function.params:
-        ty = param.type_annotation
-        if not isinstance(ty, TensorType):
-            raise IRError(f"parameter %{param.name} is not a tensor: {ty}")
-        dtype = np.dtype(ty.dtype)
-        if dtype.kind == "f":
-            array = rng.uniform(-1.0, 1.0, ty.shape).astype(dtype)
-        else:
-            array = rng.integers(0, 2, ty.shape).astype(dtype)
-        inputs[param.name] = np.ascontiguousarray(array)
-    return inputs
-
-
-def _flatten(value: Any) -> list[np.ndarray]:
-    if isinstance(value, tuple):
-        return [array for item in value for array in _flatten(item)]
-    return [np.asarray(value)]
-
-
-def _tensor_types(ty: Type) -> list[TensorType]:
-    if isinstance(ty, TupleType):
-        return [t for item in ty.fields for t in _tensor_types(item)]
-    if not isinstance(ty, TensorType):
-        raise IRError(f"unsupported output type {ty}")
-    return [ty]
-
-
-def tolerance(program: TEProgram) -> tuple[float | None, float | None]:
-    """The (rtol, atol) to check a program's outputs with (None: the dtype's default).
-
-    A float32 sum of many terms computed in another order (tiled, vectorised partial
-    sums) than numpy's pairwise summation differs from it by rounding errors that grow
-    with the number and the size of the partial sums, not with the result: near
-    cancellation, sums of LONG_REDUCTION or more terms exceed the float32 default
-    (rtol=1e-4, atol=1e-5) though both are right. Those programs get rtol=1e-3,
-    atol=1e-4.
-    """
-    for op in program.computes:
-        length = math.prod(axis.extent for axis in op.reduce_axes)
-        if op.reduce_axes and op.dtype == "float32" and length >= LONG_REDUCTION:
-            return LONG_REDUCTION_TOLERANCE
-    return None, None
-
-
-def _run(
-    built: _Built, workload: _Workload, options: MeasureOptions, fault: str
-) -> tuple[str, list[float], str]:
-    """Run once and check, then time; (status, costs, error)."""
-    if workload.error:
-        return "runtime_error", [], workload.error
-    layouts = built.schedule.input_layouts
-    # Fresh copies: a kernel that writes out of bounds cannot spoil the cached inputs.
-    args = [
-        layouts[name].apply(array) if name in layouts else array.copy()
-        for name, array in workload.inputs.items()
-    ]
-    outputs = []
-    for ty in _tensor_types(built.function.ret_type):
-        output = np.empty(ty.shape, ty.dtype)
-        output.fill(np.nan if output.dtype.kind == "f" else 0)  # unwritten elements show
-        outputs.append(output)
-    # Step 1. Run once and compare with the reference.
-    if fault == "hang":
-        while True:
-            time.sleep(3600)
-    if fault == "crash":
-        os.abort()
-    try:
-        built.kernel(*args, *outputs)
-    except Exception as err:
-        return "runtime_error", [], _describe(err)
-    if fault == "wrong" and outputs[0].size:
-        flat = outputs[0].reshape(-1)
-        flat[0] = (
-            not flat[0] if flat.dtype.kind == "b" else (flat[0] + 1 if flat[0] == flat[0] else 0)
-        )
-    rtol, atol = tolerance(built.program)
-    try:
-        for position, (got, want) in enumerate(zip(outputs, workload.expected, strict=True)):
-            check_close(got, want, rtol, atol, what=f"output {position}")
-    except AssertionError as err:
-        return "wrong_result", [], str(err)
-    # Step 2. Time.
-    try:
-        if isinstance(built.kernel, GpuKernel):
-            number, repeat, min_repeat_ms = options.number, options.repeat, options.min_repeat_ms
-            return "ok", built.kernel.time(args, number, repeat, min_repeat_ms), ""
-        return "ok", _time_kernel(built.kernel, [*args, *outputs], options), ""
-    except Exception as err:
-        return "runtime_error", [], _describe(err)
-
-
-def _flush_cache() -> None:
-    if not _FLUSH_BUFFER:
-        _FLUSH_BUFFER.append(np.zeros(FLUSH_BYTES, np.uint8))
-    buffer = _FLUSH_BUFFER[0]
-    buffer.fill(buffer[0] + 1)
-
-
-def _time_kernel(
-    kernel: CompiledKernel, args: list[np.ndarray], options: MeasureOptions
-) -> list[float]:
-    """One warm-up run, then `repeat` repeats of `number` runs; each repeat's mean cost."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        started = time.perf_counter()
-        kernel(*args)  # warm-up
-        number = options.number or _calibrate(kernel, args, options, time.perf_counter() - started)
-        costs = []
-        for _ in range(options.repeat):
-            if options.flush_cache:
-                _flush_cache()
-            started = time.perf_counter()
-            for _ in range(number):
-                kernel(*args)
-            costs.append((time.perf_counter() - started) / number)
-        return costs
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-
-
-def _calibrate(
-    kernel: CompiledKernel, args: list[np.ndarray], options: MeasureOptions, warm_up_s: float
-) -> int:
-    """Runs per repeat so that one repeat lasts at least `min_repeat_ms` (as TVM does: grow
-    the count from an estimate until a trial repeat is long enough)."""
-    min_repeat_s = options.min_repeat_ms / 1000.0
-    if min_repeat_s <= 0:
-        return 1
-    number = max(1, min(MAX_NUMBER, math.ceil(min_repeat_s / max(warm_up_s, 1e-9))))
-    for _ in range(4):
-        started = time.perf_counter()
-        for _ in range(number):
-            kernel(*args)
-        elapsed = time.perf_counter() - started
-        if elapsed >= min_repeat_s or number >= MAX_NUMBER:
-            break
-        number = min(MAX_NUMBER, math.ceil(number * 1.2 * min_repeat_s / max(elapsed, 1e-9)))
-    return number

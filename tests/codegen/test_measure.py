@@ -15,18 +15,15 @@ import pytest
 
 from codegen.llvm import host_target
 from codegen.measure import (
-    FAULT_ENV,
-    LONG_REDUCTION_TOLERANCE,
     MeasureInput,
     MeasureOptions,
     MeasureResult,
-    _time_kernel,
     default_trace,
     measure_batch,
     measure_default,
-    tolerance,
     workload_from_task_json,
 )
+from codegen.measure_child import FAULT_ENV, LONG_REDUCTION_TOLERANCE, _time_kernel, tolerance
 from ir.errors import IRError
 from ir.graph.canonical import function_to_json
 from ir.graph.nodes import Call, Constant, Function, Var, call

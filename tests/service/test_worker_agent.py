@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.measure import FAULT_ENV
+from codegen.measure_child import FAULT_ENV
 from tests.workers.service_process import (
     RunningService,
     running_service,
