@@ -1,4 +1,4 @@
-"""A tuning candidate on a GPU, as the measurement child (`codegen.measure`) runs it.
+"""A tuning candidate on a GPU, as the measurement child (`codegen.measure_child`) runs it.
 
 `GpuKernel(func, target, device_index)` builds the CUDA module of a lowered function
 (limits checked), compiles it with nvcc for the target's architecture and loads it through

@@ -21,11 +21,11 @@ from codegen.measure import (
     MeasureInput,
     MeasureOptions,
     MeasureResult,
-    _serve,
     default_trace,
     measure_batch,
     workload_from_task_json,
 )
+from codegen.measure_child import _serve
 from ir.graph.canonical import function_to_json
 from ir.graph.nodes import Function
 from ir.lower import lower
