@@ -23,6 +23,7 @@ Also a command: `python loader.py ART.tar.gz --input NAME=FILE.npy ... [--output
 from __future__ import annotations
 
 import argparse
+import collections
 import ctypes
 import hashlib
 import json
@@ -125,51 +126,68 @@ class _InflatedStream:
     """The decompressed bytes of a .tar.gz read in one pass, with the compressed bytes
     hashed in the background as they are read.
 
-    Unlike tarfile's stream mode this hands out the inflated chunks themselves (no joining
-    and re-slicing), which keeps a cold load of a large artifact close to the speed of
-    inflating and writing it. The gzip framing is parsed here and the deflate data inflated
-    raw, so the CRC-32 (zlib's gzip mode always computes it, at about 1 GB/s) is computed
-    only when `check_crc` asks for it: a tarball named by its sha256 is covered by a
-    stronger check. The trailer's length is always checked."""
+    Unlike tarfile's stream mode this hands out chunks as they come (no joining and
+    re-slicing), which keeps a cold load of a large artifact close to the speed of reading
+    and writing it. The gzip framing is parsed here. Stored deflate blocks (what the packer
+    writes for incompressible weights) are handed out as views of the file's bytes, never
+    copied; from the first compressed block on, zlib inflates the rest of the member (given
+    the last 32 KiB of output as its window). The CRC-32 is computed only when `check_crc`
+    asks for it: a tarball named by its sha256 is covered by a stronger check. The trailer's
+    length is always checked."""
 
     def __init__(self, raw: BinaryIO, sha256: _BackgroundSha256, check_crc: bool) -> None:
         self._raw = raw
         self._sha256 = sha256
         self._check_crc = check_crc
-        self._compressed = b""  # read from the file, not yet given to the inflater
-        self._inflater: Any = None  # zlib.decompressobj of the current member, if any
+        self._buffer = b""  # read from the file; bytes before `_offset` are consumed
+        self._offset = 0
+        self._in_member = False
+        self._stored_left = 0  # bytes left in the current stored block
+        self._final_block = False
+        self._inflater: Any = None  # zlib, once the member has a compressed block
+        self._window: collections.deque[memoryview] = collections.deque()
+        self._window_bytes = 0
         self._crc = 0
         self._size = 0
         self._pending = memoryview(b"")
 
+    # -- the compressed bytes ------------------------------------------------------------
+
+    def _available(self) -> int:
+        return len(self._buffer) - self._offset
+
     def _read_raw(self) -> bool:
-        """Append the next chunk of the file to `_compressed`; False at its end."""
+        """Append the next chunk of the file to the unconsumed bytes; False at its end."""
         chunk = self._raw.read(_CHUNK_BYTES)
         if not chunk:
             return False
         self._sha256.update(chunk)
-        self._compressed = self._compressed + chunk if self._compressed else chunk
+        rest = self._buffer[self._offset :] if self._available() else b""
+        self._buffer, self._offset = rest + chunk if rest else chunk, 0
         return True
 
     def _take(self, size: int, what: str) -> bytes:
-        """Exactly the next `size` compressed-stream bytes (gzip framing)."""
-        while len(self._compressed) < size:
+        """Exactly the next `size` compressed-stream bytes (gzip and block framing)."""
+        while self._available() < size:
             if not self._read_raw():
                 raise _TruncatedError(f"the gzip stream ends inside {what}")
-        taken, self._compressed = self._compressed[:size], self._compressed[size:]
+        taken = self._buffer[self._offset : self._offset + size]
+        self._offset += size
         return taken
 
-    def _take_string(self, what: str) -> None:
+    def _skip_string(self, what: str) -> None:
         """Skip a zero-terminated header field."""
-        while (end := self._compressed.find(0)) < 0:
+        while (end := self._buffer.find(0, self._offset)) < 0:
             if not self._read_raw():
                 raise _TruncatedError(f"the gzip stream ends inside {what}")
-        self._compressed = self._compressed[end + 1 :]
+        self._offset = end + 1
+
+    # -- gzip members --------------------------------------------------------------------
 
     def _start_member(self) -> bool:
         """Parse a gzip member header (RFC 1952); False when only zero padding is left."""
-        while not self._compressed.strip(b"\0"):
-            self._compressed = b""
+        while not self._buffer[self._offset :].strip(b"\0"):
+            self._buffer, self._offset = b"", 0
             if not self._read_raw():
                 return False
         header = self._take(10, "a gzip header")
@@ -180,48 +198,100 @@ class _InflatedStream:
             extra = self._take(2, "a gzip header")
             self._take(extra[0] | extra[1] << 8, "a gzip header")
         if flags & 0x08:  # FNAME
-            self._take_string("a gzip header")
+            self._skip_string("a gzip header")
         if flags & 0x10:  # FCOMMENT
-            self._take_string("a gzip header")
+            self._skip_string("a gzip header")
         if flags & 0x02:  # FHCRC
             self._take(2, "a gzip header")
-        self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-        self._crc = 0
-        self._size = 0
+        self._in_member, self._inflater = True, None
+        self._stored_left, self._final_block = 0, False
+        self._window.clear()
+        self._window_bytes = self._crc = self._size = 0
         return True
 
     def _end_member(self) -> None:
         """Check the finished member's trailer (CRC-32 when asked for, and length)."""
-        self._compressed = self._inflater.unused_data + self._compressed
-        self._inflater = None
         trailer = self._take(8, "the gzip trailer")
         crc = int.from_bytes(trailer[:4], "little")
         size = int.from_bytes(trailer[4:], "little")
+        self._in_member, self._inflater = False, None
         if size != self._size & 0xFFFFFFFF:
             raise zlib.error("the gzip trailer's length does not match the data")
         if self._check_crc and crc != self._crc:
             raise zlib.error("the gzip trailer's CRC-32 does not match the data")
 
+    # -- deflate blocks ------------------------------------------------------------------
+
+    def _next_block(self) -> None:
+        """At a byte boundary between blocks: enter the next stored block, or hand the rest
+        of the member to zlib at its first compressed block."""
+        header = self._take(1, "a deflate block")[0]
+        if (header >> 1) & 3 != 0:  # fixed or dynamic Huffman: zlib from here on
+            self._offset -= 1
+            window = b"".join(self._window)[-32768:]
+            self._inflater = zlib.decompressobj(-zlib.MAX_WBITS, zdict=window)
+            self._window.clear()
+            return
+        length = self._take(4, "a stored block header")
+        size = length[0] | length[1] << 8
+        if size ^ (length[2] | length[3] << 8) != 0xFFFF:
+            raise zlib.error("invalid stored block lengths")
+        self._stored_left, self._final_block = size, bool(header & 1)
+
+    def _stored_chunk(self) -> memoryview:
+        """The next bytes of the current stored block, as a view of the file's bytes."""
+        if not self._available() and not self._read_raw():
+            raise _TruncatedError("the gzip stream ends inside a stored block")
+        count = min(self._stored_left, self._available())
+        out = memoryview(self._buffer)[self._offset : self._offset + count]
+        self._offset += count
+        self._stored_left -= count
+        self._window.append(out)  # kept in case a compressed block follows
+        self._window_bytes += count
+        while self._window_bytes - len(self._window[0]) >= 32768:
+            self._window_bytes -= len(self._window.popleft())
+        return out
+
+    def _inflated_chunk(self) -> memoryview | None:
+        """The next bytes zlib inflates; None once its member's deflate data ends."""
+        inflater = self._inflater
+        if inflater.eof:  # (its unconsumed_tail may still hold what unused_data holds)
+            unused = inflater.unused_data
+            self._buffer, self._offset = unused + self._buffer[self._offset :], 0
+            return None
+        tail = inflater.unconsumed_tail
+        if not tail:
+            if not self._available() and not self._read_raw():
+                raise _TruncatedError("the gzip stream ends early")
+            tail = memoryview(self._buffer)[self._offset :]
+            self._buffer, self._offset = b"", 0
+        # bounded output: a small, highly compressed tarball cannot balloon in memory
+        return memoryview(inflater.decompress(tail, _CHUNK_BYTES))
+
     def _fill(self) -> bool:
-        """Inflate more bytes into `_pending`; False at the end of the compressed stream."""
+        """More bytes into `_pending`; False at the end of the compressed stream."""
         while not self._pending:
-            if self._inflater is None and not self._start_member():
-                return False
-            inflater = self._inflater
-            tail = inflater.unconsumed_tail
-            if not tail:
-                if inflater.eof:
+            if not self._in_member:
+                if not self._start_member():
+                    return False
+                continue
+            if self._inflater is not None:
+                out = self._inflated_chunk()
+                if out is None:
                     self._end_member()
                     continue
-                if not self._compressed and not self._read_raw():
-                    raise _TruncatedError("the gzip stream ends early")
-                tail, self._compressed = self._compressed, b""
-            # bounded output: a small, highly compressed tarball cannot balloon in memory
-            out = inflater.decompress(tail, _CHUNK_BYTES)
+            elif self._stored_left:
+                out = self._stored_chunk()
+            elif self._final_block:
+                self._end_member()
+                continue
+            else:
+                self._next_block()
+                continue
             self._size += len(out)
             if self._check_crc:
                 self._crc = zlib.crc32(out, self._crc)
-            self._pending = memoryview(out)
+            self._pending = out
         return True
 
     def chunks(self, size: int) -> Iterator[memoryview]:

@@ -176,3 +176,58 @@ def test_a_wrong_gzip_trailer_fails(squeezenet: CompiledCase, tmp_path: Path) ->
         hash_named.write_bytes(bytes(damaged))
         with pytest.raises(ArtifactError, match="corrupt"):
             load_artifact(hash_named)
+
+
+def _stored_blocks(data: bytes) -> bytes:
+    """`data` as non-final stored deflate blocks."""
+    out = bytearray()
+    for start in range(0, len(data), 65535):
+        block = data[start : start + 65535]
+        out += (
+            b"\0" + len(block).to_bytes(2, "little") + (len(block) ^ 0xFFFF).to_bytes(2, "little")
+        )
+        out += block
+    return bytes(out)
+
+
+def test_stored_blocks_followed_by_compressed_ones_load(
+    squeezenet: CompiledCase, tmp_path: Path
+) -> None:
+    """Stored blocks are read without zlib; a compressed block after them (as `gzip -1`
+    writes for mixed content) may refer back into the stored bytes, and still inflates."""
+    tar = _tar_bytes(squeezenet.artifact.path)
+    split = len(tar) // 3
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=tar[split - 32768 : split])
+    body = _stored_blocks(tar[:split]) + deflate.compress(tar[split:]) + deflate.flush()
+    trailer = zlib.crc32(tar).to_bytes(4, "little") + len(tar).to_bytes(4, "little")
+    mixed = tmp_path / "mixed.tar.gz"
+    mixed.write_bytes(b"\x1f\x8b\x08\0\0\0\0\0\0\xff" + body + trailer)
+    assert gzip.decompress(mixed.read_bytes()) == tar
+    with load_artifact(mixed) as model, load_artifact(squeezenet.artifact.path) as reference:
+        name = model.outputs[0].name
+        np.testing.assert_array_equal(
+            model.run(squeezenet.inputs)[name], reference.run(squeezenet.inputs)[name]
+        )
+    damaged = bytearray(mixed.read_bytes())
+    damaged[10 + 3] ^= 0xFF  # the first stored block's NLEN no longer matches its LEN
+    mixed.write_bytes(bytes(damaged))
+    with pytest.raises(ArtifactError, match=r"corrupt or truncated.*stored block"):
+        load_artifact(mixed)
+
+
+@pytest.mark.timeout(60)
+def test_a_highly_compressed_artifact_loads(squeezenet: CompiledCase, tmp_path: Path) -> None:
+    """A small file that inflates to many times its size (here: megabytes of zeros in a
+    member the loader skips) is inflated in bounded pieces and its end is found."""
+    files = _members(squeezenet.artifact.path)
+    files["zeros.bin"] = bytes(16 << 20)
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    packed = tmp_path / "compressible.tar.gz"
+    packed.write_bytes(gzip.compress(raw.getvalue(), 9))
+    with load_artifact(packed) as model:
+        assert model.run(squeezenet.inputs)[model.outputs[0].name].shape
