@@ -10,10 +10,6 @@ Step 4. Tails of splits that do not divide get guards; when the split's inner ax
         loop of its own the outer loop is partitioned into a guard-free main part and one
         tail iteration with a shorter inner loop, so vectorized loops stay branch-free.
 Step 5. Simplify index arithmetic and drop guards that the loop ranges prove.
-
-Index expressions of loads and stores are built as affine forms where they are affine
-(`ir.tir.affine`), already in the simplifier's canonical form, so step 5 has little left
-to do for them; the others are built generically and simplified in step 5.
 """
 
 from __future__ import annotations
@@ -26,18 +22,9 @@ from ir.errors import ScheduleError
 from ir.lower.region import Region, constant_range, infer_region
 from ir.schedule.schedule import Fuse, Schedule, Split, Stage, loop_extents
 from ir.te.tensor import ComputeOp, Operation, PlaceholderOp, reduce_identity
-from ir.tir.affine import (
-    AffineEvaluator,
-    AffineForm,
-    CanonicalHints,
-    add_forms,
-    emit,
-    scale_form,
-)
-from ir.tir.arith import Interval, bound
+from ir.tir.arith import bound
 from ir.tir.expr import (
     Buffer,
-    Compare,
     IntImm,
     Load,
     PrimExpr,
@@ -69,14 +56,6 @@ def flat_index(indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
     total: PrimExpr = IntImm(0)
     for index, extent in zip(indices, shape, strict=True):
         total = binary("add", binary("mul", total, extent), index)
-    return total
-
-
-def _flat_form(forms: Sequence[AffineForm], shape: Sequence[int]) -> AffineForm:
-    """`flat_index` of index forms."""
-    total: AffineForm = ({}, 0)
-    for form, extent in zip(forms, shape, strict=True):
-        total = add_forms(scale_form(total, extent), form)
     return total
 
 
@@ -145,9 +124,6 @@ class _Lowering:
         self.expanded: dict[int, PrimExpr] = {}
         self.attached: dict[tuple[str, str], list[Stage]] = {}
         self.layouts: dict[str, _Storage] = {}
-        self.hints = CanonicalHints()  # index expressions built in canonical affine form
-        # Input layouts applied to placeholder variables, by input name.
-        self.input_layout_forms: dict[str, tuple[tuple[Var, ...], tuple[PrimExpr, ...]]] = {}
         self._validate()
 
     # Step 1 -------------------------------------------------------------------------------
@@ -277,18 +253,11 @@ class _Lowering:
         visit = self._lower_read
         return self._load(node, tuple(map_expr(i, visit) for i in node.indices))
 
-    def lower_reads_at(
-        self,
-        expr: PrimExpr,
-        mapping: Mapping[Var, PrimExpr],
-        affine: AffineEvaluator | None = None,
-    ) -> PrimExpr:
+    def lower_reads_at(self, expr: PrimExpr, mapping: Mapping[Var, PrimExpr]) -> PrimExpr:
         """`lower_reads(substitute(expr, mapping))` in one pass over `expr`.
 
         The substituted index expressions are large and hold no TE reads: rather than
         searching them, each mapped value is lowered once and shared where it is used.
-        `affine`, when given, has the mapped variables bound to their affine forms: reads
-        and integer comparisons that are affine are then built in canonical form.
         """
 
         def visit(node: PrimExpr, rewrite: Rewrite) -> PrimExpr | None:
@@ -298,67 +267,10 @@ class _Lowering:
                 return None if value is None else self.lower_reads(value)
             if kind is TensorRead:
                 assert isinstance(node, TensorRead)
-                if affine is not None:
-                    load = self._affine_load(node, affine)
-                    if load is not None:
-                        return load
                 return self._load(node, tuple(rewrite(index) for index in node.indices))
-            if kind is Compare and affine is not None:
-                assert isinstance(node, Compare)
-                lhs, rhs = affine.form(node.lhs), affine.form(node.rhs)
-                if lhs is not None and rhs is not None:
-                    return Compare(node.op, emit(lhs, self.hints), emit(rhs, self.hints))
             return None
 
         return map_expr_shared(expr, visit)
-
-    def _affine_load(self, read: TensorRead, affine: AffineEvaluator) -> Load | None:
-        """`_load` of `read` with its index built from affine forms; None if not affine."""
-        forms: list[AffineForm] = []
-        for index in read.indices:
-            form = affine.form(index)
-            if form is None:
-                return None
-            forms.append(form)
-        op = read.tensor.op
-        if isinstance(op, PlaceholderOp):
-            buffer = self.input_buffer(op)
-            layout = self.schedule.input_layouts.get(op.name)
-            if layout is not None:
-                placed = self.input_layout_forms.get(op.name)
-                if placed is None:
-                    holders = tuple(Var(f"__index_{i}") for i in range(len(forms)))
-                    placed = (holders, tuple(layout.map_indices(holders)))
-                    self.input_layout_forms[op.name] = placed
-                mapped = _forms_at(placed[0], placed[1], forms, affine.ranges)
-                if mapped is None:
-                    return None
-                forms = mapped
-            return Load(buffer, emit(_flat_form(forms, buffer.shape), self.hints))
-        name = self.schedule.stage_of_op.get(id(op))
-        stage_buffer = self.buffers.get(name) if name is not None else None
-        if name is None or stage_buffer is None:
-            return None  # `_load` raises the error
-        offsets = self.offsets.get(name)
-        if offsets is not None:
-            for position, start in enumerate(offsets):
-                start_form = affine.form(start)
-                if start_form is None:
-                    return None
-                forms[position] = add_forms(forms[position], start_form, -1)
-        permuted = self._permute_forms(name, forms, affine.ranges)
-        if permuted is None:
-            return None
-        return Load(stage_buffer, emit(_flat_form(permuted, stage_buffer.shape), self.hints))
-
-    def _permute_forms(
-        self, stage: str, forms: list[AffineForm], ranges: Mapping[Var, Interval]
-    ) -> list[AffineForm] | None:
-        """`_permute` of index forms; None when the layout is not affine in them."""
-        layout = self.layouts.get(stage)
-        if layout is None:
-            return forms
-        return _forms_at(layout.roots, layout.dims, forms, ranges)
 
     def _load(self, read: TensorRead, indices: tuple[PrimExpr, ...]) -> Load:
         """The flat load of `read` at (lowered) `indices`."""
@@ -443,57 +355,23 @@ class _Lowering:
             condition = guard if condition is None else logical_and(condition, guard)
         return condition
 
-    def axis_forms(self, nest: _Nest, ranges: Mapping[Var, Interval]) -> AffineEvaluator | None:
-        """An evaluator with the stage's axes bound to their absolute index forms under
-        `ranges`; None when one is not affine."""
-        affine = AffineEvaluator(ranges)
-        op = nest.stage.op
-        bindings: dict[str, AffineForm] = {}
-        for index, axis in enumerate(op.axes):
-            start = affine.form(nest.offsets[index])
-            value = affine.form(nest.values[axis.name])
-            if start is None or value is None:
-                return None
-            bindings[axis.var.name] = add_forms(start, value)
-        for axis in op.reduce_axes:
-            value = affine.form(nest.values[axis.name])
-            if value is None:
-                return None
-            bindings[axis.var.name] = value
-        affine.bindings = bindings
-        return affine
-
-    def body_value(
-        self, nest: _Nest, ranges: Mapping[Var, Interval]
-    ) -> tuple[PrimExpr, Reduce | None]:
+    def body_value(self, nest: _Nest) -> tuple[PrimExpr, Reduce | None]:
         op = nest.stage.op
         mapping: dict[Var, PrimExpr] = {
             axis.var: self.absolute(nest, axis.name) for axis in (*op.axes, *op.reduce_axes)
         }
-        affine = self.axis_forms(nest, ranges)
         body = self._expanded_body(op)
         reduce = body if isinstance(body, Reduce) else None
         source = reduce.source if reduce is not None else body
-        value = self.lower_reads_at(source, mapping, affine)
+        value = self.lower_reads_at(source, mapping)
         if reduce is not None and reduce.condition is not None:
-            condition = self.lower_reads_at(reduce.condition, mapping, affine)
+            condition = self.lower_reads_at(reduce.condition, mapping)
             reduce = Reduce(reduce.combiner, reduce.source, reduce.axes, condition)
         return value, reduce
 
-    def output_index(self, nest: _Nest, ranges: Mapping[Var, Interval]) -> PrimExpr:
+    def output_index(self, nest: _Nest) -> PrimExpr:
         buffer = self.buffers[nest.stage.name]
         indices = [nest.values[axis.name] for axis in nest.stage.op.axes]
-        affine = AffineEvaluator(ranges)
-        forms: list[AffineForm] = []
-        for index in indices:
-            form = affine.form(index)
-            if form is None:
-                break
-            forms.append(form)
-        else:
-            permuted = self._permute_forms(nest.stage.name, forms, ranges)
-            if permuted is not None:
-                return emit(_flat_form(permuted, buffer.shape), self.hints)
         return flat_index(self._permute(nest.stage.name, indices), buffer.shape)
 
     def _permute(self, stage: str, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
@@ -534,12 +412,10 @@ class _Lowering:
         shape = tuple(extents[leaf] for leaf in spatial_leaves)
         return _Storage(tuple(roots.values()), dims, shape)
 
-    def main_statement(
-        self, nest: _Nest, proven: frozenset[int], ranges: Mapping[Var, Interval]
-    ) -> Stmt:
+    def main_statement(self, nest: _Nest, proven: frozenset[int]) -> Stmt:
         buffer = self.buffers[nest.stage.name]
-        index = self.output_index(nest, ranges)
-        value, reduce = self.body_value(nest, ranges)
+        index = self.output_index(nest)
+        value, reduce = self.body_value(nest)
         if reduce is not None:
             current = Load(buffer, index)
             combined = binary(_COMBINE[reduce.combiner], current, value)
@@ -553,29 +429,15 @@ class _Lowering:
         return stmt
 
     def init_statement(
-        self,
-        nest: _Nest,
-        position: int,
-        overrides: Mapping[str, int],
-        proven: frozenset[int],
-        ranges: Mapping[Var, Interval],
+        self, nest: _Nest, position: int, overrides: Mapping[str, int], proven: frozenset[int]
     ) -> Stmt:
         op = nest.stage.op
         assert isinstance(op.body, Reduce)
         buffer = self.buffers[nest.stage.name]
-        reduce_names = {axis.name for axis in op.reduce_axes}
-        # The ranges the init store sees: its own loops (below) inside `ranges`.
-        init_ranges = dict(ranges)
-        for leaf in nest.stage.leaves[position:]:
-            if not self._depends_on(nest, leaf, reduce_names):
-                init_ranges[nest.loop_vars[leaf]] = _loop_range(
-                    overrides.get(leaf, nest.extents[leaf])
-                )
         stmt: Stmt = Store(
-            buffer,
-            self.output_index(nest, init_ranges),
-            reduce_identity(op.body.combiner, op.dtype),
+            buffer, self.output_index(nest), reduce_identity(op.body.combiner, op.dtype)
         )
+        reduce_names = {axis.name for axis in op.reduce_axes}
         # Guards that mention reduce loops do not apply to the init.
         condition = self._guards_without(nest, proven, reduce_names)
         if condition is not None:
@@ -635,10 +497,10 @@ class _Lowering:
         stage = nest.stage
         leaves = stage.leaves
         if position == len(leaves):
-            return self.main_statement(nest, proven, ranges)
+            return self.main_statement(nest, proven)
         prefix: Stmt | None = None
         if isinstance(stage.op.body, Reduce) and self.first_reduce_position(stage) == position:
-            prefix = self.init_statement(nest, position, overrides, proven, ranges)
+            prefix = self.init_statement(nest, position, overrides, proven)
         leaf = leaves[position]
         extent = overrides.get(leaf, nest.extents[leaf])
         tail = self._partitionable(nest, leaf, proven)
@@ -688,7 +550,7 @@ class _Lowering:
         leaf = nest.stage.leaves[position]
         var = nest.loop_vars[leaf]
         inner_ranges = dict(ranges)
-        inner_ranges[var] = _loop_range(extent)
+        inner_ranges[var] = (0, extent - 1)
         body = self.loop_body(nest, position, overrides, proven, inner_ranges)
         annotation = nest.stage.annotations.get(leaf, "")
         if annotation.startswith("bind:"):
@@ -790,30 +652,5 @@ class _Lowering:
 
 def lower(schedule: Schedule, name: str | None = None) -> PrimFunc:
     """Lower `schedule` into a loop IR kernel whose params are the inputs, then the outputs."""
-    lowering = _Lowering(schedule)
-    func = lowering.run(name or schedule.program.name)
-    return simplify_func(func, lowering.hints)
-
-
-def _loop_range(extent: int) -> tuple[int, int]:
-    """The inclusive range of the variable of a loop of `extent`, as the simplifier has it."""
-    return (0, extent - 1)
-
-
-def _forms_at(
-    holders: Sequence[Var],
-    exprs: Sequence[PrimExpr],
-    forms: Sequence[AffineForm],
-    ranges: Mapping[Var, Interval],
-) -> list[AffineForm] | None:
-    """The forms of `exprs` with the placeholder variables `holders` bound to `forms`."""
-    affine = AffineEvaluator(
-        ranges, {var.name: form for var, form in zip(holders, forms, strict=True)}
-    )
-    result: list[AffineForm] = []
-    for expr in exprs:
-        form = affine.form(expr)
-        if form is None:
-            return None
-        result.append(form)
-    return result
+    func = _Lowering(schedule).run(name or schedule.program.name)
+    return simplify_func(func)

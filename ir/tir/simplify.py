@@ -17,7 +17,6 @@ import math
 from dataclasses import replace
 
 from ir.tir import expr as E
-from ir.tir.affine import CanonicalHints
 from ir.tir.arith import (
     Interval,
     IntervalCache,
@@ -114,11 +113,10 @@ def _range_key(expr: PrimExpr, ranges: RangeMap) -> tuple[PrimExpr, tuple[Interv
 class _Simplifier:
     """Bottom-up rewriting of one expression under fixed variable ranges."""
 
-    __slots__ = ("bounds", "done", "hints", "ranges")
+    __slots__ = ("bounds", "done", "ranges")
 
-    def __init__(self, ranges: RangeMap, hints: CanonicalHints | None = None) -> None:
+    def __init__(self, ranges: RangeMap) -> None:
         self.ranges = ranges
-        self.hints = hints
         self.bounds: IntervalCache = {}
         # Results by node identity (the node is kept alive beside its result): lowering
         # shares sub-expression objects, and an id lookup costs no structural hashing.
@@ -129,9 +127,6 @@ class _Simplifier:
         kind = type(expr)
         if kind is Var or kind is IntImm or kind is FloatImm:
             return self.visit(expr)
-        hints = self.hints
-        if hints is not None and kind is Binary and hints.is_canonical(expr, self.ranges):
-            return expr
         key = _range_key(expr, self.ranges)
         result = _CACHE.get(key)
         if result is None:
@@ -148,9 +143,6 @@ class _Simplifier:
             known = self.done.get(id(expr))
             if known is not None and known[0] is expr:
                 return known[1]
-            hints = self.hints
-            if hints is not None and hints.is_canonical(expr, self.ranges):
-                return expr
             result = self._binary(expr)  # type: ignore[arg-type]
             self.done[id(expr)] = (expr, result)
             return result
@@ -456,30 +448,29 @@ def _canonical_compare(
 # --- statements ---------------------------------------------------------------------
 
 
-def simplify_stmt(stmt: Stmt, hints: CanonicalHints | None = None) -> Stmt:
+def simplify_stmt(stmt: Stmt) -> Stmt:
     """Simplify every expression of a loop nest and drop the statements that do nothing.
 
     Loop variables range over [0, extent - 1]; proven conditionals keep only their live
     branch, and a branch knows the `var op const` facts of its condition; loops of
     extent 0 vanish and loops of extent 1 become their body with the variable replaced
     by 0 (as do lets of constants); sequences are flattened. Returns `EMPTY` if nothing
-    is left. `hints` name expressions already in canonical affine form (`ir.tir.affine`).
+    is left.
     """
-    result = _StmtSimplifier(hints).visit(stmt)
+    result = _StmtSimplifier().visit(stmt)
     return EMPTY if result is None else result
 
 
-def simplify_func(func: PrimFunc, hints: CanonicalHints | None = None) -> PrimFunc:
+def simplify_func(func: PrimFunc) -> PrimFunc:
     """`func` with its body simplified by `simplify_stmt`."""
-    body = simplify_stmt(func.body, hints)
+    body = simplify_stmt(func.body)
     return func if body is func.body else replace(func, body=body)
 
 
 class _StmtSimplifier:
     """Walks statements, tracking loop-variable ranges and variables replaced by constants."""
 
-    def __init__(self, hints: CanonicalHints | None = None) -> None:
-        self.hints = hints
+    def __init__(self) -> None:
         # A variable replaced by a constant c (loop of extent 1, constant let) has range
         # (c, c): the expression simplifier turns it into c.
         self.ranges: dict[Var, Interval] = {}
@@ -491,7 +482,7 @@ class _StmtSimplifier:
             return expr
         simplifier = self._simplifier
         if simplifier is None:  # one per scope: statements share its memos
-            simplifier = self._simplifier = _Simplifier(self.ranges, self.hints)
+            simplifier = self._simplifier = _Simplifier(self.ranges)
         return simplifier.top(expr)
 
     def visit(self, stmt: Stmt) -> Stmt | None:
