@@ -1,0 +1,137 @@
+"""Where a model's time goes: each of our kernels timed alone, next to ONNX Runtime's own
+per-operator profile of the same model, with the same thread count, in the same run.
+
+    .venv/bin/python bench/model_profile.py light_resnet50 [--threads 2] [--top 30] [--json]
+
+Our side: the JIT executor with default schedules (or `--records RUN.jsonl`), every kernel
+called on its real arguments after one warm-up, median of `--runs` calls. ONNX Runtime:
+`enable_profiling`, the median kernel time of each node over the same number of runs,
+summed per operator type, and its end-to-end median. The sum of our kernels against ORT's
+end-to-end time says whether a gap is in the kernels; running with `--threads 1` and with
+`--threads 2` says whether it is in their parallel scaling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.models import _model
+from codegen.executor import CompiledModel, compile_model
+from codegen.llvm import host_target
+from ir.frontend.onnx import import_model
+from ir.graph.passes.pipeline import optimize
+from tests.support.onnx_models import runtime_inputs
+from tuner.records import load_records
+from tuner.tune import records_schedule_provider
+
+
+def our_kernels(compiled: CompiledModel, runs: int) -> list[tuple[str, float]]:
+    """(kernel name, median seconds) for every kernel call of one inference, in order."""
+    values = compiled._values
+    timings = []
+    for step in compiled._steps:
+        arrays = [values[i] for i in step.args] + [values[i] for i in step.outputs]
+        step.kernel(*arrays)
+        costs = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            step.kernel(*arrays)
+            costs.append(time.perf_counter() - start)
+        timings.append((step.name, statistics.median(costs)))
+    return timings
+
+
+def onnxruntime_profile(
+    model: Any, inputs: dict[str, Any], threads: int, runs: int
+) -> tuple[float, dict[str, float]]:
+    """ONNX Runtime's end-to-end median seconds, and its median seconds per operator type."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    options.enable_profiling = True
+    with tempfile.TemporaryDirectory(prefix="ort-profile-") as directory:
+        options.profile_file_prefix = str(Path(directory) / "ort")
+        session = onnxruntime.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+        for _ in range(3):
+            session.run(None, inputs)
+        costs = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            session.run(None, inputs)
+            costs.append(time.perf_counter() - start)
+        events = json.loads(Path(session.end_profiling()).read_text())
+    per_node: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
+    for event in events:
+        if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
+            per_node[(event["args"]["op_name"], event["name"])].append(event["dur"] / 1e6)
+    per_op: dict[str, float] = collections.defaultdict(float)
+    for (op, _), durations in per_node.items():
+        per_op[op] += statistics.median(durations[-runs:])
+    return statistics.median(costs), dict(per_op)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("model", help="a light model's name (as in bench/models.py)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--records", help="records to take schedules from (default: none)")
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    model = _model(args.model)
+    inputs = runtime_inputs(model)
+    target = replace(host_target(), num_cores=args.threads)
+    provider = None
+    if args.records:
+        provider = records_schedule_provider(load_records(Path(args.records)), str(target))
+    compiled = compile_model(optimize(import_model(model).function), target, provider)
+    compiled.run(inputs)
+    kernels = our_kernels(compiled, args.runs)
+    ort_s, ort_ops = onnxruntime_profile(model, inputs, args.threads, args.runs)
+    ours_s = sum(cost for _, cost in kernels)
+    report = {
+        "model": args.model,
+        "target": str(target),
+        "ours_kernels_ms": ours_s * 1e3,
+        "onnxruntime_ms": ort_s * 1e3,
+        "ratio": ours_s / ort_s,
+        "onnxruntime_ops_ms": {op: cost * 1e3 for op, cost in ort_ops.items()},
+        "kernels": [{"name": name, "ms": cost * 1e3} for name, cost in kernels],
+    }
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"{args.model} on {target}")
+    print(
+        f"our kernels, sum: {ours_s * 1e3:.2f} ms over {len(kernels)} calls; "
+        f"ONNX Runtime end to end: {ort_s * 1e3:.2f} ms ({ours_s / ort_s:.2f}x)"
+    )
+    print("ONNX Runtime per operator (ms):")
+    for op, cost in sorted(ort_ops.items(), key=lambda item: -item[1]):
+        print(f"  {cost * 1e3:9.3f}  {op}")
+    print(f"our slowest kernel calls (ms), {min(args.top, len(kernels))} of {len(kernels)}:")
+    order = sorted(range(len(kernels)), key=lambda i: -kernels[i][1])
+    for index in order[: args.top]:
+        name, cost = kernels[index]
+        print(f"  {cost * 1e3:9.3f}  #{index:<3} {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
