@@ -26,6 +26,9 @@ from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from ir.reference import check_close, evaluate
+from ir.schedule.default import default_schedule
+from ir.schedule.hardware import HardwareParams
+from ir.te.program import function_to_te
 from tests.ir.graph.ops.test_te_compute import CASES, Case, _case_id
 from tests.support.guarded_memory import guarded_copy
 
@@ -196,3 +199,21 @@ def test_kernels_read_only_inside_their_inputs() -> None:
     faulted = completed.returncode in (-signal.SIGSEGV, -signal.SIGBUS)
     what = "memory fault (out-of-bounds access)" if faulted else "failure"
     assert completed.returncode == 0, f"{what} in {case}:\n{completed.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("weight_shape", [(40, 8, 1, 1), (24, 8, 3, 3)])
+def test_conv_whose_channels_the_full_vector_does_not_divide(
+    weight_shape: tuple[int, ...],
+) -> None:
+    """40 or 24 output channels on 16-lane vectors (AVX-512 float32): channels go in
+    8-lane vectors (packed weight's innermost axis 8), and the kernel computes the
+    reference on this host."""
+    data = _normal(1, 8, 13, 13)
+    weight = _normal(*weight_shape, scale=0.3)
+    fn = _constant_weight_graph("nn.conv2d", data, weight, padding=(1, 1, 1, 1))
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    wide = HardwareParams(vector_bytes=64, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), wide, frozenset({"p1"}))
+    assert schedule.input_layouts["p1"].apply(weight).shape[-1] == 8
+    _compile_and_check(fn, {"x": data}, f"conv2d {weight_shape}")
