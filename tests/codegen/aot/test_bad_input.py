@@ -27,14 +27,14 @@ def _members(path: Path) -> dict[str, bytes]:
         return result
 
 
-def _repack(files: dict[str, bytes], path: Path) -> Path:
+def _repack(files: dict[str, bytes], path: Path, level: int = 9) -> Path:
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w") as tar:
         for name, data in files.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
-    path.write_bytes(gzip.compress(raw.getvalue()))
+    path.write_bytes(gzip.compress(raw.getvalue(), level))
     return path
 
 
@@ -221,13 +221,5 @@ def test_a_highly_compressed_artifact_loads(squeezenet: CompiledCase, tmp_path: 
     member the loader skips) is inflated in bounded pieces and its end is found."""
     files = _members(squeezenet.artifact.path)
     files["zeros.bin"] = bytes(16 << 20)
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    packed = tmp_path / "compressible.tar.gz"
-    packed.write_bytes(gzip.compress(raw.getvalue(), 9))
-    with load_artifact(packed) as model:
+    with load_artifact(_repack(files, tmp_path / "compressible.tar.gz")) as model:
         assert model.run(squeezenet.inputs)[model.outputs[0].name].shape
