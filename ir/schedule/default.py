@@ -126,9 +126,9 @@ class _DefaultScheduler:
         if group_channels <= 1:
             return 0
         for width in (lanes, lanes // 2):
-            if width >= 4 and out_channels % width == 0:
+            if width >= min(4, lanes) and out_channels % width == 0:
                 return width
-        return lanes if out_channels % lanes == 0 else 0
+        return 0
 
     def tile_conv_channels(self, output: str, anchor: str, lanes: int) -> set[str]:
         """Conv with output channels in vectors of `lanes`: each (c, ry, rx) step loads one
