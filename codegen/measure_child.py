@@ -15,7 +15,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -24,6 +24,7 @@ import numpy as np
 from codegen.cuda.candidate import GpuKernel
 from codegen.cuda.target import is_cuda_target, parse_cuda_target
 from codegen.llvm import CompiledKernel, compile_kernel, parse_target
+from codegen.llvm.cache_flush import can_evict, evict_arrays
 from codegen.llvm.jit import clear_kernel_cache
 from codegen.measure import MeasureOptions, workload_from_task_json
 from ir.errors import AutotuneError, IRError
@@ -36,6 +37,7 @@ from ir.te.program import TEProgram, function_to_te
 
 FLUSH_BYTES = 64 * 1024 * 1024
 MAX_NUMBER = 1_000_000  # runs per repeat, however fast the kernel
+MAX_COLD_NUMBER = 10  # runs per repeat with flush_cache (each pays for a flush) unless set
 FAULT_ENV = "AUTOTUNE_MEASURE_FAULT"  # test hook, read by the child only (see _fault_for)
 
 # float32 sums over more than this many elements are checked with a looser tolerance.
@@ -264,27 +266,40 @@ def _run(
         return "runtime_error", [], _describe(err)
 
 
-def _flush_cache() -> None:
+def _cache_flusher(args: list[np.ndarray]) -> Callable[[], None]:
+    """What empties the caches before a cold run: on x86, every argument but the first
+    evicted from all cores' caches (as TVM's cache flush does: the first is the data
+    input, which in a network the previous kernel has just written); elsewhere a 64 MiB
+    buffer written from this thread."""
+    if can_evict():
+        rest = args[1:]
+        return lambda: evict_arrays(rest)
     if not _FLUSH_BUFFER:
         _FLUSH_BUFFER.append(np.zeros(FLUSH_BYTES, np.uint8))
     buffer = _FLUSH_BUFFER[0]
-    buffer.fill(buffer[0] + 1)
+    return lambda: buffer.fill(buffer[0] + 1)
 
 
 def _time_kernel(
     kernel: CompiledKernel, args: list[np.ndarray], options: MeasureOptions
 ) -> list[float]:
-    """One warm-up run, then `repeat` repeats of `number` runs; each repeat's mean cost."""
+    """One warm-up run, then `repeat` repeats of `number` runs; each repeat's mean cost.
+    With `flush_cache` every run is timed alone right after the caches are emptied."""
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         started = time.perf_counter()
         kernel(*args)  # warm-up
         number = options.number or _calibrate(kernel, args, options, time.perf_counter() - started)
+        if options.flush_cache:
+            if not options.number:
+                number = min(number, MAX_COLD_NUMBER)
+            return [
+                _cold_mean(kernel, args, number, _cache_flusher(args))
+                for _ in range(options.repeat)
+            ]
         costs = []
         for _ in range(options.repeat):
-            if options.flush_cache:
-                _flush_cache()
             started = time.perf_counter()
             for _ in range(number):
                 kernel(*args)
@@ -293,6 +308,19 @@ def _time_kernel(
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def _cold_mean(
+    kernel: CompiledKernel, args: list[np.ndarray], number: int, flush: Callable[[], None]
+) -> float:
+    """The mean cost of `number` runs, each timed alone after `flush`."""
+    total = 0.0
+    for _ in range(number):
+        flush()
+        started = time.perf_counter()
+        kernel(*args)
+        total += time.perf_counter() - started
+    return total / number
 
 
 def _calibrate(

@@ -136,6 +136,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         search=args.search,
         as_json=args.json,
         batch_size=args.batch_size,
+        flush_cache=args.flush_cache,
     )
 
 
@@ -226,6 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="candidates measured per batch of a task (default %(default)s); a smaller "
         "batch spreads a small budget over more tasks",
+    )
+    tune.add_argument(
+        "--flush-cache",
+        action="store_true",
+        help="time every run on cold caches (a kernel's weights evicted, as inside a "
+        "network) instead of call after call on hot ones; do not mix both in one log",
     )
     tune.add_argument(
         "--shape",

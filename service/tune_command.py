@@ -10,6 +10,7 @@ from typing import Any
 
 from codegen.cuda.device import GpuRuntimeError, check_target_device
 from codegen.cuda.target import is_cuda_target
+from codegen.measure import MeasureOptions
 from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
@@ -65,9 +66,11 @@ def run_tune(
     search: str,
     as_json: bool,
     batch_size: int,
+    flush_cache: bool = False,
 ) -> int:
-    """Tune `model` (`batch_size` candidates per measured batch of a task) and print a
-    progress line per measured batch, then a summary."""
+    """Tune `model` (`batch_size` candidates per measured batch of a task; with
+    `flush_cache` every run timed on cold caches) and print a progress line per measured
+    batch, then a summary."""
     if trials <= 0:
         raise TuneError("--trials must be a positive number")
     if batch_size < 1:
@@ -103,6 +106,7 @@ def run_tune(
         batch_size=batch_size,
         search=search,
         progress=show,
+        measure_options=MeasureOptions(flush_cache=flush_cache),
     )
     if interactive:
         print(file=sys.stderr)

@@ -23,7 +23,14 @@ from codegen.measure import (
     measure_default,
     workload_from_task_json,
 )
-from codegen.measure_child import FAULT_ENV, LONG_REDUCTION_TOLERANCE, _time_kernel, tolerance
+from codegen.measure_child import (
+    FAULT_ENV,
+    LONG_REDUCTION_TOLERANCE,
+    MAX_COLD_NUMBER,
+    _cold_mean,
+    _time_kernel,
+    tolerance,
+)
 from ir.errors import IRError
 from ir.graph.canonical import function_to_json
 from ir.graph.nodes import Call, Constant, Function, Var, call
@@ -142,6 +149,40 @@ def test_timing_picks_number_for_min_repeat_ms() -> None:
     # Each repeat ran at least ten 1 ms calls, and reports the mean of one call.
     assert all(1e-3 <= cost < 5e-3 for cost in costs), costs
     assert kernel.calls >= 1 + 2 * 10
+
+
+def test_cold_timing_empties_the_caches_before_every_run() -> None:
+    events: list[str] = []
+
+    def kernel(*arrays: np.ndarray) -> None:
+        events.append("run")
+
+    cost = _cold_mean(kernel, [], 3, lambda: events.append("flush"))  # type: ignore[arg-type]
+    assert events == ["flush", "run"] * 3
+    assert cost >= 0
+
+
+def test_cold_timing_bounds_the_runs_it_picks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import codegen.measure_child as child
+
+    monkeypatch.setattr(child, "_calibrate", lambda *args: 500)  # a very fast kernel
+    kernel = _SleepyKernel(1e-5)
+    costs = _time_kernel(
+        kernel, [np.zeros(4), np.ones(1000)], MeasureOptions(repeat=2, flush_cache=True)
+    )  # type: ignore[arg-type]
+    assert len(costs) == 2
+    assert kernel.calls == 1 + 2 * MAX_COLD_NUMBER
+    hot = _SleepyKernel(1e-5)
+    _time_kernel(hot, [], MeasureOptions(repeat=2))  # type: ignore[arg-type]
+    assert hot.calls == 1 + 2 * 500
+
+
+def test_a_candidate_measures_on_cold_caches() -> None:
+    task = _matmul_task(64, 64, 128)
+    options = MeasureOptions(repeat=2, min_repeat_ms=5, flush_cache=True)
+    result = measure_default(task, TARGET, options)
+    assert result.status == "ok", result.error
+    assert len(result.costs_s) == 2 and all(cost > 0 for cost in result.costs_s)
 
 
 def test_options_and_results_travel_as_json() -> None:

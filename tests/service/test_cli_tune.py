@@ -135,3 +135,38 @@ def test_tune_batch_size_spreads_a_small_budget_over_the_tasks(tmp_path: Path) -
     lines = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
     measured_keys = {line["workload_key"] for line in lines}
     assert measured_keys == {task["key"] for task in summary["tasks"]}
+
+
+def test_tune_on_cold_caches(tmp_path: Path) -> None:
+    model_path = tmp_path / "small.onnx"
+    _small_model(model_path)
+    records = tmp_path / "cold.jsonl"
+    result = _run(
+        "tune", str(model_path), "--trials", "4", "--records", str(records), "--flush-cache"
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
+    assert lines and all(line["status"] == "ok" for line in lines), lines
+
+
+def test_flush_cache_reaches_the_measurement_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import service.tune_command as tune_command
+    from codegen.measure import MeasureOptions
+
+    seen: list[MeasureOptions] = []
+
+    def capture(*args: object, measure_options: MeasureOptions, **kwargs: object) -> object:
+        seen.append(measure_options)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(tune_command, "tune_model", capture)
+    model_path = tmp_path / "small.onnx"
+    _small_model(model_path)
+    for flush in (True, False):
+        with pytest.raises(RuntimeError, match="stop here"):
+            tune_command.run_tune(
+                model_path, {}, "llvm", 4, tmp_path / "r.jsonl", None, "random", True, 4, flush
+            )
+    assert [options.flush_cache for options in seen] == [True, False]
