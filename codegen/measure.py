@@ -32,9 +32,9 @@ child: a runtime_error.
 Timing follows TVM: one warm-up run, then `repeat` repeats of `number` runs each; with
 `number=0` the count is chosen so one repeat lasts at least `min_repeat_ms`. Each repeat
 reports its mean cost. With `flush_cache` every run is timed alone after the kernel's
-arguments (all but the first, the data input) are evicted from every core's caches, as
-TVM's cache flush does, so a kernel is timed the way a network runs it, its weights cold;
-`number=0` then means as many runs as `min_repeat_ms` asks, at most 10 per repeat.
+arguments are evicted from every core's caches (like TVM's cache flush, which spares the
+data input), so a kernel is timed the way a network runs it, its data cold; `number=0`
+then means as many runs as `min_repeat_ms` asks, at most 10 per repeat.
 """
 
 from __future__ import annotations

@@ -267,13 +267,13 @@ def _run(
 
 
 def _cache_flusher(args: list[np.ndarray]) -> Callable[[], None]:
-    """What empties the caches before a cold run: on x86, every argument but the first
-    evicted from all cores' caches (as TVM's cache flush does: the first is the data
-    input, which in a network the previous kernel has just written); elsewhere a 64 MiB
-    buffer written from this thread."""
+    """What empties the caches before a cold run: on x86, every argument evicted from all
+    cores' caches; elsewhere a 64 MiB buffer written from this thread. TVM's cache flush
+    keeps the first argument (the data input, just written by the previous kernel); on
+    light_resnet50 its convs timed in sequence (bench/model_profile.py) were as slow as
+    with every argument evicted, their inputs (up to 3 MiB) too big to stay cached."""
     if can_evict():
-        rest = args[1:]
-        return lambda: evict_arrays(rest)
+        return lambda: evict_arrays(args)
     if not _FLUSH_BUFFER:
         _FLUSH_BUFFER.append(np.zeros(FLUSH_BYTES, np.uint8))
     buffer = _FLUSH_BUFFER[0]
