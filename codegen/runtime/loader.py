@@ -15,7 +15,8 @@ or when the library goes into the cache), and the library's own metadata against
 manifest. Hashing runs on a second thread while the tarball inflates. A corrupt or
 truncated artifact raises ArtifactError saying so. `run` refuses an input of the wrong
 shape or dtype, naming the input and the shape it expects. With `cache_dir`, a checked
-library is kept by its sha256 and later loads only read the manifest and map it.
+library is kept by its sha256 and later loads only read the manifest and map it; without
+it, on Linux, the library is written to an in-memory file (memfd) and mapped from there.
 
 Also a command: `python loader.py ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]`.
 """
@@ -480,8 +481,8 @@ def _library_infos(lib: ctypes.CDLL, side: str) -> list[TensorInfo]:
 def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDLL]:
     """Check the artifact and dlopen its library.
 
-    Without `cache_dir` the library goes to a private temporary directory, removed once
-    the library is mapped. With it, the checked library is kept in
+    Without `cache_dir` the library goes to an in-memory file where the system has them,
+    else to a private temporary directory, removed once the library is mapped. With it, the checked library is kept in
     `cache_dir/<library sha256>/`; a later load of an artifact with the same library reads
     only the manifest (the tarball's first member) and maps the kept file.
     """
@@ -489,6 +490,8 @@ def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDL
         cached = _cached(path, Path(cache_dir))
         if cached is not None:
             return cached
+    elif _IN_MEMORY_FILES:
+        return _load_in_memory(path)
     parent = cache_dir if cache_dir is not None else None
     if parent is not None:
         os.makedirs(parent, exist_ok=True)
@@ -518,6 +521,40 @@ def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDL
     finally:
         if cache_dir is None or os.path.basename(directory).startswith("."):
             shutil.rmtree(directory, ignore_errors=True)
+
+
+# Linux: a library can be written to an anonymous in-memory file and mapped from there.
+_IN_MEMORY_FILES = hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd")
+# Their descriptors stay open for the life of the process: dlopen knows a library by its
+# path (/proc/self/fd/N), so a number reused by a later load would get this library back.
+_LIBRARY_DESCRIPTORS: list[int] = []
+
+
+def _load_in_memory(path: Path) -> tuple[dict[str, Any], ctypes.CDLL]:
+    """`_load` without a cache: each library is written to an in-memory file, which, unlike
+    a file on disk, never waits for other writes to reach the disk."""
+    created: list[int] = []
+
+    def place(name: str) -> str:
+        created.append(os.memfd_create(name, os.MFD_CLOEXEC))
+        return f"/proc/self/fd/{created[-1]}"
+
+    try:
+        manifest_data, libraries = _extract(path, place, False)
+        manifest = _check_manifest(path, manifest_data)
+        library_path = _checked_library(path, libraries, manifest)
+        try:
+            library = ctypes.CDLL(library_path)
+        except OSError as err:
+            raise ArtifactError(
+                f"artifact {path}: the model library does not load: {err}"
+            ) from None
+    except BaseException:
+        for descriptor in created:
+            os.close(descriptor)
+        raise
+    _LIBRARY_DESCRIPTORS.extend(created)
+    return manifest, library
 
 
 def _cached(path: Path, cache_dir: Path) -> tuple[dict[str, Any], ctypes.CDLL] | None:

@@ -1,14 +1,17 @@
-"""The loader's library cache: a second load maps the kept, checked library; a damaged
-cache entry is not used."""
+"""Where the loader keeps libraries: in its cache, a second load maps the kept, checked
+library and a damaged entry is not used; without one, in-memory files, each load its own."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from codegen.runtime.loader import Artifact, load_artifact
-from tests.codegen.aot.conftest import CompiledCase
+from codegen.runtime.loader import Artifact, ArtifactError, load_artifact
+from tests.codegen.aot.conftest import CompiledCase, compile_onnx, small_conv_model
+from tests.support.onnx_models import run_onnxruntime
 
 
 def _logits(model: Artifact, case: CompiledCase) -> np.ndarray:
@@ -34,3 +37,32 @@ def test_a_cached_library_is_reused(squeezenet: CompiledCase, tmp_path: Path) ->
     damaged.replace(kept)
     with load_artifact(squeezenet.artifact.path, cache_dir=str(cache)) as third:
         np.testing.assert_array_equal(_logits(third, squeezenet), expected)
+
+
+def test_artifacts_loaded_one_after_another_each_run_their_own_library(
+    squeezenet: CompiledCase, tmp_path: Path
+) -> None:
+    small_model = small_conv_model()
+    small = compile_onnx(small_model, tmp_path)
+    x = np.random.default_rng(0).normal(size=(1, 4, 6, 6)).astype(np.float32)
+    expected_small = run_onnxruntime(small_model, {"x": x}, "y")
+    with load_artifact(squeezenet.artifact.path) as first:
+        expected = _logits(first, squeezenet)
+    # Closed artifacts free nothing a later load could be handed (a library is known to
+    # dlopen by its path, an in-memory file's descriptor number).
+    for _ in range(2):
+        with load_artifact(small.path) as model:
+            np.testing.assert_allclose(model.run({"x": x})["y"], expected_small, 1e-4, 1e-5)
+        with load_artifact(squeezenet.artifact.path) as again:
+            np.testing.assert_array_equal(_logits(again, squeezenet), expected)
+
+
+def test_a_failed_load_leaves_no_descriptor_open(squeezenet: CompiledCase, tmp_path: Path) -> None:
+    data = squeezenet.artifact.path.read_bytes()
+    truncated = tmp_path / "truncated.tar.gz"
+    truncated.write_bytes(data[: len(data) // 2])
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        with pytest.raises(ArtifactError, match="truncated"):
+            load_artifact(truncated)
+    assert len(os.listdir("/proc/self/fd")) == before
