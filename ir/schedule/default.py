@@ -15,14 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+import numpy as np
+
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule, Stage, loop_extents
 from ir.te.program import TEProgram
+from ir.te.tensor import Tensor
 from ir.tir.expr import Reduce, TensorRead
 from ir.tir.visit import walk_expr
 
 GEMM_TAGS = ("conv2d", "dense", "matmul", "batch_matmul")
 MIN_PARALLEL_WORK = 4096  # output elements x reduction size below which threads cost more
+CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB on x86 servers)
 
 
 def _divisor_at_most(extent: int, limit: int) -> int:
@@ -40,6 +44,13 @@ def _read_stage_names(schedule: Schedule, stage: Stage) -> list[str]:
             if name is not None and name not in names:
                 names.append(name)
     return names
+
+
+def _nbytes(tensor: Tensor) -> int:
+    total = np.dtype(tensor.dtype).itemsize
+    for extent in tensor.shape:
+        total *= extent
+    return total
 
 
 def _work(stage: Stage) -> int:
@@ -130,6 +141,19 @@ class _DefaultScheduler:
                 return width
         return 0
 
+    def _rows_outermost(self) -> bool:
+        """Whether a channel-vectorized conv walks output rows outermost (each row for
+        every block of output channels) rather than channel blocks outermost (each block
+        over every row). Blocks outermost read the whole input once per block, rows
+        outermost read the whole weight once per row: rows go outermost when the input is
+        too big to stay in a core's cache between blocks and the weight, at most half the
+        input, is small enough to stay. Inside a network the input arrives from memory
+        (measured on light_resnet50's 1x1 convs over 256 x 56 x 56 inputs: 30% faster in
+        sequence; convs with small inputs or big weights were slower that way)."""
+        data, weight = self.schedule.program.inputs[:2]
+        data_bytes, weight_bytes = _nbytes(data), _nbytes(weight)
+        return data_bytes > CORE_CACHE_BYTES and 2 * weight_bytes <= data_bytes
+
     def tile_conv_channels(self, output: str, anchor: str, lanes: int) -> set[str]:
         """Conv with output channels in vectors of `lanes`: each (c, ry, rx) step loads one
         vector of packed weights and broadcasts one input value per output column."""
@@ -145,8 +169,12 @@ class _DefaultScheduler:
         channel_tile = vectors * lanes
         k_outer, k_inner = sch.split(output, k, factor=channel_tile)
         x_outer, x_inner = sch.split(output, x, factor=col_tile)
-        sch.reorder(output, n, k_outer, y, x_outer, k_inner, x_inner)
-        fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
+        if self._rows_outermost():
+            sch.reorder(output, n, y, k_outer, x_outer, k_inner, x_inner)
+            fused = sch.fuse(output, sch.fuse(output, n, y), k_outer)
+        else:
+            sch.reorder(output, n, k_outer, y, x_outer, k_inner, x_inner)
+            fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
         if (
             _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
             and loop_extents(sch.stages[output])[0][fused] > 1

@@ -217,3 +217,31 @@ def test_conv_whose_channels_the_full_vector_does_not_divide(
     schedule = default_schedule(function_to_te(prim), wide, frozenset({"p1"}))
     assert schedule.input_layouts["p1"].apply(weight).shape[-1] == 8
     _compile_and_check(fn, {"x": data}, f"conv2d {weight_shape}")
+
+
+@pytest.mark.parametrize(
+    ("data_shape", "rows_first"),
+    [((1, 96, 56, 56), True), ((1, 64, 28, 28), False)],
+)
+def test_conv_over_a_big_input_walks_rows_outermost(
+    data_shape: tuple[int, ...], rows_first: bool
+) -> None:
+    """A 1.2 MiB input with a 12 KiB weight: the parallel loop takes output rows
+    outermost (the input is read once, the small weight once per row); a 200 KiB input
+    keeps channel blocks outermost. Both compute the reference."""
+    data = _normal(*data_shape)
+    weight = _normal(32, data_shape[1], 1, 1, scale=0.2)
+    fn = _constant_weight_graph("nn.conv2d", data, weight)
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=64, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
+    (parallel,) = [
+        axis
+        for stage in schedule.stages.values()
+        for axis, annotation in stage.annotations.items()
+        if annotation == "parallel"
+    ]
+    order = "n_y_f_k_o_f" if rows_first else "n_k_o_f_y_f"
+    assert parallel == order
+    _compile_and_check(fn, {"x": data}, f"conv2d over {data_shape}")
