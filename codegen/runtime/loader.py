@@ -482,9 +482,10 @@ def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDL
     """Check the artifact and dlopen its library.
 
     Without `cache_dir` the library goes to an in-memory file where the system has them,
-    else to a private temporary directory, removed once the library is mapped. With it, the checked library is kept in
-    `cache_dir/<library sha256>/`; a later load of an artifact with the same library reads
-    only the manifest (the tarball's first member) and maps the kept file.
+    else to a private temporary directory, removed once the library is mapped. With it,
+    the checked library is kept in `cache_dir/<library sha256>/`; a later load of an
+    artifact with the same library reads only the manifest (the tarball's first member)
+    and maps the kept file.
     """
     if cache_dir is not None:
         cached = _cached(path, Path(cache_dir))
