@@ -34,7 +34,9 @@ Timing follows TVM: one warm-up run, then `repeat` repeats of `number` runs each
 reports its mean cost. With `flush_cache` every run is timed alone after the kernel's
 arguments are evicted from every core's caches (like TVM's cache flush, which spares the
 data input), so a kernel is timed the way a network runs it, its data cold; `number=0`
-then means as many runs as `min_repeat_ms` asks, at most 10 per repeat.
+then means as many runs as `min_repeat_ms` asks, at most 10 per repeat. A repeat more
+than 1.5x slower than the fastest is taken again, at most three times per candidate: on a
+shared machine noise only ever adds time, and it can hit most of a candidate's repeats.
 """
 
 from __future__ import annotations

@@ -38,6 +38,8 @@ from ir.te.program import TEProgram, function_to_te
 FLUSH_BYTES = 64 * 1024 * 1024
 MAX_NUMBER = 1_000_000  # runs per repeat, however fast the kernel
 MAX_COLD_NUMBER = 10  # runs per repeat with flush_cache (each pays for a flush) unless set
+SLOW_REPEAT_FACTOR = 1.5  # a repeat this much slower than the fastest was disturbed ...
+MAX_RETAKEN_REPEATS = 3  # ... and is taken again, this many times at most per candidate
 FAULT_ENV = "AUTOTUNE_MEASURE_FAULT"  # test hook, read by the child only (see _fault_for)
 
 # float32 sums over more than this many elements are checked with a looser tolerance.
@@ -294,20 +296,41 @@ def _time_kernel(
         if options.flush_cache:
             if not options.number:
                 number = min(number, MAX_COLD_NUMBER)
-            return [
-                _cold_mean(kernel, args, number, _cache_flusher(args))
-                for _ in range(options.repeat)
-            ]
-        costs = []
-        for _ in range(options.repeat):
-            started = time.perf_counter()
-            for _ in range(number):
-                kernel(*args)
-            costs.append((time.perf_counter() - started) / number)
-        return costs
+            flush = _cache_flusher(args)
+
+            def one_repeat() -> float:
+                return _cold_mean(kernel, args, number, flush)
+
+        else:
+
+            def one_repeat() -> float:
+                started = time.perf_counter()
+                for _ in range(number):
+                    kernel(*args)
+                return (time.perf_counter() - started) / number
+
+        return undisturbed_repeats(one_repeat, options.repeat)
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def undisturbed_repeats(one_repeat: Callable[[], float], repeat: int) -> list[float]:
+    """The costs of `repeat` calls of `one_repeat`, where one over SLOW_REPEAT_FACTOR times
+    the fastest is taken again (at most MAX_RETAKEN_REPEATS times in all).
+
+    On a shared machine a repeat is only ever slowed down: when another process takes a
+    core, a parallel kernel's threads wait for it at every barrier. Such repeats (seen 3-4x
+    slow, two of three in a row) would otherwise decide the median a candidate is ranked
+    by, and a good schedule, the default included, could lose to worse ones.
+    """
+    costs = [one_repeat() for _ in range(repeat)]
+    for _ in range(MAX_RETAKEN_REPEATS):
+        slowest = max(range(len(costs)), key=costs.__getitem__)
+        if costs[slowest] <= SLOW_REPEAT_FACTOR * min(costs):
+            break
+        costs[slowest] = one_repeat()
+    return costs
 
 
 def _cold_mean(
