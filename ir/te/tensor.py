@@ -7,9 +7,12 @@ operation objects, as in TVM. A compute's body may be a Reduce only at its top l
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from ir.tir.expr import (
     INDEX_DTYPE,
@@ -112,6 +115,11 @@ class Tensor:
     def ndim(self) -> int:
         """Number of dimensions."""
         return len(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return math.prod(self.shape) * np.dtype(self.dtype).itemsize
 
     def __getitem__(self, indices: ExprLike | Sequence[ExprLike]) -> PrimExpr:
         items = tuple(indices) if isinstance(indices, tuple | list) else (indices,)
