@@ -9,7 +9,9 @@ Step 3. Build each root stage's loop nest from its leaf axes; root indices are r
 Step 4. Tails of splits that do not divide get guards; when the split's inner axis is a
         loop of its own the outer loop is partitioned into a guard-free main part and one
         tail iteration with a shorter inner loop, so vectorized loops stay branch-free.
-Step 5. Simplify index arithmetic and drop guards that the loop ranges prove.
+Step 5. Simplify index arithmetic and drop guards that the loop ranges prove. Flat indices
+        affine in the loop variables are built canonical already (`ir.lower.index`) and
+        passed to the simplifier as hints, so it does not derive them again.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ir.errors import ScheduleError
+from ir.lower.index import LinearIndexer
 from ir.lower.region import Region, constant_range, infer_region
 from ir.schedule.schedule import Fuse, Schedule, Split, Stage, loop_extents
 from ir.te.tensor import ComputeOp, Operation, PlaceholderOp, reduce_identity
@@ -124,6 +127,7 @@ class _Lowering:
         self.expanded: dict[int, PrimExpr] = {}
         self.attached: dict[tuple[str, str], list[Stage]] = {}
         self.layouts: dict[str, _Storage] = {}
+        self.indexer = LinearIndexer()
         self._validate()
 
     # Step 1 -------------------------------------------------------------------------------
@@ -280,7 +284,7 @@ class _Lowering:
             layout = self.schedule.input_layouts.get(op.name)
             if layout is not None:
                 indices = layout.map_indices(indices)
-            return Load(buffer, flat_index(indices, buffer.shape))
+            return Load(buffer, self.flat_index(indices, buffer.shape))
         name = self.schedule.stage_of_op[id(op)]
         stage_buffer = self.buffers.get(name)
         if stage_buffer is None:
@@ -292,13 +296,14 @@ class _Lowering:
             indices = tuple(
                 binary("sub", index, start) for index, start in zip(indices, offsets, strict=True)
             )
-        return Load(stage_buffer, flat_index(self._permute(name, indices), stage_buffer.shape))
+        return Load(stage_buffer, self.flat_index(self._permute(name, indices), stage_buffer.shape))
 
     # Step 3 -------------------------------------------------------------------------------
 
     def make_nest(self, stage: Stage, region: Region | None) -> _Nest:
         extents, tails = loop_extents(stage, region.extents if region is not None else None)
         loop_vars = {leaf: Var(_identifier(f"{stage.name}_{leaf}")) for leaf in stage.leaves}
+        self.indexer.bound(loop_vars, extents)
         values: dict[str, PrimExpr] = dict(loop_vars)
         for relation in reversed(stage.relations):
             if isinstance(relation, Split):
@@ -372,7 +377,12 @@ class _Lowering:
     def output_index(self, nest: _Nest) -> PrimExpr:
         buffer = self.buffers[nest.stage.name]
         indices = [nest.values[axis.name] for axis in nest.stage.op.axes]
-        return flat_index(self._permute(nest.stage.name, indices), buffer.shape)
+        return self.flat_index(self._permute(nest.stage.name, indices), buffer.shape)
+
+    def flat_index(self, indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
+        """`flat_index`, built in canonical linear form when the indices are affine."""
+        flat = self.indexer.flat(indices, shape)
+        return flat if flat is not None else flat_index(indices, shape)
 
     def _permute(self, stage: str, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
         layout = self.layouts.get(stage)
@@ -652,5 +662,6 @@ class _Lowering:
 
 def lower(schedule: Schedule, name: str | None = None) -> PrimFunc:
     """Lower `schedule` into a loop IR kernel whose params are the inputs, then the outputs."""
-    func = _Lowering(schedule).run(name or schedule.program.name)
-    return simplify_func(func)
+    lowering = _Lowering(schedule)
+    func = lowering.run(name or schedule.program.name)
+    return simplify_func(func, lowering.indexer.hints)

@@ -372,7 +372,7 @@ def _term_key(item: tuple[PrimExpr, int]) -> tuple[int, tuple[int, str]]:
 
 
 def from_linear_form(
-    terms: Mapping[PrimExpr, int], const: int, dtype: str | None = None
+    terms: Mapping[PrimExpr, int] | Mapping[Var, int], const: int, dtype: str | None = None
 ) -> PrimExpr:
     """Rebuild `sum(coef * atom) + const` canonically.
 

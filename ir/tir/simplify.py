@@ -14,6 +14,7 @@ proven conditionals and loops of extent 0, and inlines loops of extent 1.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 from ir.tir import expr as E
@@ -68,6 +69,10 @@ _CACHE_LIMIT = 1 << 16
 EMPTY = Seq(())
 """The statement that does nothing (what a fully eliminated statement becomes)."""
 
+LinearHint = tuple[PrimExpr, Mapping[Var, int], int]
+"""(expr, terms, const) where `expr` is `from_linear_form(terms, const)` over variables:
+an index already in canonical form, whose simplification only folds known constants."""
+
 
 def simplify(expr: PrimExpr, ranges: IntervalMap | None = None) -> PrimExpr:
     """Simplify `expr`, knowing that each variable in `ranges` lies in its inclusive range."""
@@ -113,10 +118,11 @@ def _range_key(expr: PrimExpr, ranges: RangeMap) -> tuple[PrimExpr, tuple[Interv
 class _Simplifier:
     """Bottom-up rewriting of one expression under fixed variable ranges."""
 
-    __slots__ = ("bounds", "done", "ranges")
+    __slots__ = ("bounds", "done", "hints", "ranges")
 
-    def __init__(self, ranges: RangeMap) -> None:
+    def __init__(self, ranges: RangeMap, hints: Mapping[int, LinearHint] | None = None) -> None:
         self.ranges = ranges
+        self.hints = hints or {}
         self.bounds: IntervalCache = {}
         # Results by node identity (the node is kept alive beside its result): lowering
         # shares sub-expression objects, and an id lookup costs no structural hashing.
@@ -127,6 +133,9 @@ class _Simplifier:
         kind = type(expr)
         if kind is Var or kind is IntImm or kind is FloatImm:
             return self.visit(expr)
+        hint = self.hints.get(id(expr))
+        if hint is not None and hint[0] is expr:
+            return self._hinted(hint)
         key = _range_key(expr, self.ranges)
         result = _CACHE.get(key)
         if result is None:
@@ -143,7 +152,11 @@ class _Simplifier:
             known = self.done.get(id(expr))
             if known is not None and known[0] is expr:
                 return known[1]
-            result = self._binary(expr)  # type: ignore[arg-type]
+            hint = self.hints.get(id(expr))
+            if hint is not None and hint[0] is expr:
+                result = self._hinted(hint)
+            else:
+                result = self._binary(expr)  # type: ignore[arg-type]
             self.done[id(expr)] = (expr, result)
             return result
         if kind is Var:
@@ -166,6 +179,22 @@ class _Simplifier:
         if not children:
             return expr
         return rebuild_expr(expr, tuple(self.visit(child) for child in children))
+
+    def _hinted(self, hint: LinearHint) -> PrimExpr:
+        """A canonical linear form with the variables of one value replaced by it."""
+        expr, terms, const = hint
+        ranges = self.ranges
+        folded: dict[Var, int] | None = None
+        for var, coef in terms.items():
+            known = ranges.get(var)
+            if known is not None and known[0] == known[1]:
+                if folded is None:
+                    folded = dict(terms)
+                del folded[var]
+                const += coef * int(known[0])
+        if folded is None:
+            return expr
+        return from_linear_form(folded, const, expr.dtype)
 
     # Step 1. Integer arithmetic: linear regions, division, min / max.
 
@@ -387,7 +416,7 @@ class _Simplifier:
         for axis in expr.axes:
             if axis.extent > 0:
                 ranges[axis.var] = (0, axis.extent - 1)
-        inner = _Simplifier(ranges)
+        inner = _Simplifier(ranges, self.hints)
         return rebuild_expr(expr, tuple(inner.visit(child) for child in expr_children(expr)))
 
 
@@ -448,32 +477,33 @@ def _canonical_compare(
 # --- statements ---------------------------------------------------------------------
 
 
-def simplify_stmt(stmt: Stmt) -> Stmt:
+def simplify_stmt(stmt: Stmt, hints: Mapping[int, LinearHint] | None = None) -> Stmt:
     """Simplify every expression of a loop nest and drop the statements that do nothing.
 
     Loop variables range over [0, extent - 1]; proven conditionals keep only their live
     branch, and a branch knows the `var op const` facts of its condition; loops of
     extent 0 vanish and loops of extent 1 become their body with the variable replaced
     by 0 (as do lets of constants); sequences are flattened. Returns `EMPTY` if nothing
-    is left.
+    is left. `hints` (by node identity) name index expressions already in canonical form.
     """
-    result = _StmtSimplifier().visit(stmt)
+    result = _StmtSimplifier(hints).visit(stmt)
     return EMPTY if result is None else result
 
 
-def simplify_func(func: PrimFunc) -> PrimFunc:
+def simplify_func(func: PrimFunc, hints: Mapping[int, LinearHint] | None = None) -> PrimFunc:
     """`func` with its body simplified by `simplify_stmt`."""
-    body = simplify_stmt(func.body)
+    body = simplify_stmt(func.body, hints)
     return func if body is func.body else replace(func, body=body)
 
 
 class _StmtSimplifier:
     """Walks statements, tracking loop-variable ranges and variables replaced by constants."""
 
-    def __init__(self) -> None:
+    def __init__(self, hints: Mapping[int, LinearHint] | None = None) -> None:
         # A variable replaced by a constant c (loop of extent 1, constant let) has range
         # (c, c): the expression simplifier turns it into c.
         self.ranges: dict[Var, Interval] = {}
+        self.hints = hints
         self._simplifier: _Simplifier | None = None
 
     def expr(self, expr: PrimExpr) -> PrimExpr:
@@ -482,7 +512,7 @@ class _StmtSimplifier:
             return expr
         simplifier = self._simplifier
         if simplifier is None:  # one per scope: statements share its memos
-            simplifier = self._simplifier = _Simplifier(self.ranges)
+            simplifier = self._simplifier = _Simplifier(self.ranges, self.hints)
         return simplifier.top(expr)
 
     def visit(self, stmt: Stmt) -> Stmt | None:
