@@ -95,7 +95,7 @@ def build_artifact(
     parsed = parse_any_target(exact_target)
     model_bytes = Path(model_path).read_bytes()
     imported = import_model(model_bytes, shape=shapes or None)
-    fn = optimize(imported.function)
+    fn = optimize(imported.function, blocked_layout=not isinstance(parsed, CudaTarget))
     build = build_cuda_artifact if isinstance(parsed, CudaTarget) else build_model_artifact
     result = build(
         fn,

@@ -111,11 +111,12 @@ def list_models(session: Session, limit: int, offset: int) -> tuple[list[ModelRo
     return list(rows), total
 
 
-def load_model_function(models_dir: Path, model_id: str) -> Function:
-    """The stored model imported and optimised (the function the tuner tunes)."""
-    return optimize(from_onnx(model_path(models_dir, model_id).read_bytes()))
+def load_model_function(models_dir: Path, model_id: str, target: str = "llvm") -> Function:
+    """The stored model imported and optimised for `target` (the function the tuner tunes)."""
+    fn = from_onnx(model_path(models_dir, model_id).read_bytes())
+    return optimize(fn, blocked_layout=not target.startswith("cuda"))
 
 
 def model_tasks(models_dir: Path, model_id: str, target: str) -> list[Task]:
     """The tuning tasks of a stored model for `target`."""
-    return extract_tasks(load_model_function(models_dir, model_id), target)
+    return extract_tasks(load_model_function(models_dir, model_id, target), target)

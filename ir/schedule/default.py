@@ -21,7 +21,7 @@ from ir.te.program import TEProgram
 from ir.tir.expr import Reduce, TensorRead
 from ir.tir.visit import walk_expr
 
-GEMM_TAGS = ("conv2d", "dense", "matmul", "batch_matmul")
+GEMM_TAGS = ("conv2d", "conv2d_nchwc", "dense", "matmul", "batch_matmul")
 MIN_PARALLEL_WORK = 4096  # output elements x reduction size below which threads cost more
 CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB on x86 servers)
 
@@ -196,10 +196,51 @@ class _DefaultScheduler:
         )
         return {output, anchor}
 
+    def tile_conv_blocked(self, output: str, anchor: str) -> set[str]:
+        """Conv in NCHW[b]c: each (input channel, ry, rx) step loads one block vector of
+        weights per output-channel block in the tile and broadcasts one input value per
+        output column; outputs are stored as contiguous blocks."""
+        sch = self.schedule
+        n, k, y, x, kb = (axis.name for axis in sch.stages[output].op.axes)
+        blocks, width, block = (sch.stages[output].op.shape[i] for i in (1, 3, 4))
+        lanes = self.hardware.lanes(sch.stages[output].op.dtype)
+        # About 14 accumulator registers: 2 channel vectors x 7 columns, or 1 x 14.
+        block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
+        vectors = block_tile * max(1, block // lanes)
+        col_limit = max(1, 14 // vectors)
+        col_tile = _divisor_at_most(width, col_limit) if width > col_limit else width
+        if col_tile < col_limit // 2 < width:
+            col_tile = min(width, col_limit)
+        k_outer, k_inner = sch.split(output, k, factor=block_tile)
+        x_outer, x_inner = sch.split(output, x, factor=col_tile)
+        if self._rows_outermost():
+            sch.reorder(output, n, y, k_outer, x_outer, k_inner, x_inner, kb)
+            fused = sch.fuse(output, sch.fuse(output, n, y), k_outer)
+        else:
+            sch.reorder(output, n, k_outer, y, x_outer, k_inner, x_inner, kb)
+            fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
+        if (
+            _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
+            and loop_extents(sch.stages[output])[0][fused] > 1
+        ):
+            sch.parallel(output, fused)
+        sch.vectorize(output, kb)
+        sch.compute_at(anchor, output, x_outer)
+        local = sch.stages[anchor]
+        ln, lk, ly, lx, lkb = (axis.name for axis in local.op.axes)
+        rco, ry, rx, rci = (axis.name for axis in local.op.reduce_axes)
+        sch.reorder(anchor, ln, ly, rco, ry, rx, rci, lk, lx, lkb)
+        sch.unroll(anchor, lk)
+        sch.unroll(anchor, lx)
+        sch.vectorize(anchor, lkb)
+        return {output, anchor}
+
     def tile_gemm(self, output: str, anchor: str) -> set[str]:
         sch = self.schedule
         if output == anchor:
             anchor = sch.cache_write(output, "local")
+        if sch.stages[anchor].op.tag == "conv2d_nchwc":
+            return self.tile_conv_blocked(output, anchor)
         channel_lanes = self._channel_vector_lanes(anchor)
         if channel_lanes:
             return self.tile_conv_channels(output, anchor, channel_lanes)

@@ -74,18 +74,18 @@ def _fused_groups(fn: Function) -> list[list[str]]:
 def test_resnet50_fuses_each_conv_with_its_batch_norm_relu_and_residual_add() -> None:
     fn = optimize(from_onnx(load_light_model("light_resnet50")))
     groups = _fused_groups(fn)
-    conv_groups = [g for g in groups if "nn.conv2d" in g]
+    conv_groups = [g for g in groups if "nn.conv2d_nchwc" in g]
     assert len(conv_groups) == 53
-    assert all(g.count("nn.conv2d") == 1 for g in conv_groups)
+    assert all(g.count("nn.conv2d_nchwc") == 1 for g in conv_groups)
     # No batch norm survives: each became the multiply + add after its conv.
     assert not any("nn.batch_norm" in g for g in groups)
-    assert all(g[:3] == ["nn.conv2d", "multiply", "add"] for g in conv_groups)
+    assert all(g[:3] == ["nn.conv2d_nchwc", "multiply", "add"] for g in conv_groups)
     # 16 bottleneck blocks: the residual add and the relu after it join a conv's group.
     residual = [g for g in conv_groups if len(g) == 5 and g[3] in ("add", "add_n")]
     assert len(residual) == 16
     assert all(g[4] == "nn.relu" for g in residual)
     # The other 37 convs: 33 followed by relu inside the block, 4 projection shortcuts.
-    with_relu = [g for g in conv_groups if g == ["nn.conv2d", "multiply", "add", "nn.relu"]]
-    projections = [g for g in conv_groups if g == ["nn.conv2d", "multiply", "add"]]
+    with_relu = [g for g in conv_groups if g == ["nn.conv2d_nchwc", "multiply", "add", "nn.relu"]]
+    projections = [g for g in conv_groups if g == ["nn.conv2d_nchwc", "multiply", "add"]]
     assert (len(with_relu), len(projections)) == (33, 4)
-    assert not any(op == "nn.conv2d" for g in groups if g not in conv_groups for op in g)
+    assert not any(op.startswith("nn.conv2d") for g in groups if g not in conv_groups for op in g)

@@ -37,7 +37,7 @@ def test_inspect_prints_graph_and_fused_functions() -> None:
     out = result.stdout
     assert "input  data_0: 1x3x224x224 float32" in out
     assert "optimised graph (opt level 3)" in out
-    assert "def @fused_nn_conv2d_add_nn_relu" in out
+    assert "def @fused_nn_conv2d_nchwc_add_nn_relu" in out  # CPU convs in NCHW[b]c
     assert "fused functions:" in out
     assert "GFLOP" in out or "MFLOP" in out
 
@@ -48,7 +48,7 @@ def test_inspect_json_is_machine_readable() -> None:
     report = json.loads(result.stdout)
     assert report["imported"]["inputs"][0]["shape"] == [1, 3, 224, 224]
     fused = report["optimized"]["fused_functions"]
-    convs = [f for f in fused if "nn.conv2d" in f["ops"]]
+    convs = [f for f in fused if "nn.conv2d_nchwc" in f["ops"]]
     assert sum(f["calls"] for f in convs) == 53
     assert all(f["flops"] > 0 for f in convs)
     assert {"name", "ops", "output", "flops", "calls"} <= set(fused[0])

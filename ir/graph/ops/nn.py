@@ -54,7 +54,7 @@ def _conv2d_geometry(
     dilation = int_tuple(attrs["dilation"], 2, "dilation", op)
     if min(strides + dilation) < 1:
         raise TypeInferenceError(f"{op}: strides {strides} and dilation {dilation} must be >= 1")
-    groups = int(attrs["groups"])
+    groups = int(attrs.get("groups", 1))
     if groups < 1:
         raise TypeInferenceError(f"{op}: groups must be >= 1, got {groups}")
     return strides, window_pads(attrs["padding"], op), dilation, groups
@@ -153,6 +153,107 @@ def _conv2d_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> in
     assert isinstance(out_type, TensorType)
     _, group_channels, kernel_h, kernel_w = weight.shape
     return 2 * out_type.size * group_channels * kernel_h * kernel_w
+
+
+# --- nn.conv2d_nchwc: blocked-channel convolution -----------------------------------------
+
+
+def _nchwc_dims(data: TensorType, weight: TensorType, op: str) -> tuple[int, int, int, int]:
+    """(channels, input block, output channels, output block) of a blocked conv's operands."""
+    if data.ndim not in (4, 5) or weight.ndim != 6:
+        raise TypeInferenceError(
+            f"{op}: data (shape {data.shape}) must be 4-D NCHW or 5-D NCHW[b]c and weight "
+            f"(shape {weight.shape}) 6-D OIHW[bi]i[bo]o"
+        )
+    out_blocks, in_blocks, _, _, in_block, out_block = weight.shape
+    channels = data.shape[1] if data.ndim == 4 else data.shape[1] * data.shape[4]
+    if in_blocks * in_block != channels or (data.ndim == 5 and data.shape[4] != in_block):
+        raise TypeInferenceError(
+            f"{op}: weight (shape {weight.shape}) expects {in_blocks} x {in_block} input "
+            f"channels, data (shape {data.shape}) has {channels}"
+        )
+    return channels, in_block, out_blocks * out_block, out_block
+
+
+def _conv2d_nchwc_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "nn.conv2d_nchwc"
+    data, weight = tensor_args(arg_types, op)
+    dtype = same_dtype([data, weight], op)
+    _nchwc_dims(data, weight, op)
+    strides, (top, left, bottom, right), dilation, _ = _conv2d_geometry(attrs, op)
+    height, width = data.shape[2], data.shape[3]
+    out_blocks, _, kernel_h, kernel_w, _, out_block = weight.shape
+    out_h = window_output_size(height, kernel_h, strides[0], dilation[0], top, bottom)
+    out_w = window_output_size(width, kernel_w, strides[1], dilation[1], left, right)
+    if out_h < 1 or out_w < 1:
+        raise TypeInferenceError(
+            f"{op}: kernel of weight (shape {weight.shape}) with dilation {dilation} does not "
+            f"fit data (shape {data.shape}) padded by {(top, left, bottom, right)}"
+        )
+    return TensorType((data.shape[0], out_blocks, out_h, out_w, out_block), dtype)
+
+
+def unblock_channels(data: np.ndarray) -> np.ndarray:
+    """NCHW[b]c -> NCHW: the block axis goes back next to the channel-block axis."""
+    batch, blocks, height, width, block = data.shape
+    return data.transpose(0, 1, 4, 2, 3).reshape(batch, blocks * block, height, width)
+
+
+def block_channels(data: np.ndarray, block: int) -> np.ndarray:
+    """NCHW -> NCHW[block]c: channels split into blocks of `block`, the block innermost."""
+    batch, channels, height, width = data.shape
+    blocked = data.reshape(batch, channels // block, block, height, width)
+    return np.ascontiguousarray(blocked.transpose(0, 1, 3, 4, 2))
+
+
+def _conv2d_nchwc_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """The NCHW convolution of the unblocked operands, blocked again."""
+    data, weight = inputs
+    out_blocks, in_blocks, kernel_h, kernel_w, in_block, out_block = weight.shape
+    plain_data = data if data.ndim == 4 else unblock_channels(data)
+    plain_weight = weight.transpose(0, 5, 1, 4, 2, 3).reshape(
+        out_blocks * out_block, in_blocks * in_block, kernel_h, kernel_w
+    )
+    out = conv2d_reference([plain_data, plain_weight], Attrs({**attrs, "groups": 1}))
+    return block_channels(out, out_block)
+
+
+def _conv2d_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """out[n, ko, y, x, kb] = sum over (co, ry, rx, ci) of pad[n, co, y', x', ci] * weight."""
+    data, weight = inputs
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = _conv2d_geometry(
+        attrs, "nn.conv2d_nchwc"
+    )
+    out = tensor_out(out_type, "nn.conv2d_nchwc")
+    _, in_blocks, kernel_h, kernel_w, in_block, _ = weight.shape
+    pad_after = (0, 0, bottom, right) + ((0,) if data.ndim == 5 else ())
+    pad_before = (0, 0, top, left) + ((0,) if data.ndim == 5 else ())
+    padded = pad_stage(data, pad_before, pad_after, 0)
+    rco = reduce_axis(in_blocks, "rco")
+    ry = reduce_axis(kernel_h, "ry")
+    rx = reduce_axis(kernel_w, "rx")
+    rci = reduce_axis(in_block, "rci")
+
+    def body(n: PrimExpr, ko: PrimExpr, y: PrimExpr, x: PrimExpr, kb: PrimExpr) -> PrimExpr:
+        row = y * stride_h + ry.var * dil_h
+        col = x * stride_w + rx.var * dil_w
+        if data.ndim == 5:
+            value = padded[n, rco.var, row, col, rci.var]
+        else:
+            value = padded[n, rco.var * in_block + rci.var, row, col]
+        return sum_reduce(value * weight[ko, rco, ry, rx, rci, kb], [rco, ry, rx, rci])
+
+    conv = compute(
+        out.shape, body, name="conv2d_nchwc", tag="conv2d_nchwc", attrs={"weight_input": 1}
+    )
+    return check_output(conv, out, "nn.conv2d_nchwc")
+
+
+def _conv2d_nchwc_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    weight = tensor_arg(arg_types, 1, "nn.conv2d_nchwc")
+    assert isinstance(out_type, TensorType)
+    _, in_blocks, kernel_h, kernel_w, in_block, _ = weight.shape
+    return 2 * out_type.size * in_blocks * in_block * kernel_h * kernel_w
 
 
 # --- matrix products ---------------------------------------------------------------------
@@ -601,6 +702,21 @@ OPS: tuple[OpDef, ...] = (
         te_compute=_conv2d_te,
         flops=_conv2d_flops,
         doc="2-D convolution, NCHW data x OIHW weight; padding is (top, left, bottom, right)",
+        input_names=("data", "weight"),
+    ),
+    OpDef(
+        name="nn.conv2d_nchwc",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=2,
+        attrs={"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1)},
+        type_relation=_conv2d_nchwc_relation,
+        reference=_conv2d_nchwc_reference,
+        te_compute=_conv2d_nchwc_te,
+        flops=_conv2d_nchwc_flops,
+        doc=(
+            "2-D convolution on blocked channels: NCHW[bi]c (or NCHW) data x OIHW[bi]i[bo]o "
+            "weight -> NCHW[bo]c; what ConvertConvLayout makes of nn.conv2d on CPUs"
+        ),
         input_names=("data", "weight"),
     ),
     OpDef(

@@ -58,9 +58,18 @@ class _PoolGeometry:
     extra: tuple[int, int]  # rows / columns past the bottom / right padding read by ceil_mode
 
 
+def _blocked(attrs: Attrs, op: str) -> bool:
+    layout = str(attrs.get("layout", "NCHW"))
+    if layout not in ("NCHW", "NCHWc"):
+        raise TypeInferenceError(f"{op}: layout must be NCHW or NCHWc, got {layout!r}")
+    return layout == "NCHWc"
+
+
 def _pool_geometry(shape: tuple[int, ...], attrs: Attrs, op: str) -> _PoolGeometry:
-    if len(shape) != 4:
-        raise TypeInferenceError(f"{op}: data must be 4-D (NCHW), got shape {shape}")
+    rank = 5 if _blocked(attrs, op) else 4
+    if len(shape) != rank:
+        expected = "5-D (NCHW[b]c)" if rank == 5 else "4-D (NCHW)"
+        raise TypeInferenceError(f"{op}: data must be {expected}, got shape {shape}")
     kernel = int_tuple(attrs["pool_size"], 2, "pool_size", op)
     strides = int_tuple(attrs["strides"], 2, "strides", op)
     dilation = int_tuple(attrs["dilation"], 2, "dilation", op)
@@ -95,7 +104,7 @@ def _pool_relation(op: str) -> TypeRelation:
     def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
         data = tensor_arg(arg_types, 0, op)
         geometry = _pool_geometry(data.shape, attrs, op)
-        return TensorType(data.shape[:2] + geometry.out_hw, data.dtype)
+        return TensorType(data.shape[:2] + geometry.out_hw + data.shape[4:], data.dtype)
 
     return relation
 
@@ -127,6 +136,22 @@ def _lowest(dtype: np.dtype[np.generic]) -> object:
     if dtype == np.bool_:
         return False
     return np.iinfo(dtype).min  # type: ignore[type-var]
+
+
+def _nchw_reference(reference: Reference) -> Reference:
+    """`reference` (on NCHW) applied to NCHW[b]c data as well: unblocked, then blocked."""
+
+    def blocked_or_plain(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+        data = inputs[0]
+        if not _blocked(attrs, "pool"):
+            return np.asarray(reference(inputs, attrs))
+        batch, blocks, height, width, block = data.shape
+        plain = data.transpose(0, 1, 4, 2, 3).reshape(batch, blocks * block, height, width)
+        out = np.asarray(reference([plain], Attrs({**attrs, "layout": "NCHW"})))
+        out = out.reshape(batch, blocks, block, *out.shape[2:]).transpose(0, 1, 3, 4, 2)
+        return np.ascontiguousarray(out)
+
+    return blocked_or_plain
 
 
 def _max_pool2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
@@ -170,19 +195,25 @@ def _avg_pool2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndar
 def _pool_window(
     data: Tensor, geometry: _PoolGeometry, pad_value: ExprLike, dtype: str | None = None
 ) -> tuple[list[IterVar], Callable[[PrimExpr, PrimExpr, PrimExpr, PrimExpr], PrimExpr]]:
-    """A padding stage; returns the window's reduce axes and the read at (n, c, y, x)."""
+    """A padding stage; returns the window's reduce axes and the read at (n, c, y, x)
+    (and the channel within its block, for NCHW[b]c data)."""
     top, left, bottom, right = geometry.pads
-    after = (0, 0, bottom + geometry.extra[0], right + geometry.extra[1])
-    padded = pad_stage(data, (0, 0, top, left), after, pad_value)
+    block = (0,) * (data.ndim - 4)
+    after = (0, 0, bottom + geometry.extra[0], right + geometry.extra[1], *block)
+    padded = pad_stage(data, (0, 0, top, left, *block), after, pad_value)
     ry = reduce_axis(geometry.kernel[0], "ry")
     rx = reduce_axis(geometry.kernel[1], "rx")
     (stride_h, stride_w), (dil_h, dil_w) = geometry.strides, geometry.dilation
 
-    def read(n: PrimExpr, c: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
-        value = padded[n, c, y * stride_h + ry.var * dil_h, x * stride_w + rx.var * dil_w]
+    def read(n: PrimExpr, c: PrimExpr, y: PrimExpr, x: PrimExpr, *cb: PrimExpr) -> PrimExpr:
+        row, col = y * stride_h + ry.var * dil_h, x * stride_w + rx.var * dil_w
+        value = padded[n, c, row, col, *cb]
         return value if dtype is None else cast(dtype, value)
 
     return [ry, rx], read
+
+
+_POOL_AXES = ("n", "c", "y", "x", "cb")  # cb: the channel within its block (NCHW[b]c)
 
 
 def _max_pool2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
@@ -192,7 +223,11 @@ def _max_pool2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Te
     geometry = _pool_geometry(data.shape, attrs, "nn.max_pool2d")
     axes, read = _pool_window(data, geometry, lowest(data.dtype))
     pool = compute(
-        out.shape, lambda n, c, y, x: max_reduce(read(n, c, y, x), axes), "max_pool2d", "pool"
+        out.shape,
+        lambda *i: max_reduce(read(*i), axes),
+        "max_pool2d",
+        "pool",
+        axis_names=_POOL_AXES[: len(out.shape)],
     )
     return check_output(pool, out, "nn.max_pool2d")
 
@@ -218,24 +253,26 @@ def _avg_pool2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Te
     geometry = _pool_geometry(data.shape, attrs, "nn.avg_pool2d")
     acc = accumulate_dtype(data.dtype)
     axes, read = _pool_window(data, geometry, 0, acc)
+    names = _POOL_AXES[: len(out.shape)]
     total = compute(
-        out.shape, lambda n, c, y, x: sum_reduce(read(n, c, y, x), axes), "avg_pool2d_sum", "pool"
+        out.shape, lambda *i: sum_reduce(read(*i), axes), "avg_pool2d_sum", "pool", axis_names=names
     )
     top, left, bottom, right = geometry.pads
-    height, width = data.shape[2:]
+    height, width = data.shape[2:4]
     if attrs["count_include_pad"]:
         rows, cols = (0, top + height + bottom), (0, left + width + right)
     else:
         rows, cols = (top, top + height), (left, left + width)
 
-    def body(n: PrimExpr, c: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+    def body(*indices: PrimExpr) -> PrimExpr:
         (stride_h, stride_w), (dil_h, dil_w) = geometry.strides, geometry.dilation
-        count_h = _window_count(y, stride_h, dil_h, geometry.kernel[0], *rows)
-        count_w = _window_count(x, stride_w, dil_w, geometry.kernel[1], *cols)
+        count_h = _window_count(indices[2], stride_h, dil_h, geometry.kernel[0], *rows)
+        count_w = _window_count(indices[3], stride_w, dil_w, geometry.kernel[1], *cols)
         count = cast(acc, maximum(count_h * count_w, 1))
-        return cast(data.dtype, total[n, c, y, x] / count)
+        return cast(data.dtype, total[indices] / count)
 
-    return check_output(compute(out.shape, body, "avg_pool2d", "pool"), out, "nn.avg_pool2d")
+    mean = compute(out.shape, body, "avg_pool2d", "pool", axis_names=names)
+    return check_output(mean, out, "nn.avg_pool2d")
 
 
 def _pool_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
@@ -247,6 +284,10 @@ def _pool_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
 def _global_pool_relation(op: str) -> TypeRelation:
     def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
         data = tensor_arg(arg_types, 0, op)
+        if _blocked(attrs, op):
+            if data.ndim != 5:
+                raise TypeInferenceError(f"{op}: data must be 5-D (NCHW[b]c), got {data.shape}")
+            return TensorType((*data.shape[:2], 1, 1, data.shape[4]), data.dtype)
         if data.ndim != 4:
             raise TypeInferenceError(f"{op}: data must be 4-D (NCHW), got shape {data.shape}")
         return TensorType((*data.shape[:2], 1, 1), data.dtype)
@@ -272,17 +313,27 @@ def _global_pool_te(reduce: str) -> TeCompute:
         data = inputs[0]
         out = tensor_out(out_type, f"nn.{name}")
         ry, rx = reduce_axis(data.shape[2], "ry"), reduce_axis(data.shape[3], "rx")
+        names = ("n", "c", "i", "j", "cb")[: data.ndim]
+
+        def window(n: PrimExpr, c: PrimExpr, i: PrimExpr, j: PrimExpr, *cb: PrimExpr) -> PrimExpr:
+            return data[n, c, ry.var, rx.var, *cb]
+
         if reduce == "max":
             pool = compute(
-                out.shape, lambda n, c, i, j: max_reduce(data[n, c, ry, rx], [ry, rx]), name, "pool"
+                out.shape,
+                lambda *i: max_reduce(window(*i), [ry, rx]),
+                name,
+                "pool",
+                axis_names=names,
             )
             return check_output(pool, out, f"nn.{name}")
         acc = accumulate_dtype(data.dtype)
         total = compute(
             out.shape,
-            lambda n, c, i, j: sum_reduce(cast(acc, data[n, c, ry, rx]), [ry, rx]),
+            lambda *i: sum_reduce(cast(acc, window(*i)), [ry, rx]),
             f"{name}_sum",
             "pool",
+            axis_names=names,
         )
         count = float(data.shape[2] * data.shape[3])
         mean = compute(
@@ -402,6 +453,7 @@ _POOL_ATTRS: dict[str, object] = {
     "padding": (0, 0, 0, 0),
     "dilation": (1, 1),
     "ceil_mode": False,
+    "layout": "NCHW",  # or NCHWc: 5-D data with the channel block innermost
 }
 
 OPS: tuple[OpDef, ...] = (
@@ -411,7 +463,7 @@ OPS: tuple[OpDef, ...] = (
         num_inputs=1,
         attrs=_POOL_ATTRS,
         type_relation=_pool_relation("nn.max_pool2d"),
-        reference=_max_pool2d_reference,
+        reference=_nchw_reference(_max_pool2d_reference),
         te_compute=_max_pool2d_te,
         flops=_pool_flops,
         doc="2-D max pooling (NCHW); padding reads as -inf",
@@ -423,7 +475,7 @@ OPS: tuple[OpDef, ...] = (
         num_inputs=1,
         attrs={**_POOL_ATTRS, "count_include_pad": False},
         type_relation=_pool_relation("nn.avg_pool2d"),
-        reference=_avg_pool2d_reference,
+        reference=_nchw_reference(_avg_pool2d_reference),
         te_compute=_avg_pool2d_te,
         flops=_pool_flops,
         doc="2-D average pooling (NCHW); count_include_pad counts explicit padding cells",
@@ -433,9 +485,9 @@ OPS: tuple[OpDef, ...] = (
         name="nn.global_avg_pool2d",
         pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
         num_inputs=1,
-        attrs={},
+        attrs={"layout": "NCHW"},
         type_relation=_global_pool_relation("nn.global_avg_pool2d"),
-        reference=_global_pool_reference("mean"),
+        reference=_nchw_reference(_global_pool_reference("mean")),
         te_compute=_global_pool_te("mean"),
         flops=_input_size_flops,
         doc="mean over H and W: [N, C, H, W] -> [N, C, 1, 1]",
@@ -445,9 +497,9 @@ OPS: tuple[OpDef, ...] = (
         name="nn.global_max_pool2d",
         pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
         num_inputs=1,
-        attrs={},
+        attrs={"layout": "NCHW"},
         type_relation=_global_pool_relation("nn.global_max_pool2d"),
-        reference=_global_pool_reference("max"),
+        reference=_nchw_reference(_global_pool_reference("max")),
         te_compute=_global_pool_te("max"),
         flops=_input_size_flops,
         doc="max over H and W: [N, C, H, W] -> [N, C, 1, 1]",

@@ -16,6 +16,7 @@ from functools import partial
 
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
+from ir.graph.passes.block_channels import block_channels
 from ir.graph.passes.dead_code_elimination import dead_code_elimination
 from ir.graph.passes.eliminate_common_subexpr import eliminate_common_subexpr
 from ir.graph.passes.fold_constant import fold_constant
@@ -37,15 +38,21 @@ class Pass:
     opt_level: int
 
 
-def passes(opt_level: int) -> tuple[Pass, ...]:
-    """The pipeline at `opt_level`, in order (passes above the level are listed but skipped)."""
+def passes(opt_level: int, blocked_layout: bool = True) -> tuple[Pass, ...]:
+    """The pipeline at `opt_level`, in order (passes above the level are listed but skipped).
+
+    `blocked_layout` keeps convolution activations in NCHW[b]c (BlockChannels), which is
+    what CPU code wants; GPU schedules are written for NCHW, so GPU targets turn it off.
+    """
     max_group_size = FUSED_GROUP_SIZE if opt_level >= 1 else 1
+    blocking = (Pass("BlockChannels", block_channels, opt_level=3),) if blocked_layout else ()
     return (
         Pass("InferType", infer_type, opt_level=0),
         Pass("SimplifyInference", simplify_inference, opt_level=0),
         Pass("FoldConstant", fold_constant, opt_level=2),
         Pass("EliminateCommonSubexpr", eliminate_common_subexpr, opt_level=3),
         Pass("DeadCodeElimination", dead_code_elimination, opt_level=1),
+        *blocking,
         Pass("FuseOps", partial(fuse_ops, max_group_size=max_group_size), opt_level=0),
     )
 
@@ -56,17 +63,25 @@ def verification_enabled() -> bool:
 
 
 def optimize(
-    fn: Function, opt_level: int = MAX_OPT_LEVEL, verify_passes: bool | None = None
+    fn: Function,
+    opt_level: int = MAX_OPT_LEVEL,
+    verify_passes: bool | None = None,
+    blocked_layout: bool = True,
 ) -> Function:
-    """Run every pass up to `opt_level` on `fn` and return the fused, typed function."""
-    return _run(fn, passes(opt_level), opt_level, verify_passes)
+    """Run every pass up to `opt_level` on `fn` and return the fused, typed function
+    (`blocked_layout`: see `passes`; False for GPU targets)."""
+    return _run(fn, passes(opt_level, blocked_layout), opt_level, verify_passes)
 
 
 def optimize_without_fusion(
-    fn: Function, opt_level: int = MAX_OPT_LEVEL, verify_passes: bool | None = None
+    fn: Function,
+    opt_level: int = MAX_OPT_LEVEL,
+    verify_passes: bool | None = None,
+    blocked_layout: bool = True,
 ) -> Function:
     """Run every pass before FuseOps: the simplified graph that fusion would start from."""
-    before_fusion = tuple(p for p in passes(opt_level) if p.name != "FuseOps")
+    pipeline = passes(opt_level, blocked_layout)
+    before_fusion = tuple(p for p in pipeline if p.name != "FuseOps")
     return _run(fn, before_fusion, opt_level, verify_passes)
 
 

@@ -117,7 +117,9 @@ def test_a_tuned_schedule_that_does_not_compile_falls_back_to_the_default(
         # A GPU thread binding: lowers, but the LLVM backend refuses it.
         schedule = Schedule(program)
         stage = next(stage for stage in schedule.stages.values() if stage.is_output)
-        schedule.bind(stage.name, stage.leaves[1], "threadIdx.x")  # leaves[0] has extent 1
+        extents = {axis.name: axis.extent for axis in stage.op.axes}
+        leaf = next(leaf for leaf in stage.leaves if extents[leaf] > 1)
+        schedule.bind(stage.name, leaf, "threadIdx.x")
         broken.append(stage.name)
         return ScheduleChoice(workload_key="key-0", schedule=schedule, record_id="r0")
 

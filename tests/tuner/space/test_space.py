@@ -46,7 +46,10 @@ def test_the_same_seed_gives_the_same_traces(name: str) -> None:
     assert len(set(traces_a)) > 1
 
 
-@pytest.mark.parametrize("name", ["matmul", "light_squeezenet:fused_nn_conv2d_add_nn_relu"])
+SQUEEZENET_CONV = "light_squeezenet:fused_nn_conv2d_nchwc_add_nn_relu:rank5"
+
+
+@pytest.mark.parametrize("name", ["matmul", SQUEEZENET_CONV])
 def test_decisions_rebuild_their_trace_through_json(name: str) -> None:
     space = space_of(name)
     rng = random.Random(0)
@@ -131,7 +134,7 @@ def test_conv_tiles_are_factorizations_with_tails_only_on_the_vector_axis() -> N
 
 
 def test_the_rules_read_the_structure_of_fused_functions() -> None:
-    space = space_of("light_squeezenet:fused_nn_conv2d_add_nn_relu")
+    space = space_of(SQUEEZENET_CONV)
     rng = random.Random(7)
     seen_pad = set()
     attached = 0
@@ -143,12 +146,12 @@ def test_the_rules_read_the_structure_of_fused_functions() -> None:
         # The elementwise tail is inlined into the output, which computes the conv at
         # one of its tile loops (when its outer tiles are not all of size 1).
         assert schedule.stages["add"].attach.kind == "inline"
-        conv = schedule.stages["conv2d"]
-        levels = int(str(decisions["conv2d.attach_level"])) + 1
+        conv = schedule.stages["conv2d_nchwc"]  # BlockChannels made it (NCHW[b]c)
+        levels = int(str(decisions["conv2d_nchwc.attach_level"])) + 1
         outer_sizes = [
             size
-            for axis in "kyx"
-            if isinstance(sizes := decisions[f"conv2d.tile.{axis}"], tuple)
+            for axis in ("ko", "y", "x", "kb")
+            if isinstance(sizes := decisions[f"conv2d_nchwc.tile.{axis}"], tuple)
             for size in sizes[:levels]
         ]
         if all(size == 1 for size in outer_sizes):
@@ -158,8 +161,10 @@ def test_the_rules_read_the_structure_of_fused_functions() -> None:
             attached += 1
         expected_pad = "inline" if decisions["pad.placement"] == "inline" else "root"
         assert schedule.stages["pad"].attach.kind == expected_pad
-        # The constant weight is repacked when its output-channel axis is vectorized.
-        assert ("p1" in schedule.input_layouts) == (decisions["conv2d.vector_axis"] == "k")
+        # The constant weight is repacked when its output-channel block axis is vectorized
+        # (vectors over the channels within a block read it as it is).
+        vector_axis = decisions["conv2d_nchwc.vector_axis"]
+        assert ("p1" in schedule.input_layouts) == (vector_axis == "ko")
         assert "p2" not in schedule.input_layouts
     assert seen_pad == {"inline", "root"}
     assert attached >= 10

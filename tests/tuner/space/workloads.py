@@ -80,6 +80,17 @@ def _conv(stride: int, groups: int = 1) -> Function:
     )
 
 
+def _blocked_conv(data_shape: tuple[int, ...], stride: int) -> Function:
+    """A conv in blocked channels (as BlockChannels makes them) with a relu: `data_shape`
+    is NCHW (a network's first conv) or NCHW[b]c."""
+    data = _var("x", *data_shape)
+    in_block = data_shape[4] if len(data_shape) == 5 else data_shape[1]
+    in_blocks = data_shape[1] if len(data_shape) == 5 else 1
+    weight = _var("w", 2, in_blocks, 3, 3, in_block, 16)
+    conv = call("nn.conv2d_nchwc", data, weight, strides=(stride, stride), padding=(1, 1, 1, 1))
+    return _primitive([data, weight], call("nn.relu", conv))
+
+
 def _pool(op: str) -> Function:
     data = _var("x", 1, 8, 14, 13)
     if op == "nn.avg_pool2d":
@@ -96,8 +107,9 @@ def _pool(op: str) -> Function:
     return _primitive([data], body)
 
 
-def _model_function(model: str, wanted: str) -> Workload:
-    """The first fused function of `model` named `wanted` whose TE program pads."""
+def _model_function(model: str, wanted: str, data_rank: int | None = None) -> Workload:
+    """The first fused function of `model` named `wanted` whose TE program pads (and whose
+    first input has `data_rank` dimensions, when given: 5 for blocked-channel data)."""
     fn = optimize(from_onnx(load_light_model(model)))
     for node in post_order(fn.body):
         if not (isinstance(node, Call) and isinstance(node.op, Function)):
@@ -107,10 +119,13 @@ def _model_function(model: str, wanted: str) -> Workload:
         program = function_to_te(node.op)
         if not any(op.name.startswith("pad") for op in program.computes):
             continue
+        if data_rank is not None and program.inputs[0].ndim != data_rank:
+            continue
         constants = frozenset(
             f"p{index}" for index, arg in enumerate(node.args) if isinstance(arg, Constant)
         )
-        return Workload(f"{model}:{wanted}", node.op, constants)
+        suffix = "" if data_rank is None else f":rank{data_rank}"
+        return Workload(f"{model}:{wanted}{suffix}", node.op, constants)
     raise LookupError(f"{model} has no padded fused function {wanted}")
 
 
@@ -182,7 +197,9 @@ def workloads() -> dict[str, Workload]:
             _primitive([norm_in, gamma, beta], call("nn.layer_norm", norm_in, gamma, beta)),
             frozenset(),
         ),
-        _model_function("light_squeezenet", "fused_nn_conv2d_add_nn_relu"),
+        Workload("conv2d_nchwc", _blocked_conv((1, 2, 10, 10, 8), 1), weights),
+        Workload("conv2d_nchwc_from_nchw", _blocked_conv((1, 3, 13, 13), 2), weights),
+        _model_function("light_squeezenet", "fused_nn_conv2d_nchwc_add_nn_relu", data_rank=5),
         _model_function("light_resnet50", "fused_nn_max_pool2d"),
         Workload("te:matmul_rowsum", None, weights, _matmul_rowsum),
         Workload("te:matmul_two_outputs", None, weights, _matmul_two_outputs),

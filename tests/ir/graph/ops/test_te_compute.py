@@ -189,6 +189,36 @@ for shape, kernel, strides, pads, dilation, ceil_mode in POOL_CASES:
         CASES.append(
             ("nn.avg_pool2d", [randn(*shape)], {**pool_attrs, "count_include_pad": include})
         )
+# Blocked channels (NCHW[b]c data, OIHW[bi]i[bo]o weights), as BlockChannels makes them.
+CASES += [
+    (
+        "nn.conv2d_nchwc",
+        [randn(1, 2, 6, 6, 4), randn(3, 2, 3, 3, 4, 8, scale=0.3)],
+        {"padding": (1, 1, 1, 1)},
+    ),
+    (
+        "nn.conv2d_nchwc",
+        [randn(2, 3, 7, 7), randn(2, 1, 3, 3, 3, 4, scale=0.3)],
+        {"strides": (2, 2), "padding": (1, 0, 1, 1)},
+    ),
+    (
+        "nn.conv2d_nchwc",
+        [randn(1, 1, 7, 6, 8), randn(1, 1, 3, 2, 8, 8, scale=0.3)],
+        {"dilation": (2, 1), "strides": (1, 2)},
+    ),
+    (
+        "nn.max_pool2d",
+        [randn(1, 2, 7, 7, 4)],
+        {"pool_size": (3, 3), "strides": (2, 2), "padding": (1, 1, 1, 1), "layout": "NCHWc"},
+    ),
+    (
+        "nn.avg_pool2d",
+        [randn(2, 1, 6, 5, 8)],
+        {"pool_size": (2, 3), "padding": (0, 1, 0, 1), "ceil_mode": True, "layout": "NCHWc"},
+    ),
+    ("nn.global_avg_pool2d", [randn(2, 3, 5, 4, 8)], {"layout": "NCHWc"}),
+    ("nn.global_max_pool2d", [randn(1, 2, 3, 6, 4)], {"layout": "NCHWc"}),
+]
 CASES += [
     ("nn.max_pool2d", [ints(1, 2, 5, 5)], {"pool_size": (2, 2), "padding": (1, 1, 1, 1)}),
     (

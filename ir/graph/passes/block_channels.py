@@ -1,0 +1,227 @@
+"""BlockChannels: keep CPU convolution activations in blocked-channel layout (NCHW[b]c).
+
+A convolution over NCHW data reads one short run from each of C channel planes per output
+tile and writes as many planes back: inside a network, where every activation arrives
+from memory, that is more concurrent streams than the hardware prefetchers follow. In
+NCHW[b]c (channels split into blocks of b, the block innermost: TVM's NCHWc, ONNX
+Runtime's NCHWc) a tile reads and writes contiguous runs of b channels instead.
+
+Step 1. Every `nn.conv2d` with a constant weight, one group and an output channel count
+        divisible by a block size becomes `nn.conv2d_nchwc` with a blocked output; its
+        weight is re-laid out once here (OIHW -> OIHW[bi]i[bo]o, folded to a constant).
+        Data that is not blocked is read in NCHW directly (a 3-channel image, say).
+Step 2. Blocked values flow on through elementwise ops (per-channel constants such as a
+        folded batch norm's scale and shift are re-laid out to match), channel
+        concatenations of equally blocked inputs, and 2-D pooling.
+Step 3. Any other consumer, and the function's result, gets the value back in NCHW
+        through a transpose + reshape, made once per value and fused like any other
+        injective op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ir.graph.nodes import Call, Constant, Expr, Function, call
+from ir.graph.ops import elemwise
+from ir.graph.passes.fold_constant import fold_expr
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.traversal import post_order, with_children
+from ir.graph.types import TensorType
+
+BLOCK_SIZES = (16, 8)  # preferred first: one AVX-512 vector of float32, then one AVX2 vector
+MAX_INPUT_BLOCK = 16
+_ELEMENTWISE_OPS = frozenset(op.name for op in elemwise.OPS)
+_POOL_OPS = frozenset(
+    {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_max_pool2d"}
+)
+
+
+@dataclass(frozen=True)
+class _Blocked:
+    """A value held as NCHW[block]c: `expr` is 5-D, `shape` its NCHW shape."""
+
+    expr: Expr
+    block: int
+    shape: tuple[int, ...]
+
+
+def output_block(channels: int) -> int | None:
+    """The block size for a conv output of `channels` channels, or None (stays NCHW)."""
+    for block in BLOCK_SIZES:
+        if channels % block == 0:
+            return block
+    return None
+
+
+def _input_block(channels: int) -> int:
+    """How an NCHW input's channels are grouped in the conv's reduction: the largest
+    divisor of `channels` up to MAX_INPUT_BLOCK (all of them for an RGB image)."""
+    return max(b for b in range(1, min(channels, MAX_INPUT_BLOCK) + 1) if channels % b == 0)
+
+
+def to_blocked(expr: Expr, shape: tuple[int, ...], block: int) -> Expr:
+    """`expr` (NCHW, of `shape`) as NCHW[block]c; a size-1 channel axis stays size 1."""
+    batch, channels, height, width = shape
+    if channels == 1:
+        return call("reshape", expr, newshape=(batch, 1, height, width, 1))
+    split = call("reshape", expr, newshape=(batch, channels // block, block, height, width))
+    return call("transpose", split, axes=(0, 1, 3, 4, 2))
+
+
+def to_plain(expr: Expr, shape: tuple[int, ...]) -> Expr:
+    """`expr` (NCHW[b]c) back in NCHW of `shape`."""
+    return call("reshape", call("transpose", expr, axes=(0, 1, 4, 2, 3)), newshape=shape)
+
+
+def blocked_weight(weight: Expr, shape: tuple[int, ...], in_block: int, out_block: int) -> Expr:
+    """An OIHW weight of `shape` as OIHW[in_block]i[out_block]o."""
+    out_channels, in_channels, kernel_h, kernel_w = shape
+    split = call(
+        "reshape",
+        weight,
+        newshape=(
+            out_channels // out_block,
+            out_block,
+            in_channels // in_block,
+            in_block,
+            kernel_h,
+            kernel_w,
+        ),
+    )
+    return call("transpose", split, axes=(0, 2, 4, 5, 3, 1))
+
+
+def _tensor_type(expr: Expr) -> TensorType | None:
+    if not expr.has_type:
+        return None
+    ty = expr.checked_type
+    return ty if isinstance(ty, TensorType) else None
+
+
+class _Converter:
+    def __init__(self) -> None:
+        self.plain: dict[int, Expr] = {}
+        self.blocked: dict[int, _Blocked] = {}
+
+    def plain_of(self, node: Expr) -> Expr:
+        known = self.plain.get(id(node))
+        if known is None:
+            value = self.blocked[id(node)]
+            known = to_plain(value.expr, value.shape)
+            self.plain[id(node)] = known
+        return known
+
+    def visit(self, node: Expr) -> None:
+        if isinstance(node, Call) and isinstance(node.op, str):
+            blocked = self._blocked_call(node)
+            if blocked is not None:
+                self.blocked[id(node)] = blocked
+                return
+        if isinstance(node, Function):
+            self.plain[id(node)] = node  # nested functions are left as they are
+            return
+        children = tuple(self.plain_of(child) for child in node.children())
+        same = all(new is old for new, old in zip(children, node.children(), strict=True))
+        self.plain[id(node)] = node if same else with_children(node, children)
+
+    def _blocked_call(self, node: Call) -> _Blocked | None:
+        out = _tensor_type(node)
+        if out is None or out.ndim != 4 or not out.dtype.startswith("float"):
+            return None
+        if node.op == "nn.conv2d":
+            return self._conv(node, out)
+        if node.op in _ELEMENTWISE_OPS:
+            return self._elementwise(node, out)
+        if node.op == "concatenate":
+            return self._concatenate(node, out)
+        if node.op in _POOL_OPS:
+            return self._pool(node, out)
+        return None
+
+    def _conv(self, node: Call, out: TensorType) -> _Blocked | None:
+        data, weight = node.args
+        weight_type = _tensor_type(weight)
+        block = output_block(out.shape[1])
+        if (
+            int(node.attrs["groups"]) != 1
+            or not isinstance(weight, Constant)
+            or weight_type is None
+            or block is None
+        ):
+            return None
+        source = self.blocked.get(id(data))
+        if source is not None:
+            data_expr, in_block = source.expr, source.block
+        else:
+            data_expr, in_block = self.plain_of(data), _input_block(weight_type.shape[1])
+        packed = fold_expr(blocked_weight(weight, weight_type.shape, in_block, block))
+        attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
+        conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, **attrs)
+        return _Blocked(conv, block, out.shape)
+
+    def _elementwise(self, node: Call, out: TensorType) -> _Blocked | None:
+        assert isinstance(node.op, str)
+        blocked_args = [self.blocked.get(id(arg)) for arg in node.args]
+        blocks = {value.block for value in blocked_args if value is not None}
+        if len(blocks) != 1:
+            return None
+        (block,) = blocks
+        args: list[Expr] = []
+        for arg, value in zip(node.args, blocked_args, strict=True):
+            if value is not None:
+                if value.shape != out.shape:
+                    return None  # the blocked operand itself broadcasts
+                args.append(value.expr)
+                continue
+            side = self._broadcast_operand(arg, out, block)
+            if side is None:
+                return None
+            args.append(side)
+        return _Blocked(call(node.op, *args, span=node.span, **node.attrs), block, out.shape)
+
+    def _broadcast_operand(self, arg: Expr, out: TensorType, block: int) -> Expr | None:
+        """A non-blocked operand of a blocked elementwise op, broadcast the same way."""
+        ty = _tensor_type(arg)
+        if ty is None or ty.ndim > 4:
+            return None
+        shape = (1,) * (4 - ty.ndim) + ty.shape
+        if any(dim not in (1, full) for dim, full in zip(shape, out.shape, strict=True)):
+            return None
+        if all(dim == 1 for dim in shape):
+            return self.plain_of(arg)  # a scalar-like operand broadcasts in any layout
+        blocked = to_blocked(call("reshape", self.plain_of(arg), newshape=shape), shape, block)
+        return fold_expr(blocked) if isinstance(arg, Constant) else blocked
+
+    def _concatenate(self, node: Call, out: TensorType) -> _Blocked | None:
+        if int(node.attrs["axis"]) % 4 != 1:
+            return None
+        values = [self.blocked.get(id(arg)) for arg in node.args]
+        if any(value is None for value in values):
+            return None
+        blocks = {value.block for value in values if value is not None}
+        if len(blocks) != 1:
+            return None
+        exprs = [value.expr for value in values if value is not None]
+        concat = call("concatenate", *exprs, span=node.span, axis=1)
+        return _Blocked(concat, blocks.pop(), out.shape)
+
+    def _pool(self, node: Call, out: TensorType) -> _Blocked | None:
+        assert isinstance(node.op, str)
+        value = self.blocked.get(id(node.args[0]))
+        if value is None:
+            return None
+        attrs = {**node.attrs, "layout": "NCHWc"}
+        return _Blocked(call(node.op, value.expr, span=node.span, **attrs), value.block, out.shape)
+
+
+def block_channels(fn: Function) -> Function:
+    """Convert the convolutions of typed `fn` and what follows them to NCHW[b]c (see the
+    module docstring); inputs and results keep their layout. Returns a typed function."""
+    converter = _Converter()
+    for node in post_order(fn.body):
+        converter.visit(node)
+    body = converter.plain_of(fn.body)
+    if body is fn.body:
+        return fn
+    return infer_type(replace(fn, body=body))

@@ -1,0 +1,182 @@
+"""BlockChannels: convolutions and what follows them in NCHW[b]c, with the same results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ir.graph.nodes import Call, Constant, Expr, Function, Var, call, const
+from ir.graph.passes.block_channels import block_channels, output_block
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.passes.pipeline import optimize, optimize_without_fusion
+from ir.graph.traversal import post_order
+from ir.graph.types import TensorType
+from ir.reference import check_close, evaluate
+
+RNG = np.random.default_rng(3)
+
+
+def _weight(out_channels: int, in_channels: int, kernel: int = 3, groups: int = 1) -> Constant:
+    shape = (out_channels, in_channels // groups, kernel, kernel)
+    return const(RNG.normal(scale=0.3, size=shape), "float32")
+
+
+def _per_channel(channels: int) -> Constant:
+    return const(RNG.normal(size=(channels, 1, 1)), "float32")
+
+
+def _ops(fn: Function) -> list[Call]:
+    return [n for n in post_order(fn.body) if isinstance(n, Call) and isinstance(n.op, str)]
+
+
+def _check_same_results(fn: Function, blocked: Function) -> None:
+    inputs = {
+        p.name: RNG.normal(size=p.checked_type.shape).astype("float32")  # type: ignore[attr-defined]
+        for p in fn.params
+    }
+    assert blocked.checked_type == fn.checked_type
+    check_close(evaluate(blocked, inputs), evaluate(fn, inputs), what="blocked")
+
+
+def _block(fn: Function) -> tuple[Function, Function]:
+    typed = infer_type(fn)
+    return typed, block_channels(typed)
+
+
+def _stem_and_block() -> Function:
+    """An RGB stem, a batch-norm-like scale and shift, pooling, a residual block and a
+    concatenation, ending in global pooling and a dense layer."""
+    x = Var("x", TensorType((1, 3, 16, 16), "float32"))
+    stem = call("nn.conv2d", x, _weight(16, 3), strides=(2, 2), padding=(1, 1, 1, 1))
+    scaled = call("add", call("multiply", stem, _per_channel(16)), _per_channel(16))
+    pooled = call("nn.max_pool2d", call("nn.relu", scaled), pool_size=(3, 3), padding=(1, 1, 1, 1))
+    inner = call("nn.relu", call("nn.conv2d", pooled, _weight(16, 16), padding=(1, 1, 1, 1)))
+    residual = call("nn.relu", call("add", call("nn.conv2d", inner, _weight(16, 16, 1)), pooled))
+    wide = call("concatenate", residual, call("nn.conv2d", residual, _weight(32, 16, 1)), axis=1)
+    averaged = call("nn.avg_pool2d", wide, pool_size=(2, 2), strides=(2, 2))
+    flat = call("flatten", call("nn.global_avg_pool2d", averaged))
+    dense = call("nn.dense", flat, const(RNG.normal(size=(10, 48)), "float32"))
+    return Function((x,), dense)
+
+
+def test_convs_elementwise_pooling_and_concat_stay_blocked_and_compute_the_same() -> None:
+    fn, blocked = _block(_stem_and_block())
+    ops = [c.op for c in _ops(blocked)]
+    assert "nn.conv2d" not in ops and ops.count("nn.conv2d_nchwc") == 4
+    pools = [c for c in _ops(blocked) if c.op in ("nn.max_pool2d", "nn.avg_pool2d")]
+    assert [p.attrs["layout"] for p in pools] == ["NCHWc", "NCHWc"]
+    concat = next(c for c in _ops(blocked) if c.op == "concatenate")
+    assert concat.checked_type.shape == (1, 3, 8, 8, 16)  # type: ignore[attr-defined]
+    # The stem reads the image in NCHW; one transform back, before global pooling.
+    stem = next(c for c in _ops(blocked) if c.op == "nn.conv2d_nchwc")
+    assert stem.args[0].checked_type.shape == (1, 3, 16, 16)  # type: ignore[attr-defined]
+    assert stem.args[1].checked_type.shape == (1, 1, 3, 3, 3, 16)  # type: ignore[attr-defined]
+    assert ops.count("transpose") == 1
+    _check_same_results(fn, blocked)
+
+
+def test_weights_and_per_channel_constants_are_folded_not_transformed_at_run_time() -> None:
+    _, blocked = _block(_stem_and_block())
+    for conv in (c for c in _ops(blocked) if c.op == "nn.conv2d_nchwc"):
+        assert isinstance(conv.args[1], Constant)
+    for arith in (c for c in _ops(blocked) if c.op in ("multiply", "add")):
+        assert all(not isinstance(a, Call) for a in arith.args if not _is_blocked(a))
+
+
+def _is_blocked(expr: Expr) -> bool:
+    return len(expr.checked_type.shape) == 5  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("out_channels", "groups", "constant_weight"),
+    [(12, 1, True), (16, 16, True), (16, 1, False)],
+    ids=["channels-no-block-divides", "depthwise", "weight-is-an-input"],
+)
+def test_convs_it_cannot_block_stay_nchw(
+    out_channels: int, groups: int, constant_weight: bool
+) -> None:
+    x = Var("x", TensorType((1, 16, 8, 8), "float32"))
+    w = Var("w", TensorType((out_channels, 16 // groups, 3, 3), "float32"))
+    weight: Expr = _weight(out_channels, 16, groups=groups) if constant_weight else w
+    conv = call("nn.conv2d", x, weight, padding=(1, 1, 1, 1), groups=groups)
+    params = (x,) if constant_weight else (x, w)
+    fn, blocked = _block(Function(params, call("nn.relu", conv)))
+    assert blocked is fn
+
+
+def test_a_conv_after_an_unblockable_conv_reads_its_nchw_output() -> None:
+    x = Var("x", TensorType((1, 16, 8, 8), "float32"))
+    depthwise = call("nn.conv2d", x, _weight(16, 16, groups=16), padding=(1, 1, 1, 1), groups=16)
+    pointwise = call("nn.conv2d", call("nn.relu", depthwise), _weight(24, 16, 1))
+    fn, blocked = _block(Function((x,), pointwise))
+    convs = [c for c in _ops(blocked) if c.op.startswith("nn.conv2d")]
+    assert [c.op for c in convs] == ["nn.conv2d", "nn.conv2d_nchwc"]
+    assert convs[1].args[1].checked_type.shape == (3, 1, 1, 1, 16, 8)  # type: ignore[attr-defined]
+    _check_same_results(fn, blocked)
+
+
+def test_operands_that_are_not_per_channel_constants() -> None:
+    """A per-channel input, a full-size input, a scalar and a row vector broadcast the same
+    way in blocked layout; a blocked value broadcast to a bigger shape goes back to NCHW."""
+    x = Var("x", TensorType((1, 8, 6, 6), "float32"))
+    scale = Var("scale", TensorType((8, 1, 1), "float32"))
+    other = Var("other", TensorType((1, 8, 6, 6), "float32"))
+    row = Var("row", TensorType((6,), "float32"))
+    conv = call("nn.conv2d", x, _weight(8, 8), padding=(1, 1, 1, 1))
+    offset = call("subtract", other, const(0.5, "float32"))
+    mixed = call("add", call("multiply", conv, scale), offset)
+    shifted = call("add", mixed, row)
+    wider = call("add", shifted, Var("wide", TensorType((2, 8, 6, 6), "float32")))
+    params = (x, scale, other, row, wider.args[1])
+    fn, blocked = _block(Function(params, wider))  # type: ignore[arg-type]
+    last = blocked.body
+    assert isinstance(last, Call) and last.op == "add" and not _is_blocked(last.args[0])
+    _check_same_results(fn, blocked)
+
+
+def test_gpu_pipelines_keep_nchw() -> None:
+    fn = _stem_and_block()
+    assert any(c.op == "nn.conv2d_nchwc" for c in _ops(optimize_without_fusion(fn)))
+    on_gpu = optimize_without_fusion(fn, blocked_layout=False)
+    assert not any(c.op == "nn.conv2d_nchwc" for c in _ops(on_gpu))
+    fused = optimize(fn, blocked_layout=False)
+    fused_ops = {
+        node.op
+        for group in post_order(fused.body)
+        if isinstance(group, Call) and isinstance(group.op, Function)
+        for node in post_order(group.op.body)
+        if isinstance(node, Call) and isinstance(node.op, str)
+    }
+    assert "nn.conv2d" in fused_ops and "nn.conv2d_nchwc" not in fused_ops
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    in_channels=st.sampled_from([3, 8, 16, 24]),
+    out_channels=st.sampled_from([8, 16, 32, 40]),
+    kernel=st.sampled_from([1, 3]),
+    stride=st.sampled_from([1, 2]),
+    pool=st.booleans(),
+)
+def test_any_conv_chain_computes_the_same_blocked(
+    in_channels: int, out_channels: int, kernel: int, stride: int, pool: bool
+) -> None:
+    x = Var("x", TensorType((1, in_channels, 9, 9), "float32"))
+    pad = kernel // 2
+    first = call(
+        "nn.conv2d",
+        x,
+        _weight(out_channels, in_channels, kernel),
+        strides=(stride, stride),
+        padding=(pad, pad, pad, pad),
+    )
+    value = call("nn.relu", call("add", first, _per_channel(out_channels)))
+    if pool:
+        value = call("nn.avg_pool2d", value, pool_size=(2, 2), count_include_pad=True)
+    second = call("nn.conv2d", value, _weight(16, out_channels, 1))
+    fn, blocked = _block(Function((x,), call("add", second, _per_channel(16))))
+    assert output_block(out_channels) == (16 if out_channels % 16 == 0 else 8)
+    assert sum(c.op == "nn.conv2d_nchwc" for c in _ops(blocked)) == 2
+    _check_same_results(fn, blocked)
