@@ -116,6 +116,8 @@ class _Nest:
     offsets: tuple[PrimExpr, ...]  # region start per spatial axis (zeros for root stages)
     tail_splits: list[int]
     guards: list[PrimExpr] = field(default_factory=list)
+    # Each axis variable of the op -> its absolute index (built once per nest).
+    absolute: dict[Var, PrimExpr] | None = None
 
 
 class _Lowering:
@@ -319,11 +321,18 @@ class _Lowering:
         offsets = region.starts if region is not None else tuple(IntImm(0) for _ in stage.op.axes)
         return _Nest(stage, extents, loop_vars, values, offsets, tails)
 
-    def absolute(self, nest: _Nest, axis_name: str) -> PrimExpr:
-        for index, axis in enumerate(nest.stage.op.axes):
-            if axis.name == axis_name:
-                return binary("add", nest.offsets[index], nest.values[axis_name])
-        return nest.values[axis_name]
+    def absolute(self, nest: _Nest) -> dict[Var, PrimExpr]:
+        """The index of each axis of the nest's op in the whole tensor (offsets added)."""
+        if nest.absolute is None:
+            op, values = nest.stage.op, nest.values
+            mapping: dict[Var, PrimExpr] = {
+                axis.var: binary("add", offset, values[axis.name])
+                for axis, offset in zip(op.axes, nest.offsets, strict=True)
+            }
+            for axis in op.reduce_axes:
+                mapping[axis.var] = values[axis.name]
+            nest.absolute = mapping
+        return nest.absolute
 
     def emit_stage(
         self, stage: Stage, region: Region | None, outer_ranges: dict[Var, tuple[int, int]]
@@ -362,9 +371,7 @@ class _Lowering:
 
     def body_value(self, nest: _Nest) -> tuple[PrimExpr, Reduce | None]:
         op = nest.stage.op
-        mapping: dict[Var, PrimExpr] = {
-            axis.var: self.absolute(nest, axis.name) for axis in (*op.axes, *op.reduce_axes)
-        }
+        mapping = self.absolute(nest)
         body = self._expanded_body(op)
         reduce = body if isinstance(body, Reduce) else None
         source = reduce.source if reduce is not None else body
@@ -609,9 +616,7 @@ class _Lowering:
 
     def _reads_of(self, producer: Stage, consumer: _Nest) -> list[tuple[PrimExpr, ...]]:
         op = consumer.stage.op
-        mapping: dict[Var, PrimExpr] = {
-            axis.var: self.absolute(consumer, axis.name) for axis in (*op.axes, *op.reduce_axes)
-        }
+        mapping = self.absolute(consumer)
         body = self._expanded_body(op)
         reads = []
         for node in walk_expr(body):

@@ -115,6 +115,14 @@ def _range_key(expr: PrimExpr, ranges: RangeMap) -> tuple[PrimExpr, tuple[Interv
     return expr, tuple(found)
 
 
+def _is_index(expr: PrimExpr) -> bool:
+    """Whether `expr` is integer arithmetic or a condition on it (a key of the cache)."""
+    kind = type(expr)
+    if kind is Compare:
+        return is_int_dtype(expr.lhs.dtype)  # type: ignore[attr-defined]
+    return kind is Logical or is_int_dtype(expr.dtype)
+
+
 class _Simplifier:
     """Bottom-up rewriting of one expression under fixed variable ranges."""
 
@@ -136,6 +144,10 @@ class _Simplifier:
         hint = self.hints.get(id(expr))
         if hint is not None and hint[0] is expr:
             return self._hinted(hint)
+        if not _is_index(expr):
+            # A value is not cached whole: candidates rarely repeat one, and its indices
+            # are hints or cached on their own, so the walk for its key would be wasted.
+            return self.visit(expr)
         key = _range_key(expr, self.ranges)
         result = _CACHE.get(key)
         if result is None:
@@ -167,7 +179,7 @@ class _Simplifier:
         if kind is IntImm or kind is FloatImm:
             return expr
         if kind is Load:
-            index = self.visit(expr.index)  # type: ignore[attr-defined]
+            index = self.top(expr.index)  # type: ignore[attr-defined]
             return expr if index is expr.index else Load(expr.buffer, index)  # type: ignore[attr-defined]
         if kind is Compare:
             return self._compare(expr)  # type: ignore[arg-type]
@@ -403,7 +415,7 @@ class _Simplifier:
         return _canonical_compare(expr, terms, const, dtype)
 
     def _select(self, expr: Select) -> PrimExpr:
-        condition = self.visit(expr.condition)
+        condition = self.top(expr.condition)
         if type(condition) is IntImm:
             return self.visit(expr.true_value if condition.value else expr.false_value)
         true_value, false_value = self.visit(expr.true_value), self.visit(expr.false_value)
