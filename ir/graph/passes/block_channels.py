@@ -16,6 +16,9 @@ Step 2. Blocked values flow on through elementwise ops (per-channel constants su
 Step 3. Any other consumer, and the function's result, gets the value back in NCHW
         through a transpose + reshape, made once per value and fused like any other
         injective op.
+Step 4. A conv that is alone in its blocked region (NCHW in, and its blocked output
+        reaches no other conv: a conv between LRNs or grouped convs) only gains a
+        transform: it is left in NCHW, and the conversion runs again.
 """
 
 from __future__ import annotations
@@ -92,6 +95,14 @@ def blocked_weight(weight: Expr, shape: tuple[int, ...], in_block: int, out_bloc
     return call("transpose", split, axes=(0, 2, 4, 5, 3, 1))
 
 
+def _broadcasts_in_blocks(shape: tuple[int, ...], out: tuple[int, ...]) -> bool:
+    """Whether a blocked operand of NCHW `shape` broadcasts to `out` in blocked layout too:
+    all its channels, and each other axis full or 1 (a squeeze-and-excitation scale)."""
+    return shape[1] == out[1] and all(
+        dim in (1, full) for dim, full in zip(shape, out, strict=True)
+    )
+
+
 def _tensor_type(expr: Expr) -> TensorType | None:
     if not expr.has_type:
         return None
@@ -100,9 +111,26 @@ def _tensor_type(expr: Expr) -> TensorType | None:
 
 
 class _Converter:
-    def __init__(self) -> None:
+    def __init__(self, plain_convs: frozenset[int] = frozenset()) -> None:
+        self.plain_convs = plain_convs  # convs (by node id) to leave in NCHW
         self.plain: dict[int, Expr] = {}
         self.blocked: dict[int, _Blocked] = {}
+        self.region: dict[int, int] = {}  # union-find over blocked nodes joined by edges
+        self.blocked_convs: list[int] = []
+
+    def _root(self, key: int) -> int:
+        while self.region[key] != key:
+            self.region[key] = self.region[self.region[key]]
+            key = self.region[key]
+        return key
+
+    def lone_convs(self) -> frozenset[int]:
+        """Blocked convs that share their blocked region with no other conv: each reads
+        NCHW and its output goes back to NCHW, so blocking only adds a transform."""
+        per_region: dict[int, list[int]] = {}
+        for conv in self.blocked_convs:
+            per_region.setdefault(self._root(conv), []).append(conv)
+        return frozenset(convs[0] for convs in per_region.values() if len(convs) == 1)
 
     def plain_of(self, node: Expr) -> Expr:
         known = self.plain.get(id(node))
@@ -117,6 +145,12 @@ class _Converter:
             blocked = self._blocked_call(node)
             if blocked is not None:
                 self.blocked[id(node)] = blocked
+                self.region[id(node)] = id(node)
+                for arg in node.args:  # a blocked call reads its blocked inputs as blocked
+                    if id(arg) in self.blocked:
+                        self.region[self._root(id(arg))] = self._root(id(node))
+                if node.op == "nn.conv2d":
+                    self.blocked_convs.append(id(node))
                 return
         if isinstance(node, Function):
             self.plain[id(node)] = node  # nested functions are left as they are
@@ -144,7 +178,8 @@ class _Converter:
         weight_type = _tensor_type(weight)
         block = output_block(out.shape[1])
         if (
-            int(node.attrs["groups"]) != 1
+            id(node) in self.plain_convs
+            or int(node.attrs["groups"]) != 1
             or not isinstance(weight, Constant)
             or weight_type is None
             or block is None
@@ -170,8 +205,8 @@ class _Converter:
         args: list[Expr] = []
         for arg, value in zip(node.args, blocked_args, strict=True):
             if value is not None:
-                if value.shape != out.shape:
-                    return None  # the blocked operand itself broadcasts
+                if not _broadcasts_in_blocks(value.shape, out.shape):
+                    return None
                 args.append(value.expr)
                 continue
             side = self._broadcast_operand(arg, out, block)
@@ -218,9 +253,15 @@ class _Converter:
 def block_channels(fn: Function) -> Function:
     """Convert the convolutions of typed `fn` and what follows them to NCHW[b]c (see the
     module docstring); inputs and results keep their layout. Returns a typed function."""
+    nodes = post_order(fn.body)
     converter = _Converter()
-    for node in post_order(fn.body):
+    for node in nodes:
         converter.visit(node)
+    lone = converter.lone_convs()
+    if lone:
+        converter = _Converter(lone)
+        for node in nodes:
+            converter.visit(node)
     body = converter.plain_of(fn.body)
     if body is fn.body:
         return fn

@@ -110,29 +110,60 @@ def test_a_conv_after_an_unblockable_conv_reads_its_nchw_output() -> None:
     x = Var("x", TensorType((1, 16, 8, 8), "float32"))
     depthwise = call("nn.conv2d", x, _weight(16, 16, groups=16), padding=(1, 1, 1, 1), groups=16)
     pointwise = call("nn.conv2d", call("nn.relu", depthwise), _weight(24, 16, 1))
-    fn, blocked = _block(Function((x,), pointwise))
+    expand = call("nn.conv2d", pointwise, _weight(32, 24, 1))
+    fn, blocked = _block(Function((x,), expand))
     convs = [c for c in _ops(blocked) if c.op.startswith("nn.conv2d")]
-    assert [c.op for c in convs] == ["nn.conv2d", "nn.conv2d_nchwc"]
+    assert [c.op for c in convs] == ["nn.conv2d", "nn.conv2d_nchwc", "nn.conv2d_nchwc"]
     assert convs[1].args[1].checked_type.shape == (3, 1, 1, 1, 16, 8)  # type: ignore[attr-defined]
     _check_same_results(fn, blocked)
 
 
+def test_a_conv_alone_between_nchw_ops_stays_nchw() -> None:
+    """NCHW in (an image), NCHW out (an LRN, as in AlexNet): blocking it would only add a
+    layout transform, so it is left alone, as are the ops after it."""
+    x = Var("x", TensorType((1, 3, 12, 12), "float32"))
+    conv = call("nn.relu", call("nn.conv2d", x, _weight(16, 3), strides=(2, 2)))
+    pooled = call("nn.max_pool2d", call("nn.lrn", conv, size=3), pool_size=(2, 2))
+    fn, blocked = _block(Function((x,), pooled))
+    assert blocked is fn
+
+
+def test_a_squeeze_and_excitation_scale_stays_blocked() -> None:
+    """A per-channel scale computed from the blocked value itself (global pooling, two
+    1x1 convs, a sigmoid) multiplies it without leaving the blocked layout."""
+    x = Var("x", TensorType((1, 16, 6, 6), "float32"))
+    features = call("nn.relu", call("nn.conv2d", x, _weight(16, 16), padding=(1, 1, 1, 1)))
+    squeezed = call(
+        "nn.relu", call("nn.conv2d", call("nn.global_avg_pool2d", features), _weight(8, 16, 1))
+    )
+    scale = call("sigmoid", call("nn.conv2d", squeezed, _weight(16, 8, 1)))
+    out = call("nn.conv2d", call("multiply", features, scale), _weight(16, 16, 1))
+    fn, blocked = _block(Function((x,), out))
+    assert [c.op for c in _ops(blocked)].count("transpose") == 1  # only the result's
+    assert sum(c.op == "nn.conv2d_nchwc" for c in _ops(blocked)) == 4
+    _check_same_results(fn, blocked)
+
+
 def test_operands_that_are_not_per_channel_constants() -> None:
-    """A per-channel input, a full-size input, a scalar and a row vector broadcast the same
-    way in blocked layout; a blocked value broadcast to a bigger shape goes back to NCHW."""
+    """A per-channel input, a full-size input, a scalar, a row vector and a bigger batch
+    broadcast the same way in blocked layout; a blocked value broadcast to more dimensions
+    goes back to NCHW."""
     x = Var("x", TensorType((1, 8, 6, 6), "float32"))
     scale = Var("scale", TensorType((8, 1, 1), "float32"))
     other = Var("other", TensorType((1, 8, 6, 6), "float32"))
     row = Var("row", TensorType((6,), "float32"))
-    conv = call("nn.conv2d", x, _weight(8, 8), padding=(1, 1, 1, 1))
+    first = call("nn.conv2d", x, _weight(8, 8), padding=(1, 1, 1, 1))
+    conv = call("nn.conv2d", first, _weight(8, 8), padding=(1, 1, 1, 1))
     offset = call("subtract", other, const(0.5, "float32"))
     mixed = call("add", call("multiply", conv, scale), offset)
     shifted = call("add", mixed, row)
-    wider = call("add", shifted, Var("wide", TensorType((2, 8, 6, 6), "float32")))
-    params = (x, scale, other, row, wider.args[1])
-    fn, blocked = _block(Function(params, wider))  # type: ignore[arg-type]
+    batch = Var("batch", TensorType((2, 8, 6, 6), "float32"))
+    stacked = Var("stacked", TensorType((3, 1, 8, 6, 6), "float32"))
+    wider = call("add", call("add", shifted, batch), stacked)
+    fn, blocked = _block(Function((x, scale, other, row, batch, stacked), wider))
     last = blocked.body
     assert isinstance(last, Call) and last.op == "add" and not _is_blocked(last.args[0])
+    assert _is_blocked(last.args[0].args[0].args[0])  # type: ignore[attr-defined]
     _check_same_results(fn, blocked)
 
 
