@@ -33,6 +33,17 @@ def _divisor_at_most(extent: int, limit: int) -> int:
     return 1
 
 
+def _register_columns(width: int, vectors: int) -> int:
+    """How many output columns a conv tile keeps in registers next to `vectors` channel
+    vectors (about 14 accumulators): a divisor of `width` when one is close enough, so
+    the columns need no tail."""
+    limit = max(1, 14 // vectors)
+    if width <= limit:
+        return width
+    tile = _divisor_at_most(width, limit)
+    return min(width, limit) if tile < limit // 2 else tile
+
+
 def _read_stage_names(schedule: Schedule, stage: Stage) -> list[str]:
     names = []
     for node in walk_expr(stage.op.body):
@@ -143,6 +154,26 @@ class _DefaultScheduler:
         data, weight = self.schedule.program.inputs[:2]
         return data.nbytes > CORE_CACHE_BYTES and 2 * weight.nbytes <= data.nbytes
 
+    def _order_conv_tiles(
+        self, output: str, anchor: str, outer: tuple[str, str, str, str], inner: tuple[str, ...]
+    ) -> None:
+        """Order a conv's tile loops (batch, row, channel block, column tile) rows or
+        channel blocks outermost (see `_rows_outermost`), then `inner`; the fused outer
+        loops run in parallel when there is enough work."""
+        sch = self.schedule
+        n, y, k_outer, x_outer = outer
+        if self._rows_outermost():
+            sch.reorder(output, n, y, k_outer, x_outer, *inner)
+            fused = sch.fuse(output, sch.fuse(output, n, y), k_outer)
+        else:
+            sch.reorder(output, n, k_outer, y, x_outer, *inner)
+            fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
+        if (
+            _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
+            and loop_extents(sch.stages[output])[0][fused] > 1
+        ):
+            sch.parallel(output, fused)
+
     def tile_conv_channels(self, output: str, anchor: str, lanes: int) -> set[str]:
         """Conv with output channels in vectors of `lanes`: each (c, ry, rx) step loads one
         vector of packed weights and broadcasts one input value per output column."""
@@ -151,24 +182,11 @@ class _DefaultScheduler:
         out_channels, width = sch.stages[output].op.shape[1], sch.stages[output].op.shape[3]
         # About 14 accumulator registers: 2 channel vectors x 7 columns, or 1 x 14.
         vectors = 2 if out_channels % (2 * lanes) == 0 else 1
-        col_limit = 14 // vectors
-        col_tile = _divisor_at_most(width, col_limit) if width > col_limit else width
-        if col_tile < col_limit // 2 < width:
-            col_tile = min(width, col_limit)
+        col_tile = _register_columns(width, vectors)
         channel_tile = vectors * lanes
         k_outer, k_inner = sch.split(output, k, factor=channel_tile)
         x_outer, x_inner = sch.split(output, x, factor=col_tile)
-        if self._rows_outermost():
-            sch.reorder(output, n, y, k_outer, x_outer, k_inner, x_inner)
-            fused = sch.fuse(output, sch.fuse(output, n, y), k_outer)
-        else:
-            sch.reorder(output, n, k_outer, y, x_outer, k_inner, x_inner)
-            fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
-        if (
-            _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
-            and loop_extents(sch.stages[output])[0][fused] > 1
-        ):
-            sch.parallel(output, fused)
+        self._order_conv_tiles(output, anchor, (n, y, k_outer, x_outer), (k_inner, x_inner))
         sch.vectorize(output, x_inner)
         sch.compute_at(anchor, output, x_outer)
         local = sch.stages[anchor]
@@ -207,23 +225,10 @@ class _DefaultScheduler:
         # About 14 accumulator registers: 2 channel vectors x 7 columns, or 1 x 14.
         block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
         vectors = block_tile * max(1, block // lanes)
-        col_limit = max(1, 14 // vectors)
-        col_tile = _divisor_at_most(width, col_limit) if width > col_limit else width
-        if col_tile < col_limit // 2 < width:
-            col_tile = min(width, col_limit)
+        col_tile = _register_columns(width, vectors)
         k_outer, k_inner = sch.split(output, k, factor=block_tile)
         x_outer, x_inner = sch.split(output, x, factor=col_tile)
-        if self._rows_outermost():
-            sch.reorder(output, n, y, k_outer, x_outer, k_inner, x_inner, kb)
-            fused = sch.fuse(output, sch.fuse(output, n, y), k_outer)
-        else:
-            sch.reorder(output, n, k_outer, y, x_outer, k_inner, x_inner, kb)
-            fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
-        if (
-            _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
-            and loop_extents(sch.stages[output])[0][fused] > 1
-        ):
-            sch.parallel(output, fused)
+        self._order_conv_tiles(output, anchor, (n, y, k_outer, x_outer), (k_inner, x_inner, kb))
         sch.vectorize(output, kb)
         sch.compute_at(anchor, output, x_outer)
         local = sch.stages[anchor]

@@ -60,6 +60,23 @@ def _conv2d_geometry(
     return strides, window_pads(attrs["padding"], op), dilation, groups
 
 
+def _conv2d_output_hw(
+    data: TensorType, weight: TensorType, kernel: tuple[int, int], attrs: Attrs, op: str
+) -> tuple[int, int]:
+    """Output rows and columns of a conv of `data` (H and W on axes 2 and 3) by a window of
+    `kernel`; a TypeInferenceError when the window does not fit the padded data."""
+    strides, (top, left, bottom, right), dilation, _ = _conv2d_geometry(attrs, op)
+    height, width = data.shape[2], data.shape[3]
+    out_h = window_output_size(height, kernel[0], strides[0], dilation[0], top, bottom)
+    out_w = window_output_size(width, kernel[1], strides[1], dilation[1], left, right)
+    if out_h < 1 or out_w < 1:
+        raise TypeInferenceError(
+            f"{op}: kernel of weight (shape {weight.shape}) with dilation {dilation} does not "
+            f"fit data (shape {data.shape}) padded by {(top, left, bottom, right)}"
+        )
+    return out_h, out_w
+
+
 def _conv2d_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     op = "nn.conv2d"
     data, weight = tensor_args(arg_types, op)
@@ -69,8 +86,8 @@ def _conv2d_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
             "must both be 4-D (NCHW data, OIHW weight)"
         )
     dtype = same_dtype([data, weight], op)
-    strides, (top, left, bottom, right), dilation, groups = _conv2d_geometry(attrs)
-    batch, channels, height, width = data.shape
+    groups = _conv2d_geometry(attrs)[3]
+    batch, channels = data.shape[:2]
     out_channels, group_channels, kernel_h, kernel_w = weight.shape
     if channels != group_channels * groups:
         raise TypeInferenceError(
@@ -82,13 +99,7 @@ def _conv2d_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
             f"{op}: weight (shape {weight.shape}) has {out_channels} output channels, "
             f"not divisible by groups={groups} (data shape {data.shape})"
         )
-    out_h = window_output_size(height, kernel_h, strides[0], dilation[0], top, bottom)
-    out_w = window_output_size(width, kernel_w, strides[1], dilation[1], left, right)
-    if out_h < 1 or out_w < 1:
-        raise TypeInferenceError(
-            f"{op}: kernel of weight (shape {weight.shape}) with dilation {dilation} does not "
-            f"fit data (shape {data.shape}) padded by {(top, left, bottom, right)}"
-        )
+    out_h, out_w = _conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
     return TensorType((batch, out_channels, out_h, out_w), dtype)
 
 
@@ -180,16 +191,8 @@ def _conv2d_nchwc_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     data, weight = tensor_args(arg_types, op)
     dtype = same_dtype([data, weight], op)
     _nchwc_dims(data, weight, op)
-    strides, (top, left, bottom, right), dilation, _ = _conv2d_geometry(attrs, op)
-    height, width = data.shape[2], data.shape[3]
     out_blocks, _, kernel_h, kernel_w, _, out_block = weight.shape
-    out_h = window_output_size(height, kernel_h, strides[0], dilation[0], top, bottom)
-    out_w = window_output_size(width, kernel_w, strides[1], dilation[1], left, right)
-    if out_h < 1 or out_w < 1:
-        raise TypeInferenceError(
-            f"{op}: kernel of weight (shape {weight.shape}) with dilation {dilation} does not "
-            f"fit data (shape {data.shape}) padded by {(top, left, bottom, right)}"
-        )
+    out_h, out_w = _conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
     return TensorType((data.shape[0], out_blocks, out_h, out_w, out_block), dtype)
 
 
