@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from codegen.cuda.target import is_cuda_target
 from codegen.llvm import host_target
 from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
@@ -114,7 +115,7 @@ def list_models(session: Session, limit: int, offset: int) -> tuple[list[ModelRo
 def load_model_function(models_dir: Path, model_id: str, target: str = "llvm") -> Function:
     """The stored model imported and optimised for `target` (the function the tuner tunes)."""
     fn = from_onnx(model_path(models_dir, model_id).read_bytes())
-    return optimize(fn, blocked_layout=not target.startswith("cuda"))
+    return optimize(fn, blocked_layout=not is_cuda_target(target))
 
 
 def model_tasks(models_dir: Path, model_id: str, target: str) -> list[Task]:

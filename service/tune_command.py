@@ -87,7 +87,7 @@ def run_tune(
             f"unsupported target {target!r}: offline tuning runs on this CPU (llvm) or a "
             "local GPU (cuda -arch=sm_XX)"
         )
-    fn = optimize(from_onnx(model, shape=shapes or None), blocked_layout=target.startswith("llvm"))
+    fn = optimize(from_onnx(model, shape=shapes or None), blocked_layout=not is_cuda_target(target))
     interactive = sys.stderr.isatty() and not as_json
 
     def show(progress: TuneProgress) -> None:

@@ -4,8 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ir.errors import TypeInferenceError
 from ir.graph.types import TensorType, Type
+
+
+def unblock_channels(data: np.ndarray) -> np.ndarray:
+    """An NCHW[b]c array as NCHW: the block axis goes back next to the channel-block axis."""
+    batch, blocks, height, width, block = data.shape
+    return data.transpose(0, 1, 4, 2, 3).reshape(batch, blocks * block, height, width)
+
+
+def block_channels(data: np.ndarray, block: int) -> np.ndarray:
+    """An NCHW array as NCHW[block]c: channels split into blocks, the block innermost."""
+    batch, channels, height, width = data.shape
+    blocked = data.reshape(batch, channels // block, block, height, width)
+    return np.ascontiguousarray(blocked.transpose(0, 1, 3, 4, 2))
 
 
 def tensor_arg(arg_types: Sequence[Type], index: int, op: str) -> TensorType:

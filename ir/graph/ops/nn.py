@@ -11,6 +11,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
 from ir.graph.ops.common import (
+    block_channels,
     broadcast_shapes,
     int_tuple,
     normalize_axis,
@@ -18,6 +19,7 @@ from ir.graph.ops.common import (
     same_dtype,
     tensor_arg,
     tensor_args,
+    unblock_channels,
     window_output_size,
     window_pads,
 )
@@ -169,44 +171,30 @@ def _conv2d_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> in
 # --- nn.conv2d_nchwc: blocked-channel convolution -----------------------------------------
 
 
-def _nchwc_dims(data: TensorType, weight: TensorType, op: str) -> tuple[int, int, int, int]:
-    """(channels, input block, output channels, output block) of a blocked conv's operands."""
+def _check_nchwc_operands(data: TensorType, weight: TensorType, op: str) -> None:
+    """TypeInferenceError unless `data` and `weight` are a blocked conv's operands."""
     if data.ndim not in (4, 5) or weight.ndim != 6:
         raise TypeInferenceError(
             f"{op}: data (shape {data.shape}) must be 4-D NCHW or 5-D NCHW[b]c and weight "
             f"(shape {weight.shape}) 6-D OIHW[bi]i[bo]o"
         )
-    out_blocks, in_blocks, _, _, in_block, out_block = weight.shape
+    _, in_blocks, _, _, in_block, _ = weight.shape
     channels = data.shape[1] if data.ndim == 4 else data.shape[1] * data.shape[4]
     if in_blocks * in_block != channels or (data.ndim == 5 and data.shape[4] != in_block):
         raise TypeInferenceError(
             f"{op}: weight (shape {weight.shape}) expects {in_blocks} x {in_block} input "
             f"channels, data (shape {data.shape}) has {channels}"
         )
-    return channels, in_block, out_blocks * out_block, out_block
 
 
 def _conv2d_nchwc_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     op = "nn.conv2d_nchwc"
     data, weight = tensor_args(arg_types, op)
     dtype = same_dtype([data, weight], op)
-    _nchwc_dims(data, weight, op)
+    _check_nchwc_operands(data, weight, op)
     out_blocks, _, kernel_h, kernel_w, _, out_block = weight.shape
     out_h, out_w = _conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
     return TensorType((data.shape[0], out_blocks, out_h, out_w, out_block), dtype)
-
-
-def unblock_channels(data: np.ndarray) -> np.ndarray:
-    """NCHW[b]c -> NCHW: the block axis goes back next to the channel-block axis."""
-    batch, blocks, height, width, block = data.shape
-    return data.transpose(0, 1, 4, 2, 3).reshape(batch, blocks * block, height, width)
-
-
-def block_channels(data: np.ndarray, block: int) -> np.ndarray:
-    """NCHW -> NCHW[block]c: channels split into blocks of `block`, the block innermost."""
-    batch, channels, height, width = data.shape
-    blocked = data.reshape(batch, channels // block, block, height, width)
-    return np.ascontiguousarray(blocked.transpose(0, 1, 3, 4, 2))
 
 
 def _conv2d_nchwc_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
@@ -718,7 +706,7 @@ OPS: tuple[OpDef, ...] = (
         flops=_conv2d_nchwc_flops,
         doc=(
             "2-D convolution on blocked channels: NCHW[bi]c (or NCHW) data x OIHW[bi]i[bo]o "
-            "weight -> NCHW[bo]c; what ConvertConvLayout makes of nn.conv2d on CPUs"
+            "weight -> NCHW[bo]c; what BlockChannels makes of nn.conv2d on CPUs"
         ),
         input_names=("data", "weight"),
     ),

@@ -9,7 +9,14 @@ import numpy as np
 
 from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
-from ir.graph.ops.common import int_tuple, tensor_arg, window_output_size, window_pads
+from ir.graph.ops.common import (
+    block_channels,
+    int_tuple,
+    tensor_arg,
+    unblock_channels,
+    window_output_size,
+    window_pads,
+)
 from ir.graph.ops.registry import (
     REQUIRED,
     OpDef,
@@ -145,11 +152,8 @@ def _nchw_reference(reference: Reference) -> Reference:
         data = inputs[0]
         if not _blocked(attrs, "pool"):
             return np.asarray(reference(inputs, attrs))
-        batch, blocks, height, width, block = data.shape
-        plain = data.transpose(0, 1, 4, 2, 3).reshape(batch, blocks * block, height, width)
-        out = np.asarray(reference([plain], Attrs({**attrs, "layout": "NCHW"})))
-        out = out.reshape(batch, blocks, block, *out.shape[2:]).transpose(0, 1, 3, 4, 2)
-        return np.ascontiguousarray(out)
+        plain = np.asarray(reference([unblock_channels(data)], Attrs({**attrs, "layout": "NCHW"})))
+        return block_channels(plain, data.shape[4])
 
     return blocked_or_plain
 
