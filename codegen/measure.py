@@ -255,6 +255,30 @@ class _Timeout(Exception):
     pass
 
 
+# A multi-threaded BLAS keeps its threads spinning for up to ~0.1 s after a call. The child
+# computes a workload's reference with numpy just before timing its first candidate, and
+# those spinning threads took a core from the candidate's parallel loops: 8 ms per run
+# instead of 20 us, so the first candidate of every workload (the default schedule, which
+# tuning measures first) lost to worse ones. The reference is never timed: one thread.
+QUIET_BLAS_ENVIRONMENT = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "BLIS_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+}
+
+
+def child_environment(parent: Mapping[str, str]) -> dict[str, str]:
+    """The environment a measurement child runs in: the parent's, with this project on
+    PYTHONPATH, Python tracebacks on crashes, and the BLAS library held to one thread."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(parent)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    env["PYTHONFAULTHANDLER"] = "1"  # a crash leaves a Python traceback on stderr
+    env.update(QUIET_BLAS_ENVIRONMENT)
+    return env
+
+
 class _ChildGone(Exception):
     pass
 
@@ -263,10 +287,7 @@ class _Child:
     """One measurement child process and the threads reading its pipes."""
 
     def __init__(self) -> None:
-        root = str(Path(__file__).resolve().parent.parent)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-        env["PYTHONFAULTHANDLER"] = "1"  # a crash leaves a Python traceback on stderr
+        env = child_environment(os.environ)
         try:
             self.process = subprocess.Popen(
                 [

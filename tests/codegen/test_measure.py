@@ -7,6 +7,7 @@ followed by a good candidate that must still measure ok.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -18,6 +19,7 @@ from codegen.measure import (
     MeasureInput,
     MeasureOptions,
     MeasureResult,
+    child_environment,
     default_trace,
     measure_batch,
     measure_default,
@@ -203,6 +205,14 @@ def test_slow_repeats_are_taken_again() -> None:
     assert costs == [1.0, 1.4, 1.2] and left == [9.9]
     left, costs = timings(*([1.0] + [5.0] * (2 + MAX_RETAKEN_REPEATS)), 9.9)
     assert costs == [1.0, 5.0, 5.0] and left == [9.9]
+
+
+def test_the_child_holds_blas_to_one_thread() -> None:
+    # The reference is computed just before the first candidate of a workload is timed: a
+    # multi-threaded BLAS left spinning would take a core from that candidate's loops.
+    env = child_environment({"OPENBLAS_NUM_THREADS": "8", "PYTHONPATH": "/elsewhere"})
+    assert env["OPENBLAS_NUM_THREADS"] == "1" and env["MKL_NUM_THREADS"] == "1"
+    assert env["PYTHONPATH"].split(os.pathsep)[-1] == "/elsewhere"
 
 
 def test_options_and_results_travel_as_json() -> None:
