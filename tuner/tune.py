@@ -147,6 +147,7 @@ class _TaskRun:
     search: SearchStrategy
     task_json: dict[str, Any]
     default_trace: Trace | None = None  # measured first, so tuning never ends below it
+    default_queued: bool = False
     measured_ids: set[str] = field(default_factory=set)
     best_cost_s: float | None = None
     new_trials: int = 0
@@ -275,11 +276,11 @@ def tune_tasks(
             for trace in run.search.generate(count)
             if _candidate_id(run, trace) not in run.measured_ids
         ]
-        if run.default_trace is not None:
+        if run.default_trace is not None and not run.default_queued:
             # The untuned schedule is a candidate too: the declared best is never worse.
             if _candidate_id(run, run.default_trace) not in run.measured_ids:
                 traces = [run.default_trace, *traces[: max(0, count - 1)]]
-            run.default_trace = None
+            run.default_queued = True
         if not traces:
             scheduler.finish(chosen, "search space exhausted")
             continue
@@ -432,7 +433,9 @@ def _remeasure(
     measurer: Measurer,
 ) -> int:
     """Step 4: re-measure each task's top candidates (by first measurement) not yet
-    re-measured, with REMEASURE_REPEAT_FACTOR times the repeats."""
+    re-measured, with REMEASURE_REPEAT_FACTOR times the repeats, in one batch with the
+    default schedule: a best is only declared against the untuned schedule measured at
+    the same time, so one disturbed first measurement of the default cannot hide it."""
     repeated = replace(options, repeat=options.repeat * REMEASURE_REPEAT_FACTOR)
     total = 0
     for run in runs:
@@ -444,7 +447,11 @@ def _remeasure(
             (r for r in _first_records(mine).values() if r.status == "ok" and r.costs_s),
             key=lambda r: r.median_cost_s,
         )
-        chosen = [r for r in ranked[:top] if counts[r.candidate_id] < 2]
+        contenders = ranked[:top]
+        if top > 0 and run.default_trace is not None:
+            default_id = _candidate_id(run, run.default_trace)
+            contenders += [r for r in ranked[top:] if r.candidate_id == default_id]
+        chosen = [r for r in contenders if counts[r.candidate_id] < 2]
         if not chosen:
             continue
         inputs = [MeasureInput(run.task_json, dict(r.trace), target) for r in chosen]

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from codegen.executor import compile_model
-from codegen.measure import MeasureOptions
+from codegen.measure import MeasureOptions, default_trace
 from ir.graph.nodes import Constant, Function, Tuple, Var, call
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.passes.pipeline import optimize
 from ir.graph.types import TensorType
 from ir.reference import check_close, evaluate
 from ir.schedule import Trace
-from tuner.records import Record, load_records
+from tuner.records import Record, compute_candidate_id, load_records
 from tuner.tasks import extract_tasks, normalize_target
 from tuner.tune import TuneProgress, records_schedule_provider, tune_model, tuned_record
 
@@ -68,10 +68,16 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     records = load_records(path)
     first_measurements = {r.candidate_id for r in records}
     assert len(first_measurements) == 16
-    # The top candidates of each task were re-measured with more repeats.
-    assert 0 < result.remeasured <= 6
+    # The top candidates of each task were re-measured with more repeats, and with them
+    # the default schedule, so the declared best is confirmed against it.
+    assert 0 < result.remeasured <= 8
     assert len(records) == 16 + result.remeasured
     assert all(len(r.costs_s) == FAST.repeat * 3 for r in records[16:] if r.status == "ok")
+    target = normalize_target("llvm")
+    remeasured = {r.candidate_id for r in records[16:]}
+    for task in extract_tasks(fn, "llvm"):
+        default = compute_candidate_id(task.key, target, default_trace(task.to_json(), target))
+        assert default in remeasured
     for task in result.tasks:
         assert task.best_gflops is not None and task.best_gflops > 0
     assert result.estimated_latency_s is not None
@@ -91,7 +97,6 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     inputs = model_inputs()
     for got, want in zip(compiled.run(inputs), evaluate(fn, inputs), strict=True):
         check_close(got, want)
-    target = normalize_target("llvm")
     expected = {
         Trace.from_json(tuned_record(records, task.key, target).trace).dumps()  # type: ignore[union-attr]
         for task in extract_tasks(fn, "llvm")
