@@ -82,6 +82,7 @@ class TuneProgress:
     task_trials: int
     total_trials: int
     max_trials: int
+    task_best_cost_s: float | None
     task_best_gflops: float | None
     estimated_latency_s: float  # sum(weight x best cost) over tasks with a result
     elapsed_s: float
@@ -278,8 +279,10 @@ def tune_tasks(
         ]
         if run.default_trace is not None and not run.default_queued:
             # The untuned schedule is a candidate too: the declared best is never worse.
-            if _candidate_id(run, run.default_trace) not in run.measured_ids:
-                traces = [run.default_trace, *traces[: max(0, count - 1)]]
+            default_id = _candidate_id(run, run.default_trace)
+            if default_id not in run.measured_ids:
+                others = [t for t in traces if _candidate_id(run, t) != default_id]
+                traces = [run.default_trace, *others[: max(0, count - 1)]]
             run.default_queued = True
         if not traces:
             scheduler.finish(chosen, "search space exhausted")
@@ -562,6 +565,7 @@ def _progress(
         task_trials=scheduler.tasks[index].trials,
         total_trials=scheduler.total_trials,
         max_trials=scheduler.max_trials,
+        task_best_cost_s=run.best_cost_s,
         task_best_gflops=_gflops(run.task.flops, run.best_cost_s),
         estimated_latency_s=latency,
         elapsed_s=time.monotonic() - started,

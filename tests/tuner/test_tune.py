@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,7 +17,10 @@ from ir.graph.passes.pipeline import optimize
 from ir.graph.types import TensorType
 from ir.reference import check_close, evaluate
 from ir.schedule import Trace
+from ir.te.program import function_to_te
 from tuner.records import Record, compute_candidate_id, load_records
+from tuner.search import make_search
+from tuner.space.select import search_space_for
 from tuner.tasks import extract_tasks, normalize_target
 from tuner.tune import TuneProgress, records_schedule_provider, tune_model, tuned_record
 
@@ -135,3 +140,27 @@ def test_tuned_record_prefers_re_measured_candidates() -> None:
     assert tuned_record(records, "key", "llvm -mcpu=x") is records[3]
     assert tuned_record(records, "other", "llvm -mcpu=x") is None
     assert tuned_record(records, "key", "llvm -mcpu=y") is None
+
+
+def test_the_default_schedule_is_measured_once_when_the_search_proposes_it_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tuning puts the default schedule first in a task's first batch. Here the search also
+    # proposes it in that batch: the default is taken to be its first proposal.
+    x = Var("x", TensorType((1, 2, 9, 9, 16), "float32"))
+    pool = call("nn.max_pool2d", x, pool_size=(3, 3), strides=(2, 2), layout="NCHWc")
+    fn = optimize(infer_type(Function((x,), pool)))
+    (task,) = extract_tasks(fn, "llvm")
+    program = function_to_te(task.function)
+    space = search_space_for(program, task.target, task.constant_params)
+    proposals = make_search("random", space, random.Random(0)).generate(8)
+    monkeypatch.setattr(
+        "tuner.tune.default_schedule_for",
+        lambda *_: SimpleNamespace(trace=proposals[0]),
+    )
+    path = tmp_path / "records.jsonl"
+    result = tune_model(
+        fn, "llvm", 8, path, batch_size=8, search="random", measure_options=FAST, remeasure_top=0
+    )
+    candidates = [record.candidate_id for record in load_records(path)]
+    assert result.measured == len(candidates) == len(set(candidates))
