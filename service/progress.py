@@ -21,8 +21,9 @@ class ProgressBar:
         total = max(1, int(job["trials"]))
         done = min(total, int(job["trials_done"]))
         filled = BAR_WIDTH * done // total
-        best = [t["best_gflops"] for t in job.get("tasks", []) if t.get("best_gflops")]
-        tuned = f"{len(best)}/{len(job.get('tasks', []))} tasks measured"
+        tasks = job.get("tasks", [])
+        measured = sum(1 for t in tasks if t.get("best_cost_s") is not None)
+        tuned = f"{measured}/{len(tasks)} tasks measured"
         line = (
             f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} trials  "
             f"{tuned}  {job['state']}"

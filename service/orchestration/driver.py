@@ -138,8 +138,8 @@ class Driver:
                 .one()
             )
             task.trials = progress.task_trials
-            if progress.task_best_gflops:
-                task.best_cost_s = task.flops / (progress.task_best_gflops * 1e9)
+            if progress.task_best_cost_s is not None:
+                task.best_cost_s = progress.task_best_cost_s
             job = session.get(JobRow, self.job_id)
             assert job is not None
             job.trials_done = progress.total_trials
