@@ -9,12 +9,13 @@ Step 3. Tune it with a small budget through a job, drawing the progress bar from
 Step 4. Ask the service for an artifact built with the best records, and download it.
 Step 5. Run it through the runtime loader and check its logits against the numpy
         reference (and ONNX Runtime, when installed).
-Step 6. Time it next to an untuned artifact (default schedules) and ONNX Runtime.
+Step 6. Time it next to an untuned artifact (default schedules) and ONNX Runtime, in turn.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import socket
@@ -51,6 +52,7 @@ ARTIFACT_TIMEOUT_S = 300.0
 # Quick timing while tuning: the top candidate of each task is re-measured with more repeats.
 DEMO_MEASURE = {"repeat": 2, "min_repeat_ms": 20.0}
 TRIALS_PER_TASK = 4  # the default budget, and the batch size: every task gets a turn
+TIMING_ROUNDS = 5
 
 
 class DemoError(AutotuneError):
@@ -134,16 +136,17 @@ def run_demo(trials: int | None, data_dir: Path | None, runs: int) -> int:
                 f"(max abs difference {worst:.1e})"
             )
             untuned_build = build_artifact(model_path, str(host_target()), [], data_dir / "untuned")
+            session = _onnxruntime_session(with_logits)
             with load_artifact(untuned_build.path) as untuned:
-                rows = [
-                    ("tuned artifact", _median_ms(lambda: tuned.run(inputs), runs)),
-                    ("untuned artifact", _median_ms(lambda: untuned.run(inputs), runs)),
-                ]
-        session = _onnxruntime_session(with_logits)
-        if session is not None:
-            rows.append(("ONNX Runtime", _median_ms(lambda: session.run(None, inputs), runs)))
-        print(f"[6/6] latency, median of {runs} runs:")
-        for name, ms in rows:
+                contenders: dict[str, Callable[[], object]] = {
+                    "tuned artifact": lambda: tuned.run(inputs),
+                    "untuned artifact": lambda: untuned.run(inputs),
+                }
+                if session is not None:
+                    contenders["ONNX Runtime"] = lambda: session.run(None, inputs)
+                medians = _alternating_medians_ms(contenders, runs)
+        print(f"[6/6] latency, median of {runs} runs (taken in turn):")
+        for name, ms in medians.items():
             print(f"      {name:<18}{ms:8.2f} ms")
         if session is None:
             print("      (ONNX Runtime is not installed: no comparison)")
@@ -225,14 +228,22 @@ def _wait_for_artifact(client: ServiceClient, artifact_id: str) -> dict[str, Any
     raise DemoError(f"artifact {artifact_id} not built within {ARTIFACT_TIMEOUT_S:.0f} s")
 
 
-def _median_ms(fn: Callable[[], object], runs: int) -> float:
-    fn()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+def _alternating_medians_ms(
+    contenders: dict[str, Callable[[], object]], runs: int
+) -> dict[str, float]:
+    """Median latency of each contender over `runs` runs, taken in turn in TIMING_ROUNDS
+    blocks each, so a slow spell of the machine falls on all of them alike. A block
+    starts with one untimed run: the previous runtime's threads may still be spinning."""
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    block = max(1, math.ceil(runs / TIMING_ROUNDS))
+    while any(len(values) < runs for values in times.values()):
+        for name, fn in contenders.items():
+            fn()
+            for _ in range(min(block, runs - len(times[name]))):
+                start = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) * 1e3 for name, values in times.items()}
 
 
 def _onnxruntime_session(model: onnx.ModelProto) -> Any:
