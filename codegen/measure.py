@@ -180,7 +180,7 @@ def measure_batch(
     or, for a CUDA target, pycuda or a GPU of the target's architecture is missing.
     """
     with MeasureSession() as session:
-        return [session.measure(candidate, options) for candidate in inputs]
+        return session.measure_batch(inputs, options)
 
 
 class MeasureSession:
@@ -210,6 +210,13 @@ class MeasureSession:
             with device_lock(self.device_index):
                 return self._measure(candidate, options)
         return self._measure(candidate, options)
+
+    def measure_batch(
+        self, inputs: Sequence[MeasureInput], options: MeasureOptions | None = None
+    ) -> list[MeasureResult]:
+        """Measure each candidate in turn (as the module's `measure_batch`, in this session's
+        child: a tuning loop pays the child's start and a workload's reference once)."""
+        return [self.measure(candidate, options) for candidate in inputs]
 
     def _check_gpu(self, target: str) -> None:
         """MeasureError unless pycuda and a GPU of `target`'s architecture are here."""

@@ -6,13 +6,15 @@ Step 2. Resume from the record log: candidates measured before count against the
         budget, seed the searches (never measured again: dedupe by candidate id) and
         train the cost model (records of every task of this model on this target).
 Step 3. Until the scheduler says stop: it picks a task, the task's search proposes a
-        batch, `measure_batch` measures it (in child processes), the records are appended
+        batch, the measurer measures it (in a child process), the records are appended
         to the log, the cost model is updated and the search is told the costs.
-Step 4. Re-measure the top candidates of each task (by their first measurement) with more
-        repeats, once; the best is then declared among the re-measured candidates.
+Step 4. Re-measure the top candidates of each task (by their first measurement) and its
+        default schedule with more repeats, once; the best is then declared among the
+        re-measured candidates.
 
-The measurer (a batch of `MeasureInput` to its `MeasureResult`s; `measure_batch` by
-default) and the record store (load and append `Record`s; a `RecordLog` file by default)
+The measurer (a batch of `MeasureInput` to its `MeasureResult`s; by default a
+`MeasureSession` kept for the whole run, so a child's start and a workload's reference
+are paid once) and the record store (load and append `Record`s; a `RecordLog` file by default)
 are pluggable, so the service measures through its worker fleet and keeps records in
 its database with this same loop.
 
@@ -22,6 +24,7 @@ its database with this same loop.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import random
@@ -35,7 +38,7 @@ import numpy as np
 
 from codegen.default_schedules import default_schedule_for
 from codegen.executor import ScheduleProvider
-from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, measure_batch
+from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, MeasureSession
 from ir.errors import AutotuneError
 from ir.graph.nodes import Function
 from ir.lower import lower
@@ -176,7 +179,7 @@ def tune_model(
     cost_model_options: Mapping[str, Any] | None = None,
     cost_model_path: str | Path | None = None,
     seed: int = 0,
-    measurer: Measurer = measure_batch,
+    measurer: Measurer | None = None,
     counts_toward_budget: Callable[[Record], bool] | None = None,
 ) -> TuneResult:
     """Tune every task of a fused model (the output of `optimize`) for `target`.
@@ -187,8 +190,8 @@ def tune_model(
     spent budget measures nothing new. Records it does not accept still seed the search
     and the cost model and are never measured again. `cost_model_path`, when given, is
     loaded first if it exists (a model trained on earlier jobs: warm start) and saved at
-    the end. `measurer` measures each batch (`measure_batch` in child processes by
-    default). Returns a summary per task.
+    the end. `measurer` measures each batch (by default in child processes as
+    `measure_batch` does, one child kept for the whole call). Returns a summary per task.
     """
     return tune_tasks(
         extract_tasks(fn, target),
@@ -230,80 +233,83 @@ def tune_tasks(
     cost_model_options: Mapping[str, Any] | None = None,
     cost_model_path: str | Path | None = None,
     seed: int = 0,
-    measurer: Measurer = measure_batch,
+    measurer: Measurer | None = None,
     counts_toward_budget: Callable[[Record], bool] | None = None,
 ) -> TuneResult:
     """Tune `tasks` (from `extract_tasks`, or a single workload's task) for `target`,
     reading and keeping records in `store`; see `tune_model` for the arguments."""
-    started = time.monotonic()
-    target = normalize_target(target)
-    tasks = [replace(task, target=target) for task in tasks]
-    options = measure_options or MeasureOptions()
-    model = make_cost_model(cost_model, **dict(cost_model_options or {}))
-    if cost_model_path is not None and Path(cost_model_path).exists():
-        model.load(cost_model_path)
-    # Step 1.
-    runs: list[_TaskRun] = []
-    for index, task in enumerate(tasks):
-        program = function_to_te(task.function)
-        featurize = _Featurizer(program)
-        strategy = make_search(
-            search,
-            search_space_for(program, target, task.constant_params),
-            random.Random(seed * 7919 + index),
-            cost_model=model,
-            feature_fn=featurize,
-            **dict(search_options or {}),
+    with contextlib.ExitStack() as stack:
+        if measurer is None:
+            measurer = stack.enter_context(MeasureSession()).measure_batch
+        started = time.monotonic()
+        target = normalize_target(target)
+        tasks = [replace(task, target=target) for task in tasks]
+        options = measure_options or MeasureOptions()
+        model = make_cost_model(cost_model, **dict(cost_model_options or {}))
+        if cost_model_path is not None and Path(cost_model_path).exists():
+            model.load(cost_model_path)
+        # Step 1.
+        runs: list[_TaskRun] = []
+        for index, task in enumerate(tasks):
+            program = function_to_te(task.function)
+            featurize = _Featurizer(program)
+            strategy = make_search(
+                search,
+                search_space_for(program, target, task.constant_params),
+                random.Random(seed * 7919 + index),
+                cost_model=model,
+                feature_fn=featurize,
+                **dict(search_options or {}),
+            )
+            default = default_schedule_for(program, target, task.constant_params).trace
+            runs.append(_TaskRun(task, featurize, strategy, task.to_json(), default))
+        scheduler = TaskScheduler(
+            [task.weight for task in tasks],
+            max_trials=trials,
+            time_limit_s=time_limit_s,
+            early_stopping_trials=early_stopping_trials,
+            seed=seed,
         )
-        default = default_schedule_for(program, target, task.constant_params).trace
-        runs.append(_TaskRun(task, featurize, strategy, task.to_json(), default))
-    scheduler = TaskScheduler(
-        [task.weight for task in tasks],
-        max_trials=trials,
-        time_limit_s=time_limit_s,
-        early_stopping_trials=early_stopping_trials,
-        seed=seed,
-    )
-    # Step 2.
-    records = [record for record in store.load() if record.target == target]
-    _resume(runs, records, model, scheduler, counts_toward_budget)
-    # Step 3.
-    measured = 0
-    while (chosen := scheduler.next_task()) is not None:
-        run = runs[chosen]
-        count = min(batch_size, scheduler.remaining_trials)
-        traces = [
-            trace
-            for trace in run.search.generate(count)
-            if _candidate_id(run, trace) not in run.measured_ids
-        ]
-        if run.default_trace is not None and not run.default_queued:
-            # The untuned schedule is a candidate too: the declared best is never worse.
-            default_id = _candidate_id(run, run.default_trace)
-            if default_id not in run.measured_ids:
-                others = [t for t in traces if _candidate_id(run, t) != default_id]
-                traces = [run.default_trace, *others[: max(0, count - 1)]]
-            run.default_queued = True
-        if not traces:
-            scheduler.finish(chosen, "search space exhausted")
-            continue
-        results = _measure(run, traces, target, options, store, measurer)
-        measured += len(traces)
-        costs = [_cost(result) for result in results]
-        for cost in costs:
-            run.note_cost(cost)
-        _learn(model, run, traces, costs)
-        run.search.notify(traces, costs)
-        scheduler.update(chosen, len(traces), run.best_cost_s)
-        if progress is not None:
-            progress(_progress(run, chosen, len(traces), scheduler, runs, started))
-    # Step 4.
-    records = [record for record in store.load() if record.target == target]
-    remeasured = _remeasure(runs, records, target, options, store, remeasure_top, measurer)
-    records = [record for record in store.load() if record.target == target]
-    if cost_model_path is not None:
-        model.save(cost_model_path)
-    return _summarize(runs, records, target, scheduler, measured, remeasured, model)
+        # Step 2.
+        records = [record for record in store.load() if record.target == target]
+        _resume(runs, records, model, scheduler, counts_toward_budget)
+        # Step 3.
+        measured = 0
+        while (chosen := scheduler.next_task()) is not None:
+            run = runs[chosen]
+            count = min(batch_size, scheduler.remaining_trials)
+            traces = [
+                trace
+                for trace in run.search.generate(count)
+                if _candidate_id(run, trace) not in run.measured_ids
+            ]
+            if run.default_trace is not None and not run.default_queued:
+                # The untuned schedule is a candidate too: the declared best is never worse.
+                default_id = _candidate_id(run, run.default_trace)
+                if default_id not in run.measured_ids:
+                    others = [t for t in traces if _candidate_id(run, t) != default_id]
+                    traces = [run.default_trace, *others[: max(0, count - 1)]]
+                run.default_queued = True
+            if not traces:
+                scheduler.finish(chosen, "search space exhausted")
+                continue
+            results = _measure(run, traces, target, options, store, measurer)
+            measured += len(traces)
+            costs = [_cost(result) for result in results]
+            for cost in costs:
+                run.note_cost(cost)
+            _learn(model, run, traces, costs)
+            run.search.notify(traces, costs)
+            scheduler.update(chosen, len(traces), run.best_cost_s)
+            if progress is not None:
+                progress(_progress(run, chosen, len(traces), scheduler, runs, started))
+        # Step 4.
+        records = [record for record in store.load() if record.target == target]
+        remeasured = _remeasure(runs, records, target, options, store, remeasure_top, measurer)
+        records = [record for record in store.load() if record.target == target]
+        if cost_model_path is not None:
+            model.save(cost_model_path)
+        return _summarize(runs, records, target, scheduler, measured, remeasured, model)
 
 
 # -- steps ----------------------------------------------------------------------------------
