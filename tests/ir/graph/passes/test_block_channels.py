@@ -167,6 +167,49 @@ def test_operands_that_are_not_per_channel_constants() -> None:
     _check_same_results(fn, blocked)
 
 
+def _pointwise_head(out_channels: int) -> tuple[Var, Expr]:
+    """A blocked 16-channel value and a 1x1 conv of it to `out_channels`, plus a bias."""
+    x = Var("x", TensorType((1, 16, 6, 6), "float32"))
+    features = call("nn.relu", call("nn.conv2d", x, _weight(16, 16), padding=(1, 1, 1, 1)))
+    head = call("nn.conv2d", features, _weight(out_channels, 16, 1))
+    return x, call("add", head, _per_channel(out_channels))
+
+
+def test_a_conv_padded_to_whole_blocks_computes_the_same() -> None:
+    """136 channels take 9 blocks of 16, the last half zero padding (as 1000 classes take
+    63): full vectors; the padding is sliced off when the value returns to NCHW."""
+    x, head = _pointwise_head(136)
+    pooled = call("nn.global_avg_pool2d", call("nn.relu", head))
+    fn, blocked = _block(Function((x,), pooled))
+    convs = [c for c in _ops(blocked) if c.op == "nn.conv2d_nchwc"]
+    assert convs[1].args[1].checked_type.shape == (9, 1, 1, 1, 16, 16)  # type: ignore[attr-defined]
+    bias = next(c for c in _ops(blocked) if c.op == "add").args[1]
+    assert isinstance(bias, Constant) and bias.checked_type.shape == (1, 9, 1, 1, 16)  # type: ignore[attr-defined]
+    (pool,) = (c for c in _ops(blocked) if c.op == "nn.global_avg_pool2d")
+    assert pool.attrs["layout"] == "NCHWc"
+    slices = [c for c in _ops(blocked) if c.op == "strided_slice"]
+    assert len(slices) == 1 and slices[0].checked_type.shape == (1, 136, 1, 1)  # type: ignore[attr-defined]
+    _check_same_results(fn, blocked)
+
+
+@pytest.mark.parametrize("reader", ["conv", "concatenate"])
+def test_a_conv_whose_output_a_conv_or_concat_reads_is_not_padded(reader: str) -> None:
+    """The padding channels would count in a conv's or a concatenation's result: the conv
+    takes blocks of 8 instead, and its readers stay blocked."""
+    x, head = _pointwise_head(136)
+    value = call("nn.relu", head)
+    if reader == "conv":
+        out = call("nn.conv2d", value, _weight(16, 136, 1))
+    else:
+        out = call("concatenate", value, call("nn.conv2d", value, _weight(16, 136, 1)), axis=1)
+    fn, blocked = _block(Function((x,), out))
+    convs = [c for c in _ops(blocked) if c.op == "nn.conv2d_nchwc"]
+    assert len(convs) == 3
+    assert convs[1].args[1].checked_type.shape == (17, 1, 1, 1, 16, 8)  # type: ignore[attr-defined]
+    assert not any(c.op == "strided_slice" for c in _ops(blocked))
+    _check_same_results(fn, blocked)
+
+
 def test_gpu_pipelines_keep_nchw() -> None:
     fn = _stem_and_block()
     assert any(c.op == "nn.conv2d_nchwc" for c in _ops(optimize_without_fusion(fn)))
@@ -186,7 +229,7 @@ def test_gpu_pipelines_keep_nchw() -> None:
 @settings(max_examples=25, deadline=None)
 @given(
     in_channels=st.sampled_from([3, 8, 16, 24]),
-    out_channels=st.sampled_from([8, 16, 32, 40]),
+    out_channels=st.sampled_from([8, 16, 32, 40, 136]),
     kernel=st.sampled_from([1, 3]),
     stride=st.sampled_from([1, 2]),
     pool=st.booleans(),
@@ -208,6 +251,7 @@ def test_any_conv_chain_computes_the_same_blocked(
         value = call("nn.avg_pool2d", value, pool_size=(2, 2), count_include_pad=True)
     second = call("nn.conv2d", value, _weight(16, out_channels, 1))
     fn, blocked = _block(Function((x,), call("add", second, _per_channel(16))))
-    assert output_block(out_channels) == (16 if out_channels % 16 == 0 else 8)
+    # (136 channels would be padded to 144, but a conv reads them: blocks of 8.)
+    assert output_block(out_channels, allow_padding=False) == (16 if out_channels % 16 == 0 else 8)
     assert sum(c.op == "nn.conv2d_nchwc" for c in _ops(blocked)) == 2
     _check_same_results(fn, blocked)
