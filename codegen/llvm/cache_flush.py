@@ -18,7 +18,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 
-from codegen.llvm.jit import _initialize_llvm
+from codegen.llvm.jit import initialize_llvm
 
 CACHE_LINE_BYTES = 64
 
@@ -57,7 +57,7 @@ def _evict_function() -> tuple[Any, _Evict] | None:
     """The JIT-compiled `evict` (with the engine that keeps it alive); None off x86."""
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return None
-    _initialize_llvm()
+    initialize_llvm()
     module = llvm.parse_assembly(_EVICT_IR)
     module.verify()
     machine = llvm.Target.from_default_triple().create_target_machine()

@@ -213,7 +213,7 @@ def optimized_llvm_ir(func: PrimFunc, target: Target | None = None) -> str:
 def emit_object_code(llvm_text: str, target: Target) -> bytes:
     """Compile LLVM IR text to a relocatable, position-independent ELF object for `target`."""
     with _LLVM_LOCK:
-        _initialize_llvm()
+        initialize_llvm()
         module = llvm.parse_assembly(llvm_text)
         return bytes(_target_machine(target, "pic").emit_object(module))
 
@@ -232,7 +232,7 @@ def _compile(func: PrimFunc, target: Target) -> CompiledKernel:
 
 def _optimize(func: PrimFunc, target: Target) -> Any:
     """Steps 1-3: the verified, O3-optimised llvmlite module of `func`."""
-    _initialize_llvm()
+    initialize_llvm()
     # Step 1. Loop IR to LLVM IR. llvmlite raises TypeError/ValueError on ill-typed
     # instructions (e.g. a select whose sides have different dtypes).
     try:
@@ -260,7 +260,8 @@ def _optimize(func: PrimFunc, target: Target) -> Any:
 
 
 @functools.cache
-def _initialize_llvm() -> None:
+def initialize_llvm() -> None:
+    """Make LLVM's native target, assembly printer and parser ready (once per process)."""
     # llvmlite >= 0.45 initialises the LLVM core itself (llvm.initialize() now raises).
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
@@ -287,7 +288,7 @@ def _target_machine(target: Target, relocation: str) -> Any:
 
 
 def _new_target_machine(target: Target, relocation: str) -> Any:
-    _initialize_llvm()
+    initialize_llvm()
     try:
         llvm_target = llvm.Target.from_triple(target.triple)
     except RuntimeError as error:
