@@ -16,12 +16,13 @@ Step 5. Simplify index arithmetic and drop guards that the loop ranges prove. Fl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from ir.errors import ScheduleError
-from ir.lower.index import LinearIndexer
+from ir.lower.index import LinearIndexer, VarForm, combine_forms
 from ir.lower.region import Region, constant_range, infer_region
 from ir.schedule.schedule import Fuse, Schedule, Split, Stage, loop_extents
 from ir.te.tensor import ComputeOp, Operation, PlaceholderOp, reduce_identity
@@ -104,6 +105,33 @@ class _Storage:
         mapping = dict(zip(self.roots, indices, strict=True))
         return [substitute(dim, mapping) for dim in self.dims]
 
+    def map_forms(self, forms: Sequence[VarForm], indexer: LinearIndexer) -> list[VarForm] | None:
+        """The forms of `map(indices)` for indices of affine `forms` (None: not affine)."""
+        return _forms_through(self.dims, self.roots, forms, indexer)
+
+
+def _forms_through(
+    dims: Sequence[PrimExpr],
+    roots: Sequence[Var],
+    forms: Sequence[VarForm],
+    indexer: LinearIndexer,
+) -> list[VarForm] | None:
+    """The forms of `dims` (expressions of `roots`) with each root replaced by an index of
+    that form; None when one may not be affine."""
+    by_root = dict(zip(roots, forms, strict=True))
+
+    def var_form(var: Var) -> VarForm | None:
+        form = by_root.get(var)
+        return indexer.var_form(var) if form is None else form
+
+    result = []
+    for dim in dims:
+        form = indexer.form_at(dim, var_form)
+        if form is None:
+            return None
+        result.append(form)
+    return result
+
 
 @dataclass
 class _Nest:
@@ -130,6 +158,8 @@ class _Lowering:
         self.attached: dict[tuple[str, str], list[Stage]] = {}
         self.layouts: dict[str, _Storage] = {}
         self.indexer = LinearIndexer()
+        # Each input layout's map over placeholder roots (the layout kept alive beside it).
+        self._input_maps: dict[int, tuple[object, tuple[Var, ...], tuple[PrimExpr, ...]]] = {}
         self._validate()
 
     # Step 1 -------------------------------------------------------------------------------
@@ -266,17 +296,92 @@ class _Lowering:
         searching them, each mapped value is lowered once and shared where it is used.
         """
 
+        lowered: dict[Var, PrimExpr] = {}
+        indexer = self.indexer
+
+        def value_of(var: Var) -> PrimExpr | None:
+            value = lowered.get(var)
+            if value is None:
+                value = mapping.get(var)
+                if value is None:
+                    return None
+                value = lowered[var] = self.lower_reads(value)
+            return value
+
+        def var_form(var: Var) -> VarForm | None:
+            value = value_of(var)
+            return indexer.var_form(var) if value is None else indexer.form(value)
+
         def visit(node: PrimExpr, rewrite: Rewrite) -> PrimExpr | None:
             kind = type(node)
             if kind is Var:
-                value = mapping.get(node)  # type: ignore[call-overload]
-                return None if value is None else self.lower_reads(value)
+                return value_of(node)  # type: ignore[arg-type]
             if kind is TensorRead:
                 assert isinstance(node, TensorRead)
+                # Affine indices go straight to the flat index, without the substituted
+                # trees, which nothing else uses.
+                load = self._load_at(node, var_form)
+                if load is not None:
+                    return load
                 return self._load(node, tuple(rewrite(index) for index in node.indices))
             return None
 
         return map_expr_shared(expr, visit)
+
+    def _load_at(self, read: TensorRead, var_form: Callable[[Var], VarForm | None]) -> Load | None:
+        """`_load` of `read` with its indices substituted (the variables' forms given by
+        `var_form`), built from the indices' affine forms; None when one may not be affine
+        or `_load` would fail (it is then left to `_load`)."""
+        indexer = self.indexer
+        forms: list[VarForm] | None = []
+        for index in read.indices:
+            form = indexer.form_at(index, var_form)
+            if form is None:
+                return None
+            forms.append(form)  # type: ignore[union-attr]
+        op = read.tensor.op
+        if isinstance(op, PlaceholderOp):
+            buffer = self.input_buffer(op)
+            layout = self.schedule.input_layouts.get(op.name)
+            if layout is not None:
+                forms = self._input_layout_forms(layout, forms)  # type: ignore[arg-type]
+                if forms is None:
+                    return None
+            return Load(buffer, indexer.flat_of_forms(forms, buffer.shape))  # type: ignore[arg-type]
+        name = self.schedule.stage_of_op.get(id(op))
+        stage_buffer = self.buffers.get(name) if name is not None else None
+        if name is None or stage_buffer is None:
+            return None
+        offsets = self.offsets.get(name)
+        if offsets is not None:
+            shifted = []
+            for form, start in zip(forms, offsets, strict=True):  # type: ignore[arg-type]
+                start_form = indexer.form(start)
+                if start_form is None:
+                    return None
+                shifted.append(combine_forms(form, start_form, -1))
+            forms = shifted
+        forms = self._stored_forms(name, forms)  # type: ignore[arg-type]
+        if forms is None:
+            return None
+        return Load(stage_buffer, indexer.flat_of_forms(forms, stage_buffer.shape))
+
+    def _input_layout_forms(self, layout: Any, forms: list[VarForm]) -> list[VarForm] | None:
+        """The forms of `layout.map_indices(indices)` for indices of affine `forms`."""
+        known = self._input_maps.get(id(layout))
+        if known is None or known[0] is not layout:
+            roots = tuple(Var(f"__root_{i}") for i in range(len(forms)))
+            known = (layout, roots, layout.map_indices(roots))
+            self._input_maps[id(layout)] = known
+        _, roots, dims = known
+        return _forms_through(dims, roots, forms, self.indexer)
+
+    def _stored_forms(self, stage: str, forms: list[VarForm]) -> list[VarForm] | None:
+        """`_permute` on the forms of affine indices (None: the result may not be affine)."""
+        layout = self.layouts.get(stage)
+        if layout is None:
+            return forms
+        return layout.map_forms(forms, self.indexer)
 
     def _load(self, read: TensorRead, indices: tuple[PrimExpr, ...]) -> Load:
         """The flat load of `read` at (lowered) `indices`."""
@@ -384,6 +489,17 @@ class _Lowering:
     def output_index(self, nest: _Nest) -> PrimExpr:
         buffer = self.buffers[nest.stage.name]
         indices = [nest.values[axis.name] for axis in nest.stage.op.axes]
+        indexer = self.indexer
+        forms = []
+        for index in indices:
+            form = indexer.form(index)
+            if form is None:
+                break
+            forms.append(form)
+        else:
+            stored = self._stored_forms(nest.stage.name, forms)
+            if stored is not None:  # (the layout's tree is built only when it is needed)
+                return indexer.flat_of_forms(stored, buffer.shape)
         return self.flat_index(self._permute(nest.stage.name, indices), buffer.shape)
 
     def flat_index(self, indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
