@@ -130,7 +130,7 @@ _LOOP_KIND_FIELDS = tuple(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # (not frozen: a frozen dataclass's __init__ costs twice as much)
 class _Loop:
     var: Var
     extent: int

@@ -35,6 +35,9 @@ class LinearIndexer:
         self.hints: dict[int, LinearHint] = {}
         # Forms by node identity (the node kept beside its form): lowering shares values.
         self._forms: dict[int, tuple[PrimExpr, VarForm | None]] = {}
+        # Counts the bound changes that dropped the forms: what was built from forms
+        # under an older generation may differ now.
+        self.generation = 0
 
     def bound(self, loop_vars: Mapping[str, Var], extents: Mapping[str, int]) -> None:
         """Record that each loop's variable lies in [0, extent - 1] wherever it is used."""
@@ -55,6 +58,7 @@ class LinearIndexer:
                     continue
                 self._forms.clear()
                 self._var_forms.clear()
+                self.generation += 1
             bounds[name] = new
 
     def flat(self, indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr | None:

@@ -28,6 +28,7 @@ from ir.schedule.schedule import Fuse, Schedule, Split, Stage, loop_extents
 from ir.te.tensor import ComputeOp, Operation, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
 from ir.tir.expr import (
+    Binary,
     Buffer,
     IntImm,
     Load,
@@ -93,6 +94,20 @@ def _read_ops(body: PrimExpr) -> tuple[Operation, ...]:
     return result
 
 
+def _is_plain_index(expr: PrimExpr) -> bool:
+    """Whether `expr` is only arithmetic on variables and constants (it reads nothing)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Binary:
+            stack.append(node.lhs)  # type: ignore[attr-defined]
+            stack.append(node.rhs)  # type: ignore[attr-defined]
+        elif kind is not Var and kind is not IntImm:
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class _Storage:
     """A buffer layout: each dim is an expression of the root indices (placeholders)."""
@@ -146,6 +161,10 @@ class _Nest:
     guards: list[PrimExpr] = field(default_factory=list)
     # Each axis variable of the op -> its absolute index (built once per nest).
     absolute: dict[Var, PrimExpr] | None = None
+    # The output index and the indexer generation it was built in (init and update share it).
+    output_index: tuple[PrimExpr, int] | None = None
+    # The loop position of a reduction's init nest (None: no init).
+    init_position: int | None = None
 
 
 class _Lowering:
@@ -281,6 +300,8 @@ class _Lowering:
 
     def lower_reads(self, expr: PrimExpr) -> PrimExpr:
         """Turn TE reads into flat buffer loads."""
+        if _is_plain_index(expr):  # (most are: loop indices and region starts)
+            return expr
         return map_expr(expr, self._lower_read)
 
     def _lower_read(self, node: PrimExpr) -> PrimExpr | None:
@@ -424,7 +445,10 @@ class _Lowering:
                 values[relation.outer] = binary("floordiv", values[relation.fused], inner_extent)
                 values[relation.inner] = binary("floormod", values[relation.fused], inner_extent)
         offsets = region.starts if region is not None else tuple(IntImm(0) for _ in stage.op.axes)
-        return _Nest(stage, extents, loop_vars, values, offsets, tails)
+        nest = _Nest(stage, extents, loop_vars, values, offsets, tails)
+        if isinstance(stage.op.body, Reduce):
+            nest.init_position = self.first_reduce_position(stage)
+        return nest
 
     def absolute(self, nest: _Nest) -> dict[Var, PrimExpr]:
         """The index of each axis of the nest's op in the whole tensor (offsets added)."""
@@ -440,9 +464,15 @@ class _Lowering:
         return nest.absolute
 
     def emit_stage(
-        self, stage: Stage, region: Region | None, outer_ranges: dict[Var, tuple[int, int]]
+        self,
+        stage: Stage,
+        region: Region | None,
+        outer_ranges: dict[Var, tuple[int, int]],
+        nest: _Nest | None = None,
     ) -> Stmt:
-        nest = self.make_nest(stage, region)
+        """The loop nest of `stage` over `region` (`nest`: its `make_nest`, when made)."""
+        if nest is None:
+            nest = self.make_nest(stage, region)
         op = stage.op
         # Region guards: a producer region may reach past the producer's domain at tails.
         if region is not None:
@@ -487,6 +517,15 @@ class _Lowering:
         return value, reduce
 
     def output_index(self, nest: _Nest) -> PrimExpr:
+        known = nest.output_index
+        generation = self.indexer.generation
+        if known is not None and known[1] == generation:
+            return known[0]
+        index = self._output_index(nest)
+        nest.output_index = (index, generation)
+        return index
+
+    def _output_index(self, nest: _Nest) -> PrimExpr:
         buffer = self.buffers[nest.stage.name]
         indices = [nest.values[axis.name] for axis in nest.stage.op.axes]
         indexer = self.indexer
@@ -632,7 +671,7 @@ class _Lowering:
         if position == len(leaves):
             return self.main_statement(nest, proven)
         prefix: Stmt | None = None
-        if isinstance(stage.op.body, Reduce) and self.first_reduce_position(stage) == position:
+        if position == nest.init_position:
             prefix = self.init_statement(nest, position, overrides, proven)
         leaf = leaves[position]
         extent = overrides.get(leaf, nest.extents[leaf])
@@ -648,7 +687,8 @@ class _Lowering:
             tail_body = self.loop_body(nest, position, last, proven_here, tail_ranges)
             tail_stmt = LetStmt(nest.loop_vars[leaf], IntImm(extent - 1), tail_body)
             return seq(prefix, main, tail_stmt)
-        return seq(prefix, self.loop(nest, position, extent, overrides, proven, ranges))
+        loop = self.loop(nest, position, extent, overrides, proven, ranges)
+        return loop if prefix is None else seq(prefix, loop)
 
     def _partitionable(
         self, nest: _Nest, leaf: str, proven: frozenset[int]
@@ -699,7 +739,9 @@ class _Lowering:
         ranges: dict[Var, tuple[int, int]],
     ) -> Stmt:
         leaf = nest.stage.leaves[position]
-        producers = self.attached.get((nest.stage.name, leaf), [])
+        producers = self.attached.get((nest.stage.name, leaf))
+        if not producers:
+            return self.build(nest, position + 1, overrides, proven, ranges)
         # Producers first: their buffers must exist before the consumer's reads are lowered.
         prepared = [self.emit_attached(p, nest, position, overrides, ranges) for p in producers]
         inner = self.build(nest, position + 1, overrides, proven, ranges)
@@ -721,14 +763,15 @@ class _Lowering:
         }
         reads = self._reads_of(producer, consumer)
         region = infer_region(reads, free, producer.op.shape)
-        layout = self.storage_layout(producer, self.make_nest(producer, region).extents)
+        nest = self.make_nest(producer, region)
+        layout = self.storage_layout(producer, nest.extents)
         shape = region.extents if layout is None else layout.shape
         if layout is not None:
             self.layouts[producer.name] = layout
         buffer = Buffer(_identifier(producer.name), shape, producer.op.dtype, producer.scope)
         self.buffers[producer.name] = buffer
         self.offsets[producer.name] = region.starts
-        return buffer, self.emit_stage(producer, region, ranges)
+        return buffer, self.emit_stage(producer, region, ranges, nest)
 
     def _reads_of(self, producer: Stage, consumer: _Nest) -> list[tuple[PrimExpr, ...]]:
         op = consumer.stage.op
@@ -765,15 +808,17 @@ class _Lowering:
         for stage in self.schedule.stages.values():
             if stage.attach.kind != "root":
                 continue
+            nest = None
             if stage.name not in self.buffers:
-                layout = self.storage_layout(stage, self.make_nest(stage, None).extents)
+                nest = self.make_nest(stage, None)
+                layout = self.storage_layout(stage, nest.extents)
                 shape = stage.op.shape if layout is None else layout.shape
                 if layout is not None:
                     self.layouts[stage.name] = layout
                 buffer = Buffer(_identifier(stage.name), shape, stage.op.dtype, stage.scope)
                 self.buffers[stage.name] = buffer
                 allocations.append(buffer)
-            stmts.append(self.emit_stage(stage, None, {}))
+            stmts.append(self.emit_stage(stage, None, {}, nest))
         body = seq(*stmts)
         for buffer in reversed(allocations):
             body = Allocate(buffer, body)
