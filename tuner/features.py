@@ -215,7 +215,9 @@ class _Kernel:
     def visit_for(self, stmt: For) -> None:
         if not self.loops:
             self.kernel[_K["loop_nests"]] += 1
-        extent = _extent(stmt.extent, self.ranges)
+        bound = stmt.extent
+        # (`_extent` inlined for a constant extent, which most loops have)
+        extent = max(0, int(bound.value)) if type(bound) is IntImm else _extent(bound, self.ranges)  # type: ignore[attr-defined]
         self.kernel[_K["loops"]] += 1
         self.depth_of[stmt.var.name] = len(self.loops)
         self.loops.append(_Loop(stmt.var, extent, stmt.kind))
@@ -307,6 +309,7 @@ class _Kernel:
         varying: list[tuple[int, int, int]] = []
         innermost_name = loops[-1].var.name if loops else ""
         stride_class = _STRIDE_ZERO
+        min_stride = 0
         depth_of = self.depth_of
         for atom, coef in terms.items():
             if coef == 0:
@@ -321,6 +324,8 @@ class _Kernel:
                 continue
             magnitude = abs(coef)
             varying.append((level, extent, magnitude))
+            if min_stride == 0 or magnitude < min_stride:
+                min_stride = magnitude
             if level == depth - 1:
                 # The term moves with the innermost loop: unit stride only as that very
                 # loop variable with coefficient 1.
@@ -338,7 +343,6 @@ class _Kernel:
                     span += magnitude * (extent - 1)
                     position += 1
                 footprints[level] = min(product, span + 1)
-        min_stride = min((coef for _, _, coef in varying), default=0)
         return footprints, stride_class, min_stride, index_ops
 
     def let_width(self, name: str) -> int:

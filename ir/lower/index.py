@@ -35,6 +35,8 @@ class LinearIndexer:
         self.hints: dict[int, LinearHint] = {}
         # Forms by node identity (the node kept beside its form): lowering shares values.
         self._forms: dict[int, tuple[PrimExpr, VarForm | None]] = {}
+        # The variables' forms of the `form_at` call in progress.
+        self._substituted: Callable[[Var], VarForm | None] | None = None
         # Counts the bound changes that dropped the forms: what was built from forms
         # under an older generation may differ now.
         self.generation = 0
@@ -117,9 +119,19 @@ class LinearIndexer:
         stays one, and anything not decided on `expr` alone is None (callers then build the
         tree and take its `form`).
         """
+        outer = self._substituted
+        self._substituted = var_form
+        try:
+            return self._substituted_form(expr)
+        finally:
+            self._substituted = outer
+
+    def _substituted_form(self, expr: PrimExpr) -> VarForm | None:
+        """`form_at(expr, self._substituted)` (a method, so that the recursion through
+        `_binary_form` needs no closure per node)."""
         kind = type(expr)
         if kind is Var:
-            return var_form(expr)  # type: ignore[arg-type]
+            return self._substituted(expr)  # type: ignore[arg-type,misc]
         if kind is IntImm:
             return ({}, expr.value) if expr.dtype == INDEX_DTYPE else None  # type: ignore[attr-defined]
         if kind is not Binary:
@@ -127,7 +139,7 @@ class LinearIndexer:
         for operand in (expr.lhs, expr.rhs):  # type: ignore[attr-defined]
             if type(operand) is IntImm and operand.dtype != INDEX_DTYPE:
                 return None  # (building the tree would fail on the mixed types)
-        return self._binary_form(expr, lambda node: self.form_at(node, var_form))  # type: ignore[arg-type]
+        return self._binary_form(expr, self._substituted_form)  # type: ignore[arg-type]
 
     def var_form(self, var: Var) -> VarForm | None:
         """The form of a variable left as it is."""

@@ -113,5 +113,6 @@ class Trace:
         schedule = Schedule(program)
         for index, step in enumerate(self.steps):
             # A failing step fails the replay: the half-built schedule is never seen.
-            schedule.apply(step, index, undo_on_error=False)
+            schedule.apply_unrecorded(step, index, undo_on_error=False)
+        schedule.trace = self  # (what appending each step would build, one step at a time)
         return schedule
