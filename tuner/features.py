@@ -221,7 +221,7 @@ class _Kernel:
         self.kernel[_K["loops"]] += 1
         self.depth_of[stmt.var.name] = len(self.loops)
         self.loops.append(_Loop(stmt.var, extent, stmt.kind))
-        self.ranges[stmt.var] = (0, max(0, extent - 1))
+        self.ranges[stmt.var] = (0, extent - 1 if extent > 0 else 0)
         self.visit(stmt.body)
         self.loops.pop()
         del self.ranges[stmt.var]
@@ -329,20 +329,25 @@ class _Kernel:
             if level == depth - 1:
                 # The term moves with the innermost loop: unit stride only as that very
                 # loop variable with coefficient 1.
-                unit = atom == innermost_name and magnitude == 1
-                stride_class = max(stride_class, _STRIDE_ONE if unit else _STRIDE_OTHER)
+                if atom != innermost_name or magnitude != 1:
+                    stride_class = _STRIDE_OTHER
+                elif stride_class == _STRIDE_ZERO:
+                    stride_class = _STRIDE_ONE
         footprints = [1] * (depth + 1)
         if varying:
             varying.sort(reverse=True)
-            # Walk levels inwards-out, adding the terms that start moving at each level.
-            product, span, position = 1, 0, 0
-            for level in range(depth - 1, -1, -1):
-                while position < len(varying) and varying[position][0] >= level:
-                    _, extent, magnitude = varying[position]
-                    product *= extent
-                    span += magnitude * (extent - 1)
-                    position += 1
-                footprints[level] = min(product, span + 1)
+            # Walk levels inwards-out: level L's footprint counts the terms that move with
+            # loop L or deeper, so it changes only at the levels where terms start moving.
+            product, span, upper = 1, 0, depth  # footprints[upper:] are final
+            for level, extent, magnitude in varying:
+                if level < 0:  # (a let variable's term: no loop level of its own)
+                    break
+                if level < upper - 1:
+                    footprints[level + 1 : upper] = [min(product, span + 1)] * (upper - 1 - level)
+                upper = level + 1
+                product *= extent
+                span += magnitude * (extent - 1)
+            footprints[:upper] = [min(product, span + 1)] * upper
         return footprints, stride_class, min_stride, index_ops
 
     def let_width(self, name: str) -> int:
