@@ -425,13 +425,25 @@ class _Kernel:
             rows = np.array(self.rows, dtype=np.float64)
             total = rows.sum(axis=0)
             peak = rows.max(axis=0)
-            main = rows[int(np.lexsort((-rows[:, _S["trip"]], -rows[:, _S["flops"]]))[0])]
+            main = rows[_main_row(self.rows)]
         else:
             total = peak = main = np.zeros(_NUM_STORE, dtype=np.float64)
         kernel[_K["intensity"]] = total[_S["flops"]] / max(kernel[_K["param_bytes"]], 1.0)
         raw = np.concatenate([total, peak, main, kernel])
         features: np.ndarray = np.log2(1.0 + np.maximum(raw, 0.0)).astype(np.float32)
         return features
+
+
+def _main_row(rows: Sequence[Sequence[float]]) -> int:
+    """The row with the most flops, then the largest trip count, then the first."""
+    flops, trip = _S["flops"], _S["trip"]
+    best = rows[0]
+    position = 0
+    for index in range(1, len(rows)):
+        row = rows[index]
+        if row[flops] > best[flops] or (row[flops] == best[flops] and row[trip] > best[trip]):
+            best, position = row, index
+    return position
 
 
 def _count_ops(value: PrimExpr) -> tuple[dict[str, int], list[Load]]:
