@@ -317,16 +317,19 @@ class _Lowering:
         searching them, each mapped value is lowered once and shared where it is used.
         """
 
-        lowered: dict[Var, PrimExpr] = {}
+        # Each variable object met -> (it, its lowered value or None when unmapped): the
+        # body's variables come again and again, and an id costs no Var hashing.
+        lowered: dict[int, tuple[Var, PrimExpr | None]] = {}
         indexer = self.indexer
 
         def value_of(var: Var) -> PrimExpr | None:
-            value = lowered.get(var)
-            if value is None:
-                value = mapping.get(var)
-                if value is None:
-                    return None
-                value = lowered[var] = self.lower_reads(value)
+            known = lowered.get(id(var))
+            if known is not None and known[0] is var:
+                return known[1]
+            value = mapping.get(var)
+            if value is not None:
+                value = self.lower_reads(value)
+            lowered[id(var)] = (var, value)
             return value
 
         def var_form(var: Var) -> VarForm | None:
