@@ -130,7 +130,7 @@ _LOOP_KIND_FIELDS = tuple(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # (not frozen: a frozen dataclass's __init__ costs twice as much)
 class _Loop:
     var: Var
     extent: int
@@ -215,11 +215,13 @@ class _Kernel:
     def visit_for(self, stmt: For) -> None:
         if not self.loops:
             self.kernel[_K["loop_nests"]] += 1
-        extent = _extent(stmt.extent, self.ranges)
+        bound = stmt.extent
+        # (`_extent` inlined for a constant extent, which most loops have)
+        extent = max(0, int(bound.value)) if type(bound) is IntImm else _extent(bound, self.ranges)  # type: ignore[attr-defined]
         self.kernel[_K["loops"]] += 1
         self.depth_of[stmt.var.name] = len(self.loops)
         self.loops.append(_Loop(stmt.var, extent, stmt.kind))
-        self.ranges[stmt.var] = (0, max(0, extent - 1))
+        self.ranges[stmt.var] = (0, extent - 1 if extent > 0 else 0)
         self.visit(stmt.body)
         self.loops.pop()
         del self.ranges[stmt.var]
@@ -307,6 +309,7 @@ class _Kernel:
         varying: list[tuple[int, int, int]] = []
         innermost_name = loops[-1].var.name if loops else ""
         stride_class = _STRIDE_ZERO
+        min_stride = 0
         depth_of = self.depth_of
         for atom, coef in terms.items():
             if coef == 0:
@@ -321,24 +324,30 @@ class _Kernel:
                 continue
             magnitude = abs(coef)
             varying.append((level, extent, magnitude))
+            if min_stride == 0 or magnitude < min_stride:
+                min_stride = magnitude
             if level == depth - 1:
                 # The term moves with the innermost loop: unit stride only as that very
                 # loop variable with coefficient 1.
-                unit = atom == innermost_name and magnitude == 1
-                stride_class = max(stride_class, _STRIDE_ONE if unit else _STRIDE_OTHER)
+                if atom != innermost_name or magnitude != 1:
+                    stride_class = _STRIDE_OTHER
+                elif stride_class == _STRIDE_ZERO:
+                    stride_class = _STRIDE_ONE
         footprints = [1] * (depth + 1)
         if varying:
             varying.sort(reverse=True)
-            # Walk levels inwards-out, adding the terms that start moving at each level.
-            product, span, position = 1, 0, 0
-            for level in range(depth - 1, -1, -1):
-                while position < len(varying) and varying[position][0] >= level:
-                    _, extent, magnitude = varying[position]
-                    product *= extent
-                    span += magnitude * (extent - 1)
-                    position += 1
-                footprints[level] = min(product, span + 1)
-        min_stride = min((coef for _, _, coef in varying), default=0)
+            # Walk levels inwards-out: level L's footprint counts the terms that move with
+            # loop L or deeper, so it changes only at the levels where terms start moving.
+            product, span, upper = 1, 0, depth  # footprints[upper:] are final
+            for level, extent, magnitude in varying:
+                if level < 0:  # (a let variable's term: no loop level of its own)
+                    break
+                if level < upper - 1:
+                    footprints[level + 1 : upper] = [min(product, span + 1)] * (upper - 1 - level)
+                upper = level + 1
+                product *= extent
+                span += magnitude * (extent - 1)
+            footprints[:upper] = [min(product, span + 1)] * upper
         return footprints, stride_class, min_stride, index_ops
 
     def let_width(self, name: str) -> int:
@@ -416,13 +425,25 @@ class _Kernel:
             rows = np.array(self.rows, dtype=np.float64)
             total = rows.sum(axis=0)
             peak = rows.max(axis=0)
-            main = rows[int(np.lexsort((-rows[:, _S["trip"]], -rows[:, _S["flops"]]))[0])]
+            main = rows[_main_row(self.rows)]
         else:
             total = peak = main = np.zeros(_NUM_STORE, dtype=np.float64)
         kernel[_K["intensity"]] = total[_S["flops"]] / max(kernel[_K["param_bytes"]], 1.0)
         raw = np.concatenate([total, peak, main, kernel])
         features: np.ndarray = np.log2(1.0 + np.maximum(raw, 0.0)).astype(np.float32)
         return features
+
+
+def _main_row(rows: Sequence[Sequence[float]]) -> int:
+    """The row with the most flops, then the largest trip count, then the first."""
+    flops, trip = _S["flops"], _S["trip"]
+    best = rows[0]
+    position = 0
+    for index in range(1, len(rows)):
+        row = rows[index]
+        if row[flops] > best[flops] or (row[flops] == best[flops] and row[trip] > best[trip]):
+            best, position = row, index
+    return position
 
 
 def _count_ops(value: PrimExpr) -> tuple[dict[str, int], list[Load]]:

@@ -14,7 +14,7 @@ at least two values is unique.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ir.tir.arith import from_linear_form
 from ir.tir.expr import INDEX_DTYPE, Binary, IntImm, PrimExpr, Var
@@ -35,6 +35,11 @@ class LinearIndexer:
         self.hints: dict[int, LinearHint] = {}
         # Forms by node identity (the node kept beside its form): lowering shares values.
         self._forms: dict[int, tuple[PrimExpr, VarForm | None]] = {}
+        # The variables' forms of the `form_at` call in progress.
+        self._substituted: Callable[[Var], VarForm | None] | None = None
+        # Counts the bound changes that dropped the forms: what was built from forms
+        # under an older generation may differ now.
+        self.generation = 0
 
     def bound(self, loop_vars: Mapping[str, Var], extents: Mapping[str, int]) -> None:
         """Record that each loop's variable lies in [0, extent - 1] wherever it is used."""
@@ -55,6 +60,7 @@ class LinearIndexer:
                     continue
                 self._forms.clear()
                 self._var_forms.clear()
+                self.generation += 1
             bounds[name] = new
 
     def flat(self, indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr | None:
@@ -66,6 +72,10 @@ class LinearIndexer:
             if form is None:
                 return None
             forms.append(form)
+        return self.flat_of_forms(forms, shape)
+
+    def flat_of_forms(self, forms: Sequence[VarForm], shape: Sequence[int]) -> PrimExpr:
+        """`flat` of indices whose affine forms are `forms` (recorded as a hint)."""
         by_name: dict[str, int] = {}
         const = 0
         stride = 1
@@ -96,9 +106,44 @@ class LinearIndexer:
             return ({}, expr.value) if expr.dtype == INDEX_DTYPE else None  # type: ignore[attr-defined]
         else:
             return None
-        form = self._binary_form(expr)  # type: ignore[arg-type]
+        form = self._binary_form(expr, self.form)  # type: ignore[arg-type]
         self._forms[id(expr)] = (expr, form)
         return form
+
+    def form_at(self, expr: PrimExpr, var_form: Callable[[Var], VarForm | None]) -> VarForm | None:
+        """`form(substitute(expr, values))`, the variables' forms given by `var_form`, without
+        building the substituted tree; None when that form may not exist.
+
+        The substituted tree differs from `expr` only below its variables, where constants
+        may fold (which keeps every value, hence every form): a constant operand of `expr`
+        stays one, and anything not decided on `expr` alone is None (callers then build the
+        tree and take its `form`).
+        """
+        outer = self._substituted
+        self._substituted = var_form
+        try:
+            return self._substituted_form(expr)
+        finally:
+            self._substituted = outer
+
+    def _substituted_form(self, expr: PrimExpr) -> VarForm | None:
+        """`form_at(expr, self._substituted)` (a method, so that the recursion through
+        `_binary_form` needs no closure per node)."""
+        kind = type(expr)
+        if kind is Var:
+            return self._substituted(expr)  # type: ignore[arg-type,misc]
+        if kind is IntImm:
+            return ({}, expr.value) if expr.dtype == INDEX_DTYPE else None  # type: ignore[attr-defined]
+        if kind is not Binary:
+            return None
+        for operand in (expr.lhs, expr.rhs):  # type: ignore[attr-defined]
+            if type(operand) is IntImm and operand.dtype != INDEX_DTYPE:
+                return None  # (building the tree would fail on the mixed types)
+        return self._binary_form(expr, self._substituted_form)  # type: ignore[arg-type]
+
+    def var_form(self, var: Var) -> VarForm | None:
+        """The form of a variable left as it is."""
+        return self._var_form(var)
 
     def _var_form(self, var: Var) -> VarForm | None:
         name = var.name
@@ -112,31 +157,23 @@ class LinearIndexer:
             self._var_forms[name] = form
         return form
 
-    def _binary_form(self, expr: Binary) -> VarForm | None:
+    def _binary_form(
+        self, expr: Binary, form_of: Callable[[PrimExpr], VarForm | None]
+    ) -> VarForm | None:
+        """The form of `expr` from the forms of its operands (`form_of`)."""
         op, lhs, rhs = expr.op, expr.lhs, expr.rhs
         if expr.dtype != INDEX_DTYPE:
             return None
         if op == "add" or op == "sub":
-            left, right = self.form(lhs), self.form(rhs)
+            left, right = form_of(lhs), form_of(rhs)
             if left is None or right is None:
                 return None
-            sign = 1 if op == "add" else -1
-            if not right[0]:
-                return left[0], left[1] + sign * right[1]
-            terms = dict(left[0])
-            cancelled = False
-            for name, coef in right[0].items():
-                total = terms.get(name, 0) + sign * coef
-                terms[name] = total
-                cancelled = cancelled or total == 0
-            if cancelled:
-                terms = {name: coef for name, coef in terms.items() if coef != 0}
-            return terms, left[1] + sign * right[1]
+            return combine_forms(left, right, 1 if op == "add" else -1)
         if op == "mul":
             if type(rhs) is IntImm:
-                scale, scaled = rhs.value, self.form(lhs)
+                scale, scaled = rhs.value, form_of(lhs)
             elif type(lhs) is IntImm:
-                scale, scaled = lhs.value, self.form(rhs)
+                scale, scaled = lhs.value, form_of(rhs)
             else:
                 return None
             if scaled is None:
@@ -147,15 +184,16 @@ class LinearIndexer:
         if op == "floordiv" or op == "floormod":
             if type(rhs) is not IntImm or rhs.value <= 0:
                 return None
-            numerator = self.form(lhs)
+            numerator = form_of(lhs)
             if numerator is None:
                 return None
             if op == "floordiv":
-                return self._floordiv(numerator, rhs.value)
-            return self._floormod(numerator, rhs.value)
+                return self.floordiv(numerator, rhs.value)
+            return self.floormod(numerator, rhs.value)
         return None
 
-    def _floordiv(self, numerator: VarForm, divisor: int) -> VarForm | None:
+    def floordiv(self, numerator: VarForm, divisor: int) -> VarForm | None:
+        """The form of `floordiv(numerator, divisor)` (divisor > 0), or None when not affine."""
         # floordiv(q * c + r, c) == q + floordiv(r, c), and floordiv(r, c) is constant when
         # r stays within one period (the simplifier's rule, without its gcd step, which
         # decides the same).
@@ -174,7 +212,8 @@ class LinearIndexer:
             quotient_const += span[0] // divisor
         return quotient, quotient_const
 
-    def _floormod(self, numerator: VarForm, divisor: int) -> VarForm | None:
+    def floormod(self, numerator: VarForm, divisor: int) -> VarForm | None:
+        """The form of `floormod(numerator, divisor)` (divisor > 0), or None when not affine."""
         # Coefficients modulo the divisor (smallest magnitude, as the simplifier reduces
         # them), then the remainder must stay within one period.
         reduced: dict[str, int] = {}
@@ -206,3 +245,18 @@ class LinearIndexer:
                 low += coef * known[1]
                 high += coef * known[0]
         return low, high
+
+
+def combine_forms(left: VarForm, right: VarForm, sign: int) -> VarForm:
+    """The form of `left + sign * right` (sign is 1 or -1)."""
+    if not right[0]:
+        return left[0], left[1] + sign * right[1]
+    terms = dict(left[0])
+    cancelled = False
+    for name, coef in right[0].items():
+        total = terms.get(name, 0) + sign * coef
+        terms[name] = total
+        cancelled = cancelled or total == 0
+    if cancelled:
+        terms = {name: coef for name, coef in terms.items() if coef != 0}
+    return terms, left[1] + sign * right[1]

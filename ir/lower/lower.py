@@ -16,17 +16,19 @@ Step 5. Simplify index arithmetic and drop guards that the loop ranges prove. Fl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from ir.errors import ScheduleError
-from ir.lower.index import LinearIndexer
+from ir.lower.index import LinearIndexer, VarForm, combine_forms
 from ir.lower.region import Region, constant_range, infer_region
 from ir.schedule.schedule import Fuse, Schedule, Split, Stage, loop_extents
 from ir.te.tensor import ComputeOp, Operation, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
 from ir.tir.expr import (
+    Binary,
     Buffer,
     IntImm,
     Load,
@@ -92,6 +94,20 @@ def _read_ops(body: PrimExpr) -> tuple[Operation, ...]:
     return result
 
 
+def _is_plain_index(expr: PrimExpr) -> bool:
+    """Whether `expr` is only arithmetic on variables and constants (it reads nothing)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Binary:
+            stack.append(node.lhs)  # type: ignore[attr-defined]
+            stack.append(node.rhs)  # type: ignore[attr-defined]
+        elif kind is not Var and kind is not IntImm:
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class _Storage:
     """A buffer layout: each dim is an expression of the root indices (placeholders)."""
@@ -103,6 +119,33 @@ class _Storage:
     def map(self, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
         mapping = dict(zip(self.roots, indices, strict=True))
         return [substitute(dim, mapping) for dim in self.dims]
+
+    def map_forms(self, forms: Sequence[VarForm], indexer: LinearIndexer) -> list[VarForm] | None:
+        """The forms of `map(indices)` for indices of affine `forms` (None: not affine)."""
+        return _forms_through(self.dims, self.roots, forms, indexer)
+
+
+def _forms_through(
+    dims: Sequence[PrimExpr],
+    roots: Sequence[Var],
+    forms: Sequence[VarForm],
+    indexer: LinearIndexer,
+) -> list[VarForm] | None:
+    """The forms of `dims` (expressions of `roots`) with each root replaced by an index of
+    that form; None when one may not be affine."""
+    by_root = dict(zip(roots, forms, strict=True))
+
+    def var_form(var: Var) -> VarForm | None:
+        form = by_root.get(var)
+        return indexer.var_form(var) if form is None else form
+
+    result = []
+    for dim in dims:
+        form = indexer.form_at(dim, var_form)
+        if form is None:
+            return None
+        result.append(form)
+    return result
 
 
 @dataclass
@@ -118,6 +161,10 @@ class _Nest:
     guards: list[PrimExpr] = field(default_factory=list)
     # Each axis variable of the op -> its absolute index (built once per nest).
     absolute: dict[Var, PrimExpr] | None = None
+    # The output index and the indexer generation it was built in (init and update share it).
+    output_index: tuple[PrimExpr, int] | None = None
+    # The loop position of a reduction's init nest (None: no init).
+    init_position: int | None = None
 
 
 class _Lowering:
@@ -130,6 +177,8 @@ class _Lowering:
         self.attached: dict[tuple[str, str], list[Stage]] = {}
         self.layouts: dict[str, _Storage] = {}
         self.indexer = LinearIndexer()
+        # Each input layout's map over placeholder roots (the layout kept alive beside it).
+        self._input_maps: dict[int, tuple[object, tuple[Var, ...], tuple[PrimExpr, ...]]] = {}
         self._validate()
 
     # Step 1 -------------------------------------------------------------------------------
@@ -251,6 +300,8 @@ class _Lowering:
 
     def lower_reads(self, expr: PrimExpr) -> PrimExpr:
         """Turn TE reads into flat buffer loads."""
+        if _is_plain_index(expr):  # (most are: loop indices and region starts)
+            return expr
         return map_expr(expr, self._lower_read)
 
     def _lower_read(self, node: PrimExpr) -> PrimExpr | None:
@@ -266,17 +317,95 @@ class _Lowering:
         searching them, each mapped value is lowered once and shared where it is used.
         """
 
+        # Each variable object met -> (it, its lowered value or None when unmapped): the
+        # body's variables come again and again, and an id costs no Var hashing.
+        lowered: dict[int, tuple[Var, PrimExpr | None]] = {}
+        indexer = self.indexer
+
+        def value_of(var: Var) -> PrimExpr | None:
+            known = lowered.get(id(var))
+            if known is not None and known[0] is var:
+                return known[1]
+            value = mapping.get(var)
+            if value is not None:
+                value = self.lower_reads(value)
+            lowered[id(var)] = (var, value)
+            return value
+
+        def var_form(var: Var) -> VarForm | None:
+            value = value_of(var)
+            return indexer.var_form(var) if value is None else indexer.form(value)
+
         def visit(node: PrimExpr, rewrite: Rewrite) -> PrimExpr | None:
             kind = type(node)
             if kind is Var:
-                value = mapping.get(node)  # type: ignore[call-overload]
-                return None if value is None else self.lower_reads(value)
+                return value_of(node)  # type: ignore[arg-type]
             if kind is TensorRead:
                 assert isinstance(node, TensorRead)
+                # Affine indices go straight to the flat index, without the substituted
+                # trees, which nothing else uses.
+                load = self._load_at(node, var_form)
+                if load is not None:
+                    return load
                 return self._load(node, tuple(rewrite(index) for index in node.indices))
             return None
 
         return map_expr_shared(expr, visit)
+
+    def _load_at(self, read: TensorRead, var_form: Callable[[Var], VarForm | None]) -> Load | None:
+        """`_load` of `read` with its indices substituted (the variables' forms given by
+        `var_form`), built from the indices' affine forms; None when one may not be affine
+        or `_load` would fail (it is then left to `_load`)."""
+        indexer = self.indexer
+        forms: list[VarForm] | None = []
+        for index in read.indices:
+            form = indexer.form_at(index, var_form)
+            if form is None:
+                return None
+            forms.append(form)  # type: ignore[union-attr]
+        op = read.tensor.op
+        if isinstance(op, PlaceholderOp):
+            buffer = self.input_buffer(op)
+            layout = self.schedule.input_layouts.get(op.name)
+            if layout is not None:
+                forms = self._input_layout_forms(layout, forms)  # type: ignore[arg-type]
+                if forms is None:
+                    return None
+            return Load(buffer, indexer.flat_of_forms(forms, buffer.shape))  # type: ignore[arg-type]
+        name = self.schedule.stage_of_op.get(id(op))
+        stage_buffer = self.buffers.get(name) if name is not None else None
+        if name is None or stage_buffer is None:
+            return None
+        offsets = self.offsets.get(name)
+        if offsets is not None:
+            shifted = []
+            for form, start in zip(forms, offsets, strict=True):  # type: ignore[arg-type]
+                start_form = indexer.form(start)
+                if start_form is None:
+                    return None
+                shifted.append(combine_forms(form, start_form, -1))
+            forms = shifted
+        forms = self._stored_forms(name, forms)  # type: ignore[arg-type]
+        if forms is None:
+            return None
+        return Load(stage_buffer, indexer.flat_of_forms(forms, stage_buffer.shape))
+
+    def _input_layout_forms(self, layout: Any, forms: list[VarForm]) -> list[VarForm] | None:
+        """The forms of `layout.map_indices(indices)` for indices of affine `forms`."""
+        known = self._input_maps.get(id(layout))
+        if known is None or known[0] is not layout:
+            roots = tuple(Var(f"__root_{i}") for i in range(len(forms)))
+            known = (layout, roots, layout.map_indices(roots))
+            self._input_maps[id(layout)] = known
+        _, roots, dims = known
+        return _forms_through(dims, roots, forms, self.indexer)
+
+    def _stored_forms(self, stage: str, forms: list[VarForm]) -> list[VarForm] | None:
+        """`_permute` on the forms of affine indices (None: the result may not be affine)."""
+        layout = self.layouts.get(stage)
+        if layout is None:
+            return forms
+        return layout.map_forms(forms, self.indexer)
 
     def _load(self, read: TensorRead, indices: tuple[PrimExpr, ...]) -> Load:
         """The flat load of `read` at (lowered) `indices`."""
@@ -319,7 +448,10 @@ class _Lowering:
                 values[relation.outer] = binary("floordiv", values[relation.fused], inner_extent)
                 values[relation.inner] = binary("floormod", values[relation.fused], inner_extent)
         offsets = region.starts if region is not None else tuple(IntImm(0) for _ in stage.op.axes)
-        return _Nest(stage, extents, loop_vars, values, offsets, tails)
+        nest = _Nest(stage, extents, loop_vars, values, offsets, tails)
+        if isinstance(stage.op.body, Reduce):
+            nest.init_position = self.first_reduce_position(stage)
+        return nest
 
     def absolute(self, nest: _Nest) -> dict[Var, PrimExpr]:
         """The index of each axis of the nest's op in the whole tensor (offsets added)."""
@@ -335,9 +467,15 @@ class _Lowering:
         return nest.absolute
 
     def emit_stage(
-        self, stage: Stage, region: Region | None, outer_ranges: dict[Var, tuple[int, int]]
+        self,
+        stage: Stage,
+        region: Region | None,
+        outer_ranges: dict[Var, tuple[int, int]],
+        nest: _Nest | None = None,
     ) -> Stmt:
-        nest = self.make_nest(stage, region)
+        """The loop nest of `stage` over `region` (`nest`: its `make_nest`, when made)."""
+        if nest is None:
+            nest = self.make_nest(stage, region)
         op = stage.op
         # Region guards: a producer region may reach past the producer's domain at tails.
         if region is not None:
@@ -382,8 +520,28 @@ class _Lowering:
         return value, reduce
 
     def output_index(self, nest: _Nest) -> PrimExpr:
+        known = nest.output_index
+        generation = self.indexer.generation
+        if known is not None and known[1] == generation:
+            return known[0]
+        index = self._output_index(nest)
+        nest.output_index = (index, generation)
+        return index
+
+    def _output_index(self, nest: _Nest) -> PrimExpr:
         buffer = self.buffers[nest.stage.name]
         indices = [nest.values[axis.name] for axis in nest.stage.op.axes]
+        indexer = self.indexer
+        forms = []
+        for index in indices:
+            form = indexer.form(index)
+            if form is None:
+                break
+            forms.append(form)
+        else:
+            stored = self._stored_forms(nest.stage.name, forms)
+            if stored is not None:  # (the layout's tree is built only when it is needed)
+                return indexer.flat_of_forms(stored, buffer.shape)
         return self.flat_index(self._permute(nest.stage.name, indices), buffer.shape)
 
     def flat_index(self, indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
@@ -516,7 +674,7 @@ class _Lowering:
         if position == len(leaves):
             return self.main_statement(nest, proven)
         prefix: Stmt | None = None
-        if isinstance(stage.op.body, Reduce) and self.first_reduce_position(stage) == position:
+        if position == nest.init_position:
             prefix = self.init_statement(nest, position, overrides, proven)
         leaf = leaves[position]
         extent = overrides.get(leaf, nest.extents[leaf])
@@ -532,7 +690,8 @@ class _Lowering:
             tail_body = self.loop_body(nest, position, last, proven_here, tail_ranges)
             tail_stmt = LetStmt(nest.loop_vars[leaf], IntImm(extent - 1), tail_body)
             return seq(prefix, main, tail_stmt)
-        return seq(prefix, self.loop(nest, position, extent, overrides, proven, ranges))
+        loop = self.loop(nest, position, extent, overrides, proven, ranges)
+        return loop if prefix is None else seq(prefix, loop)
 
     def _partitionable(
         self, nest: _Nest, leaf: str, proven: frozenset[int]
@@ -583,7 +742,9 @@ class _Lowering:
         ranges: dict[Var, tuple[int, int]],
     ) -> Stmt:
         leaf = nest.stage.leaves[position]
-        producers = self.attached.get((nest.stage.name, leaf), [])
+        producers = self.attached.get((nest.stage.name, leaf))
+        if not producers:
+            return self.build(nest, position + 1, overrides, proven, ranges)
         # Producers first: their buffers must exist before the consumer's reads are lowered.
         prepared = [self.emit_attached(p, nest, position, overrides, ranges) for p in producers]
         inner = self.build(nest, position + 1, overrides, proven, ranges)
@@ -605,14 +766,15 @@ class _Lowering:
         }
         reads = self._reads_of(producer, consumer)
         region = infer_region(reads, free, producer.op.shape)
-        layout = self.storage_layout(producer, self.make_nest(producer, region).extents)
+        nest = self.make_nest(producer, region)
+        layout = self.storage_layout(producer, nest.extents)
         shape = region.extents if layout is None else layout.shape
         if layout is not None:
             self.layouts[producer.name] = layout
         buffer = Buffer(_identifier(producer.name), shape, producer.op.dtype, producer.scope)
         self.buffers[producer.name] = buffer
         self.offsets[producer.name] = region.starts
-        return buffer, self.emit_stage(producer, region, ranges)
+        return buffer, self.emit_stage(producer, region, ranges, nest)
 
     def _reads_of(self, producer: Stage, consumer: _Nest) -> list[tuple[PrimExpr, ...]]:
         op = consumer.stage.op
@@ -649,15 +811,17 @@ class _Lowering:
         for stage in self.schedule.stages.values():
             if stage.attach.kind != "root":
                 continue
+            nest = None
             if stage.name not in self.buffers:
-                layout = self.storage_layout(stage, self.make_nest(stage, None).extents)
+                nest = self.make_nest(stage, None)
+                layout = self.storage_layout(stage, nest.extents)
                 shape = stage.op.shape if layout is None else layout.shape
                 if layout is not None:
                     self.layouts[stage.name] = layout
                 buffer = Buffer(_identifier(stage.name), shape, stage.op.dtype, stage.scope)
                 self.buffers[stage.name] = buffer
                 allocations.append(buffer)
-            stmts.append(self.emit_stage(stage, None, {}))
+            stmts.append(self.emit_stage(stage, None, {}, nest))
         body = seq(*stmts)
         for buffer in reversed(allocations):
             body = Allocate(buffer, body)

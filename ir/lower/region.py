@@ -23,12 +23,13 @@ class AffineIndex:
     const: int
 
 
-def _mentions(expr: PrimExpr, free: Mapping[Var, int]) -> bool:
+def _mentions(expr: PrimExpr, free: Mapping[Var, object]) -> bool:
     return any(isinstance(node, Var) and node in free for node in walk_expr(expr))
 
 
-def affine_in(expr: PrimExpr, free: Mapping[Var, int]) -> AffineIndex | None:
-    """Decompose `expr` as affine in the `free` vars, or None when it is not."""
+def affine_in(expr: PrimExpr, free: Mapping[Var, object]) -> AffineIndex | None:
+    """Decompose `expr` as affine in the `free` vars (the keys of `free`), or None when it
+    is not."""
     result = _decompose(expr, free)
     if result is None:
         return None
@@ -48,15 +49,20 @@ def _add_rest(lhs: PrimExpr | None, rhs: PrimExpr | None, sign: int) -> PrimExpr
 
 
 def _decompose(
-    expr: PrimExpr, free: Mapping[Var, int]
+    expr: PrimExpr, free: Mapping[Var, object]
 ) -> tuple[dict[Var, int], PrimExpr | None, int] | None:
-    if isinstance(expr, IntImm):
-        return {}, None, expr.value
-    if isinstance(expr, Var):
+    kind = type(expr)  # (no subclasses of these node types exist)
+    if kind is IntImm:
+        return {}, None, expr.value  # type: ignore[attr-defined]
+    if kind is Var:
         if expr in free:
-            return {expr: 1}, None, 0
+            return {expr: 1}, None, 0  # type: ignore[dict-item]
         return {}, expr, 0
-    if isinstance(expr, Binary) and expr.op in ("add", "sub"):
+    if not isinstance(expr, Binary):
+        if not _mentions(expr, free):
+            return {}, expr, 0
+        return None
+    if expr.op in ("add", "sub"):
         left = _decompose(expr.lhs, free)
         right = _decompose(expr.rhs, free)
         if left is None or right is None:
@@ -66,7 +72,7 @@ def _decompose(
         for var, coef in right[0].items():
             coefs[var] = coefs.get(var, 0) + sign * coef
         return coefs, _add_rest(left[1], right[1], sign), left[2] + sign * right[2]
-    if isinstance(expr, Binary) and expr.op == "mul":
+    if expr.op == "mul":
         for scaled, factor in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
             if isinstance(factor, IntImm):
                 inner = _decompose(scaled, free)
@@ -132,8 +138,7 @@ def _union(
 
 def constant_range(expr: PrimExpr, ranges: Mapping[Var, tuple[int, int]]) -> tuple[int, int] | None:
     """The [min, max] of an expression affine in vars with inclusive `ranges`, if it is."""
-    extents = {var: high - low + 1 for var, (low, high) in ranges.items()}
-    piece = affine_in(expr, extents)
+    piece = affine_in(expr, ranges)  # (affine in the variables that have a range)
     if piece is None or piece.rest is not None:
         return None
     low = piece.const

@@ -267,6 +267,13 @@ class Schedule:
         if undo_on_error is None:
             undo_on_error = self.undo_on_error
         position = len(self.trace) if index is None else index
+        result = self.apply_unrecorded(step, position, undo_on_error)
+        self.trace = self.trace.append(step)
+        return result
+
+    def apply_unrecorded(self, step: Step, position: int, undo_on_error: bool) -> Any:
+        """`apply` without adding `step` to `trace` (for a replay, which sets the whole
+        trace at the end); `position` names the step in errors."""
         handler: Callable[..., Any] | None = getattr(self, f"_{step.kind}", None)
         if handler is None or step.kind not in STEP_KINDS:
             raise ScheduleError(
@@ -284,7 +291,6 @@ class Schedule:
             if snapshot is not None:
                 self._restore(snapshot)
             raise ScheduleError(f"step {position} {step}: invalid arguments: {err}") from None
-        self.trace = self.trace.append(step)
         return result
 
     def _snapshot(self) -> tuple[Any, ...]:

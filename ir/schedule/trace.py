@@ -47,7 +47,10 @@ class Step:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data: {"kind": ..., **args}."""
-        return {"kind": self.kind, **{key: _thaw(val) for key, val in self.args}}
+        data: dict[str, Any] = {"kind": self.kind}
+        for key, val in self.args:  # (`_thaw` called only where it changes something)
+            data[key] = _thaw(val) if isinstance(val, tuple) else val
+        return data
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Step:
@@ -113,5 +116,6 @@ class Trace:
         schedule = Schedule(program)
         for index, step in enumerate(self.steps):
             # A failing step fails the replay: the half-built schedule is never seen.
-            schedule.apply(step, index, undo_on_error=False)
+            schedule.apply_unrecorded(step, index, undo_on_error=False)
+        schedule.trace = self  # (what appending each step would build, one step at a time)
         return schedule

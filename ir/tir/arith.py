@@ -368,7 +368,10 @@ def order_key(atom: PrimExpr) -> tuple[int, str]:
 
 
 def _term_key(item: tuple[PrimExpr, int]) -> tuple[int, tuple[int, str]]:
-    return (-abs(item[1]), order_key(item[0]))
+    atom = item[0]
+    if type(atom) is Var:  # (`order_key` inlined for the common atom)
+        return (-abs(item[1]), (0, atom.name))
+    return (-abs(item[1]), order_key(atom))
 
 
 def from_linear_form(

@@ -8,6 +8,7 @@ constants on the way, so index arithmetic stays small from the start.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, Union
 
@@ -100,6 +101,16 @@ _set_field = object.__setattr__  # how a frozen node's own __init__ fills its fi
 _Node = TypeVar("_Node", bound=type)
 
 
+def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of the slots `names` of a frozen node class, for its own `__init__`.
+
+    Lowering builds hundreds of nodes per candidate: filling a slot through its
+    descriptor costs half of `object.__setattr__` (which looks the name up first), the
+    way dataclasses' generated `__init__` does it.
+    """
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
 def _hash_once(cls: _Node) -> _Node:
     """Make a frozen node class remember its structural hash after the first call.
 
@@ -119,28 +130,45 @@ def _hash_once(cls: _Node) -> _Node:
     return cls
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class IntImm(PrimExpr):
     """An integer (or bool) constant."""
 
     value: int
     dtype: str = INDEX_DTYPE
 
+    def __init__(self, value: int, dtype: str = INDEX_DTYPE) -> None:
+        _set_int_value(self, value)
+        _set_int_dtype(self, dtype)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class FloatImm(PrimExpr):
     """A floating-point constant."""
 
     value: float
     dtype: str = "float32"
 
+    def __init__(self, value: float, dtype: str = "float32") -> None:
+        _set_float_value(self, value)
+        _set_float_dtype(self, dtype)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class Var(PrimExpr):
     """A scalar variable (a loop index or a bound value); names are unique in a kernel."""
 
     name: str
     dtype: str = INDEX_DTYPE
+
+    def __init__(self, name: str, dtype: str = INDEX_DTYPE) -> None:
+        _set_var_name(self, name)
+        _set_var_dtype(self, dtype)
+        # Variables key most dicts of lowering and simplification: hashed once, here.
+        _set_hash(self, hash((name, dtype)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined,no-any-return]
 
 
 @_hash_once
@@ -156,14 +184,14 @@ class Binary(PrimExpr):
     dtype: str = field(init=False, repr=False, compare=False)
 
     def __init__(self, op: str, lhs: PrimExpr, rhs: PrimExpr) -> None:
-        _set_field(self, "op", op)
-        _set_field(self, "lhs", lhs)
-        _set_field(self, "rhs", rhs)
-        _set_field(self, "dtype", lhs.dtype)
+        _set_binary_op(self, op)
+        _set_binary_lhs(self, lhs)
+        _set_binary_rhs(self, rhs)
+        _set_binary_dtype(self, lhs.dtype)
 
 
 @_hash_once
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Compare(PrimExpr):
     """A comparison producing a bool; `op` is one of COMPARE_OPS."""
 
@@ -171,6 +199,12 @@ class Compare(PrimExpr):
     lhs: PrimExpr
     rhs: PrimExpr
     dtype: str = "bool"
+
+    def __init__(self, op: str, lhs: PrimExpr, rhs: PrimExpr, dtype: str = "bool") -> None:
+        _set_compare_op(self, op)
+        _set_compare_lhs(self, lhs)
+        _set_compare_rhs(self, rhs)
+        _set_compare_dtype(self, dtype)
 
 
 @_hash_once
@@ -294,16 +328,33 @@ class Buffer:
 
 
 @_hash_once
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Load(PrimExpr):
     """Read element `index` (flat, row-major) of a buffer (after lowering)."""
 
     buffer: Buffer
     index: PrimExpr
 
+    def __init__(self, buffer: Buffer, index: PrimExpr) -> None:
+        _set_load_buffer(self, buffer)
+        _set_load_index(self, index)
+
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.buffer.dtype
+
+
+(_set_hash,) = slot_setters(PrimExpr, "_hash")
+_set_int_value, _set_int_dtype = slot_setters(IntImm, "value", "dtype")
+_set_float_value, _set_float_dtype = slot_setters(FloatImm, "value", "dtype")
+_set_var_name, _set_var_dtype = slot_setters(Var, "name", "dtype")
+_set_binary_op, _set_binary_lhs, _set_binary_rhs, _set_binary_dtype = slot_setters(
+    Binary, "op", "lhs", "rhs", "dtype"
+)
+_set_compare_op, _set_compare_lhs, _set_compare_rhs, _set_compare_dtype = slot_setters(
+    Compare, "op", "lhs", "rhs", "dtype"
+)
+_set_load_buffer, _set_load_index = slot_setters(Load, "buffer", "index")
 
 
 def is_float(dtype: str) -> bool:

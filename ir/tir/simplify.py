@@ -529,6 +529,9 @@ class _StmtSimplifier:
 
     def visit(self, stmt: Stmt) -> Stmt | None:
         """The simplified statement, or None when it does nothing."""
+        kind = type(stmt)
+        if kind is For:  # (the common kinds by type, before the isinstance chain)
+            return self._for(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Store):
             index, value = self.expr(stmt.index), self.expr(stmt.value)
             if index is stmt.index and value is stmt.value:
@@ -566,19 +569,21 @@ class _StmtSimplifier:
             self.ranges, self._simplifier = saved
 
     def _for(self, stmt: For) -> Stmt | None:
-        extent = self.expr(stmt.extent)
+        extent = stmt.extent
+        if type(extent) is not IntImm:
+            extent = self.expr(extent)
         if type(extent) is IntImm:
             if extent.value <= 0:
                 return None
             if extent.value == 1:
-                return self._with_range(stmt.var, stmt.body, (0, 0))
+                return self._within({stmt.var: (0, 0)}, stmt.body)
             loop_range: Interval = (0, extent.value - 1)
         else:
             high = interval(extent, self.ranges, None)[1]
             if high <= 0:
                 return None
             loop_range = (0, high - 1)
-        body = self._with_range(stmt.var, stmt.body, loop_range)
+        body = self._within({stmt.var: loop_range}, stmt.body)
         if body is None:
             return None
         if body is stmt.body and extent is stmt.extent:

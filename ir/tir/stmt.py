@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ir.tir.expr import Buffer, PrimExpr, Var
+from ir.tir.expr import Buffer, PrimExpr, Var, slot_setters
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled", "thread_binding")
 THREAD_TAGS = (
@@ -33,7 +33,7 @@ class Stmt:
         return format_stmt(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class For(Stmt):
     """`for var in range(extent): body`, run as `kind` (thread_binding uses `thread_tag`)."""
 
@@ -43,14 +43,28 @@ class For(Stmt):
     body: Stmt
     thread_tag: str = ""
 
+    def __init__(
+        self, var: Var, extent: PrimExpr, kind: str, body: Stmt, thread_tag: str = ""
+    ) -> None:
+        _set_for_var(self, var)
+        _set_for_extent(self, extent)
+        _set_for_kind(self, kind)
+        _set_for_body(self, body)
+        _set_for_thread_tag(self, thread_tag)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class Store(Stmt):
     """`buffer[index] = value`."""
 
     buffer: Buffer
     index: PrimExpr
     value: PrimExpr
+
+    def __init__(self, buffer: Buffer, index: PrimExpr, value: PrimExpr) -> None:
+        _set_store_buffer(self, buffer)
+        _set_store_index(self, index)
+        _set_store_value(self, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +126,15 @@ class PrimFunc:
     def outputs(self) -> tuple[Buffer, ...]:
         """The output buffers."""
         return self.params[len(self.params) - self.num_outputs :]
+
+
+# (See `slot_setters`: lowering and simplification build a loop per leaf per candidate.)
+_set_for_var, _set_for_extent, _set_for_kind, _set_for_body, _set_for_thread_tag = slot_setters(
+    For, "var", "extent", "kind", "body", "thread_tag"
+)
+_set_store_buffer, _set_store_index, _set_store_value = slot_setters(
+    Store, "buffer", "index", "value"
+)
 
 
 def seq(*stmts: Stmt | None) -> Stmt:

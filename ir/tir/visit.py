@@ -171,6 +171,10 @@ class _SharedRewrite:
                 lhs, rhs = rewrite(node.lhs), rewrite(node.rhs)  # type: ignore[attr-defined]
                 unchanged = lhs is node.lhs and rhs is node.rhs  # type: ignore[attr-defined]
                 result = node if unchanged else E.binary(node.op, lhs, rhs)  # type: ignore[attr-defined]
+            elif kind is Compare:  # (guards and selects: as `rebuild_expr` does it)
+                lhs, rhs = rewrite(node.lhs), rewrite(node.rhs)  # type: ignore[attr-defined]
+                unchanged = lhs is node.lhs and rhs is node.rhs  # type: ignore[attr-defined]
+                result = node if unchanged else E.compare(node.op, lhs, rhs)  # type: ignore[attr-defined]
             else:
                 children = expr_children(node)
                 result = rebuild_expr(node, tuple(rewrite(child) for child in children))

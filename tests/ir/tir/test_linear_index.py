@@ -10,12 +10,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir.lower.index import LinearIndexer
+from ir.lower.index import LinearIndexer, VarForm
 from ir.lower.lower import flat_index
 from ir.tir import expr as E
 from ir.tir.expr import Buffer, IntImm, PrimExpr, Var
 from ir.tir.simplify import simplify, simplify_func
 from ir.tir.stmt import For, PrimFunc, Store
+from ir.tir.visit import substitute
 
 VARS = [Var(f"v{i}") for i in range(4)]
 
@@ -77,3 +78,49 @@ def test_an_index_that_is_not_affine_is_left_to_the_simplifier() -> None:
     indexer.bound({"x": x}, {"x": 8})
     assert indexer.flat([x // 2, x // 4], [4, 2]) is None  # a remainder over two periods
     assert indexer.flat([x * x], [64]) is None
+
+
+SYMBOLS = [Var(f"s{i}") for i in range(3)]
+
+
+@st.composite
+def _template(draw: st.DrawFn, depth: int = 0) -> PrimExpr:
+    """An index over symbols (a compute body's axes) that lowering substitutes."""
+    if depth >= 3 or draw(st.booleans()):
+        if draw(st.integers(0, 4)) == 0:
+            return IntImm(draw(st.integers(-3, 6)))
+        return draw(st.sampled_from(SYMBOLS))
+    op = draw(st.sampled_from(["add", "sub", "mul", "mul_var", "floordiv", "floormod"]))
+    lhs = draw(_template(depth + 1))
+    if op in ("add", "sub"):
+        return E.binary(op, lhs, draw(_template(depth + 1)))
+    if op == "mul_var":  # a product of two non-constants: not affine
+        return E.binary("mul", lhs, draw(_template(depth + 1)))
+    return E.binary(op, lhs, draw(st.integers(0, 9)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    extents=st.lists(st.integers(1, 8), min_size=4, max_size=4),
+    template=_template(),
+    values=st.lists(_index(), min_size=3, max_size=3),
+    constant=st.integers(0, 2),
+)
+def test_form_at_is_the_form_of_the_substituted_tree(
+    extents: list[int], template: PrimExpr, values: list[PrimExpr], constant: int
+) -> None:
+    # (One symbol maps to a constant, as an offset can: the substituted tree folds there.)
+    values[constant] = IntImm(constant)
+    indexer = LinearIndexer()
+    indexer.bound(
+        {var.name: var for var in VARS}, dict(zip([v.name for v in VARS], extents, strict=True))
+    )
+    mapping = dict(zip(SYMBOLS, values, strict=True))
+
+    def var_form(var: Var) -> VarForm | None:
+        value = mapping.get(var)
+        return indexer.var_form(var) if value is None else indexer.form(value)
+
+    composed = indexer.form_at(template, var_form)
+    if composed is not None:  # (None: undecided; lowering then builds the tree)
+        assert composed == indexer.form(substitute(template, mapping))
