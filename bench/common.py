@@ -45,6 +45,16 @@ def time_call(fn: Callable[[], object], min_repeat_ms: float = 100.0, repeat: in
     return statistics.median(costs)
 
 
+def time_in_turn(fns: dict[str, Callable[[], object]], rounds: int = 5) -> dict[str, float]:
+    """Median seconds per call of each function, timed in turn for `rounds` rounds (one
+    `time_call` repeat each), so a slow spell of the machine falls on all of them."""
+    costs: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            costs[name].append(time_call(fn, repeat=1))
+    return {name: statistics.median(values) for name, values in costs.items()}
+
+
 def workload_flops(w: dict[str, Any]) -> int:
     """FLOPs of a workload (a multiply-add counts 2)."""
     op = w["op"]

@@ -4,13 +4,16 @@ to our default schedule, numpy (matmuls) and ONNX Runtime measured in the same r
     .venv/bin/python bench/tune.py [--trials 64 256] [--only NAME ...] [--search evolutionary]
 
 Each workload is tuned from an empty record log per budget; the reported best is the
-tuner's declared best (re-measured) record, rebuilt and re-timed alone.
+tuner's declared best (re-measured) record, rebuilt and re-timed in turn with the default
+schedule (the default's figure is the median over the budgets). numpy and ONNX Runtime
+come after: their thread pools keep spinning for a while after a call.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -23,6 +26,7 @@ from bench.common import (
     load_workloads,
     onnxruntime_session,
     time_call,
+    time_in_turn,
     workload_arrays,
     workload_flops,
     workload_function,
@@ -49,8 +53,8 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
     constants = frozenset(f"p{i}" for i, a in enumerate(prim_call.args) if isinstance(a, Constant))
     row: dict[str, Any] = {"name": workload["name"]}
     default = default_schedule(function_to_te(prim_call.op), hardware_of(target), constants)
-    run, _ = _kernel_runner(fn, arrays, default, prim_call)
-    row["default"] = flops / time_call(run) / 1e9
+    default_run, _ = _kernel_runner(fn, arrays, default, prim_call)
+    default_costs = []
     for trials in budgets:
         with tempfile.TemporaryDirectory() as scratch:
             records_path = Path(scratch) / "run.jsonl"
@@ -65,8 +69,11 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
                 row[f"tuned_{trials}"] = None
                 continue
             run, _ = _kernel_runner(fn, arrays, schedule, prim_call)
-            row[f"tuned_{trials}"] = flops / time_call(run) / 1e9
+            costs = time_in_turn({"default": default_run, "tuned": run})
+            default_costs.append(costs["default"])
+            row[f"tuned_{trials}"] = flops / costs["tuned"] / 1e9
             row[f"trials_{trials}"] = len(records)
+    row["default"] = flops / statistics.median(default_costs or [time_call(default_run)]) / 1e9
     if workload["op"] in ("matmul", "batch_matmul", "dense"):
         a, b = arrays["a"], arrays["b"]
         row["numpy"] = (
