@@ -144,6 +144,11 @@ class _Simplifier:
         hint = self.hints.get(id(expr))
         if hint is not None and hint[0] is expr:
             return self._hinted(hint)
+        if kind is Logical:
+            # Each side is cached on its own: a pad guard's conditions on different axes
+            # mention different loops, and candidates repeat one side far more often
+            # than the whole conjunction.
+            return rebuild_expr(expr, tuple(self.top(child) for child in expr_children(expr)))
         if not _is_index(expr):
             # A value is not cached whole: candidates rarely repeat one, and its indices
             # are hints or cached on their own, so the walk for its key would be wasted.
