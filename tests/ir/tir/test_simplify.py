@@ -239,6 +239,21 @@ def test_results_depend_on_the_ranges() -> None:
     assert _simplified(expr) == "(x + (y // 4))"
 
 
+def test_conjunction_sides_are_cached_under_their_own_ranges() -> None:
+    # The sides of a condition are looked up one by one in the shared cache: a side met
+    # again in another conjunction, or under other ranges, still gets its own result.
+    row = VI * 4 + VJ
+    side = E.logical_and(row >= 1, row < 31)
+    both = "((((i * 4) + j) >= 1) && (((i * 4) + j) < 31))"
+    assert _simplified(E.logical_and(side, X < 3), {**RANGES, X: (0, 9)}) == f"({both} && (x < 3))"
+    assert _simplified(E.logical_and(side, X < 3), {**RANGES, X: (0, 2)}) == both
+    assert _simplified(E.logical_or(side, X < 3), {**RANGES, X: (5, 9)}) == both
+    assert _simplified(side, {VI: (1, 6), VJ: (0, 3)}) == "True"
+    assert _simplified(E.logical_and(side, E.logical_not(X >= 3)), {VI: (1, 6), VJ: (0, 3)}) == (
+        "!(x >= 3)"
+    )
+
+
 # --- statements ---------------------------------------------------------------------
 
 A = Buffer("A", (64,), "float32")
