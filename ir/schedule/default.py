@@ -44,6 +44,53 @@ def _register_columns(width: int, vectors: int) -> int:
     return min(width, limit) if tile < limit // 2 else tile
 
 
+def blocked_conv_register_tile(blocks: int, width: int, block: int, lanes: int) -> tuple[int, int]:
+    """The register tile of a conv in NCHW[b]c with `blocks` output channel blocks of
+    `block` channels and `width` output columns: (channel blocks, columns) per tile, about
+    14 accumulator registers (2 channel vectors x 7 columns, or 1 x 14)."""
+    block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
+    vectors = block_tile * max(1, block // lanes)
+    return block_tile, _register_columns(width, vectors)
+
+
+def channel_conv_register_tile(out_channels: int, width: int, lanes: int) -> tuple[int, int]:
+    """The register tile of a conv vectorized over output channels in vectors of `lanes`:
+    (channels, columns) per tile, about 14 accumulator registers."""
+    vectors = 2 if out_channels % (2 * lanes) == 0 else 1
+    return vectors * lanes, _register_columns(width, vectors)
+
+
+def gemm_register_tile(rows: int, cols: int, lanes: int) -> tuple[int, int]:
+    """The register tile of a matrix product's output of `rows` x `cols`: (rows, columns)
+    per tile, the columns two vectors wide (or all of them when fewer)."""
+    return _divisor_at_most(rows, 8), min(cols, 2 * lanes)
+
+
+def channel_vector_lanes(
+    program: TEProgram, stage: Stage, hardware: HardwareParams, constant_inputs: Collection[str]
+) -> int:
+    """The vector width (lanes) when a conv vectorizes output channels (weights packed
+    channel-innermost, one input value broadcast per column), else 0: whenever its
+    weight is a constant and it is not depthwise (whose input channel follows the
+    output channel). Measured on the standard workloads this beats vectorizing
+    columns, which needs unit-stride columns and wide rows. Channel counts the full
+    width does not divide (1000 classes on AVX-512) use half-width vectors: still
+    far better than vectors over a few odd columns."""
+    if stage.op.tag != "conv2d" or len(program.inputs) < 2:
+        return 0
+    weight = program.inputs[1]
+    if weight.name not in constant_inputs or weight.ndim != 4:
+        return 0
+    out_channels, group_channels, _, _ = weight.shape
+    lanes = hardware.lanes(stage.op.dtype)
+    if group_channels <= 1:
+        return 0
+    for width in (lanes, lanes // 2):
+        if width >= min(4, lanes) and out_channels % width == 0:
+            return width
+    return 0
+
+
 def _read_stage_names(schedule: Schedule, stage: Stage) -> list[str]:
     names = []
     for node in walk_expr(stage.op.body):
@@ -118,30 +165,6 @@ class _DefaultScheduler:
             return None
         return anchor
 
-    def _channel_vector_lanes(self, anchor: str) -> int:
-        """The vector width (lanes) when a conv vectorizes output channels (weights packed
-        channel-innermost, one input value broadcast per column), else 0: whenever its
-        weight is a constant and it is not depthwise (whose input channel follows the
-        output channel). Measured on the standard workloads this beats vectorizing
-        columns, which needs unit-stride columns and wide rows. Channel counts the full
-        width does not divide (1000 classes on AVX-512) use half-width vectors: still
-        far better than vectors over a few odd columns."""
-        sch = self.schedule
-        stage = sch.stages[anchor]
-        if stage.op.tag != "conv2d" or len(sch.program.inputs) < 2:
-            return 0
-        weight = sch.program.inputs[1]
-        if weight.name not in self.constant_inputs or weight.ndim != 4:
-            return 0
-        out_channels, group_channels, _, _ = weight.shape
-        lanes = self.hardware.lanes(stage.op.dtype)
-        if group_channels <= 1:
-            return 0
-        for width in (lanes, lanes // 2):
-            if width >= min(4, lanes) and out_channels % width == 0:
-                return width
-        return 0
-
     def _rows_outermost(self) -> bool:
         """Whether a channel-vectorized conv walks output rows outermost (each row for
         every block of output channels) rather than channel blocks outermost (each block
@@ -180,10 +203,8 @@ class _DefaultScheduler:
         sch = self.schedule
         n, k, y, x = (axis.name for axis in sch.stages[output].op.axes)
         out_channels, width = sch.stages[output].op.shape[1], sch.stages[output].op.shape[3]
-        # About 14 accumulator registers: 2 channel vectors x 7 columns, or 1 x 14.
-        vectors = 2 if out_channels % (2 * lanes) == 0 else 1
-        col_tile = _register_columns(width, vectors)
-        channel_tile = vectors * lanes
+        channel_tile, col_tile = channel_conv_register_tile(out_channels, width, lanes)
+        vectors = channel_tile // lanes
         k_outer, k_inner = sch.split(output, k, factor=channel_tile)
         x_outer, x_inner = sch.split(output, x, factor=col_tile)
         self._order_conv_tiles(output, anchor, (n, y, k_outer, x_outer), (k_inner, x_inner))
@@ -222,10 +243,7 @@ class _DefaultScheduler:
         n, k, y, x, kb = (axis.name for axis in sch.stages[output].op.axes)
         blocks, width, block = (sch.stages[output].op.shape[i] for i in (1, 3, 4))
         lanes = self.hardware.lanes(sch.stages[output].op.dtype)
-        # About 14 accumulator registers: 2 channel vectors x 7 columns, or 1 x 14.
-        block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
-        vectors = block_tile * max(1, block // lanes)
-        col_tile = _register_columns(width, vectors)
+        block_tile, col_tile = blocked_conv_register_tile(blocks, width, block, lanes)
         k_outer, k_inner = sch.split(output, k, factor=block_tile)
         x_outer, x_inner = sch.split(output, x, factor=col_tile)
         self._order_conv_tiles(output, anchor, (n, y, k_outer, x_outer), (k_inner, x_inner, kb))
@@ -246,7 +264,9 @@ class _DefaultScheduler:
             anchor = sch.cache_write(output, "local")
         if sch.stages[anchor].op.tag == "conv2d_nchwc":
             return self.tile_conv_blocked(output, anchor)
-        channel_lanes = self._channel_vector_lanes(anchor)
+        channel_lanes = channel_vector_lanes(
+            sch.program, sch.stages[anchor], self.hardware, self.constant_inputs
+        )
         if channel_lanes:
             return self.tile_conv_channels(output, anchor, channel_lanes)
         out_stage = sch.stages[output]
@@ -266,8 +286,7 @@ class _DefaultScheduler:
         else:
             row_axis, col_axis = axes[-2], axes[-1]
             row_extent, col_extent = extents[-2], extents[-1]
-            col_tile = min(col_extent, 2 * lanes)
-            row_tile = _divisor_at_most(row_extent, 8)
+            row_tile, col_tile = gemm_register_tile(row_extent, col_extent, lanes)
             outer_axes = [*axes[:-2], None]
         row_outer, row_inner = sch.split(output, row_axis, factor=row_tile)
         col_outer, col_inner = sch.split(output, col_axis, factor=col_tile)
