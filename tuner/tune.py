@@ -50,6 +50,7 @@ from tuner.gc_pause import collector_paused
 from tuner.records import Record, RecordLog, compute_candidate_id
 from tuner.scheduler import TaskScheduler
 from tuner.search import SearchStrategy, make_search, trace_key
+from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
 from tuner.tasks import Task, extract_tasks, normalize_target, workload_key
 
@@ -151,7 +152,7 @@ class _TaskRun:
     search: SearchStrategy
     task_json: dict[str, Any]
     default_trace: Trace | None = None  # measured first, so tuning never ends below it
-    default_queued: bool = False
+    seeds: list[Trace] = field(default_factory=list)  # to measure first, still unqueued
     measured_ids: set[str] = field(default_factory=set)
     best_cost_s: float | None = None
     new_trials: int = 0
@@ -253,16 +254,19 @@ def tune_tasks(
         for index, task in enumerate(tasks):
             program = function_to_te(task.function)
             featurize = _Featurizer(program)
+            space = search_space_for(program, target, task.constant_params)
             strategy = make_search(
                 search,
-                search_space_for(program, target, task.constant_params),
+                space,
                 random.Random(seed * 7919 + index),
                 cost_model=model,
                 feature_fn=featurize,
                 **dict(search_options or {}),
             )
             default = default_schedule_for(program, target, task.constant_params).trace
-            runs.append(_TaskRun(task, featurize, strategy, task.to_json(), default))
+            run = _TaskRun(task, featurize, strategy, task.to_json(), default)
+            run.seeds = [default, *_default_point(space)]
+            runs.append(run)
         scheduler = TaskScheduler(
             [task.weight for task in tasks],
             max_trials=trials,
@@ -283,13 +287,17 @@ def tune_tasks(
                 for trace in run.search.generate(count)
                 if _candidate_id(run, trace) not in run.measured_ids
             ]
-            if run.default_trace is not None and not run.default_queued:
-                # The untuned schedule is a candidate too: the declared best is never worse.
-                default_id = _candidate_id(run, run.default_trace)
-                if default_id not in run.measured_ids:
-                    others = [t for t in traces if _candidate_id(run, t) != default_id]
-                    traces = [run.default_trace, *others[: max(0, count - 1)]]
-                run.default_queued = True
+            if run.seeds:
+                # The untuned schedule is a candidate too (the declared best is never
+                # worse), and so is the space's point nearest it (local moves start there).
+                unique: dict[str, Trace] = {}
+                for trace in run.seeds:
+                    unique.setdefault(_candidate_id(run, trace), trace)
+                pending = [t for key, t in unique.items() if key not in run.measured_ids]
+                seeds, run.seeds = pending[:count], pending[count:]
+                seed_ids = {_candidate_id(run, t) for t in seeds}
+                others = [t for t in traces if _candidate_id(run, t) not in seed_ids]
+                traces = [*seeds, *others[: count - len(seeds)]]
             if not traces:
                 scheduler.finish(chosen, "search space exhausted")
                 continue
@@ -361,6 +369,17 @@ def _first_records(records: Iterable[Record]) -> dict[str, Record]:
     for record in records:
         first.setdefault(record.candidate_id, record)
     return first
+
+
+def _default_point(space: Any) -> list[Trace]:
+    """The space's point nearest the default schedule, where it has one."""
+    if not isinstance(space, SearchSpace):
+        return []  # GPU spaces start from their samples
+    try:
+        return [space.default_point()]
+    except AutotuneError as err:
+        logger.info("no default point in the search space: %s", err)
+        return []
 
 
 def _candidate_id(run: _TaskRun, trace: Trace) -> str:

@@ -20,6 +20,7 @@ from ir.schedule import Trace
 from ir.te.program import function_to_te
 from tuner.records import Record, compute_candidate_id, load_records
 from tuner.search import make_search
+from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
 from tuner.tasks import extract_tasks, normalize_target
 from tuner.tune import TuneProgress, records_schedule_provider, tune_model, tuned_record
@@ -80,9 +81,14 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     assert all(len(r.costs_s) == FAST.repeat * 3 for r in records[16:] if r.status == "ok")
     target = normalize_target("llvm")
     remeasured = {r.candidate_id for r in records[16:]}
-    for task in extract_tasks(fn, "llvm"):
-        default = compute_candidate_id(task.key, target, default_trace(task.to_json(), target))
+    for each in extract_tasks(fn, "llvm"):
+        default = compute_candidate_id(each.key, target, default_trace(each.to_json(), target))
         assert default in remeasured
+        # The space's point nearest the default was measured in the first batch too.
+        space = search_space_for(function_to_te(each.function), target, each.constant_params)
+        assert isinstance(space, SearchSpace)
+        nearest = compute_candidate_id(each.key, target, space.default_point().to_json())
+        assert nearest in first_measurements and nearest != default
     for task in result.tasks:
         assert task.best_gflops is not None and task.best_gflops > 0
     assert result.estimated_latency_s is not None
@@ -164,3 +170,22 @@ def test_the_default_schedule_is_measured_once_when_the_search_proposes_it_too(
     )
     candidates = [record.candidate_id for record in load_records(path)]
     assert result.measured == len(candidates) == len(set(candidates))
+
+
+def test_the_default_and_the_point_nearest_it_come_first_even_one_per_batch(
+    tmp_path: Path,
+) -> None:
+    x = Var("x", TensorType((1, 2, 9, 9, 16), "float32"))
+    pool = call("nn.max_pool2d", x, pool_size=(3, 3), strides=(2, 2), layout="NCHWc")
+    fn = optimize(infer_type(Function((x,), pool)))
+    (task,) = extract_tasks(fn, "llvm")
+    path = tmp_path / "records.jsonl"
+    tune_model(
+        fn, "llvm", 3, path, batch_size=1, search="random", measure_options=FAST, remeasure_top=0
+    )
+    space = search_space_for(function_to_te(task.function), task.target, task.constant_params)
+    assert isinstance(space, SearchSpace)
+    first, second, third = (Trace.from_json(dict(r.trace)) for r in load_records(path))
+    assert first == Trace.from_json(default_trace(task.to_json(), task.target))
+    assert second == space.default_point()
+    assert third not in (first, second)

@@ -25,6 +25,7 @@ from tuner.space.analysis import fusion_anchor, is_compute_heavy
 from tuner.space.decisions import Chooser, Decision, Decisions
 from tuner.space.multi_level_tiling import multi_level_tiling
 from tuner.space.points import PointMemory, SpacePoint
+from tuner.space.prior import default_like_decisions
 from tuner.space.rules import BuildContext, generic_rule, inline_rule
 
 MUTATION_ATTEMPTS = 8  # decisions tried before a mutation gives up looking for a new trace
@@ -55,6 +56,12 @@ class SearchSpace:
     def sample(self, rng: random.Random) -> Trace:
         """A random schedule of the space (the same generator state gives the same one)."""
         return self.build({}, rng).trace
+
+    def default_point(self) -> Trace:
+        """The schedule of the space nearest the default schedule (`tuner.space.prior`),
+        the decisions the default does not fix drawn from a fixed seed."""
+        decisions = default_like_decisions(self.program, self.hardware, self.constant_inputs)
+        return self.build(decisions, random.Random(0)).trace
 
     def mutate(self, trace: Trace, rng: random.Random) -> Trace:
         """`trace` with one of its decisions re-drawn (the others kept where still valid).

@@ -1,0 +1,98 @@
+"""The space's point nearest the default schedule: it computes the reference's numbers,
+can be mutated, and carries the default's register tile."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from codegen.executor import hardware_of
+from codegen.llvm import host_target
+from ir.schedule.default import (
+    blocked_conv_register_tile,
+    channel_conv_register_tile,
+    gemm_register_tile,
+)
+from ir.schedule.hardware import HardwareParams
+from tests.tuner.space.test_traces import check_trace
+from tests.tuner.space.workloads import workloads
+from tuner.space import SearchSpace
+
+HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)  # 16 float32 lanes
+
+
+def space_of(name: str, hardware: HardwareParams = HARDWARE) -> SearchSpace:
+    workload = workloads()[name]
+    return SearchSpace(workload.program(), hardware, workload.constants)
+
+
+@pytest.mark.parametrize("name", sorted(workloads()))
+def test_the_default_point_and_its_neighbours_compute_the_reference(name: str) -> None:
+    workload = workloads()[name]
+    space = SearchSpace(workload.program(), hardware_of(host_target()), workload.constants)
+    point = space.default_point()
+    assert space.default_point() == point  # the same point every time
+    rng = random.Random(name)
+    neighbours = [space.mutate(point, rng) for _ in range(4)]
+    assert any(trace != point for trace in neighbours), f"{name}: the point cannot move"
+    for index, trace in enumerate([point, *neighbours]):
+        check_trace(workload, trace, seed=index)
+
+
+def test_a_blocked_conv_gets_the_default_register_tile_and_materialised_padding() -> None:
+    # 32 output channels in 2 blocks of 16 over a 10 x 10 image: both blocks and 5 columns
+    # in the register tile.
+    space = space_of("conv2d_nchwc")
+    decisions = space.decisions_of(space.default_point())
+    shape = dict(zip(("n", "ko", "y", "x", "kb"), space.program.outputs[0].shape, strict=True))
+    block_tile, col_tile = blocked_conv_register_tile(shape["ko"], shape["x"], shape["kb"], 16)
+    assert decisions["pad.placement"] == "root"
+    assert decisions["conv2d_nchwc.vector_axis"] == "kb"
+    assert decisions["conv2d_nchwc.tile.kb"] == (1, 1, 1, shape["kb"])
+    assert decisions["conv2d_nchwc.tile.ko"] == (shape["ko"] // block_tile, 1, 1, block_tile)
+    assert decisions["conv2d_nchwc.tile.x"] == (shape["x"] // col_tile, 1, 1, col_tile)
+    assert decisions["conv2d_nchwc.tile.y"] == (shape["y"], 1, 1, 1)
+    # Every reduction whole, outside the register tile; the accumulator at the last outer
+    # loop; the register tile unrolled; batch, channel blocks and rows in parallel.
+    assert decisions["conv2d_nchwc.tile.rci"] == (8, 1)
+    assert decisions["conv2d_nchwc.attach_level"] == 0
+    assert decisions["conv2d_nchwc.unroll"] == 512
+    assert decisions["conv2d_nchwc.parallel"] == 1 + (shape["ko"] > block_tile)
+
+
+def test_an_nchw_conv_vectorizes_output_channels_like_the_default() -> None:
+    space = space_of("conv2d")
+    decisions = space.decisions_of(space.default_point())
+    _, channels, _, width = space.program.outputs[0].shape
+    channel_tile, col_tile = channel_conv_register_tile(channels, width, 16)
+    assert decisions["conv2d.vector_axis"] == "k"
+    assert decisions["conv2d.tile.k"] == (channels // channel_tile, 1, 1, channel_tile)
+    assert decisions["conv2d.tile.x"] == (width // col_tile, 1, 1, col_tile)
+
+
+@pytest.mark.parametrize(("name", "vector_bytes"), [("matmul", 64), ("matmul", 32), ("dense", 64)])
+def test_a_matrix_product_gets_the_default_rows_and_vector_columns(
+    name: str, vector_bytes: int
+) -> None:
+    hardware = HardwareParams(vector_bytes=vector_bytes, num_cores=2)
+    space = space_of(name, hardware)
+    decisions = space.decisions_of(space.default_point())
+    rows, cols = space.program.outputs[0].shape
+    row_tile, col_tile = gemm_register_tile(rows, cols, hardware.lanes("float32"))
+    assert decisions[f"{name}.vector_axis"] == "i1"
+    assert decisions[f"{name}.tile.i1"] == (-(-cols // col_tile), 1, 1, col_tile)
+    assert decisions.get(f"{name}.tile.i0", (1, 1, 1, 1)) == (rows // row_tile, 1, 1, row_tile)
+    # Column tiles that divide the columns: column panels outside the row tiles, as the
+    # default orders them (80 columns: tiles of 16 divide them, tiles of 32 leave a tail).
+    panels = "vector_first" if cols % col_tile == 0 else "natural"
+    assert decisions[f"{name}.outer_order"] == panels
+    assert (panels == "vector_first") == (name == "matmul" and vector_bytes == 32)
+
+
+def test_stages_the_default_does_not_tile_are_drawn() -> None:
+    space = space_of("softmax")
+    assert space.default_point() == space.default_point()
+    assert not any(
+        key.endswith(".vector_axis") for key in space.decisions_of(space.default_point())
+    )

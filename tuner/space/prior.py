@@ -1,0 +1,114 @@
+"""The decisions under which the space builds (nearly) the default schedule's loop nests:
+where the search starts its local moves.
+
+A default schedule (`ir.schedule.default`) is strong on its own but is not a point of
+the space, so the evolutionary search cannot mutate it, and random samples of the space
+seldom come close to it in few trials (on light_resnet50's convs the default outlasted
+every sampled candidate at 8-16 trials per task). The space can express what the default
+does to the stages it register-tiles: the same register tile innermost (channel blocks
+or rows, and columns, around the vectorized axis), every reduction whole outside it, the
+accumulator at the last outer loop, the outer loops fused and run in parallel, and
+padding materialised. Stages left out here are drawn when the point is built.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+
+from ir.schedule.default import (
+    blocked_conv_register_tile,
+    channel_conv_register_tile,
+    channel_vector_lanes,
+    gemm_register_tile,
+)
+from ir.schedule.hardware import HardwareParams
+from ir.schedule.schedule import Schedule, Stage
+from ir.te.program import TEProgram
+from tuner.space.analysis import is_compute_heavy, is_padding
+from tuner.space.decisions import Decisions
+from tuner.space.multi_level_tiling import SPATIAL_LEVELS, UNROLL_BUDGETS
+from tuner.space.tiles import divisors, tail_sizes, tail_tiles
+
+ALL_LOOPS = 1 << 30  # a parallel loop count above any: repaired to the most loops there are
+
+
+def default_like_decisions(
+    program: TEProgram, hardware: HardwareParams, constant_inputs: Collection[str]
+) -> Decisions:
+    """Decisions of `program`'s space that rebuild its default schedule's register tiles
+    (see the module docstring); empty where the default tiles no stage."""
+    schedule = Schedule(program)
+    decisions: Decisions = {}
+    for name, stage in schedule.stages.items():
+        if is_padding(schedule, name):
+            decisions[f"{name}.placement"] = "root"
+            decisions[f"{name}.vector"] = hardware.lanes(stage.op.dtype)
+            decisions[f"{name}.parallel"] = ALL_LOOPS
+        elif is_compute_heavy(stage):
+            decisions.update(_tile_decisions(program, name, stage, hardware, constant_inputs))
+    return decisions
+
+
+def _tile_decisions(
+    program: TEProgram,
+    name: str,
+    stage: Stage,
+    hardware: HardwareParams,
+    constant_inputs: Collection[str],
+) -> Decisions:
+    """A multi-level tiled stage's decisions for the default's register tile, if it has
+    one: (vector axis, innermost tile per axis, outer loops fused into the parallel one)."""
+    op = stage.op
+    axes = [axis.name for axis in op.axes]
+    extents = [axis.extent for axis in op.axes]
+    lanes = hardware.lanes(op.dtype)
+    parallel_axes = len(axes)
+    vector_first = False
+    if op.tag == "conv2d_nchwc" and len(axes) == 5:
+        block_tile, col_tile = blocked_conv_register_tile(extents[1], extents[3], extents[4], lanes)
+        vector, inner = 4, {1: block_tile, 3: col_tile, 4: extents[4]}
+        parallel_axes = 3  # batch, channel blocks, rows: the column tiles stay serial
+    elif op.tag == "conv2d" and len(axes) == 4:
+        channel_lanes = channel_vector_lanes(program, stage, hardware, constant_inputs)
+        if not channel_lanes:
+            return {}
+        channel_tile, col_tile = channel_conv_register_tile(extents[1], extents[3], channel_lanes)
+        vector, inner = 1, {1: channel_tile, 3: col_tile}
+        parallel_axes = 3
+    elif op.tag in ("dense", "matmul", "batch_matmul") and len(axes) >= 2:
+        row_tile, col_tile = gemm_register_tile(extents[-2], extents[-1], lanes)
+        vector, inner = len(axes) - 1, {len(axes) - 2: row_tile, len(axes) - 1: col_tile}
+        vector_first = extents[-1] % col_tile == 0  # column panels outside the row tiles
+    else:
+        return {}
+    decisions: Decisions = {f"{name}.vector_axis": axes[vector]}
+    outer_loops = 0
+    for index, (axis, extent) in enumerate(zip(axes, extents, strict=True)):
+        tile = _innermost_tile(extent, inner.get(index, 1), tail=index == vector)
+        if extent > 1:
+            decisions[f"{name}.tile.{axis}"] = tile
+        if index < parallel_axes and tile[0] > 1:
+            outer_loops += 1
+    for reduce_axis in op.reduce_axes:
+        if reduce_axis.extent > 1:
+            decisions[f"{name}.tile.{reduce_axis.name}"] = (reduce_axis.extent, 1)
+    register_tile = math.prod(inner.values())
+    decisions[f"{name}.attach_level"] = 0
+    decisions[f"{name}.outer_order"] = "vector_first" if vector_first else "natural"
+    decisions[f"{name}.writer_order"] = "natural"
+    decisions[f"{name}.unroll"] = min(
+        (budget for budget in UNROLL_BUDGETS if budget >= register_tile), default=0
+    )
+    decisions[f"{name}.parallel"] = outer_loops
+    return decisions
+
+
+def _innermost_tile(extent: int, size: int, tail: bool) -> tuple[int, ...]:
+    """`extent` split into an outermost level and an innermost one of `size`, the levels
+    between 1: a tail tiling when `tail` allows one of `size`, else the largest divisor of
+    `extent` up to `size` innermost."""
+    if tail and size in tail_tiles(extent):
+        return tail_sizes(extent, size, SPATIAL_LEVELS)
+    size = max(d for d in divisors(extent) if d <= size) if size < extent else extent
+    return (extent // size, *([1] * (SPATIAL_LEVELS - 2)), size)
