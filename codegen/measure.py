@@ -94,6 +94,11 @@ class MeasureOptions:
         if self.build_timeout_s <= 0 or self.run_timeout_s <= 0:
             raise ValueError("timeouts must be positive")
 
+    def timing(self, target: str) -> str:
+        """How these options time a kernel for `target`: "cold" when every run follows a
+        cache flush (CPU targets; GPU timing never flushes), else "warm"."""
+        return "cold" if self.flush_cache and not is_cuda_target(target) else "warm"
+
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data."""
         return asdict(self)

@@ -230,9 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tune.add_argument(
         "--flush-cache",
-        action="store_true",
-        help="time every run on cold caches (a kernel's weights evicted, as inside a "
-        "network) instead of call after call on hot ones; do not mix both in one log",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="time every run on cold caches (its arguments evicted, as inside a network) "
+        "or, with --no-flush-cache, call after call on warm ones; default: cold on a CPU. "
+        "Each kind of record is compared only with its own",
     )
     tune.add_argument(
         "--shape",

@@ -16,6 +16,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from codegen.cuda.target import is_cuda_target
 from codegen.errors import TargetError
 from codegen.llvm import parse_target
 from service.db.models import JobRow, JobTaskRow, RecordRow
@@ -73,8 +74,13 @@ def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
     if create.model_id is not None:
         get_model(session, create.model_id)
     tasks = job_tasks_for(models_dir, create, target)
+    options = create.options
+    if options.measure.flush_cache is None:
+        cold = create.model_id is not None and not is_cuda_target(target)
+        measure = options.measure.model_copy(update={"flush_cache": cold})
+        options = options.model_copy(update={"measure": measure})
     try:
-        create.options.measure.to_options()
+        options.measure.to_options()
     except ValueError as err:
         raise InvalidInput(f"bad measure options: {err}") from None
     job = JobRow(
@@ -84,7 +90,7 @@ def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
         target=target,
         trials=create.trials,
         time_limit_s=create.time_limit_s,
-        options=create.options.model_dump(),
+        options=options.model_dump(),
         state="queued",
         error="",
         trials_done=0,

@@ -22,6 +22,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from codegen.measure import STATUSES as MEASURE_STATUSES
+from codegen.measure import MeasureOptions
 from service.db.models import BatchRow, CandidateRow, LeaseRow, WorkerRow
 from service.errors import Conflict, Forbidden, InvalidInput, NotFound
 from service.records import row_from_record
@@ -154,6 +155,11 @@ def _worker_lease(session: Session, batch_id: str, worker_id: str) -> LeaseRow:
     return lease
 
 
+def _timing(batch: BatchRow) -> str:
+    """How the batch's candidates are timed ("warm" or "cold"), for their records."""
+    return MeasureOptions.from_json(batch.measure_options).timing(batch.target)
+
+
 def _validated(batch: BatchRow, candidates: Mapping[str, CandidateRow], result: ResultIn) -> Record:
     """The record a result makes; InvalidInput naming the problem when it is malformed."""
     if result.candidate_id not in candidates:
@@ -173,6 +179,7 @@ def _validated(batch: BatchRow, candidates: Mapping[str, CandidateRow], result: 
             error=result.error,
             candidate_id=candidate.candidate_key,
             job=batch.job_id,
+            timing=_timing(batch),
         )
     except RecordError as err:
         raise InvalidInput(f"candidate {result.candidate_id}: {err}") from None
@@ -312,6 +319,7 @@ def _lose(session: Session, batch: BatchRow, candidate: CandidateRow, now: float
         error=candidate.error,
         candidate_id=candidate.candidate_key,
         job=batch.job_id,
+        timing=_timing(batch),
     )
     session.add(row_from_record(record, candidate.id))
 

@@ -40,6 +40,7 @@ def row_from_record(record: Record, measurement_id: str | None = None) -> Record
         worker=record.worker,
         job_id=record.job,
         measurement_id=measurement_id,
+        timing=record.timing,
     )
 
 
@@ -57,6 +58,7 @@ def record_from_row(row: RecordRow) -> Record:
         candidate_id=row.candidate_key,
         worker=row.worker,
         job=row.job_id,
+        timing=row.timing,
     )
 
 

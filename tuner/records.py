@@ -1,10 +1,10 @@
 """Tuning records: one measured candidate per record, stored as JSON lines.
 
 A record names the workload (its key), the exact target, the schedule trace, every
-repeat's cost and the outcome. Logs are append-only: `RecordLog.append` adds lines and
-syncs them to disk, and nothing here rewrites a log. Only records with status "ok" are
-ever chosen as best. A line from a newer record version is refused with a clear error
-rather than misread.
+repeat's cost, how the runs were timed (warm or cold caches) and the outcome. Logs are
+append-only: `RecordLog.append` adds lines and syncs them to disk, and nothing here
+rewrites a log. Only records with status "ok" are ever chosen as best. A line from a
+newer record version is refused with a clear error rather than misread.
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ from ir.schedule import Trace
 
 RECORD_VERSION = 1
 STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result", "worker_lost")
+# How the runs were timed: call after call on warm caches, or each run alone after the
+# caches were flushed (as a kernel runs inside a network). Costs of one kind are never
+# compared with the other's. Records from before the field were timed warm.
+TIMINGS = ("warm", "cold")
 
 
 class RecordError(AutotuneError):
@@ -75,11 +79,14 @@ class Record:
     candidate_id: str = ""  # filled in from key, target and trace when left empty
     worker: str | None = None
     job: str | None = None
+    timing: str = "warm"  # one of TIMINGS
     version: int = RECORD_VERSION
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise RecordError(f"unknown record status {self.status!r}; known: {STATUSES}")
+        if self.timing not in TIMINGS:
+            raise RecordError(f"unknown record timing {self.timing!r}; known: {TIMINGS}")
         costs = tuple(float(cost) for cost in self.costs_s)
         if any(not math.isfinite(cost) or cost < 0 for cost in costs):
             raise RecordError(f"costs must be finite and non-negative, got {list(costs)}")
@@ -111,6 +118,7 @@ class Record:
             "time": self.time,
             "versions": dict(self.versions),
             "candidate_id": self.candidate_id,
+            "timing": self.timing,
         }
         if self.worker is not None:
             data["worker"] = self.worker
@@ -150,6 +158,7 @@ class Record:
                 candidate_id=_string(data, "candidate_id"),
                 worker=_optional_string(data, "worker"),
                 job=_optional_string(data, "job"),
+                timing=_optional_string(data, "timing") or "warm",
                 version=version,
             )
         except KeyError as err:
@@ -269,20 +278,27 @@ def _parse_lines(lines: Iterable[str], source: str) -> list[Record]:
 # -- queries ------------------------------------------------------------------------------
 
 
+def deciding_records(records: Iterable[Record], key: str, target: str) -> list[Record]:
+    """The measured ("ok", with costs) records of (key, target) whose costs decide its
+    best: the cold-cache ones where there are any (a kernel as it runs inside a network),
+    else the warm ones; the two kinds are never compared."""
+    measured = [
+        record
+        for record in records
+        if record.workload_key == key
+        and record.target == target
+        and record.status == "ok"
+        and record.costs_s
+    ]
+    timing = "cold" if any(record.timing == "cold" for record in measured) else "warm"
+    return [record for record in measured if record.timing == timing]
+
+
 def best_record(records: Iterable[Record], key: str, target: str) -> Record | None:
-    """The measured record with the lowest median cost for (key, target); failures and
-    records without costs are never chosen. Ties go to the earliest record."""
-    best: Record | None = None
-    for record in records:
-        if (
-            record.workload_key == key
-            and record.target == target
-            and record.status == "ok"
-            and record.costs_s
-            and (best is None or record.median_cost_s < best.median_cost_s)
-        ):
-            best = record
-    return best
+    """The deciding record (`deciding_records`) with the lowest median cost for
+    (key, target); failures and records without costs are never chosen. Ties go to the
+    earliest record."""
+    return min(deciding_records(records, key, target), key=lambda r: r.median_cost_s, default=None)
 
 
 def measured_candidates(records: Iterable[Record], key: str, target: str) -> set[str]:

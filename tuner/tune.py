@@ -47,7 +47,7 @@ from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.features import extract_features
 from tuner.gc_pause import collector_paused
-from tuner.records import Record, RecordLog, compute_candidate_id
+from tuner.records import Record, RecordLog, compute_candidate_id, deciding_records
 from tuner.scheduler import TaskScheduler
 from tuner.search import SearchStrategy, make_search, trace_key
 from tuner.space import SearchSpace
@@ -275,7 +275,8 @@ def tune_tasks(
             seed=seed,
         )
         # Step 2.
-        records = [record for record in store.load() if record.target == target]
+        timing = options.timing(target)
+        records = _comparable(store.load(), target, timing)
         _resume(runs, records, model, scheduler, counts_toward_budget)
         # Step 3.
         measured = 0
@@ -312,9 +313,9 @@ def tune_tasks(
             if progress is not None:
                 progress(_progress(run, chosen, len(traces), scheduler, runs, started))
         # Step 4.
-        records = [record for record in store.load() if record.target == target]
+        records = _comparable(store.load(), target, timing)
         remeasured = _remeasure(runs, records, target, options, store, remeasure_top, measurer)
-        records = [record for record in store.load() if record.target == target]
+        records = _comparable(store.load(), target, timing)
         if cost_model_path is not None:
             model.save(cost_model_path)
         return _summarize(runs, records, target, scheduler, measured, remeasured, model)
@@ -382,6 +383,12 @@ def _default_point(space: Any) -> list[Trace]:
         return []
 
 
+def _comparable(records: Iterable[Record], target: str, timing: str) -> list[Record]:
+    """The records of `target` timed as `timing`: the only costs a run compares with its
+    own (a log may also hold the other timing's)."""
+    return [r for r in records if r.target == target and r.timing == timing]
+
+
 def _candidate_id(run: _TaskRun, trace: Trace) -> str:
     return compute_candidate_id(run.task.key, run.task.target, trace.to_json())
 
@@ -405,6 +412,7 @@ def _measure(
             costs_s=result.costs_s,
             status=result.status,
             error=result.error,
+            timing=options.timing(target),
         )
         for trace, result in zip(traces, results, strict=True)
     ]
@@ -492,6 +500,7 @@ def _remeasure(
                 costs_s=result.costs_s,
                 status=result.status,
                 error=result.error,
+                timing=repeated.timing(target),
             )
             for r, result in zip(chosen, results, strict=True)
         )
@@ -502,20 +511,16 @@ def _remeasure(
 def tuned_record(records: Iterable[Record], key: str, target: str) -> Record | None:
     """The declared best record of a workload on a target.
 
-    Each candidate counts with its ok record that has the most repeats (the latest on a
-    tie: a re-measurement). When some candidates were re-measured (two or more ok
-    records), the best is chosen among them only: a single short measurement that got
-    lucky does not beat a confirmed one.
+    Only the deciding records count (`deciding_records`: cold-cache costs where the
+    workload has any, else warm ones, never the two compared). Each candidate counts
+    with its ok record that has the most repeats (the latest on a tie: a re-measurement).
+    When some candidates were re-measured (two or more ok records), the best is chosen
+    among them only: a single short measurement that got lucky does not beat a confirmed
+    one.
     """
     per_candidate: dict[str, list[Record]] = {}
-    for record in records:
-        if (
-            record.workload_key == key
-            and record.target == target
-            and record.status == "ok"
-            and record.costs_s
-        ):
-            per_candidate.setdefault(record.candidate_id, []).append(record)
+    for record in deciding_records(records, key, target):
+        per_candidate.setdefault(record.candidate_id, []).append(record)
     if not per_candidate:
         return None
     confirmed = {cid: rs for cid, rs in per_candidate.items() if len(rs) >= 2}

@@ -87,6 +87,7 @@ def record_public(row: RecordRow) -> RecordPublic:
         time=row.time,
         worker=row.worker,
         job_id=row.job_id,
+        timing=row.timing,
     )
 
 

@@ -182,6 +182,7 @@ class RecordRow(Base):
     worker: Mapped[str | None] = mapped_column(String(200))
     job_id: Mapped[str | None] = mapped_column(ID, index=True)
     measurement_id: Mapped[str | None] = mapped_column(ForeignKey("candidates.id"), unique=True)
+    timing: Mapped[str] = mapped_column(String(8), default="warm", server_default="warm")
 
 
 class WorkloadLeaseRow(Base):

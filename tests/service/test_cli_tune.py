@@ -147,6 +147,7 @@ def test_tune_on_cold_caches(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
     assert lines and all(line["status"] == "ok" for line in lines), lines
+    assert {line["timing"] for line in lines} == {"cold"}
 
 
 def test_flush_cache_reaches_the_measurement_options(
@@ -164,9 +165,10 @@ def test_flush_cache_reaches_the_measurement_options(
     monkeypatch.setattr(tune_command, "tune_model", capture)
     model_path = tmp_path / "small.onnx"
     _small_model(model_path)
-    for flush in (True, False):
+    for flush in (True, False, None):
         with pytest.raises(RuntimeError, match="stop here"):
             tune_command.run_tune(
                 model_path, {}, "llvm", 4, tmp_path / "r.jsonl", None, "random", True, 4, flush
             )
-    assert [options.flush_cache for options in seen] == [True, False]
+    # Unless told, a CPU tunes on cold caches.
+    assert [options.flush_cache for options in seen] == [True, False, True]

@@ -155,6 +155,7 @@ def test_two_workers_tune_the_model_and_survive_a_killed_worker(fleet: Fleet) ->
         records = client.get("/v1/records", params={"job_id": job_id}).json()["items"]
         assert len(records) == 16
         assert {r["worker"] for r in records} <= {"doomed", "survivor"}
+        assert {r["timing"] for r in records} == {"cold"}  # a model's job on a CPU
         best = client.get("/v1/records", params={"job_id": job_id, "best": True}).json()["items"]
         assert best and all(r["status"] == "ok" for r in best)
         tasks = [t for t in detail["tasks"] if t["trials"]]

@@ -77,6 +77,13 @@ def test_one_workload_in_two_jobs_is_tuned_once(
         assert len(keys) == 7 == len(set(keys))
         mine = client.get("/v1/records", params={"job_id": third}).json()["items"]
         assert len(mine) == 3
+        # A single workload's job times on warm caches unless told; a cold job compares
+        # nothing with the warm records, so it measures its own.
+        assert {r["timing"] for r in mine} == {"warm"}
+        cold = create(client, workload, 3, measure={**OPTIONS["measure"], "flush_cache": True})
+        assert wait_done(client, [cold])[0]["state"] == "completed"
+        mine = client.get("/v1/records", params={"job_id": cold}).json()["items"]
+        assert len(mine) == 3 and {r["timing"] for r in mine} == {"cold"}
 
 
 def test_cancel_stops_a_running_job_and_frees_its_workloads(

@@ -53,6 +53,17 @@ def test_record_round_trips_through_json() -> None:
     assert record.median_cost_s == 2e-3
 
 
+def test_a_record_says_how_it_was_timed() -> None:
+    cold = _record(timing="cold")
+    assert cold.to_json()["timing"] == "cold"
+    assert Record.from_json(json.loads(cold.dumps())) == cold
+    # Lines written before records had a timing were timed warm.
+    older = {k: v for k, v in cold.to_json().items() if k != "timing"}
+    assert Record.from_json(older).timing == "warm"
+    with pytest.raises(RecordError, match="unknown record timing 'tepid'"):
+        _record(timing="tepid")
+
+
 def test_candidate_id_depends_on_key_target_and_trace_only() -> None:
     base = compute_candidate_id(KEY, TARGET, _trace(4))
     reordered = {"steps": [dict(reversed(list(_trace(4)["steps"][0].items())))], "version": 1}
@@ -125,6 +136,9 @@ def test_best_record_ignores_failures_and_other_workloads() -> None:
     assert best_record(records, OTHER_KEY, TARGET) == records[4]
     assert best_record(records[2:4], KEY, TARGET) is None
     assert best_record([], KEY, TARGET) is None
+    # A cold-cache record decides over any warm one, however fast.
+    cold = _record(256, costs=[8e-3], timing="cold")
+    assert best_record([*records, cold], KEY, TARGET) == cold
 
 
 def test_measured_candidates_include_failures() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 from types import SimpleNamespace
@@ -189,3 +190,26 @@ def test_the_default_and_the_point_nearest_it_come_first_even_one_per_batch(
     assert first == Trace.from_json(default_trace(task.to_json(), task.target))
     assert second == space.default_point()
     assert third not in (first, second)
+
+
+def test_warm_and_cold_records_are_never_compared(tmp_path: Path) -> None:
+    x = Var("x", TensorType((1, 2, 9, 9, 16), "float32"))
+    pool = call("nn.max_pool2d", x, pool_size=(3, 3), strides=(2, 2), layout="NCHWc")
+    fn = optimize(infer_type(Function((x,), pool)))
+    (task,) = extract_tasks(fn, "llvm")
+    path = tmp_path / "records.jsonl"
+    cold = dataclasses.replace(FAST, flush_cache=True)
+    warm_run = tune_model(fn, "llvm", 3, path, batch_size=3, measure_options=FAST)
+    # A cold run neither resumes from nor counts the warm records: it measures anew.
+    cold_run = tune_model(fn, "llvm", 3, path, batch_size=3, measure_options=cold)
+    assert warm_run.measured == cold_run.measured == 3
+    records = load_records(path)
+    assert {r.timing for r in records[:3]} == {"warm"}
+    assert {r.timing for r in records[warm_run.measured + warm_run.remeasured :]} == {"cold"}
+    # Cold costs decide the best wherever the workload has some, however low a warm one.
+    fastest_warm = min((r for r in records if r.timing == "warm"), key=lambda r: r.median_cost_s)
+    lucky = dataclasses.replace(fastest_warm, costs_s=[1e-9] * 9, time=fastest_warm.time + 1)
+    best = tuned_record([*records, lucky, lucky], task.key, task.target)
+    assert best is not None and best.timing == "cold"
+    warm_only = [r for r in records if r.timing == "warm"]
+    assert tuned_record([*warm_only, lucky, lucky], task.key, task.target) == lucky
