@@ -289,16 +289,7 @@ def tune_tasks(
                 if _candidate_id(run, trace) not in run.measured_ids
             ]
             if run.seeds:
-                # The untuned schedule is a candidate too (the declared best is never
-                # worse), and so is the space's point nearest it (local moves start there).
-                unique: dict[str, Trace] = {}
-                for trace in run.seeds:
-                    unique.setdefault(_candidate_id(run, trace), trace)
-                pending = [t for key, t in unique.items() if key not in run.measured_ids]
-                seeds, run.seeds = pending[:count], pending[count:]
-                seed_ids = {_candidate_id(run, t) for t in seeds}
-                others = [t for t in traces if _candidate_id(run, t) not in seed_ids]
-                traces = [*seeds, *others[: count - len(seeds)]]
+                traces = _seeds_first(run, traces, count)
             if not traces:
                 scheduler.finish(chosen, "search space exhausted")
                 continue
@@ -370,6 +361,20 @@ def _first_records(records: Iterable[Record]) -> dict[str, Record]:
     for record in records:
         first.setdefault(record.candidate_id, record)
     return first
+
+
+def _seeds_first(run: _TaskRun, proposed: list[Trace], count: int) -> list[Trace]:
+    """A batch of `count`: the run's unmeasured seeds first, then the proposals. The
+    untuned schedule is a candidate too (the declared best is never worse), and so is
+    the space's point nearest it (local moves start there)."""
+    unique: dict[str, Trace] = {}
+    for trace in run.seeds:
+        unique.setdefault(_candidate_id(run, trace), trace)
+    pending = [trace for key, trace in unique.items() if key not in run.measured_ids]
+    seeds, run.seeds = pending[:count], pending[count:]
+    seed_ids = {_candidate_id(run, trace) for trace in seeds}
+    others = [trace for trace in proposed if _candidate_id(run, trace) not in seed_ids]
+    return [*seeds, *others[: count - len(seeds)]]
 
 
 def _default_point(space: Any) -> list[Trace]:
