@@ -1,7 +1,7 @@
 """Tuning curves: model-guided (evolutionary + XGBoost) against random search.
 
     .venv/bin/python bench/tuning_curves.py [--trials 256] [--only conv_64x56 ...]
-        [--out bench/results] [--cores N]
+        [--out bench/results] [--cores N] [--seed N]
 
 For each workload (by default conv_64x56, matmul_1024 and dwconv_32x112) both searches tune
 from an empty record log with the same budget. The curve is the best GFLOPS measured so far
@@ -56,14 +56,16 @@ def first_reaching(curve: list[float], level: float) -> int | None:
     return None
 
 
-def tune_curve(workload: dict[str, Any], trials: int, search: str, target: str) -> dict[str, Any]:
-    """Tune one workload with one search strategy; its curve and wall time."""
+def tune_curve(
+    workload: dict[str, Any], trials: int, search: str, target: str, seed: int = 0
+) -> dict[str, Any]:
+    """Tune one workload with one search strategy (and `seed`); its curve and wall time."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "run.jsonl"
         start = time.perf_counter()
-        result = tune_model(fn, target, trials, path, search=search, remeasure_top=0)
+        result = tune_model(fn, target, trials, path, search=search, remeasure_top=0, seed=seed)
         wall = time.perf_counter() - start
         curve = best_so_far(load_records(path), workload_flops(workload))
     held_out = [fit for fit in result.cost_model_metrics if fit.get("held_out")]
@@ -104,6 +106,7 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=list(DEFAULT_WORKLOADS))
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     parser.add_argument("--cores", type=int, help="threads per kernel (default: all)")
+    parser.add_argument("--seed", type=int, default=0, help="the tuner's seed (both searches)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -118,12 +121,14 @@ def main() -> int:
         if workload["name"] not in args.only:
             continue
         runs = {
-            search: tune_curve(workload, args.trials, search, str(target)) for search in SEARCHES
+            search: tune_curve(workload, args.trials, search, str(target), args.seed)
+            for search in SEARCHES
         }
         curves = {search: run["curve"] for search, run in runs.items()}
         random_best = curves["random"][-1] if curves["random"] else 0.0
         row = {
             "name": workload["name"],
+            "seed": args.seed,
             "trials": args.trials,
             **{f"best_{s}": curves[s][-1] if curves[s] else None for s in SEARCHES},
             **{f"best_{s}_at_96": curves[s][min(95, len(curves[s]) - 1)] for s in SEARCHES},
