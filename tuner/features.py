@@ -113,6 +113,17 @@ _K = {name: index for index, name in enumerate(KERNEL_FEATURES)}
 _NUM_STORE = len(STORE_FEATURES)
 _BUFFER_BASE = _S["buf0.bytes"]
 _STRIDE_ZERO, _STRIDE_ONE, _STRIDE_OTHER = 0, 1, 2
+# Store-row positions read or written per access (`_S` lookups cost a hash each).
+_UNIQUE_LINES, _LOCAL_BYTES, _LOADS, _GATHER_LOADS = (
+    _S[name] for name in ("unique_lines", "local_bytes", "loads", "gather_loads")
+)
+_BYTES_STORED, _UNIQUE_BYTES_STORED, _BYTES_LOADED, _UNIQUE_BYTES_LOADED = (
+    _S[name]
+    for name in ("bytes_stored", "unique_bytes_stored", "bytes_loaded", "unique_bytes_loaded")
+)
+_STRIDE_BYTES = tuple(_S[name] for name in ("stride0_bytes", "stride1_bytes", "strided_bytes"))
+_REUSE, _ARITH_INTENSITY, _FLOPS = _S["reuse"], _S["arith_intensity"], _S["flops"]
+_TRAFFIC_FIELDS = ((_S["traffic_l1"], L1_BYTES), (_S["traffic_l2"], L2_BYTES))
 _FLOAT_OPS = {"add": "float_add", "sub": "float_add", "mul": "float_mul", "div": "float_div"}
 _FLOAT_OPS.update({"min": "float_minmax", "max": "float_minmax"})
 _FLOP_NAMES = (
@@ -376,41 +387,44 @@ class _Kernel:
         touched = unique = 0.0
         for acc in accesses:
             size = acc.itemsize
-            unique_bytes = acc.footprints[0] * size
+            footprints = acc.footprints
+            unique_bytes = footprints[0] * size
             touched_bytes = trip * size
             touched += touched_bytes
             unique += unique_bytes
-            for level in range(depth + 1):
-                working_sets[level] += acc.footprints[level] * size
-            lines = _lines(acc.footprints[0], acc.min_stride, size)
-            row[_S["unique_lines"]] += lines
+            working_sets = [
+                total + count * size for total, count in zip(working_sets, footprints, strict=True)
+            ]
+            lines = _lines(footprints[0], acc.min_stride, size)
+            row[_UNIQUE_LINES] += lines
             if acc.local:
-                row[_S["local_bytes"]] += touched_bytes
+                row[_LOCAL_BYTES] += touched_bytes
             if acc.is_store:
-                row[_S["bytes_stored"]] += touched_bytes
-                row[_S["unique_bytes_stored"]] += unique_bytes
+                row[_BYTES_STORED] += touched_bytes
+                row[_UNIQUE_BYTES_STORED] += unique_bytes
             else:
-                row[_S["loads"]] += 1
-                row[_S["bytes_loaded"]] += touched_bytes
-                row[_S["unique_bytes_loaded"]] += unique_bytes
-                name = ("stride0_bytes", "stride1_bytes", "strided_bytes")[acc.stride_class]
-                row[_S[name]] += touched_bytes
+                row[_LOADS] += 1
+                row[_BYTES_LOADED] += touched_bytes
+                row[_UNIQUE_BYTES_LOADED] += unique_bytes
+                row[_STRIDE_BYTES[acc.stride_class]] += touched_bytes
                 if vectorized_inner and acc.stride_class == _STRIDE_OTHER:
-                    row[_S["gather_loads"]] += trip
-            slot = per_buffer.setdefault(acc.buffer.name, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+                    row[_GATHER_LOADS] += trip
+            slot = per_buffer.get(acc.buffer.name)
+            if slot is None:
+                slot = per_buffer[acc.buffer.name] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
             slot[0] += touched_bytes
             slot[1] = max(slot[1], unique_bytes)
             slot[2] = max(slot[2], lines)
             slot[4] = max(slot[4], acc.stride_class)
             slot[5] = float(acc.local)
-        row[_S["reuse"]] = touched / max(unique, 1.0)
-        row[_S["arith_intensity"]] = row[_S["flops"]] / max(unique, 1.0)
+        row[_REUSE] = touched / max(unique, 1.0)
+        row[_ARITH_INTENSITY] = row[_FLOPS] / max(unique, 1.0)
         outer_trips = [1] * (depth + 1)
         for level in range(1, depth + 1):
             outer_trips[level] = outer_trips[level - 1] * loops[level - 1].extent
-        for name, capacity in (("traffic_l1", L1_BYTES), ("traffic_l2", L2_BYTES)):
+        for field_index, capacity in _TRAFFIC_FIELDS:
             level = next((lv for lv in range(depth + 1) if working_sets[lv] <= capacity), depth)
-            row[_S[name]] = float(outer_trips[level] * working_sets[level])
+            row[field_index] = float(outer_trips[level] * working_sets[level])
         ranked = sorted(per_buffer.items(), key=lambda item: (-item[1][0], item[0]))
         for slot_index, (_, slot) in enumerate(ranked[:BUFFER_SLOTS]):
             slot[3] = slot[0] / max(slot[1], 1.0)
@@ -420,17 +434,21 @@ class _Kernel:
     # -- assembly ----------------------------------------------------------------------------
 
     def assemble(self) -> np.ndarray:
-        kernel = np.array(self.kernel, dtype=np.float64)
+        # [ total | peak | main | kernel ], filled in place (a few numpy calls per kernel).
+        size = _NUM_STORE
+        raw = np.zeros(NUM_FEATURES, dtype=np.float64)
         if self.rows:
             rows = np.array(self.rows, dtype=np.float64)
-            total = rows.sum(axis=0)
-            peak = rows.max(axis=0)
-            main = rows[_main_row(self.rows)]
-        else:
-            total = peak = main = np.zeros(_NUM_STORE, dtype=np.float64)
-        kernel[_K["intensity"]] = total[_S["flops"]] / max(kernel[_K["param_bytes"]], 1.0)
-        raw = np.concatenate([total, peak, main, kernel])
-        features: np.ndarray = np.log2(1.0 + np.maximum(raw, 0.0)).astype(np.float32)
+            rows.sum(axis=0, out=raw[:size])
+            rows.max(axis=0, out=raw[size : 2 * size])
+            raw[2 * size : 3 * size] = rows[_main_row(self.rows)]
+        kernel = self.kernel
+        raw[3 * size :] = kernel
+        raw[3 * size + _K["intensity"]] = raw[_FLOPS] / max(kernel[_K["param_bytes"]], 1.0)
+        np.maximum(raw, 0.0, out=raw)
+        raw += 1.0
+        np.log2(raw, out=raw)
+        features: np.ndarray = raw.astype(np.float32)
         return features
 
 
