@@ -189,6 +189,17 @@ class Binary(PrimExpr):
         _set_binary_rhs(self, rhs)
         _set_binary_dtype(self, lhs.dtype)
 
+    def __eq__(self, other: object) -> bool:
+        # The generated method compares two tuples of the fields: cache lookups compare
+        # equal trees node by node, so each level skips building them.
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        lhs, rhs = self.lhs, other.lhs  # type: ignore[attr-defined]
+        if self.op != other.op or not (lhs is rhs or lhs == rhs):  # type: ignore[attr-defined]
+            return False
+        lhs, rhs = self.rhs, other.rhs  # type: ignore[attr-defined]
+        return lhs is rhs or lhs == rhs
+
 
 @_hash_once
 @dataclass(frozen=True, slots=True, init=False)
@@ -206,9 +217,21 @@ class Compare(PrimExpr):
         _set_compare_rhs(self, rhs)
         _set_compare_dtype(self, dtype)
 
+    def __eq__(self, other: object) -> bool:
+        # (as `Binary.__eq__`, with the dtype field compared too)
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        if self.op != other.op or self.dtype != other.dtype:  # type: ignore[attr-defined]
+            return False
+        lhs, rhs = self.lhs, other.lhs  # type: ignore[attr-defined]
+        if not (lhs is rhs or lhs == rhs):
+            return False
+        lhs, rhs = self.rhs, other.rhs  # type: ignore[attr-defined]
+        return lhs is rhs or lhs == rhs
+
 
 @_hash_once
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Logical(PrimExpr):
     """`and` / `or` of two bools, or `not` of one (rhs is None)."""
 
@@ -216,6 +239,14 @@ class Logical(PrimExpr):
     lhs: PrimExpr
     rhs: PrimExpr | None = None
     dtype: str = "bool"
+
+    def __init__(
+        self, op: str, lhs: PrimExpr, rhs: PrimExpr | None = None, dtype: str = "bool"
+    ) -> None:
+        _set_logical_op(self, op)
+        _set_logical_lhs(self, lhs)
+        _set_logical_rhs(self, rhs)
+        _set_logical_dtype(self, dtype)
 
 
 @_hash_once
@@ -270,13 +301,18 @@ class TensorLike(Protocol):
     def dtype(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class IterVar:
     """An iteration axis of a compute: a variable over [0, extent), spatial or reduce."""
 
     var: Var
     extent: int
     kind: str = "spatial"  # or "reduce"
+
+    def __init__(self, var: Var, extent: int, kind: str = "spatial") -> None:
+        _set_iter_var(self, var)
+        _set_iter_extent(self, extent)
+        _set_iter_kind(self, kind)
 
     @property
     def name(self) -> str:
@@ -355,6 +391,10 @@ _set_compare_op, _set_compare_lhs, _set_compare_rhs, _set_compare_dtype = slot_s
     Compare, "op", "lhs", "rhs", "dtype"
 )
 _set_load_buffer, _set_load_index = slot_setters(Load, "buffer", "index")
+_set_logical_op, _set_logical_lhs, _set_logical_rhs, _set_logical_dtype = slot_setters(
+    Logical, "op", "lhs", "rhs", "dtype"
+)
+_set_iter_var, _set_iter_extent, _set_iter_kind = slot_setters(IterVar, "var", "extent", "kind")
 
 
 def is_float(dtype: str) -> bool:
