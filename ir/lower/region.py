@@ -10,17 +10,32 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ir.tir.expr import Binary, IntImm, PrimExpr, Var, binary
+from ir.tir.expr import Binary, IntImm, PrimExpr, Var, binary, slot_setters
 from ir.tir.visit import walk_expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, init=False)
 class AffineIndex:
     """index = rest + const + sum(coef * var) over free vars."""
 
     coefs: tuple[tuple[Var, int], ...]
     rest: PrimExpr | None
     const: int
+
+    def __init__(
+        self, coefs: tuple[tuple[Var, int], ...], rest: PrimExpr | None, const: int
+    ) -> None:
+        # (one per read index and dimension: the generated frozen `__init__` costs more)
+        _set_coefs(self, coefs)
+        _set_rest(self, rest)
+        _set_const(self, const)
+
+
+_set_coefs, _set_rest, _set_const = slot_setters(AffineIndex, "coefs", "rest", "const")
+
+
+def _name_of(term: tuple[Var, int]) -> str:
+    return term[0].name
 
 
 def _mentions(expr: PrimExpr, free: Mapping[Var, object]) -> bool:
@@ -34,8 +49,10 @@ def affine_in(expr: PrimExpr, free: Mapping[Var, object]) -> AffineIndex | None:
     if result is None:
         return None
     coefs, rest, const = result
-    ordered = tuple(sorted(((v, c) for v, c in coefs.items() if c != 0), key=lambda p: p[0].name))
-    return AffineIndex(ordered, rest, const)
+    ordered = [(var, coef) for var, coef in coefs.items() if coef != 0]
+    if len(ordered) > 1:
+        ordered.sort(key=_name_of)
+    return AffineIndex(tuple(ordered), rest, const)
 
 
 def _add_rest(lhs: PrimExpr | None, rhs: PrimExpr | None, sign: int) -> PrimExpr | None:
@@ -127,8 +144,13 @@ def _union(
         assert piece is not None
         if piece.rest != rest:
             return None
-        low = piece.const + sum(min(0, coef * (free[var] - 1)) for var, coef in piece.coefs)
-        high = piece.const + sum(max(0, coef * (free[var] - 1)) for var, coef in piece.coefs)
+        low = high = piece.const
+        for var, coef in piece.coefs:
+            span = coef * (free[var] - 1)
+            if span < 0:
+                low += span
+            else:
+                high += span
         lows.append(low)
         highs.append(high)
     low, high = min(lows), max(highs)
