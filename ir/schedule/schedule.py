@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ir.errors import ScheduleError
 from ir.schedule.trace import Step, Trace
 from ir.te.tensor import ComputeOp, PlaceholderOp, Tensor
-from ir.tir.expr import IterVar, PrimExpr, Reduce, TensorRead, Var
+from ir.tir.expr import IterVar, PrimExpr, Reduce, TensorRead, Var, slot_setters
 from ir.tir.visit import Rewrite, map_expr_shared, walk_expr
 
 ANNOTATIONS = ("parallel", "vectorize", "unroll")
@@ -35,7 +35,7 @@ THREAD_TAGS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Split:
     """`parent` = `outer` * factor + `inner` (factor given, or derived from nparts)."""
 
@@ -44,6 +44,16 @@ class Split:
     inner: str
     factor: int | None
     nparts: int | None
+
+    def __init__(
+        self, parent: str, outer: str, inner: str, factor: int | None, nparts: int | None
+    ) -> None:
+        # (a replay makes several: the generated frozen `__init__` costs more)
+        _set_split_parent(self, parent)
+        _set_split_outer(self, outer)
+        _set_split_inner(self, inner)
+        _set_split_factor(self, factor)
+        _set_split_nparts(self, nparts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +68,27 @@ class Fuse:
 Relation = Split | Fuse
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Attach:
     """Where a stage is computed: at the root, inlined into readers, or at a consumer's loop."""
 
     kind: str = "root"  # "root" | "inline" | "at"
     stage: str = ""
     axis: str = ""
+
+    def __init__(self, kind: str = "root", stage: str = "", axis: str = "") -> None:
+        # (every stage of every replay has one)
+        _set_attach_kind(self, kind)
+        _set_attach_stage(self, stage)
+        _set_attach_axis(self, axis)
+
+
+_set_split_parent, _set_split_outer, _set_split_inner, _set_split_factor, _set_split_nparts = (
+    slot_setters(Split, "parent", "outer", "inner", "factor", "nparts")
+)
+_set_attach_kind, _set_attach_stage, _set_attach_axis = slot_setters(
+    Attach, "kind", "stage", "axis"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,15 +298,17 @@ class Schedule:
     def apply_unrecorded(self, step: Step, position: int, undo_on_error: bool) -> Any:
         """`apply` without adding `step` to `trace` (for a replay, which sets the whole
         trace at the end); `position` names the step in errors."""
-        handler: Callable[..., Any] | None = getattr(self, f"_{step.kind}", None)
-        if handler is None or step.kind not in STEP_KINDS:
+        kind = step.kind
+        method = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        handler: Callable[..., Any] | None = None if method is None else getattr(self, method)
+        if handler is None:
             raise ScheduleError(
                 f"step {position} {step}: unknown primitive {step.kind!r}; "
                 f"known: {', '.join(STEP_KINDS)}"
             )
         snapshot = self._snapshot() if undo_on_error else None
         try:
-            result = handler(**step.arguments)
+            result = handler(**dict(step.args))  # (`step.arguments`, without the call)
         except ScheduleError as err:
             if snapshot is not None:
                 self._restore(snapshot)
@@ -691,3 +717,6 @@ STEP_KINDS = (
     "set_scope",
     "layout_rewrite",
 )
+
+# The method applying each step kind (by name: a replay looks one up per step).
+_HANDLERS = {kind: f"_{kind}" for kind in STEP_KINDS}
