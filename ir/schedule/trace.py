@@ -65,6 +65,50 @@ class Step:
         return f"{self.kind}({args})"
 
 
+_VERSION_TEXT = json.dumps(TRACE_VERSION)
+_STEP_TEXTS: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
+_STEP_TEXTS_LIMIT = 1 << 14
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` is a str, an int, None, or a tuple of those (exact types): values
+    of these types are equal only when their JSON texts are (1, 1.0 and True are equal
+    in Python, and "1", "1.0" and "true" in JSON)."""
+    kind = type(value)
+    if kind is str or kind is int or value is None:
+        return True
+    return kind is tuple and all(_plain(item) for item in value)
+
+
+def _step_text(step: Step) -> str | None:
+    """The canonical JSON text of `step` (as `Trace.dumps` writes it), remembered for
+    steps of plain values only; None for any other step (then the caller dumps it all).
+
+    Sampled candidates repeat the same steps over and over, and JSON encoding of each
+    trace was a large part of keying a candidate.
+    """
+    kind, args = step.kind, step.args
+    if type(kind) is not str or type(args) is not tuple:
+        return None
+    for pair in args:
+        if type(pair) is not tuple or len(pair) != 2 or type(pair[0]) is not str:
+            return None
+        name, value = pair
+        value_kind = type(value)  # (`_plain` inlined for the common leaves)
+        if name == "kind" or not (
+            value_kind is str or value_kind is int or value is None or _plain(value)
+        ):
+            return None
+    key = (kind, args)
+    text = _STEP_TEXTS.get(key)
+    if text is None:
+        text = json.dumps(step.to_json(), sort_keys=True, separators=(",", ":"))
+        if len(_STEP_TEXTS) >= _STEP_TEXTS_LIMIT:
+            _STEP_TEXTS.clear()
+        _STEP_TEXTS[key] = text
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Trace:
     """An ordered list of schedule steps; replaying it on a fresh program rebuilds the schedule."""
@@ -91,7 +135,15 @@ class Trace:
         """Canonical JSON text."""
         text = self._text
         if text is None:
-            text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+            texts = []
+            for step in self.steps:
+                step_text = _step_text(step)
+                if step_text is None:
+                    text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+                    break
+                texts.append(step_text)
+            else:  # (what json.dumps writes for the whole trace, one step's text at a time)
+                text = '{"steps":[' + ",".join(texts) + '],"version":' + _VERSION_TEXT + "}"
             object.__setattr__(self, "_text", text)  # a cache: the trace stays immutable
         return text
 
