@@ -69,6 +69,17 @@ def _identifier(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text)
 
 
+@lru_cache(maxsize=4096)
+def _loop_var(text: str) -> Var:
+    """The loop variable named after `text`, one object per name across lowerings.
+
+    Variables are values (equal by name and dtype), and a kernel's loop names are unique,
+    so sharing the object changes nothing but speed: the dicts keyed by variables, and
+    the shared caches comparing trees of other candidates, meet the same object.
+    """
+    return Var(_identifier(text))
+
+
 # Expanded compute bodies by (body, inline signature): ops are hashed by identity, and
 # the key holds them (and the body) alive, so an entry never matches a different object.
 _EXPANSIONS: dict[tuple[PrimExpr, tuple[object, ...]], PrimExpr] = {}
@@ -433,7 +444,7 @@ class _Lowering:
 
     def make_nest(self, stage: Stage, region: Region | None) -> _Nest:
         extents, tails = loop_extents(stage, region.extents if region is not None else None)
-        loop_vars = {leaf: Var(_identifier(f"{stage.name}_{leaf}")) for leaf in stage.leaves}
+        loop_vars = {leaf: _loop_var(f"{stage.name}_{leaf}") for leaf in stage.leaves}
         self.indexer.bound(loop_vars, extents)
         values: dict[str, PrimExpr] = dict(loop_vars)
         for relation in reversed(stage.relations):

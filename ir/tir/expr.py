@@ -170,6 +170,12 @@ class Var(PrimExpr):
     def __hash__(self) -> int:
         return self._hash  # type: ignore[attr-defined,no-any-return]
 
+    def __eq__(self, other: object) -> bool:
+        # (the generated method builds a tuple of the fields on each side)
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.name == other.name and self.dtype == other.dtype  # type: ignore[attr-defined]
+
 
 @_hash_once
 @dataclass(frozen=True, slots=True, init=False)
