@@ -314,16 +314,15 @@ class IterVar:
     var: Var
     extent: int
     kind: str = "spatial"  # or "reduce"
+    # The variable's name, stored once: schedules and lowering look axes up by name all
+    # the time, and a property costs a call per read.
+    name: str = field(init=False, repr=False, compare=False)
 
     def __init__(self, var: Var, extent: int, kind: str = "spatial") -> None:
         _set_iter_var(self, var)
         _set_iter_extent(self, extent)
         _set_iter_kind(self, kind)
-
-    @property
-    def name(self) -> str:
-        """The variable's name."""
-        return self.var.name
+        _set_iter_name(self, var.name)
 
 
 @_hash_once
@@ -400,7 +399,9 @@ _set_load_buffer, _set_load_index = slot_setters(Load, "buffer", "index")
 _set_logical_op, _set_logical_lhs, _set_logical_rhs, _set_logical_dtype = slot_setters(
     Logical, "op", "lhs", "rhs", "dtype"
 )
-_set_iter_var, _set_iter_extent, _set_iter_kind = slot_setters(IterVar, "var", "extent", "kind")
+_set_iter_var, _set_iter_extent, _set_iter_kind, _set_iter_name = slot_setters(
+    IterVar, "var", "extent", "kind", "name"
+)
 
 
 def is_float(dtype: str) -> bool:
