@@ -190,6 +190,8 @@ class _Lowering:
         self.indexer = LinearIndexer()
         # Each input layout's map over placeholder roots (the layout kept alive beside it).
         self._input_maps: dict[int, tuple[object, tuple[Var, ...], tuple[PrimExpr, ...]]] = {}
+        # Whether each expression met is a plain index, by identity (the node kept beside it).
+        self._plain: dict[int, tuple[PrimExpr, bool]] = {}
         self._validate()
 
     # Step 1 -------------------------------------------------------------------------------
@@ -311,7 +313,13 @@ class _Lowering:
 
     def lower_reads(self, expr: PrimExpr) -> PrimExpr:
         """Turn TE reads into flat buffer loads."""
-        if _is_plain_index(expr):  # (most are: loop indices and region starts)
+        known = self._plain.get(id(expr))
+        if known is not None and known[0] is expr:
+            plain = known[1]
+        else:  # (each nest's index values come back for every statement of the nest)
+            plain = _is_plain_index(expr)
+            self._plain[id(expr)] = (expr, plain)
+        if plain:  # (most are: loop indices and region starts)
             return expr
         return map_expr(expr, self._lower_read)
 
