@@ -29,7 +29,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir.tir.arith import interval
-from ir.tir.expr import Binary, Buffer, Call, Cast, Compare, IntImm, Load, PrimExpr, Select, Var
+from ir.tir.expr import (
+    Binary,
+    Buffer,
+    Call,
+    Cast,
+    Compare,
+    FloatImm,
+    IntImm,
+    Load,
+    PrimExpr,
+    Select,
+    Var,
+)
 from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Seq, Stmt, Store
 from ir.tir.visit import expr_children
 
@@ -511,8 +523,10 @@ def _count_ops(value: PrimExpr) -> tuple[dict[str, int], list[Load]]:
         elif kind is Cast:
             assert isinstance(node, Cast)
             stack.append(node.value)
+        elif kind is Var or kind is IntImm or kind is FloatImm:
+            continue  # (leaves, the most common nodes: nothing to count or walk)
         else:
-            # Logical, Var and constants: walk children generically.
+            # Logical and anything else: walk children generically.
             lhs = getattr(node, "lhs", None)
             rhs = getattr(node, "rhs", None)
             if lhs is not None:
