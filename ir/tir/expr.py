@@ -141,6 +141,12 @@ class IntImm(PrimExpr):
         _set_int_value(self, value)
         _set_int_dtype(self, dtype)
 
+    def __eq__(self, other: object) -> bool:
+        # (the generated method builds a tuple of the fields on each side)
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.value == other.value and self.dtype == other.dtype  # type: ignore[attr-defined]
+
 
 @dataclass(frozen=True, slots=True, init=False)
 class FloatImm(PrimExpr):
