@@ -581,17 +581,7 @@ class Schedule:
         if original.relations or original.attach.kind != "root" or original.annotations:
             raise ScheduleError(f"cache_write must come before other steps on {stage}")
         name = self._fresh_stage_name(f"{stage}_{scope}")
-        cached_op = ComputeOp(
-            name, original.op.axes, original.op.body, original.op.tag, original.op.attrs
-        )
-        cached = Tensor(cached_op)
-        fresh_axes = tuple(IterVar(Var(axis.name), axis.extent) for axis in original.op.axes)
-        copy_op = ComputeOp(
-            original.op.name,
-            fresh_axes,
-            cached[tuple(axis.var for axis in fresh_axes)],
-            "copy",
-        )
+        cached_op, copy_op = _cache_write_ops(original.op, name)
         cache_stage = Stage.of(cached_op, False)
         cache_stage.scope = scope
         copy_stage = Stage.of(copy_op, original.is_output)
@@ -700,6 +690,29 @@ class Schedule:
     def input_placeholders(self) -> list[PlaceholderOp]:
         """The program's input operations, in parameter order."""
         return [t.op for t in self.program.inputs if isinstance(t.op, PlaceholderOp)]
+
+
+# The ops of each cache_write, by the op cached and the new stage's name (the op kept
+# alive beside them): ops are immutable, so every schedule of a search space that caches
+# the same stage under the same name can share them, and the caches keyed by op identity
+# (compute expansions, tensor reads) then serve them all.
+_CACHE_WRITES: dict[tuple[int, str], tuple[ComputeOp, ComputeOp, ComputeOp]] = {}
+_CACHE_WRITES_LIMIT = 1024
+
+
+def _cache_write_ops(op: ComputeOp, name: str) -> tuple[ComputeOp, ComputeOp]:
+    """The op computing `op` under `name`, and the op copying it out under `op`'s name."""
+    known = _CACHE_WRITES.get((id(op), name))
+    if known is not None and known[0] is op:
+        return known[1], known[2]
+    cached_op = ComputeOp(name, op.axes, op.body, op.tag, op.attrs)
+    cached = Tensor(cached_op)
+    fresh_axes = tuple(IterVar(Var(axis.name), axis.extent) for axis in op.axes)
+    copy_op = ComputeOp(op.name, fresh_axes, cached[tuple(axis.var for axis in fresh_axes)], "copy")
+    if len(_CACHE_WRITES) >= _CACHE_WRITES_LIMIT:
+        _CACHE_WRITES.clear()
+    _CACHE_WRITES[(id(op), name)] = (op, cached_op, copy_op)
+    return cached_op, copy_op
 
 
 STEP_KINDS = (
