@@ -382,10 +382,11 @@ def _default_point(space: Any) -> list[Trace]:
     if not isinstance(space, SearchSpace):
         return []  # GPU spaces start from their samples
     try:
-        return [space.default_point()]
+        point = space.default_point()
     except AutotuneError as err:
         logger.info("no default point in the search space: %s", err)
         return []
+    return [] if point is None else [point]
 
 
 def _comparable(records: Iterable[Record], target: str, timing: str) -> list[Record]:

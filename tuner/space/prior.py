@@ -37,17 +37,19 @@ def default_like_decisions(
     program: TEProgram, hardware: HardwareParams, constant_inputs: Collection[str]
 ) -> Decisions:
     """Decisions of `program`'s space that rebuild its default schedule's register tiles
-    (see the module docstring); empty where the default tiles no stage."""
+    (see the module docstring); empty where the default register-tiles no stage (such a
+    point would be one more random sample)."""
     schedule = Schedule(program)
-    decisions: Decisions = {}
+    tiles: Decisions = {}
+    padding: Decisions = {}
     for name, stage in schedule.stages.items():
         if is_padding(schedule, name):
-            decisions[f"{name}.placement"] = "root"
-            decisions[f"{name}.vector"] = hardware.lanes(stage.op.dtype)
-            decisions[f"{name}.parallel"] = ALL_LOOPS
+            padding[f"{name}.placement"] = "root"
+            padding[f"{name}.vector"] = hardware.lanes(stage.op.dtype)
+            padding[f"{name}.parallel"] = ALL_LOOPS
         elif is_compute_heavy(stage):
-            decisions.update(_tile_decisions(program, name, stage, hardware, constant_inputs))
-    return decisions
+            tiles.update(_tile_decisions(program, name, stage, hardware, constant_inputs))
+    return {**padding, **tiles} if tiles else {}
 
 
 def _tile_decisions(

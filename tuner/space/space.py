@@ -57,10 +57,13 @@ class SearchSpace:
         """A random schedule of the space (the same generator state gives the same one)."""
         return self.build({}, rng).trace
 
-    def default_point(self) -> Trace:
+    def default_point(self) -> Trace | None:
         """The schedule of the space nearest the default schedule (`tuner.space.prior`),
-        the decisions the default does not fix drawn from a fixed seed."""
+        the decisions the default does not fix drawn from a fixed seed; None where the
+        default register-tiles no stage."""
         decisions = default_like_decisions(self.program, self.hardware, self.constant_inputs)
+        if not decisions:
+            return None
         return self.build(decisions, random.Random(0)).trace
 
     def mutate(self, trace: Trace, rng: random.Random) -> Trace:
