@@ -283,13 +283,12 @@ def tune_tasks(
         while (chosen := scheduler.next_task()) is not None:
             run = runs[chosen]
             count = min(batch_size, scheduler.remaining_trials)
-            traces = [
-                trace
-                for trace in run.search.generate(count)
-                if _candidate_id(run, trace) not in run.measured_ids
-            ]
-            if run.seeds:
-                traces = _seeds_first(run, traces, count)
+            seeds = _take_seeds(run, count)
+            # The search proposes only what the seeds leave, so none of its picks is
+            # dropped (it would stay in flight there, never measured nor proposed again).
+            taken = run.measured_ids | {_candidate_id(run, trace) for trace in seeds}
+            proposed = run.search.generate(count - len(seeds)) if count > len(seeds) else []
+            traces = [*seeds, *(t for t in proposed if _candidate_id(run, t) not in taken)]
             if not traces:
                 scheduler.finish(chosen, "search space exhausted")
                 continue
@@ -363,18 +362,16 @@ def _first_records(records: Iterable[Record]) -> dict[str, Record]:
     return first
 
 
-def _seeds_first(run: _TaskRun, proposed: list[Trace], count: int) -> list[Trace]:
-    """A batch of `count`: the run's unmeasured seeds first, then the proposals. The
-    untuned schedule is a candidate too (the declared best is never worse), and so is
-    the space's point nearest it (local moves start there)."""
+def _take_seeds(run: _TaskRun, count: int) -> list[Trace]:
+    """Up to `count` of the run's unmeasured seeds, to measure first (the rest stay for
+    its next batch). The untuned schedule is a candidate too (the declared best is never
+    worse), and so is the space's point nearest it (local moves start there)."""
     unique: dict[str, Trace] = {}
     for trace in run.seeds:
         unique.setdefault(_candidate_id(run, trace), trace)
     pending = [trace for key, trace in unique.items() if key not in run.measured_ids]
     seeds, run.seeds = pending[:count], pending[count:]
-    seed_ids = {_candidate_id(run, trace) for trace in seeds}
-    others = [trace for trace in proposed if _candidate_id(run, trace) not in seed_ids]
-    return [*seeds, *others[: count - len(seeds)]]
+    return seeds
 
 
 def _default_point(space: Any) -> list[Trace]:
