@@ -125,6 +125,18 @@ CASES = (
         lambda program: default_schedule(program, HARDWARE),
     ),
     GoldenCase(
+        "depthwise_conv2d_default",
+        lambda: call(
+            "nn.conv2d",
+            Var("x", TensorType((1, 4, 10, 10))),
+            _weights(4, 1, 3, 3),
+            padding=(1, 1, 1, 1),
+            groups=4,
+        ),
+        (("x", (1, 4, 10, 10)),),
+        lambda program: default_schedule(program, HARDWARE, {"p1"}),
+    ),
+    GoldenCase(
         "matmul_gpu_default",
         lambda: call("nn.matmul", Var("a", TensorType((64, 32))), Var("b", TensorType((32, 64)))),
         (("a", (64, 32)), ("b", (32, 64))),

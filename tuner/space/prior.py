@@ -8,7 +8,9 @@ every sampled candidate at 8-16 trials per task). The space can express what the
 does to the stages it register-tiles: the same register tile innermost (channel blocks
 or rows, and columns, around the vectorized axis), every reduction whole outside it, the
 accumulator at the last outer loop, the outer loops fused and run in parallel, and
-padding materialised. Stages left out here are drawn when the point is built.
+padding materialised (inlined into a depthwise conv). The default unrolls a depthwise
+conv's whole window, which the space's unroll budgets (counting a vector's lanes) cannot
+always match. Stages left out here are drawn when the point is built.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from ir.schedule.default import (
     blocked_conv_register_tile,
     channel_conv_register_tile,
     channel_vector_lanes,
+    depthwise_register_tile,
     gemm_register_tile,
+    is_depthwise_conv,
 )
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule, Stage
@@ -44,6 +48,9 @@ def default_like_decisions(
     padding: Decisions = {}
     for name, stage in schedule.stages.items():
         if is_padding(schedule, name):
+            if any(is_depthwise_conv(program, schedule.stages[r]) for r in schedule.readers(name)):
+                padding[f"{name}.placement"] = "inline"
+                continue
             padding[f"{name}.placement"] = "root"
             padding[f"{name}.vector"] = hardware.lanes(stage.op.dtype)
             padding[f"{name}.parallel"] = ALL_LOOPS
@@ -71,6 +78,10 @@ def _tile_decisions(
         block_tile, col_tile = blocked_conv_register_tile(extents[1], extents[3], extents[4], lanes)
         vector, inner = 4, {1: block_tile, 3: col_tile, 4: extents[4]}
         parallel_axes = 3  # batch, channel blocks, rows: the column tiles stay serial
+    elif is_depthwise_conv(program, stage):
+        row_tile, col_tile = depthwise_register_tile(extents[2], extents[3], lanes)
+        vector, inner = 3, {2: row_tile, 3: col_tile}
+        parallel_axes = 3  # batch, channels, rows: the column tiles stay serial
     elif op.tag == "conv2d" and len(axes) == 4:
         channel_lanes = channel_vector_lanes(program, stage, hardware, constant_inputs)
         if not channel_lanes:

@@ -12,6 +12,7 @@ from codegen.llvm import host_target
 from ir.schedule.default import (
     blocked_conv_register_tile,
     channel_conv_register_tile,
+    depthwise_register_tile,
     gemm_register_tile,
 )
 from ir.schedule.hardware import HardwareParams
@@ -22,11 +23,10 @@ from tuner.space import SearchSpace
 HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)  # 16 float32 lanes
 
 
-# The workloads whose default schedule register-tiles no stage (pooling, normalisation,
-# depthwise convs): their spaces have no point nearest the default.
+# The workloads whose default schedule register-tiles no stage (pooling, normalisation):
+# their spaces have no point nearest the default.
 UNTILED = {
     "avg_pool2d",
-    "depthwise_conv2d",
     "layer_norm",
     "light_resnet50:fused_nn_max_pool2d",
     "max_pool2d",
@@ -90,6 +90,19 @@ def test_an_nchw_conv_vectorizes_output_channels_like_the_default() -> None:
     assert decisions["conv2d.vector_axis"] == "k"
     assert decisions["conv2d.tile.k"] == (channels // channel_tile, 1, 1, channel_tile)
     assert decisions["conv2d.tile.x"] == (width // col_tile, 1, 1, col_tile)
+
+
+def test_a_depthwise_conv_vectorizes_columns_under_rows_like_the_default() -> None:
+    space = space_of("depthwise_conv2d")
+    decisions = decisions_of_point(space)
+    _, _, height, width = space.program.outputs[0].shape
+    row_tile, col_tile = depthwise_register_tile(height, width, 16)
+    assert decisions["pad.placement"] == "inline"
+    assert decisions["conv2d.vector_axis"] == "x"
+    assert decisions["conv2d.tile.x"] == (width // col_tile, 1, 1, col_tile)
+    assert decisions["conv2d.tile.y"] == (height // row_tile, 1, 1, row_tile)
+    assert decisions["conv2d.tile.ry"] == (3, 1)
+    assert decisions["conv2d.parallel"] == 2  # channels and row tiles
 
 
 @pytest.mark.parametrize(("name", "vector_bytes"), [("matmul", 64), ("matmul", 32), ("dense", 64)])
