@@ -86,37 +86,77 @@ def _dtype_text(dtype: np.dtype[Any]) -> str:
     return dtype.name if dtype.isnative else dtype.str
 
 
-class _BackgroundSha256:
-    """A sha256 computed on a helper thread from chunks handed over in order.
+class _InOrder:
+    """Hands chunks, in order, to `consume` on a helper thread.
 
-    hashlib releases the GIL on large buffers, so hashing overlaps with inflating and
-    writing on the calling thread (a cold load of a large artifact is bound by these)."""
+    hashlib and zlib release the GIL on large buffers, so digesting overlaps with reading
+    and writing on the calling thread (a cold load of a large artifact is bound by these)."""
 
-    def __init__(self) -> None:
-        self._sha256 = hashlib.sha256()
+    def __init__(self, consume: Callable[[bytes | memoryview], object]) -> None:
+        self._consume = consume
         self._chunks: queue.Queue[bytes | memoryview | None] = queue.Queue(maxsize=16)
-        self._thread = threading.Thread(target=self._consume, daemon=True)
+        self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
-    def _consume(self) -> None:
+    def _run(self) -> None:
         while (chunk := self._chunks.get()) is not None:
-            self._sha256.update(chunk)
+            self._consume(chunk)
 
-    def update(self, data: bytes | memoryview) -> None:
-        """Hash `data` after every chunk handed over before it."""
+    def put(self, data: bytes | memoryview) -> None:
+        """Digest `data` after every chunk put before it."""
         if data:
             self._chunks.put(data)
 
+    def close(self) -> None:
+        """Stop the helper thread once it has digested what it holds."""
+        if self._thread.is_alive():
+            self._chunks.put(None)
+            self._thread.join()
+
+
+class _BackgroundSha256:
+    """A sha256 computed on a helper thread from chunks handed over in order."""
+
+    def __init__(self) -> None:
+        self._sha256 = hashlib.sha256()
+        self._worker = _InOrder(self._sha256.update)
+
+    def update(self, data: bytes | memoryview) -> None:
+        """Hash `data` after every chunk handed over before it."""
+        self._worker.put(data)
+
     def hexdigest(self) -> str:
         """The digest of everything handed over (waits for the helper thread)."""
-        self.close()
+        self._worker.close()
         return self._sha256.hexdigest()
 
     def close(self) -> None:
         """Stop the helper thread once it has hashed what it holds."""
-        if self._thread.is_alive():
-            self._chunks.put(None)
-            self._thread.join()
+        self._worker.close()
+
+
+class _BackgroundCrc32:
+    """A CRC-32 computed on a helper thread from chunks handed over in order."""
+
+    def __init__(self) -> None:
+        self._crc = 0
+        self._worker = _InOrder(self._add)
+
+    def _add(self, chunk: bytes | memoryview) -> None:
+        self._crc = zlib.crc32(chunk, self._crc)
+
+    def update(self, data: bytes | memoryview) -> None:
+        """Add `data` after every chunk handed over before it."""
+        self._worker.put(data)
+
+    def value(self) -> int:
+        """The CRC-32 of everything handed over (waits for the helper thread)."""
+        self._worker.close()
+        return self._crc
+
+    def close(self) -> None:
+        """Stop the helper thread once it has added what it holds."""
+        self._worker.close()
 
 
 class _TruncatedError(Exception):
@@ -148,7 +188,7 @@ class _InflatedStream:
         self._inflater: Any = None  # zlib, once the member has a compressed block
         self._window: collections.deque[memoryview] = collections.deque()
         self._window_bytes = 0
-        self._crc = 0
+        self._crc: _BackgroundCrc32 | None = None  # the current member's, when checked
         self._size = 0
         self._pending = memoryview(b"")
 
@@ -207,7 +247,9 @@ class _InflatedStream:
         self._in_member, self._inflater = True, None
         self._stored_left, self._final_block = 0, False
         self._window.clear()
-        self._window_bytes = self._crc = self._size = 0
+        self._window_bytes = self._size = 0
+        self.close()
+        self._crc = _BackgroundCrc32() if self._check_crc else None
         return True
 
     def _end_member(self) -> None:
@@ -218,7 +260,7 @@ class _InflatedStream:
         self._in_member, self._inflater = False, None
         if size != self._size & 0xFFFFFFFF:
             raise zlib.error("the gzip trailer's length does not match the data")
-        if self._check_crc and crc != self._crc:
+        if self._crc is not None and crc != self._crc.value():
             raise zlib.error("the gzip trailer's CRC-32 does not match the data")
 
     # -- deflate blocks ------------------------------------------------------------------
@@ -290,8 +332,8 @@ class _InflatedStream:
                 self._next_block()
                 continue
             self._size += len(out)
-            if self._check_crc:
-                self._crc = zlib.crc32(out, self._crc)
+            if self._crc is not None:
+                self._crc.update(out)
             self._pending = out
         return True
 
@@ -313,6 +355,11 @@ class _InflatedStream:
         """Pass over the next `size` bytes."""
         for _ in self.chunks(size):
             pass
+
+    def close(self) -> None:
+        """Stop the CRC's helper thread (a load that fails leaves none behind)."""
+        if self._crc is not None:
+            self._crc.close()
 
     def drain(self) -> None:
         """Read and hash the rest of the file (whatever follows the archive's end)."""
@@ -340,26 +387,29 @@ def _extract(
     try:
         with path.open("rb") as raw:
             stream = _InflatedStream(raw, sha256, check_crc=match is None)
-            while True:
-                header = stream.read(tarfile.BLOCKSIZE)
-                if header.count(0) == tarfile.BLOCKSIZE:
-                    break  # the end-of-archive marker
-                member = tarfile.TarInfo.frombuf(header, "utf-8", "surrogateescape")
-                padding = -member.size % tarfile.BLOCKSIZE
-                if member.isfile() and member.name == MANIFEST_FILE:
-                    manifest = stream.read(member.size)
-                elif (
-                    member.isfile()
-                    and member.name.endswith(".so")
-                    and member.name == os.path.basename(member.name)
-                ):
-                    file = place(member.name)
-                    digest = _copy(stream.chunks(member.size), file, hash_libraries)
-                    libraries[member.name] = (file, digest)
-                else:
-                    padding += member.size
-                stream.skip(padding)
-            stream.drain()
+            try:
+                while True:
+                    header = stream.read(tarfile.BLOCKSIZE)
+                    if header.count(0) == tarfile.BLOCKSIZE:
+                        break  # the end-of-archive marker
+                    member = tarfile.TarInfo.frombuf(header, "utf-8", "surrogateescape")
+                    padding = -member.size % tarfile.BLOCKSIZE
+                    if member.isfile() and member.name == MANIFEST_FILE:
+                        manifest = stream.read(member.size)
+                    elif (
+                        member.isfile()
+                        and member.name.endswith(".so")
+                        and member.name == os.path.basename(member.name)
+                    ):
+                        file = place(member.name)
+                        digest = _copy(stream.chunks(member.size), file, hash_libraries)
+                        libraries[member.name] = (file, digest)
+                    else:
+                        padding += member.size
+                    stream.skip(padding)
+                stream.drain()
+            finally:
+                stream.close()  # no CRC thread outlives a failed load
     except FileNotFoundError as err:
         raise ArtifactError(f"cannot read artifact {path}: {err}") from None
     except (_TruncatedError, tarfile.TarError, zlib.error, OSError) as err:
