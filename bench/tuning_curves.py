@@ -1,7 +1,7 @@
 """Tuning curves: model-guided (evolutionary + XGBoost) against random search.
 
     .venv/bin/python bench/tuning_curves.py [--trials 256] [--only conv_64x56 ...]
-        [--out bench/results] [--cores N] [--seed N]
+        [--out bench/results] [--cores N] [--seed N] [--keep-records DIR]
 
 For each workload (by default conv_64x56, matmul_1024 and dwconv_32x112) both searches tune
 from an empty record log with the same budget. The curve is the best GFLOPS measured so far
@@ -9,13 +9,15 @@ against the number of candidates measured, read from each record log in measurem
 (first measurement of each candidate; the final re-measurements are left out, so both
 curves count the same thing). Prints one JSON line per workload with the trial at which
 model-guided search first reaches random search's final best, and saves one PNG per
-workload.
+workload. `--keep-records DIR` keeps each run's record log there as
+`<workload>_<search>_seed<N>.jsonl` (for `bench/cost_model_accuracy.py`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -57,9 +59,15 @@ def first_reaching(curve: list[float], level: float) -> int | None:
 
 
 def tune_curve(
-    workload: dict[str, Any], trials: int, search: str, target: str, seed: int = 0
+    workload: dict[str, Any],
+    trials: int,
+    search: str,
+    target: str,
+    seed: int = 0,
+    keep_records: Path | None = None,
 ) -> dict[str, Any]:
-    """Tune one workload with one search strategy (and `seed`); its curve and wall time."""
+    """Tune one workload with one search strategy (and `seed`); its curve and wall time.
+    The record log is kept in `keep_records` when given."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
     with tempfile.TemporaryDirectory() as scratch:
@@ -68,6 +76,10 @@ def tune_curve(
         result = tune_model(fn, target, trials, path, search=search, remeasure_top=0, seed=seed)
         wall = time.perf_counter() - start
         curve = best_so_far(load_records(path), workload_flops(workload))
+        if keep_records is not None:
+            keep_records.mkdir(parents=True, exist_ok=True)
+            name = f"{workload['name']}_{search}_seed{seed}.jsonl"
+            shutil.copyfile(path, keep_records / name)
     held_out = [fit for fit in result.cost_model_metrics if fit.get("held_out")]
     last = held_out[-1] if held_out else None
     return {
@@ -107,6 +119,7 @@ def main() -> int:
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     parser.add_argument("--cores", type=int, help="threads per kernel (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="the tuner's seed (both searches)")
+    parser.add_argument("--keep-records", help="a folder to keep each run's record log in")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -121,7 +134,14 @@ def main() -> int:
         if workload["name"] not in args.only:
             continue
         runs = {
-            search: tune_curve(workload, args.trials, search, str(target), args.seed)
+            search: tune_curve(
+                workload,
+                args.trials,
+                search,
+                str(target),
+                args.seed,
+                Path(args.keep_records) if args.keep_records else None,
+            )
             for search in SEARCHES
         }
         curves = {search: run["curve"] for search, run in runs.items()}
