@@ -15,6 +15,7 @@ Step 3. Every other stage: parallel over its fused outer spatial loops, reductio
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 
 from ir.schedule.hardware import HardwareParams
@@ -25,6 +26,7 @@ from ir.tir.visit import walk_expr
 
 GEMM_TAGS = ("conv2d", "conv2d_nchwc", "dense", "matmul", "batch_matmul")
 MIN_PARALLEL_WORK = 4096  # output elements x reduction size below which threads cost more
+MAX_UNROLLED_STEPS = 256  # vector statements a depthwise tile's unrolled window may make
 CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB on x86 servers)
 
 
@@ -285,8 +287,10 @@ class _DefaultScheduler:
         reduces = [axis.name for axis in local.op.reduce_axes]
         sch.reorder(anchor, ln, lk, *reduces, ly, lx)
         # The whole window unrolled: one straight run of multiply-adds per tile (measured
-        # 1.5x over a rolled window on 56-112 wide convs).
-        for axis in (*reduces, ly):
+        # 1.5x over a rolled window on 3x3 convs 56-112 wide); a big window only its rows.
+        window = [axis.extent for axis in local.op.reduce_axes]
+        unrolled = reduces if math.prod(window) * row_tile <= MAX_UNROLLED_STEPS else reduces[-1:]
+        for axis in (*unrolled, ly):
             sch.unroll(anchor, axis)
         sch.vectorize(anchor, lx)
         return {output, anchor}

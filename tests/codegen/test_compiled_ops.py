@@ -220,28 +220,36 @@ def test_conv_whose_channels_the_full_vector_does_not_divide(
 
 
 @pytest.mark.parametrize(
-    ("data_shape", "weight_shape", "groups", "depthwise"),
-    [((1, 8, 12, 40), (8, 1, 3, 3), 8, True), ((1, 1, 12, 40), (8, 1, 3, 3), 1, False)],
+    ("data_shape", "weight_shape", "groups", "unrolled"),
+    [
+        ((1, 8, 12, 40), (8, 1, 3, 3), 8, {"rc", "ry", "rx", "y"}),
+        ((1, 8, 12, 12), (8, 1, 7, 7), 8, {"rx", "y"}),  # 49 x 6 rows: too long unrolled
+        ((1, 1, 12, 40), (8, 1, 3, 3), 1, None),  # one input channel: not depthwise
+    ],
 )
 def test_depthwise_conv_inlines_its_padding_and_unrolls_its_window(
-    data_shape: tuple[int, ...], weight_shape: tuple[int, ...], groups: int, depthwise: bool
+    data_shape: tuple[int, ...],
+    weight_shape: tuple[int, ...],
+    groups: int,
+    unrolled: set[str] | None,
 ) -> None:
     """A depthwise conv vectorizes columns in a register tile of rows, its padding inlined
-    and its window unrolled; a conv of one input channel (which every output channel
-    shares) is not depthwise and keeps its padding stage."""
+    and its window unrolled (a big window only along its rows); a conv of one input
+    channel, which every output channel shares, is not depthwise: its padding stays."""
     data = _normal(*data_shape)
     weight = _normal(*weight_shape, scale=0.3)
-    fn = _constant_weight_graph("nn.conv2d", data, weight, padding=(1, 1, 1, 1), groups=groups)
+    pad = weight_shape[-1] // 2
+    fn = _constant_weight_graph("nn.conv2d", data, weight, padding=(pad,) * 4, groups=groups)
     prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
     assert isinstance(prim, Function)
     hardware = HardwareParams(vector_bytes=64, num_cores=2)
     schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
-    assert (schedule.stages["pad"].attach.kind == "inline") == depthwise
-    local = schedule.stages["conv2d_local"].annotations
-    if depthwise:
-        assert local["ry"] == local["rx"] == local["y"] == "unroll"
+    assert (schedule.stages["pad"].attach.kind == "inline") == (unrolled is not None)
+    if unrolled is not None:
+        local = schedule.stages["conv2d_local"].annotations
+        assert {axis for axis, kind in local.items() if kind == "unroll"} == unrolled
         assert local["x"] == "vectorize"
-    _compile_and_check(fn, {"x": data}, f"conv2d of {groups} groups over {data_shape}")
+    _compile_and_check(fn, {"x": data}, f"conv2d {weight_shape} of {groups} groups")
 
 
 @pytest.mark.parametrize(
