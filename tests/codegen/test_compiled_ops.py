@@ -252,6 +252,22 @@ def test_depthwise_conv_inlines_its_padding_and_unrolls_its_window(
     _compile_and_check(fn, {"x": data}, f"conv2d {weight_shape} of {groups} groups")
 
 
+def test_grouped_conv_vectorizes_columns_not_channels() -> None:
+    """16 output channels per group would fill a vector, but its lanes would read
+    different input channels at a group boundary (a gather each): columns instead."""
+    data = _normal(1, 32, 7, 9)
+    weight = _normal(64, 8, 1, 1, scale=0.3)
+    fn = _constant_weight_graph("nn.conv2d", data, weight, groups=4)
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=64, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
+    assert not schedule.input_layouts, "the weight was packed for channel vectors"
+    local = schedule.stages["conv2d_local"].annotations
+    assert [axis for axis, kind in local.items() if kind == "vectorize"] == ["x"]
+    _compile_and_check(fn, {"x": data}, "grouped 1x1 conv")
+
+
 @pytest.mark.parametrize(
     ("data_shape", "rows_first"),
     [((1, 96, 56, 56), True), ((1, 64, 28, 28), False)],
