@@ -1,10 +1,11 @@
 """Artifacts: a stored model compiled for a target with the best records in the database.
 
 Requesting an artifact picks the declared best record (`tuner.tune.tuned_record`) of each
-of the model's workloads on the target; the artifact is keyed by the model, the target
-and those records, so the same inputs give the same artifact (built once, then served
-from the data directory). Builds run in a background process (`service.orchestration.
-artifact_builder`), claimed like jobs.
+of the model's workloads on the target; the artifact is keyed by the model, the target,
+those records and the compiler's fingerprint (`codegen.aot.fingerprint`), so the same
+inputs give the same artifact (built once, then served from the data directory) and a
+service running newer compiler code builds anew. Builds run in a background process
+(`service.orchestration.artifact_builder`), claimed like jobs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from codegen.aot.fingerprint import compiler_fingerprint
 from codegen.errors import TargetError
 from codegen.llvm import parse_target
 from service.db.models import ArtifactRow, ModelRow, RecordRow
@@ -66,6 +68,7 @@ def request_artifact(session: Session, model_id: str, target: str) -> ArtifactRo
         "model": model.id,
         "target": exact,
         "records": sorted(r.candidate_key for r in rows),
+        "compiler": compiler_fingerprint(),
     }
     inputs_key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
     existing = session.scalars(

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy.orm import Session
 
+from service import artifacts
+from service.artifacts import request_artifact
+from service.model_store import store_model
 from tests.service.conftest import LiveService
 from tests.support.onnx_models import light_model_path
 
@@ -47,3 +52,18 @@ def test_artifact_is_built_once_and_downloads(live_drivers: LiveService) -> None
         assert len(download.content) == artifact["size_bytes"]
         again = client.post("/v1/artifacts", json={"model_id": model["id"]}).json()
         assert again["id"] == artifact["id"]  # same model, target and records: same artifact
+
+
+def test_newer_compiler_code_gets_its_own_artifact(
+    session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same model, target and records, but another compiler: a new build, not the cached
+    one (which newer default schedules or code generation would not have made)."""
+    data = light_model_path("light_squeezenet").read_bytes()
+    model = store_model(session, tmp_path, "squeezenet.onnx", data, max_bytes=len(data))
+    first = request_artifact(session, model.id, "llvm")
+    assert request_artifact(session, model.id, "llvm").id == first.id
+    monkeypatch.setattr(artifacts, "compiler_fingerprint", lambda: "0" * 64)
+    upgraded = request_artifact(session, model.id, "llvm")
+    assert upgraded.id != first.id and upgraded.state == "queued"
+    assert request_artifact(session, model.id, "llvm").id == upgraded.id
