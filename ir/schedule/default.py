@@ -194,6 +194,13 @@ class _DefaultScheduler:
             return None
         return anchor
 
+    def _parallel(self, name: str, fused: str, work: Stage) -> None:
+        """Run stage `name`'s loop `fused` in parallel when `work` (the stage doing the
+        arithmetic) has enough of it and the loop more than one iteration."""
+        sch = self.schedule
+        if _work(work) >= MIN_PARALLEL_WORK and loop_extents(sch.stages[name])[0][fused] > 1:
+            sch.parallel(name, fused)
+
     def _rows_outermost(self) -> bool:
         """Whether a channel-vectorized conv walks output rows outermost (each row for
         every block of output channels) rather than channel blocks outermost (each block
@@ -220,11 +227,7 @@ class _DefaultScheduler:
         else:
             sch.reorder(output, n, k_outer, y, x_outer, *inner)
             fused = sch.fuse(output, sch.fuse(output, n, k_outer), y)
-        if (
-            _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
-            and loop_extents(sch.stages[output])[0][fused] > 1
-        ):
-            sch.parallel(output, fused)
+        self._parallel(output, fused, sch.stages[anchor])
 
     def tile_conv_channels(self, output: str, anchor: str, lanes: int) -> set[str]:
         """Conv with output channels in vectors of `lanes`: each (c, ry, rx) step loads one
@@ -279,11 +282,7 @@ class _DefaultScheduler:
         sch.reorder(output, n, k, y_outer, x_outer, y_inner, x_inner)
         # A column tail keeps its own loop (outside the parallel one), so it is partitioned.
         fused = sch.fuse(output, sch.fuse(output, n, k), y_outer)
-        if (
-            _work(sch.stages[anchor]) >= MIN_PARALLEL_WORK
-            and loop_extents(sch.stages[output])[0][fused] > 1
-        ):
-            sch.parallel(output, fused)
+        self._parallel(output, fused, sch.stages[anchor])
         sch.vectorize(output, x_inner)
         sch.compute_at(anchor, output, x_outer)
         local = sch.stages[anchor]
@@ -369,8 +368,7 @@ class _DefaultScheduler:
         fused = outer[0]
         for axis in outer[1:]:
             fused = sch.fuse(output, fused, axis)
-        if _work(compute) >= MIN_PARALLEL_WORK and loop_extents(sch.stages[output])[0][fused] > 1:
-            sch.parallel(output, fused)
+        self._parallel(output, fused, compute)
         sch.vectorize(output, col_inner)
         sch.compute_at(anchor, output, col_outer if col_outer not in outer else fused)
         # The accumulator: reductions outside, the spatial tile inside.
@@ -447,8 +445,7 @@ class _DefaultScheduler:
             fused = outer[0]
             for axis in outer[1:]:
                 fused = sch.fuse(name, fused, axis)
-            if _work(stage) >= MIN_PARALLEL_WORK and loop_extents(sch.stages[name])[0][fused] > 1:
-                sch.parallel(name, fused)
+            self._parallel(name, fused, stage)
         if inner:
             sch.vectorize(name, inner[-1])
 
