@@ -45,7 +45,7 @@ inline int long register restrict return short signed sizeof static struct switc
 union unsigned void volatile while bool true false half class new delete this template
 typename namespace operator private public protected virtual exp expf log logf tanh tanhf
 sqrt sqrtf rsqrt rsqrtf erf erff pow powf fabs fabsf floor floorf ceil ceilf rint rintf
-trunc truncf min max abs
+trunc truncf sin sinf cos cosf min max abs
 """
 RESERVED_NAMES = frozenset(_RESERVED_TEXT.split())
 
@@ -91,6 +91,8 @@ class CStyleWalker:
         "ceil": "ceilf",
         "round": "rintf",  # numpy rounds halves to even, as rint does
         "trunc": "truncf",
+        "sin": "sinf",
+        "cos": "cosf",
     }
     FLOAT64_INTRINSICS: ClassVar[Mapping[str, str]] = {
         "exp": "exp",
@@ -105,6 +107,8 @@ class CStyleWalker:
         "ceil": "ceil",
         "round": "rint",
         "trunc": "trunc",
+        "sin": "sin",
+        "cos": "cos",
     }
     INDENT = "  "
 

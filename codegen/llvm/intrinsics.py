@@ -1,6 +1,6 @@
 """Math intrinsics of the loop IR (`Call` nodes) as LLVM intrinsics or libm calls.
 
-exp, log, sqrt, fabs, floor, ceil, round, trunc and pow map to LLVM intrinsics
+exp, log, sqrt, fabs, floor, ceil, round, trunc, pow, sin and cos map to LLVM intrinsics
 (vector forms included; LLVM expands or scalarises them). tanh and erf have no LLVM
 intrinsic and call libm (`tanhf`, `erff`, ...) lane by lane. `round` rounds half to
 even (llvm.roundeven), as numpy.round does. sigmoid is 1 / (1 + exp(-x)) and rsqrt
@@ -27,6 +27,8 @@ _LLVM_INTRINSICS = {
     "round": "llvm.roundeven",
     "trunc": "llvm.trunc",
     "pow": "llvm.pow",
+    "sin": "llvm.sin",
+    "cos": "llvm.cos",
 }
 _LIBM = {"tanh": ("tanhf", "tanh"), "erf": ("erff", "erf")}
 

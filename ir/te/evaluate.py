@@ -78,6 +78,8 @@ _INTRINSICS: dict[str, Callable[..., Any]] = {
     "ceil": np.ceil,
     "round": np.rint,
     "trunc": np.trunc,
+    "sin": np.sin,
+    "cos": np.cos,
 }
 _REDUCERS: dict[str, Callable[..., Any]] = {
     "sum": np.sum,

@@ -31,6 +31,8 @@ INTRINSICS = (
     "ceil",
     "round",
     "trunc",
+    "sin",
+    "cos",
 )
 
 

@@ -63,6 +63,8 @@ _INTRINSICS: dict[str, Callable[..., float]] = {
     "ceil": math.ceil,
     "round": lambda x: float(np.round(x)),
     "trunc": math.trunc,
+    "sin": lambda x: math.sin(x) if math.isfinite(x) else math.nan,
+    "cos": lambda x: math.cos(x) if math.isfinite(x) else math.nan,
 }
 
 

@@ -192,13 +192,36 @@ def convert_mean(ctx: NodeContext) -> ConverterResult:
     return ctx.call("divide", total, ctx.scalar(len(values), ctx.dtype(0)))
 
 
+def with_float_attrs(op: str, **defaults: float) -> Converter:
+    """A converter for a one-input ONNX op whose float attributes pass on to `op`."""
+
+    def convert(ctx: NodeContext) -> ConverterResult:
+        attrs = {name: ctx.float_attr(name, default) for name, default in defaults.items()}
+        return ctx.call(op, ctx.input(0), **attrs)
+
+    convert.__doc__ = f"ONNX -> {op}({', '.join(defaults)})"
+    return convert
+
+
+def convert_mod(ctx: NodeContext) -> ConverterResult:
+    """Mod -> floor_mod (fmod=0, Python's sign rule) or trunc_mod (fmod=1, C's fmod)."""
+    fmod = ctx.int_attr("fmod", 0)
+    if fmod not in (0, 1):
+        raise ctx.error(f"attribute fmod must be 0 or 1, got {fmod}")
+    return ctx.call("trunc_mod" if fmod else "floor_mod", ctx.input(0), ctx.input(1))
+
+
 CONVERTERS: dict[str, Converter] = {
     "Abs": unary("abs"),
+    "And": binary("logical_and"),
     "Add": binary("add"),
     "Cast": convert_cast,
     "Ceil": unary("ceil"),
+    "Celu": with_float_attrs("nn.celu", alpha=1.0),
     "Clip": convert_clip,
+    "Cos": unary("cos"),
     "Div": binary("divide"),
+    "Elu": with_float_attrs("nn.elu", alpha=1.0),
     "Equal": binary("equal"),
     "Erf": unary("erf"),
     "Exp": unary("exp"),
@@ -216,17 +239,27 @@ CONVERTERS: dict[str, Converter] = {
     "Max": chained("maximum"),
     "Mean": convert_mean,
     "Min": chained("minimum"),
+    "Mish": unary("nn.mish"),
+    "Mod": convert_mod,
     "Mul": binary("multiply"),
     "Neg": unary("negative"),
     "Not": convert_not,
+    "Or": binary("logical_or"),
     "Pow": convert_pow,
     "PRelu": convert_prelu,
     "Reciprocal": unary("reciprocal"),
     "Relu": unary("nn.relu"),
+    "Selu": with_float_attrs("nn.selu", alpha=1.6732632423543772, gamma=1.0507009873554805),
     "Sigmoid": unary("sigmoid"),
+    "Sign": unary("sign"),
+    "Sin": unary("sin"),
+    "Softplus": unary("nn.softplus"),
+    "Softsign": unary("nn.softsign"),
     "Sqrt": unary("sqrt"),
     "Sub": binary("subtract"),
     "Sum": convert_sum,
     "Tanh": unary("tanh"),
+    "ThresholdedRelu": with_float_attrs("nn.thresholded_relu", alpha=1.0),
     "Where": convert_where,
+    "Xor": binary("logical_xor"),
 }

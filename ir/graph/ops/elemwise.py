@@ -20,8 +20,10 @@ from ir.tir.expr import (
     eq,
     intrinsic,
     is_float,
+    logical_and,
     maximum,
     minimum,
+    ne,
     select,
     zero,
 )
@@ -113,6 +115,70 @@ def _gelu(data: np.ndarray, attrs: Attrs) -> np.ndarray:
 def _sigmoid(data: np.ndarray, attrs: Attrs) -> np.ndarray:
     with np.errstate(over="ignore"):
         return np.asarray(1.0 / (1.0 + np.exp(-data)))
+
+
+def _elu_te(value: PrimExpr, alpha: float) -> PrimExpr:
+    return select(value > 0, value, alpha * (intrinsic("exp", value) - 1.0))
+
+
+def _elu(data: np.ndarray, alpha: float) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.asarray(np.where(data > 0, data, alpha * np.expm1(np.minimum(data, 0))))
+
+
+def _softplus_te(value: PrimExpr) -> PrimExpr:
+    # max(x, 0) + log(1 + exp(-|x|)) never overflows, unlike log(1 + exp(x)).
+    magnitude = intrinsic("fabs", value)
+    return maximum(value, const(0, value.dtype)) + intrinsic(
+        "log", 1.0 + intrinsic("exp", zero(value.dtype) - magnitude)
+    )
+
+
+def _softplus(data: np.ndarray) -> np.ndarray:
+    return np.asarray(np.maximum(data, 0) + np.log1p(np.exp(-np.abs(data))))
+
+
+def _sign_te(value: PrimExpr) -> PrimExpr:
+    one, zero_value = const(1, value.dtype), zero(value.dtype)
+    negative_one = zero_value - one
+    return select(value > zero_value, one, select(value < zero_value, negative_one, zero_value))
+
+
+def _floor_mod_te(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
+    if not is_float(lhs.dtype):
+        return lhs % rhs
+    remainder = lhs - intrinsic("floor", lhs / rhs) * rhs
+    # The rounded quotient can land on the next integer: move the remainder back into
+    # the divisor's half-open range [0, rhs) (or (rhs, 0] for a negative divisor).
+    outside = logical_and(ne(remainder, zero(lhs.dtype)), ne(remainder < 0, rhs < 0))
+    return select(outside, remainder + rhs, remainder)
+
+
+def _trunc_mod_te(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
+    if not is_float(lhs.dtype):
+        return lhs - trunc_div(lhs, rhs) * rhs
+    remainder = lhs - intrinsic("trunc", lhs / rhs) * rhs
+    # C's fmod: the remainder takes the dividend's sign.
+    magnitude = intrinsic("fabs", rhs)
+    too_low = logical_and(lhs >= 0, remainder < 0)
+    too_high = logical_and(lhs < 0, remainder > 0)
+    return select(
+        too_low, remainder + magnitude, select(too_high, remainder - magnitude, remainder)
+    )
+
+
+def _trunc_mod(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    if np.issubdtype(lhs.dtype, np.integer):
+        return np.asarray(lhs - np.trunc(np.true_divide(lhs, rhs)).astype(lhs.dtype) * rhs)
+    return np.asarray(np.fmod(lhs, rhs))
+
+
+def _bool_binary(name: str) -> Callable[[PrimExpr, PrimExpr], PrimExpr]:
+    if name == "and":
+        return lambda a, b: select(a, b, const(False, "bool"))
+    if name == "or":
+        return lambda a, b: select(a, const(True, "bool"), b)
+    return ne
 
 
 def _binary_relation(name: str, out_dtype: str | None) -> Callable[[Sequence[Type], Attrs], Type]:
@@ -246,6 +312,58 @@ OPS: tuple[OpDef, ...] = (
     ),
     _unary("floor", lambda x, a: np.floor(x), _math("floor"), "round toward -inf"),
     _unary("ceil", lambda x, a: np.ceil(x), _math("ceil"), "round toward +inf"),
+    _unary(
+        "nn.elu",
+        lambda x, a: _elu(x, float(a["alpha"])),
+        lambda x, a: float_math(x, lambda v: _elu_te(v, float(a["alpha"]))),
+        "x if x > 0 else alpha * (exp(x) - 1)",
+        alpha=1.0,
+    ),
+    _unary(
+        "nn.selu",
+        lambda x, a: float(a["gamma"]) * _elu(x, float(a["alpha"])),
+        lambda x, a: float_math(x, lambda v: float(a["gamma"]) * _elu_te(v, float(a["alpha"]))),
+        "gamma * (x if x > 0 else alpha * (exp(x) - 1))",
+        alpha=1.6732632423543772,
+        gamma=1.0507009873554805,
+    ),
+    _unary(
+        "nn.celu",
+        lambda x, a: float(a["alpha"]) * _elu(x / float(a["alpha"]), 1.0),
+        lambda x, a: float_math(
+            x, lambda v: float(a["alpha"]) * _elu_te(v / float(a["alpha"]), 1.0)
+        ),
+        "max(0, x) + min(0, alpha * (exp(x / alpha) - 1))",
+        alpha=1.0,
+    ),
+    _unary(
+        "nn.softplus",
+        lambda x, a: _softplus(x),
+        lambda x, a: float_math(x, _softplus_te),
+        "log(1 + exp(x)), computed without overflow",
+    ),
+    _unary(
+        "nn.softsign",
+        lambda x, a: x / (1 + np.abs(x)),
+        lambda x, a: float_math(x, lambda v: v / (1.0 + intrinsic("fabs", v))),
+        "x / (1 + |x|)",
+    ),
+    _unary(
+        "nn.mish",
+        lambda x, a: x * np.tanh(_softplus(x)),
+        lambda x, a: float_math(x, lambda v: v * intrinsic("tanh", _softplus_te(v))),
+        "x * tanh(softplus(x))",
+    ),
+    _unary(
+        "nn.thresholded_relu",
+        lambda x, a: np.where(x > float(a["alpha"]), x, 0),
+        lambda x, a: float_math(x, lambda v: select(v > float(a["alpha"]), v, const(0, v.dtype))),
+        "x if x > alpha else 0",
+        alpha=1.0,
+    ),
+    _unary("sign", lambda x, a: np.sign(x), lambda x, a: _sign_te(x), "-1, 0 or 1"),
+    _unary("sin", lambda x, a: np.sin(x), _math("sin"), "sine"),
+    _unary("cos", lambda x, a: np.cos(x), _math("cos"), "cosine"),
     _unary("copy", lambda x, a: x.copy(), lambda x, a: x, "identity copy"),
     OpDef(
         name="cast",
@@ -271,6 +389,18 @@ OPS: tuple[OpDef, ...] = (
     _binary("equal", np.equal, eq, "lhs == rhs", out_dtype="bool"),
     _binary("less", np.less, lambda a, b: a < b, "lhs < rhs", out_dtype="bool"),
     _binary("greater", np.greater, lambda a, b: a > b, "lhs > rhs", out_dtype="bool"),
+    _binary(
+        "floor_mod",
+        lambda a, b: np.mod(a, b),
+        _floor_mod_te,
+        "remainder with the divisor's sign (Python's %)",
+    ),
+    _binary(
+        "trunc_mod", _trunc_mod, _trunc_mod_te, "remainder with the dividend's sign (C's fmod)"
+    ),
+    _binary("logical_and", np.logical_and, _bool_binary("and"), "lhs and rhs", out_dtype="bool"),
+    _binary("logical_or", np.logical_or, _bool_binary("or"), "lhs or rhs", out_dtype="bool"),
+    _binary("logical_xor", np.logical_xor, _bool_binary("xor"), "lhs xor rhs", out_dtype="bool"),
     OpDef(
         name="add_n",
         pattern=OpPattern.BROADCAST,

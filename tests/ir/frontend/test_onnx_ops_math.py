@@ -51,6 +51,31 @@ ACTIVATIONS = [
     ),
     op_case("prelu_runtime_slope", "PRelu", ["x", "s"], {"x": randn(2, 4), "s": randn(4)}),
     op_case("not", "Not", ["x"], {"x": randn(3, 4) > 0}, outputs=BOOL),
+    op_case("elu", "Elu", ["x"], {"x": randn(2, 5) * 3}, alpha=0.5),
+    op_case("elu_default", "Elu", ["x"], {"x": randn(2, 5) * 3}),
+    op_case("selu", "Selu", ["x"], {"x": randn(2, 5) * 3}),
+    op_case("selu_attrs", "Selu", ["x"], {"x": randn(2, 5) * 3}, alpha=1.5, gamma=1.1),
+    op_case("celu", "Celu", ["x"], {"x": randn(2, 5) * 3}, opset=12, alpha=2.0),
+    op_case("softplus", "Softplus", ["x"], {"x": randn(2, 5) * 30}),
+    op_case("softsign", "Softsign", ["x"], {"x": randn(2, 5) * 3}),
+    op_case("mish", "Mish", ["x"], {"x": randn(2, 5) * 5}, opset=18),
+    op_case("thresholded_relu", "ThresholdedRelu", ["x"], {"x": randn(2, 5) * 3}, alpha=0.4),
+    op_case("sign", "Sign", ["x"], {"x": small_ints(3, 4)}),
+    op_case("sin", "Sin", ["x"], {"x": randn(3, 4) * 4}),
+    op_case("cos", "Cos", ["x"], {"x": randn(3, 4) * 4}),
+]
+
+MOD_INTS = {"a": np.array([7, -7, 7, -7, 9], np.int64), "b": np.array([3, 3, -3, -3, 4], np.int64)}
+MOD_FLOATS = {"a": randn(3, 4) * 5, "b": np.array([1.5, -2.0, 0.7, -0.3], np.float32)}
+
+LOGICAL_AND_MOD = [
+    op_case("mod_int", "Mod", ["a", "b"], MOD_INTS, outputs={"y": np.int64}),
+    op_case("mod_int_fmod", "Mod", ["a", "b"], MOD_INTS, outputs={"y": np.int64}, fmod=1),
+    op_case("mod_float_fmod", "Mod", ["a", "b"], MOD_FLOATS, fmod=1),
+    *[
+        op_case(op.lower(), op, ["a", "b"], {"a": randn(3, 4) > 0, "b": randn(4) > 0}, outputs=BOOL)
+        for op in ("And", "Or", "Xor")
+    ],
 ]
 
 BINARY = (
@@ -149,6 +174,8 @@ CAST_WHERE = [
 ]
 
 
-@pytest.mark.parametrize("case", UNARY + ACTIVATIONS + BINARY + VARIADIC + CLIP + CAST_WHERE)
+@pytest.mark.parametrize(
+    "case", UNARY + ACTIVATIONS + LOGICAL_AND_MOD + BINARY + VARIADIC + CLIP + CAST_WHERE
+)
 def test_elementwise_op_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds)

@@ -81,6 +81,23 @@ CASES: list[Case] = [
     ("add_n", [randn(3, 4), randn(4), randn(3, 1)], {}),
     ("add_n", [randn(2, 2)], {}),
     ("where", [randn(3, 4) > 0, randn(4), randn(3, 1)], {}),
+    *[
+        (op, [randn(3, 4, scale=3.0)], {})
+        for op in ["nn.softplus", "nn.softsign", "nn.mish", "sign", "sin", "cos"]
+    ],
+    ("nn.softplus", [np.array([-100.0, -20.0, 0.0, 20.0, 100.0], np.float32)], {}),
+    ("nn.elu", [randn(3, 4, scale=2.0)], {"alpha": 0.7}),
+    ("nn.selu", [randn(3, 4, scale=2.0)], {}),
+    ("nn.celu", [randn(3, 4, scale=2.0)], {"alpha": 1.5}),
+    ("nn.thresholded_relu", [randn(3, 4, scale=2.0)], {"alpha": 0.5}),
+    ("sign", [ints(3, 4)], {}),
+    ("floor_mod", [ints(4, 6, low=-20, high=20), nonzero_ints(6)], {}),
+    ("floor_mod", [randn(3, 4, scale=5.0), np.array([1.5, -2.0, 0.7, -0.3], np.float32)], {}),
+    ("trunc_mod", [ints(4, 6, low=-20, high=20), nonzero_ints(6)], {}),
+    ("trunc_mod", [randn(3, 4, scale=5.0), np.array([1.5, -2.0, 0.7, -0.3], np.float32)], {}),
+    ("logical_and", [randn(3, 4) > 0, randn(4) > 0], {}),
+    ("logical_or", [randn(3, 4) > 0, randn(3, 1) > 0], {}),
+    ("logical_xor", [randn(3, 4) > 0, randn(3, 4) > 0], {}),
 ]
 
 CONV_CASES = [
