@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 
 from service.example_models import logits_name as logits_name
 from service.example_models import randomize_weights as randomize_weights
@@ -70,3 +70,64 @@ def run_onnxruntime(
         copy.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
     return np.asarray(session.run([output], dict(inputs))[0])
+
+
+def decoder_model() -> onnx.ModelProto:
+    """An image decoder in the shape of a PyTorch export (opset 21): Conv,
+    InstanceNormalization, Mish, a strided ConvTranspose, nearest and linear Resize,
+    GroupNormalization, Softplus, DepthToSpace and Elu, on a (2, 4, 8, 8) input."""
+    rng = np.random.default_rng(3)
+
+    def weight(name: str, *shape: int, scale: float = 0.3) -> onnx.TensorProto:
+        return numpy_helper.from_array(
+            (rng.standard_normal(shape) * scale).astype(np.float32), name
+        )
+
+    initializers = [
+        weight("w_in", 16, 4, 3, 3),
+        weight("in_scale", 16, scale=1.0),
+        weight("in_bias", 16, scale=1.0),
+        weight("w_up", 16, 8, 4, 4),
+        weight("b_up", 8, scale=1.0),
+        weight("gn_scale", 16, scale=1.0),
+        weight("gn_bias", 16, scale=1.0),
+        weight("w_out", 12, 16, 3, 3),
+        numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "up2"),
+        numpy_helper.from_array(np.array([2, 4, 16, 16], np.int64), "skip_size"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w_in"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("InstanceNormalization", ["c1", "in_scale", "in_bias"], ["n1"]),
+        helper.make_node("Mish", ["n1"], ["a1"]),
+        helper.make_node(
+            "ConvTranspose", ["a1", "w_up", "b_up"], ["up"], strides=[2, 2], pads=[1, 1, 1, 1]
+        ),
+        helper.make_node(
+            "Resize",
+            ["x", "", "", "skip_size"],
+            ["skip0"],
+            mode="nearest",
+            coordinate_transformation_mode="asymmetric",
+            nearest_mode="floor",
+        ),
+        helper.make_node("Concat", ["up", "skip0", "skip0"], ["cat"], axis=1),
+        helper.make_node(
+            "GroupNormalization", ["cat", "gn_scale", "gn_bias"], ["gn"], num_groups=4
+        ),
+        helper.make_node("Softplus", ["gn"], ["a2"]),
+        helper.make_node("Conv", ["a2", "w_out"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("DepthToSpace", ["c2"], ["d2s"], blocksize=2, mode="CRD"),
+        helper.make_node("Resize", ["d2s", "", "up2"], ["big"], mode="linear"),
+        helper.make_node("Elu", ["big"], ["y"], alpha=0.5),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "decoder",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 64, 64])],
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    return model

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from ir.frontend.onnx import converters_math, converters_nn, converters_reduce, converters_tensor
+from ir.frontend.onnx import (
+    converters_image,
+    converters_math,
+    converters_nn,
+    converters_reduce,
+    converters_tensor,
+)
 from ir.frontend.onnx.context import Converter
 
-_FAMILIES = (converters_math, converters_nn, converters_reduce, converters_tensor)
+_FAMILIES = (converters_image, converters_math, converters_nn, converters_reduce, converters_tensor)
 
 
 def _merge() -> dict[str, Converter]:

@@ -118,6 +118,105 @@ def convert_conv(ctx: NodeContext) -> ConverterResult:
     return _from_2d(ctx, out, rank)
 
 
+def _transposed_pads(
+    ctx: NodeContext,
+    spatial: tuple[int, ...],
+    kernel: tuple[int, ...],
+    strides: tuple[int, ...],
+    dilation: tuple[int, ...],
+    output_padding: tuple[int, ...],
+) -> tuple[int, ...]:
+    """ConvTranspose pads (begins..., ends...) from pads, auto_pad or output_shape."""
+    rank = len(spatial)
+    auto_pad = ctx.choice_attr("auto_pad", "NOTSET", AUTO_PADS)
+    output_shape = ctx.ints_attr("output_shape")
+    if output_shape is None and auto_pad in ("NOTSET", "VALID"):
+        if auto_pad == "VALID":
+            return (0,) * (2 * rank)
+        return _ints(ctx, "pads", (0,) * (2 * rank), 2 * rank)
+    if output_shape is None:
+        targets = tuple(size * stride for size, stride in zip(spatial, strides, strict=True))
+    else:
+        targets = output_shape[-rank:]
+        if len(output_shape) not in (rank, rank + 2):
+            raise ctx.error(f"attribute output_shape={list(output_shape)} needs {rank} values")
+    begins: list[int] = []
+    ends: list[int] = []
+    for size, k, stride, dil, extra, target in zip(
+        spatial, kernel, strides, dilation, output_padding, targets, strict=True
+    ):
+        total = stride * (size - 1) + extra + (k - 1) * dil + 1 - target
+        small, large = total // 2, total - total // 2
+        begins.append(small if auto_pad == "SAME_UPPER" else large)
+        ends.append(large if auto_pad == "SAME_UPPER" else small)
+    return (*begins, *ends)
+
+
+def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
+    """ConvTranspose -> zero insertion, padding and nn.conv2d with the flipped kernel.
+
+    A transposed conv with stride s is a plain conv (stride 1, same dilation) over the
+    input with s - 1 zeros between neighbours, padded by dilation * (kernel - 1) minus the
+    pads (plus output_padding at the end), with the weight's in/out channels swapped
+    within each group and its window reversed. Constant weights fold at compile time.
+    """
+    rank = _spatial_rank(ctx)
+    n, channels, *spatial = ctx.shape(0)
+    weight_shape = ctx.shape(1)
+    groups = ctx.int_attr("group", 1)
+    if len(weight_shape) != rank + 2 or weight_shape[0] != channels or channels % groups:
+        raise ctx.error(
+            f"weight shape {weight_shape} does not fit input shape {ctx.shape(0)} "
+            f"with group={groups} (expected ({channels}, out_channels / group, kernel...))"
+        )
+    kernel = _ints(ctx, "kernel_shape", weight_shape[2:], rank)
+    strides = _ints(ctx, "strides", (1,) * rank, rank)
+    dilation = _ints(ctx, "dilations", (1,) * rank, rank)
+    extra = _ints(ctx, "output_padding", (0,) * rank, rank)
+    pads = _transposed_pads(ctx, tuple(spatial), kernel, strides, dilation, extra)
+    if rank == 1:
+        spatial, kernel, strides, dilation, extra = (
+            [1, *spatial],
+            (1, *kernel),
+            (1, *strides),
+            (1, *dilation),
+            (0, *extra),
+        )
+        pads = (0, pads[0], 0, pads[1])
+    data = _to_2d(ctx, ctx.input(0), rank)
+    (height, width), (stride_h, stride_w) = spatial, strides
+    if stride_h > 1 or stride_w > 1:
+        spread = ctx.call("reshape", data, newshape=(n, channels, height, 1, width, 1))
+        gaps = ((0, 0), (0, 0), (0, 0), (0, stride_h - 1), (0, 0), (0, stride_w - 1))
+        spread = ctx.call("nn.pad", spread, pad_width=gaps)
+        data = ctx.call("reshape", spread, newshape=(n, channels, height * stride_h, -1))
+    widths = [
+        (dil * (k - 1) - pads[axis], dil * (k - 1) - pads[axis + 2] + out_pad - (stride - 1))
+        for axis, (k, dil, stride, out_pad) in enumerate(
+            zip(kernel, dilation, strides, extra, strict=True)
+        )
+    ]
+    if any(value for pair in widths for value in pair):
+        data = ctx.call("nn.pad", data, pad_width=((0, 0), (0, 0), *widths))
+    out_channels = weight_shape[1] * groups
+    weight = _to_2d(ctx, ctx.input(1), rank)
+    kh, kw = kernel
+    weight = ctx.call(
+        "reshape", weight, newshape=(groups, channels // groups, weight_shape[1], kh, kw)
+    )
+    weight = ctx.call("transpose", weight, axes=(0, 2, 1, 3, 4))
+    weight = ctx.call("reshape", weight, newshape=(out_channels, channels // groups, kh, kw))
+    for axis, size in ((2, kh), (3, kw)):
+        if size > 1:
+            reverse = Constant(np.arange(size - 1, -1, -1, dtype=np.int64))
+            weight = ctx.call("take", weight, reverse, axis=axis)
+    out = ctx.call("nn.conv2d", data, weight, dilation=tuple(dilation), groups=groups)
+    bias = ctx.optional_input(2)
+    if bias is not None:
+        out = ctx.call("add", out, ctx.call("expand_dims", bias, axes=(1, 2)))
+    return _from_2d(ctx, out, rank)
+
+
 def convert_max_pool(ctx: NodeContext) -> ConverterResult:
     """MaxPool -> nn.max_pool2d (storage_order 0 only; the Indices output is unsupported)."""
     rank = _spatial_rank(ctx)
@@ -305,14 +404,70 @@ def _to_norm_shape(ctx: NodeContext, value: Expr, norm_shape: tuple[int, ...]) -
     return ctx.call("broadcast_to", value, shape=norm_shape)
 
 
+def _normalized_groups(ctx: NodeContext, data: Expr, groups: int, epsilon: float) -> Expr:
+    """(x - mean) / sqrt(var + epsilon) over each of `groups` channel groups of a sample.
+
+    The grouped view (N, groups, rest) runs through nn.layer_norm over its last axis with
+    unit scale and zero shift; the result has the input's shape.
+    """
+    shape = ctx.shape(0)
+    dtype = ctx.dtype(0)
+    if len(shape) < 3:
+        raise ctx.error(f"input must have a batch, a channel and spatial axes, got {shape}")
+    size = math.prod(shape[1:]) // groups
+    grouped = ctx.call("reshape", data, newshape=(shape[0], groups, size))
+    unit = Constant(np.ones((size,), dtype=dtype))
+    nothing = Constant(np.zeros((size,), dtype=dtype))
+    out = ctx.call("nn.layer_norm", grouped, unit, nothing, axis=-1, epsilon=epsilon)
+    return ctx.call("reshape", out, newshape=shape)
+
+
+def _per_channel(ctx: NodeContext, value: Expr, rank: int) -> Expr:
+    """A (C,) scale or shift as (C, 1, ...) so that it broadcasts along axis 1."""
+    channels = ctx.shape(0)[1]
+    ty = value.checked_type
+    if getattr(ty, "shape", None) not in ((channels,), (1,)):
+        raise ctx.error(f"scale and bias must have shape ({channels},), got {ty}")
+    return ctx.call("reshape", value, newshape=(-1,) + (1,) * (rank - 2))
+
+
+def convert_instance_norm(ctx: NodeContext) -> ConverterResult:
+    """InstanceNormalization: normalise each (sample, channel) over its spatial axes."""
+    shape = ctx.shape(0)
+    epsilon = ctx.float_attr("epsilon", 1e-5)
+    normalized = _normalized_groups(ctx, ctx.input(0), shape[1] if len(shape) > 1 else 1, epsilon)
+    scaled = ctx.call("multiply", normalized, _per_channel(ctx, ctx.input(1), len(shape)))
+    return ctx.call("add", scaled, _per_channel(ctx, ctx.input(2), len(shape)))
+
+
+def convert_group_norm(ctx: NodeContext) -> ConverterResult:
+    """GroupNormalization (opset 21): normalise each (sample, channel group), then scale
+    and shift each channel. (Opset 18's per-group scale is deprecated; the ONNX checker
+    refuses it before import.)
+    """
+    shape = ctx.shape(0)
+    groups = ctx.attr("num_groups")
+    if groups is None:
+        raise ctx.error("attribute num_groups is required")
+    groups = int(groups)
+    if len(shape) < 2 or groups < 1 or shape[1] % groups:
+        raise ctx.error(f"num_groups={groups} must divide the {shape[1:2]} channels")
+    normalized = _normalized_groups(ctx, ctx.input(0), groups, ctx.float_attr("epsilon", 1e-5))
+    scaled = ctx.call("multiply", normalized, _per_channel(ctx, ctx.input(1), len(shape)))
+    return ctx.call("add", scaled, _per_channel(ctx, ctx.input(2), len(shape)))
+
+
 CONVERTERS: dict[str, Converter] = {
     "AveragePool": convert_average_pool,
     "BatchNormalization": convert_batch_norm,
     "Conv": convert_conv,
+    "ConvTranspose": convert_conv_transpose,
     "Dropout": convert_dropout,
     "Gemm": convert_gemm,
     "GlobalAveragePool": global_pool("nn.global_avg_pool2d", "mean"),
     "GlobalMaxPool": global_pool("nn.global_max_pool2d", "max"),
+    "GroupNormalization": convert_group_norm,
+    "InstanceNormalization": convert_instance_norm,
     "LayerNormalization": convert_layer_norm,
     "LogSoftmax": softmax("nn.log_softmax"),
     "LRN": convert_lrn,

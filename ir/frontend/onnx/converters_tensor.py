@@ -249,10 +249,50 @@ def convert_range(ctx: NodeContext) -> ConverterResult:
     return ctx.call("arange", start=start, stop=stop, step=step, dtype=ctx.dtype(0))
 
 
+def _block_size(ctx: NodeContext) -> int:
+    size = ctx.attr("blocksize")
+    if size is None or int(size) < 1:
+        raise ctx.error(f"attribute blocksize must be a positive integer, got {size}")
+    if len(ctx.shape(0)) != 4:
+        raise ctx.error(f"input must be 4-D (N, C, H, W), got shape {ctx.shape(0)}")
+    return int(size)
+
+
+def convert_depth_to_space(ctx: NodeContext) -> ConverterResult:
+    """DepthToSpace (DCR or CRD) -> reshape, transpose, reshape."""
+    block = _block_size(ctx)
+    n, c, h, w = ctx.shape(0)
+    if c % (block * block):
+        raise ctx.error(f"{c} channels are not divisible by blocksize**2 = {block * block}")
+    mode = ctx.choice_attr("mode", "DCR", ("DCR", "CRD"))
+    depth = c // (block * block)
+    if mode == "DCR":
+        split, axes = (n, block, block, depth, h, w), (0, 3, 4, 1, 5, 2)
+    else:
+        split, axes = (n, depth, block, block, h, w), (0, 1, 4, 2, 5, 3)
+    blocks = ctx.call("reshape", ctx.input(0), newshape=split)
+    moved = ctx.call("transpose", blocks, axes=axes)
+    return ctx.call("reshape", moved, newshape=(n, depth, h * block, w * block))
+
+
+def convert_space_to_depth(ctx: NodeContext) -> ConverterResult:
+    """SpaceToDepth -> reshape, transpose, reshape (the inverse of DepthToSpace's DCR)."""
+    block = _block_size(ctx)
+    n, c, h, w = ctx.shape(0)
+    if h % block or w % block:
+        raise ctx.error(f"height {h} and width {w} must be divisible by blocksize {block}")
+    blocks = ctx.call(
+        "reshape", ctx.input(0), newshape=(n, c, h // block, block, w // block, block)
+    )
+    moved = ctx.call("transpose", blocks, axes=(0, 3, 5, 1, 2, 4))
+    return ctx.call("reshape", moved, newshape=(n, c * block * block, h // block, w // block))
+
+
 CONVERTERS: dict[str, Converter] = {
     "Concat": convert_concat,
     "Constant": convert_constant,
     "ConstantOfShape": convert_constant_of_shape,
+    "DepthToSpace": convert_depth_to_space,
     "Expand": convert_expand,
     "Flatten": convert_flatten,
     "Gather": convert_gather,
@@ -261,6 +301,7 @@ CONVERTERS: dict[str, Converter] = {
     "Reshape": convert_reshape,
     "Shape": convert_shape,
     "Slice": convert_slice,
+    "SpaceToDepth": convert_space_to_depth,
     "Split": convert_split,
     "Squeeze": convert_squeeze,
     "Tile": convert_tile,

@@ -27,7 +27,8 @@ def make_model(
 ) -> onnx.ModelProto:
     """A checked model: `inputs` maps names to example arrays or (shape, dtype) pairs.
 
-    `outputs` lists output names (float32), or maps them to their numpy dtypes.
+    `outputs` lists output names (float32), or maps them to their numpy dtypes (or to
+    (dtype, shape) pairs where ONNX shape inference cannot type them).
     """
     input_infos = []
     for name, value in inputs.items():
@@ -39,10 +40,12 @@ def make_model(
         elem_type = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
         input_infos.append(helper.make_tensor_value_info(name, elem_type, list(shape)))
     output_dtypes = outputs if isinstance(outputs, Mapping) else dict.fromkeys(outputs, np.float32)
-    output_infos = [
-        helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(np.dtype(dtype)), None)
-        for name, dtype in output_dtypes.items()
-    ]
+    output_infos = []
+    for name, spec in output_dtypes.items():
+        # A (dtype, shape) pair for outputs that ONNX shape inference cannot type.
+        dtype, out_shape = spec if isinstance(spec, tuple) else (spec, None)
+        elem_type = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+        output_infos.append(helper.make_tensor_value_info(name, elem_type, out_shape))
     graph = helper.make_graph(
         list(nodes),
         "test",

@@ -307,6 +307,131 @@ SOFTMAX = [
 ]
 
 
-@pytest.mark.parametrize("case", CONV + DENSE + NORM + POOL + SOFTMAX)
+SMALL = randn(2, 4, 5, 6)
+
+CONV_TRANSPOSE = [
+    op_case(
+        "conv_transpose_plain",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": SMALL},
+        consts={"w": randn(4, 3, 3, 3)},
+    ),
+    op_case(
+        "conv_transpose_stride2_pads_bias",
+        "ConvTranspose",
+        ["x", "w", "b"],
+        {"x": SMALL},
+        consts={"w": randn(4, 6, 4, 4), "b": randn(6)},
+        strides=[2, 2],
+        pads=[1, 1, 1, 1],
+    ),
+    op_case(
+        "conv_transpose_stride_output_padding",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": SMALL},
+        consts={"w": randn(4, 2, 3, 3)},
+        strides=[2, 3],
+        pads=[1, 0, 1, 2],
+        output_padding=[1, 2],
+    ),
+    op_case(
+        "conv_transpose_groups_dilation",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": SMALL},
+        consts={"w": randn(4, 3, 3, 2)},
+        group=2,
+        dilations=[2, 1],
+        strides=[1, 2],
+    ),
+    op_case(
+        "conv_transpose_depthwise",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": SMALL},
+        consts={"w": randn(4, 1, 2, 2)},
+        group=4,
+        strides=[2, 2],
+    ),
+    op_case(
+        "conv_transpose_pads_crop_more_than_kernel",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": SMALL},
+        consts={"w": randn(4, 2, 3, 3)},
+        strides=[3, 3],
+        pads=[3, 2, 3, 4],
+    ),
+    op_case(
+        "conv_transpose_output_shape",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": SMALL},
+        consts={"w": randn(4, 2, 3, 3)},
+        strides=[2, 2],
+        output_shape=[10, 12],
+    ),
+    op_case(
+        "conv_transpose_same_upper",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": SMALL},
+        consts={"w": randn(4, 2, 3, 3)},
+        strides=[2, 2],
+        auto_pad="SAME_UPPER",
+    ),
+    op_case(
+        "conv_transpose_runtime_weight",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": SMALL, "w": randn(4, 2, 3, 3)},
+        strides=[2, 1],
+    ),
+    op_case(
+        "conv_transpose_1d",
+        "ConvTranspose",
+        ["x", "w", "b"],
+        {"x": randn(2, 3, 7)},
+        consts={"w": randn(3, 5, 4), "b": randn(5)},
+        strides=[2],
+        pads=[1, 0],
+    ),
+]
+
+NORM_GROUPS = [
+    op_case(
+        "instance_norm",
+        "InstanceNormalization",
+        ["x", "s", "b"],
+        {"x": randn(2, 3, 5, 4) * 3 + 1},
+        consts={"s": randn(3), "b": randn(3)},
+        epsilon=1e-3,
+    ),
+    op_case(
+        "instance_norm_1d",
+        "InstanceNormalization",
+        ["x", "s", "b"],
+        {"x": randn(2, 3, 7)},
+        consts={"s": randn(3), "b": randn(3)},
+    ),
+    op_case(
+        "group_norm_21_per_channel",
+        "GroupNormalization",
+        ["x", "s", "b"],
+        {"x": randn(2, 6, 4, 3) * 2},
+        consts={"s": randn(6), "b": randn(6)},
+        opset=21,
+        outputs={"y": (np.float32, [2, 6, 4, 3])},
+        num_groups=2,
+        epsilon=1e-2,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "case", CONV + CONV_TRANSPOSE + DENSE + NORM + NORM_GROUPS + POOL + SOFTMAX
+)
 def test_nn_op_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds)

@@ -35,7 +35,7 @@ def check_trace(workload: Workload, trace: Trace, seed: int) -> None:
     func = lower(schedule)
     kernel = compile_kernel(func, host_target())
     rng = np.random.default_rng(seed)
-    inputs = [rng.standard_normal(t.shape).astype(np.float32) for t in schedule.program.inputs]
+    inputs = workload.inputs(rng)
     arrays = []
     for tensor, value in zip(schedule.program.inputs, inputs, strict=True):
         layout = schedule.input_layouts.get(tensor.name)

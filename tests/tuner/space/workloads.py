@@ -2,7 +2,8 @@
 TE programs of unusual structure.
 
 Each is one primitive function (or TE program) with the program inputs that are constants
-(weights); the model functions come from light_squeezenet and light_resnet50 after
+(weights); the model functions come from light_squeezenet, light_resnet50 and the
+decoder network of tests/support/onnx_models.py after
 `optimize`, with their Constant arguments as constant inputs. The TE programs put a
 compute-heavy stage where no output can take it: read by a reduction, an output read by
 another output, and two matrix products feeding one output.
@@ -10,8 +11,8 @@ another output, and two matrix products feeding one output.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -27,7 +28,7 @@ from ir.reference import evaluate
 from ir.te.evaluate import evaluate_te
 from ir.te.program import TEProgram, function_to_te
 from ir.te.tensor import Tensor, compute, placeholder, reduce_axis, sum_reduce
-from tests.support.onnx_models import load_light_model
+from tests.support.onnx_models import decoder_model, load_light_model
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,17 @@ class Workload:
     prim: Function | None
     constants: frozenset[str]
     make_program: Callable[[], TEProgram] | None = None
+    # Values the model fixes for integer program inputs (take's indices, for example).
+    fixed: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def inputs(self, rng: np.random.Generator) -> list[np.ndarray]:
+        """Program inputs to run on: the fixed ones, and random float32 data elsewhere."""
+        return [
+            self.fixed[tensor.name].copy()
+            if tensor.name in self.fixed
+            else rng.standard_normal(tensor.shape).astype(np.float32)
+            for tensor in self.program().inputs
+        ]
 
     def program(self) -> TEProgram:
         """A fresh TE program of the workload."""
@@ -107,26 +119,35 @@ def _pool(op: str) -> Function:
     return _primitive([data], body)
 
 
-def _model_function(model: str, wanted: str, data_rank: int | None = None) -> Workload:
-    """The first fused function of `model` named `wanted` whose TE program pads (and whose
-    first input has `data_rank` dimensions, when given: 5 for blocked-channel data)."""
-    fn = optimize(from_onnx(load_light_model(model)))
+def _model_function(
+    model: str, wanted: str, data_rank: int | None = None, padded: bool = True
+) -> Workload:
+    """The first fused function of `model` (a light model, or "decoder") named `wanted`
+    or starting with it, whose TE program pads when `padded` (and whose first input has
+    `data_rank` dimensions, when given: 5 for blocked-channel data)."""
+    proto = decoder_model() if model == "decoder" else load_light_model(model)
+    fn = optimize(from_onnx(proto))
     for node in post_order(fn.body):
         if not (isinstance(node, Call) and isinstance(node.op, Function)):
             continue
-        if node.op.attrs.get("name") != wanted:
+        if not str(node.op.attrs.get("name", "")).startswith(wanted):
             continue
         program = function_to_te(node.op)
-        if not any(op.name.startswith("pad") for op in program.computes):
+        if padded and not any(op.name.startswith("pad") for op in program.computes):
             continue
         if data_rank is not None and program.inputs[0].ndim != data_rank:
             continue
         constants = frozenset(
             f"p{index}" for index, arg in enumerate(node.args) if isinstance(arg, Constant)
         )
+        fixed = {
+            f"p{index}": arg.data
+            for index, arg in enumerate(node.args)
+            if isinstance(arg, Constant) and np.issubdtype(arg.data.dtype, np.integer)
+        }
         suffix = "" if data_rank is None else f":rank{data_rank}"
-        return Workload(f"{model}:{wanted}{suffix}", node.op, constants)
-    raise LookupError(f"{model} has no padded fused function {wanted}")
+        return Workload(f"{model}:{wanted}{suffix}", node.op, constants, fixed=fixed)
+    raise LookupError(f"{model} has no fused function {wanted} (padded: {padded})")
 
 
 def _matmul(lhs: Tensor, rhs: Tensor, name: str) -> Tensor:
@@ -201,6 +222,11 @@ def workloads() -> dict[str, Workload]:
         Workload("conv2d_nchwc_from_nchw", _blocked_conv((1, 3, 13, 13), 2), weights),
         _model_function("light_squeezenet", "fused_nn_conv2d_nchwc_add_nn_relu", data_rank=5),
         _model_function("light_resnet50", "fused_nn_max_pool2d"),
+        # A transposed conv's plain conv, the zero insertion fused into a norm's tail, and
+        # a linear resize of a depth-to-space.
+        _model_function("decoder", "fused_nn_conv2d_add", padded=False),
+        _model_function("decoder", "fused_reshape_multiply_add_nn_mish"),
+        _model_function("decoder", "fused_reshape_transpose_reshape_take", padded=False),
         Workload("te:matmul_rowsum", None, weights, _matmul_rowsum),
         Workload("te:matmul_two_outputs", None, weights, _matmul_two_outputs),
         Workload("te:two_matmuls", None, frozenset({"p1", "p3"}), _two_matmuls),

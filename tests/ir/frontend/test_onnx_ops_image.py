@@ -1,0 +1,224 @@
+"""Single-node ONNX models of image ops (Resize, Upsample, DepthToSpace, SpaceToDepth)
+imported and run against onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper, numpy_helper
+
+from ir.errors import ModelImportError, UnsupportedOpError
+from ir.frontend.onnx import from_onnx
+from tests.ir.frontend.onnx_helpers import (
+    OpCase,
+    assert_matches_onnxruntime,
+    make_model,
+    op_case,
+    randn,
+)
+
+IMAGE = randn(2, 3, 5, 7)
+F32 = np.float32
+
+COORDINATES = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"]
+SCALES = {
+    "up": np.array([1, 1, 2, 1.5], F32),
+    "down": np.array([1, 1, 0.6, 0.5], F32),
+    "mixed": np.array([1, 1, 1.7, 0.8], F32),
+}
+
+
+def _resize(
+    case_id: str, scales: np.ndarray | None = None, sizes: list[int] | None = None, **attrs: object
+) -> object:
+    inputs = ["x", "", "scales"] if sizes is None else ["x", "", "", "sizes"]
+    consts = {"scales": scales} if sizes is None else {"sizes": np.array(sizes, np.int64)}
+    opset = int(attrs.pop("opset", 13))  # type: ignore[call-overload]
+    data = attrs.pop("data", IMAGE)
+    return op_case(case_id, "Resize", inputs, {"x": data}, consts=consts, opset=opset, **attrs)
+
+
+RESIZE = [
+    *[
+        _resize(
+            f"{mode}_{coordinates}_{name}",
+            scales,
+            mode=mode,
+            coordinate_transformation_mode=coordinates,
+        )
+        for mode in ("nearest", "linear", "cubic")
+        for coordinates in COORDINATES
+        for name, scales in SCALES.items()
+    ],
+    *[
+        _resize(
+            f"nearest_{rounding}_{coordinates}",
+            SCALES["mixed"],
+            mode="nearest",
+            nearest_mode=rounding,
+            coordinate_transformation_mode=coordinates,
+        )
+        for rounding in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+        for coordinates in ("half_pixel", "asymmetric")
+    ],
+    _resize("nearest_sizes", sizes=[2, 3, 11, 4], mode="nearest"),
+    _resize(
+        "linear_sizes_align_corners",
+        sizes=[2, 3, 9, 13],
+        mode="linear",
+        coordinate_transformation_mode="align_corners",
+    ),
+    _resize(
+        "linear_sizes_one_row",
+        sizes=[2, 3, 1, 13],
+        mode="linear",
+        coordinate_transformation_mode="pytorch_half_pixel",
+    ),
+    _resize(
+        "cubic_a_half_exclude_outside",
+        SCALES["mixed"],
+        mode="cubic",
+        cubic_coeff_a=-0.5,
+        exclude_outside=1,
+    ),
+    _resize("cubic_exclude_outside_down", SCALES["down"], mode="cubic", exclude_outside=1),
+    _resize(
+        "nearest_int32",
+        SCALES["up"],
+        mode="nearest",
+        data=np.arange(2 * 3 * 5 * 7, dtype=np.int32).reshape(2, 3, 5, 7),
+        outputs={"y": np.int32},
+    ),
+    _resize(
+        "half_pixel_symmetric_19",
+        SCALES["mixed"],
+        mode="linear",
+        opset=19,
+        coordinate_transformation_mode="half_pixel_symmetric",
+    ),
+    op_case(
+        "axes_18",
+        "Resize",
+        ["x", "", "scales"],
+        {"x": IMAGE},
+        consts={"scales": np.array([0.7, 2.5], F32)},
+        opset=18,
+        axes=[3, 2],
+        mode="linear",
+    ),
+    *[
+        op_case(
+            f"keep_aspect_{policy}",
+            "Resize",
+            ["x", "", "", "sizes"],
+            {"x": IMAGE},
+            consts={"sizes": np.array([8, 8], np.int64)},
+            opset=18,
+            axes=[2, 3],
+            keep_aspect_ratio_policy=policy,
+            mode="linear",
+        )
+        for policy in ("not_larger", "not_smaller")
+    ],
+    op_case(
+        "resize_10_nearest",
+        "Resize",
+        ["x", "scales"],
+        {"x": IMAGE},
+        consts={"scales": SCALES["up"]},
+        opset=10,
+    ),
+    op_case(
+        "resize_10_linear",
+        "Resize",
+        ["x", "scales"],
+        {"x": IMAGE},
+        consts={"scales": SCALES["mixed"]},
+        opset=10,
+        mode="linear",
+    ),
+    op_case(
+        "upsample_9_nearest",
+        "Upsample",
+        ["x", "scales"],
+        {"x": IMAGE},
+        consts={"scales": np.array([1, 1, 2, 3], F32)},
+        opset=9,
+    ),
+    op_case(
+        "upsample_9_linear",
+        "Upsample",
+        ["x", "scales"],
+        {"x": IMAGE},
+        consts={"scales": np.array([1, 1, 2, 2], F32)},
+        opset=9,
+        mode="linear",
+    ),
+]
+
+DEPTH_SPACE = [
+    op_case("depth_to_space_dcr", "DepthToSpace", ["x"], {"x": randn(2, 8, 3, 4)}, blocksize=2),
+    op_case(
+        "depth_to_space_crd",
+        "DepthToSpace",
+        ["x"],
+        {"x": randn(2, 18, 3, 2)},
+        blocksize=3,
+        mode="CRD",
+    ),
+    op_case("space_to_depth", "SpaceToDepth", ["x"], {"x": randn(2, 3, 6, 4)}, blocksize=2),
+]
+
+
+@pytest.mark.parametrize("case", RESIZE + DEPTH_SPACE)
+def test_image_op_matches_onnxruntime(case: OpCase) -> None:
+    assert_matches_onnxruntime(case.model(), case.feeds, rtol=1e-4, atol=1e-5)
+
+
+def test_resize_refuses_unsupported_modes_by_name() -> None:
+    crop = make_model(
+        [
+            helper.make_node(
+                "Resize",
+                ["x", "roi", "scales"],
+                ["y"],
+                name="r0",
+                coordinate_transformation_mode="tf_crop_and_resize",
+            )
+        ],
+        {"x": IMAGE},
+        initializers={"roi": np.array([0, 0, 0, 0, 1, 1, 1, 1], F32), "scales": SCALES["up"]},
+    )
+    with pytest.raises(UnsupportedOpError, match=r"r0.*tf_crop_and_resize"):
+        from_onnx(crop)
+    antialias = make_model(
+        [
+            helper.make_node(
+                "Resize", ["x", "", "scales"], ["y"], name="r1", mode="linear", antialias=1
+            )
+        ],
+        {"x": IMAGE},
+        initializers={"scales": SCALES["down"]},
+        opset=18,
+    )
+    with pytest.raises(UnsupportedOpError, match=r"r1.*antialias"):
+        from_onnx(antialias)
+
+
+def test_resize_needs_exactly_one_of_scales_and_sizes() -> None:
+    node = helper.make_node("Resize", ["x", "", "scales", "sizes"], ["y"], name="r2")
+    graph = helper.make_graph(
+        [node],
+        "both",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, list(IMAGE.shape))],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3, 10, 14])],
+        initializer=[
+            numpy_helper.from_array(SCALES["up"], "scales"),
+            numpy_helper.from_array(np.array([2, 3, 10, 14], np.int64), "sizes"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with pytest.raises(ModelImportError, match=r"r2.*exactly one of scales and sizes"):
+        from_onnx(model)
