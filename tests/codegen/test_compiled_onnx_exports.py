@@ -1,5 +1,6 @@
 """Ops that PyTorch exports bring (ConvTranspose, Resize, Instance/GroupNormalization,
-DepthToSpace, Mish, Softplus, Mod, ...), compiled and run against onnxruntime.
+DepthToSpace, Einsum, CumSum, Trilu, Mish, Softplus, Mod, ...), compiled and run against
+onnxruntime.
 
 The single-node cases of the frontend tests go through the pass pipeline, fusion and the
 LLVM backend here (the frontend tests check the import with the numpy oracle only). A
@@ -22,6 +23,7 @@ from ir.graph.passes.pipeline import optimize
 from ir.reference import check_close
 from tests.codegen.aot.conftest import compile_onnx
 from tests.ir.frontend.onnx_helpers import OpCase, run_onnxruntime
+from tests.ir.frontend.test_onnx_ops_einsum import CUMSUM, EINSUM, TRILU
 from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, RESIZE
 from tests.ir.frontend.test_onnx_ops_math import ACTIVATIONS, LOGICAL_AND_MOD
 from tests.ir.frontend.test_onnx_ops_nn import CONV_TRANSPOSE, NORM_GROUPS
@@ -67,6 +69,7 @@ CASES = (
     + _selected(DEPTH_SPACE)
     + _selected(ACTIVATIONS, NEW_ACTIVATIONS)
     + _selected(LOGICAL_AND_MOD)
+    + _selected(EINSUM + CUMSUM + TRILU)
 )
 
 

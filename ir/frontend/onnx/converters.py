@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ir.frontend.onnx import (
+    converters_einsum,
     converters_image,
     converters_math,
     converters_nn,
@@ -11,7 +12,14 @@ from ir.frontend.onnx import (
 )
 from ir.frontend.onnx.context import Converter
 
-_FAMILIES = (converters_image, converters_math, converters_nn, converters_reduce, converters_tensor)
+_FAMILIES = (
+    converters_einsum,
+    converters_image,
+    converters_math,
+    converters_nn,
+    converters_reduce,
+    converters_tensor,
+)
 
 
 def _merge() -> dict[str, Converter]:

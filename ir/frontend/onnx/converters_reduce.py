@@ -1,4 +1,4 @@
-"""Converters for ONNX reductions (Reduce*) and ArgMax / ArgMin."""
+"""Converters for ONNX reductions (Reduce*), ArgMax / ArgMin and CumSum."""
 
 from __future__ import annotations
 
@@ -89,9 +89,25 @@ def arg_reduction(op: str) -> Converter:
     return convert
 
 
+def convert_cumsum(ctx: NodeContext) -> ConverterResult:
+    """CumSum(x, axis) -> cumsum with the exclusive and reverse flags."""
+    rank = len(ctx.shape(0))
+    axis = int(ctx.static_scalar(1, "axis"))
+    if not -rank <= axis < rank:
+        raise ctx.error(f"axis {axis} is out of range for input shape {ctx.shape(0)}")
+    return ctx.call(
+        "cumsum",
+        ctx.input(0),
+        axis=axis % rank,
+        exclusive=bool(ctx.int_attr("exclusive", 0)),
+        reverse=bool(ctx.int_attr("reverse", 0)),
+    )
+
+
 CONVERTERS: dict[str, Converter] = {
     "ArgMax": arg_reduction("argmax"),
     "ArgMin": arg_reduction("argmin"),
+    "CumSum": convert_cumsum,
     "ReduceL1": reduction(_l1),
     "ReduceL2": reduction(_l2),
     "ReduceLogSum": reduction(_log_sum),

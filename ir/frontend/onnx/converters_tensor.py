@@ -288,6 +288,19 @@ def convert_space_to_depth(ctx: NodeContext) -> ConverterResult:
     return ctx.call("reshape", moved, newshape=(n, c * block * block, h // block, w // block))
 
 
+def convert_trilu(ctx: NodeContext) -> ConverterResult:
+    """Trilu(x, k) -> where with a constant mask of the upper or lower triangle."""
+    shape = ctx.shape(0)
+    if len(shape) < 2:
+        raise ctx.error(f"input must have at least 2 dimensions, got shape {shape}")
+    k = 0 if ctx.optional_input(1) is None else int(ctx.static_scalar(1, "k"))
+    rows, cols = shape[-2:]
+    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+    mask = offset >= k if ctx.int_attr("upper", 1) else offset <= k
+    zero = ctx.scalar(0, ctx.dtype(0))
+    return ctx.call("where", Constant(mask), ctx.input(0), zero)
+
+
 CONVERTERS: dict[str, Converter] = {
     "Concat": convert_concat,
     "Constant": convert_constant,
@@ -306,5 +319,6 @@ CONVERTERS: dict[str, Converter] = {
     "Squeeze": convert_squeeze,
     "Tile": convert_tile,
     "Transpose": convert_transpose,
+    "Trilu": convert_trilu,
     "Unsqueeze": convert_unsqueeze,
 }

@@ -1,4 +1,4 @@
-"""Reductions over axes: sum, mean, max, min, prod, argmax and argmin."""
+"""Reductions over axes: sum, mean, max, min, prod, argmax, argmin and cumsum."""
 
 from __future__ import annotations
 
@@ -236,6 +236,62 @@ def _arg(op: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
     )
 
 
+def _cumsum_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "cumsum")
+    normalize_axis(int(attrs["axis"]), data.ndim, "cumsum")
+    return data
+
+
+def _cumsum_dtype(dtype: str) -> str:
+    return accumulate_dtype(dtype) if is_float(dtype) else dtype
+
+
+def _cumsum_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    data = inputs[0]
+    axis = int(attrs["axis"]) % data.ndim
+    values = data.astype(_cumsum_dtype(data.dtype.name))
+    if attrs["reverse"]:
+        values = np.flip(values, axis)
+    total = np.cumsum(values, axis=axis, dtype=values.dtype)
+    if attrs["exclusive"]:
+        total = total - values
+    if attrs["reverse"]:
+        total = np.flip(total, axis)
+    return np.asarray(total, dtype=data.dtype)
+
+
+def _cumsum_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """out[..., i, ...] = sum of data[..., r, ...] over the r before (or after) i."""
+    data = inputs[0]
+    axis = int(attrs["axis"]) % data.ndim
+    acc = _cumsum_dtype(data.dtype)
+    r = reduce_axis(data.shape[axis], "r")
+    exclusive, reverse = bool(attrs["exclusive"]), bool(attrs["reverse"])
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        i = indices[axis]
+        if reverse:
+            taken = r.var > i if exclusive else r.var >= i
+        else:
+            taken = r.var < i if exclusive else r.var <= i
+        read = data[(*indices[:axis], r.var, *indices[axis + 1 :])]
+        return sum_reduce(cast(acc, read), r, where=taken)
+
+    total = compute(
+        data.shape, body, name="cumsum" if acc == data.dtype else "cumsum_acc", tag="reduce"
+    )
+    if acc != data.dtype:
+        total = compute(
+            data.shape, lambda *i: cast(data.dtype, total[i]), name="cumsum", tag="reduce"
+        )
+    return check_output(total, tensor_out(out_type, "cumsum"), "cumsum")
+
+
+def _cumsum_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    data = tensor_arg(arg_types, 0, "cumsum")
+    return data.size * (data.shape[int(attrs["axis"]) % data.ndim] + 1) // 2 if data.ndim else 0
+
+
 OPS: tuple[OpDef, ...] = (
     _reduce("sum", np.sum, "sum"),
     _reduce("mean", _mean, "arithmetic mean"),
@@ -244,4 +300,17 @@ OPS: tuple[OpDef, ...] = (
     _reduce("prod", np.prod, "product"),
     _arg("argmax", np.argmax, "index of the maximum"),
     _arg("argmin", np.argmin, "index of the minimum"),
+    OpDef(
+        name="cumsum",
+        pattern=OpPattern.COMM_REDUCE,
+        num_inputs=1,
+        attrs={"axis": 0, "exclusive": False, "reverse": False},
+        type_relation=_cumsum_relation,
+        reference=_cumsum_reference,
+        te_compute=_cumsum_te,
+        flops=_cumsum_flops,
+        doc="running sum along axis (exclusive leaves out the element itself, reverse "
+        "sums from the end)",
+        input_names=("data",),
+    ),
 )

@@ -27,6 +27,7 @@ HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)  # 16 float32 lanes
 # their spaces have no point nearest the default.
 UNTILED = {
     "avg_pool2d",
+    "cumsum",
     "decoder:fused_reshape_multiply_add_nn_mish",
     "decoder:fused_reshape_transpose_reshape_take",
     "layer_norm",

@@ -214,6 +214,11 @@ def workloads() -> dict[str, Workload]:
         Workload("avg_pool2d", _pool("nn.avg_pool2d"), frozenset()),
         Workload("softmax", _primitive([logits], call("nn.softmax", logits, axis=-1)), frozenset()),
         Workload(
+            "cumsum",
+            _primitive([logits], call("cumsum", logits, axis=2, exclusive=True)),
+            frozenset(),
+        ),
+        Workload(
             "layer_norm",
             _primitive([norm_in, gamma, beta], call("nn.layer_norm", norm_in, gamma, beta)),
             frozenset(),

@@ -98,6 +98,10 @@ CASES: list[Case] = [
     ("logical_and", [randn(3, 4) > 0, randn(4) > 0], {}),
     ("logical_or", [randn(3, 4) > 0, randn(3, 1) > 0], {}),
     ("logical_xor", [randn(3, 4) > 0, randn(3, 4) > 0], {}),
+    ("cumsum", [randn(3, 5, 4)], {"axis": 1}),
+    ("cumsum", [randn(3, 5, dtype="float16")], {"axis": 1, "exclusive": True}),
+    ("cumsum", [ints(4, 6)], {"axis": 0, "reverse": True}),
+    ("cumsum", [randn(2, 7)], {"axis": 1, "exclusive": True, "reverse": True}),
 ]
 
 CONV_CASES = [

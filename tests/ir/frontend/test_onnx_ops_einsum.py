@@ -1,0 +1,108 @@
+"""Single-node ONNX models of Einsum, CumSum and Trilu against onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from ir.errors import ModelImportError, UnsupportedOpError
+from ir.frontend.onnx import from_onnx
+from tests.ir.frontend.onnx_helpers import (
+    OpCase,
+    assert_matches_onnxruntime,
+    op_case,
+    randn,
+)
+from tests.ir.frontend.test_onnx_errors import raw_model, tensor
+
+
+def _einsum(case_id: str, equation: str, *shapes: tuple[int, ...]) -> object:
+    names = [f"x{index}" for index in range(len(shapes))]
+    feeds = {name: randn(*shape) for name, shape in zip(names, shapes, strict=True)}
+    return op_case(case_id, "Einsum", names, feeds, opset=12, equation=equation)
+
+
+EINSUM = [
+    _einsum("matmul", "ij,jk->ik", (3, 4), (4, 5)),
+    _einsum("batched", "bij,bjk->bik", (2, 3, 4), (2, 4, 5)),
+    _einsum("attention_scores", "bhqd,bhkd->bhqk", (2, 3, 4, 8), (2, 3, 5, 8)),
+    _einsum("attention_values", "bhqk,bhkd->bqhd", (2, 3, 4, 5), (2, 3, 5, 8)),
+    _einsum("outer", "i,j->ij", (3,), (4,)),
+    _einsum("dot", "i,i->", (6,), (6,)),
+    _einsum("rowwise_dot", "bi,bi->b", (3, 5), (3, 5)),
+    _einsum("hadamard", "ij,ij->ij", (3, 4), (3, 4)),
+    _einsum("transpose", "ij->ji", (3, 4)),
+    _einsum("total", "ij->", (3, 4)),
+    _einsum("partial_sum", "ijk->ik", (2, 3, 4)),
+    _einsum("implicit_output", "ij,jk", (3, 4), (4, 5)),
+    _einsum("implicit_transpose", "ba", (3, 4)),
+    _einsum("channels_mix", "bchw,kc->bkhw", (2, 3, 4, 5), (6, 3)),
+    _einsum("three_operands", "abc,cd,de->abe", (2, 3, 4), (4, 5), (5, 6)),
+    _einsum("summed_before_product", "ijk,kl->il", (2, 3, 4), (4, 5)),
+    _einsum("ellipsis_broadcast", "...ij,...jk->...ik", (2, 1, 3, 4), (1, 5, 4, 6)),
+    _einsum("ellipsis_implicit", "...ij,jk", (2, 3, 4), (4, 5)),
+    _einsum("spaces", "i j , j k -> i k", (3, 4), (4, 2)),
+]
+
+CUMSUM = [
+    op_case(
+        f"cumsum_axis{axis}_excl{exclusive}_rev{reverse}",
+        "CumSum",
+        ["x", "axis"],
+        {"x": randn(3, 5, 4)},
+        consts={"axis": np.array(axis, np.int64)},
+        exclusive=exclusive,
+        reverse=reverse,
+    )
+    for axis in (1, -1)
+    for exclusive in (0, 1)
+    for reverse in (0, 1)
+] + [
+    op_case(
+        "cumsum_int",
+        "CumSum",
+        ["x", "axis"],
+        {"x": np.arange(36, dtype=np.int64).reshape(2, 6, 3) - 10},
+        consts={"axis": np.array(1, np.int64)},
+        outputs={"y": np.int64},
+    ),
+]
+
+TRILU = [
+    op_case(
+        f"trilu_upper{upper}_k{k}",
+        "Trilu",
+        ["x", "k"],
+        {"x": randn(2, 4, 5)},
+        consts={"k": np.array(k, np.int64)},
+        opset=14,
+        upper=upper,
+    )
+    for upper in (0, 1)
+    for k in (-1, 0, 2)
+] + [op_case("trilu_default", "Trilu", ["x"], {"x": randn(5, 3)}, opset=14)]
+
+
+@pytest.mark.parametrize("case", EINSUM + CUMSUM + TRILU)
+def test_op_matches_onnxruntime(case: OpCase) -> None:
+    assert_matches_onnxruntime(case.model(), case.feeds, rtol=1e-4, atol=1e-5)
+
+
+def test_einsum_refuses_diagonals_and_mismatched_sizes_by_name() -> None:
+    diagonal = raw_model(
+        [helper.make_node("Einsum", ["x"], ["y"], name="diag0", equation="ii->i")],
+        [tensor("x", [3, 3])],
+        [tensor("y", [3])],
+        opset=12,
+    )
+    with pytest.raises(UnsupportedOpError, match=r"diag0.*repeated letters"):
+        from_onnx(diagonal)
+    mismatched = raw_model(
+        [helper.make_node("Einsum", ["a", "b"], ["y"], name="mm0", equation="ij,jk->ik")],
+        [tensor("a", [3, 4]), tensor("b", [5, 6])],
+        [tensor("y", [3, 6])],
+        opset=12,
+    )
+    with pytest.raises(ModelImportError, match=r"mm0.*letter 'j' has sizes 4 and 5"):
+        from_onnx(mismatched)
