@@ -85,16 +85,19 @@ def build_artifact(
     records: list[Record],
     out_dir: Path,
     shapes: Mapping[str, Sequence[int]] | None = None,
+    example_shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> ArtifactBuild:
     """Compile the ONNX model at `model_path` for `target` (e.g. `llvm`: this host; or
     `cuda -arch=sm_90`: PTX and a launch plan, built without a GPU) with the best of
     `records`, into `out_dir/<sha256>.tar.gz`. Deterministic: the same model, shapes,
-    target and records give a byte-identical artifact. Raises AutotuneError subclasses
-    (a bad model, an unknown target, a compiler failure) with a clear message."""
+    target and records give a byte-identical artifact. `example_shapes` (of the arrays a
+    caller will run) bind the unknown input dims that `shapes` leaves unbound. Raises
+    AutotuneError subclasses (a bad model, an unknown target, a compiler failure) with a
+    clear message."""
     exact_target = normalize_target(target)
     parsed = parse_any_target(exact_target)
     model_bytes = Path(model_path).read_bytes()
-    imported = import_model(model_bytes, shape=shapes or None)
+    imported = import_model(model_bytes, shape=shapes or None, example_shape=example_shapes)
     fn = optimize(imported.function, blocked_layout=not isinstance(parsed, CudaTarget))
     build = build_cuda_artifact if isinstance(parsed, CudaTarget) else build_model_artifact
     result = build(

@@ -24,11 +24,13 @@ import tarfile
 import tempfile
 import time
 import zlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from codegen.aot.build import MANIFEST_FILE
 from ir.errors import AutotuneError
+from ir.frontend.onnx.bindings import bind_input_shapes, parse_shape_bindings
 from service.artifact_build import ArtifactBuild, build_artifact
 from service.client import ResponseError, ServiceClient, resolve_server, resolve_token
 
@@ -255,12 +257,17 @@ def download_artifact(
     return build, destination
 
 
-def _model_id(client: ServiceClient, model: Path) -> str:
-    """The service's id of the model (the sha256 of its bytes), uploading it only when
-    the service does not have it yet."""
+def _model_id(
+    client: ServiceClient, model: Path, shapes: Mapping[str, Sequence[int]] | None = None
+) -> str:
+    """The service's id of the model (the sha256 of its bytes, with `shapes` bound into
+    them as the service binds them), uploading it only when the service does not have it
+    yet."""
     if not model.is_file():
         raise CompileError(f"no such file: {model}")
     data = model.read_bytes()
+    if shapes:
+        data = bind_input_shapes(data, shapes)
     model_id = hashlib.sha256(data).hexdigest()
     try:
         client.json("GET", f"/v1/models/{model_id}")
@@ -301,14 +308,19 @@ def wait_for_artifact(
 
 
 def compile_on_server(
-    client: ServiceClient, model: Path, target: str, output: Path, timeout_s: float
+    client: ServiceClient,
+    model: Path,
+    target: str,
+    output: Path,
+    timeout_s: float,
+    shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[ArtifactBuild, Path, str]:
-    """Have the service build (or reuse) the artifact of `model` for `target` with the best
-    records in its database, wait for it and download it to `output`; returns the build,
-    where it went and the artifact's id."""
+    """Have the service build (or reuse) the artifact of `model` (its inputs bound to
+    `shapes`) for `target` with the best records in its database, wait for it and
+    download it to `output`; returns the build, where it went and the artifact's id."""
     try:
         # Step 1. The model: by its sha256 if the service has it, else uploaded.
-        model_id = _model_id(client, model)
+        model_id = _model_id(client, model, shapes)
         # Step 2. The artifact: created, or the cached one for these inputs.
         body = {"model_id": model_id, "target": target}
         artifact = client.json("POST", "/v1/artifacts", json=body)
@@ -326,20 +338,16 @@ def compile_on_server(
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    from service.cli import parse_shape_bindings
-
     shapes = parse_shape_bindings(args.shape)
     artifact_id: str | None = None
     if args.server:
-        if shapes:
-            raise CompileError("--shape applies to local compiles; the service compiles the model")
         if args.wait_timeout <= 0:
             raise CompileError("--wait-timeout must be a positive number of seconds")
         client = ServiceClient(
             resolve_server(args.server), resolve_token(args.token, args.data_dir)
         )
         build, destination, artifact_id = compile_on_server(
-            client, Path(args.model), args.target, Path(args.output), args.wait_timeout
+            client, Path(args.model), args.target, Path(args.output), args.wait_timeout, shapes
         )
     else:
         records = Path(args.records) if args.records else None

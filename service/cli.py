@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ir.errors import AutotuneError
+from ir.frontend.onnx.bindings import parse_shape_bindings
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -18,25 +19,6 @@ TUNE_BATCH_SIZE = 16  # `autotune tune --batch-size` default (tuner.tune.tune_mo
 
 class CliError(AutotuneError):
     """A command-line argument is wrong."""
-
-
-def parse_shape_bindings(values: Sequence[str]) -> dict[str, tuple[int, ...]]:
-    """Parse `NAME=1x3x224x224` arguments into a dict of shapes."""
-    bindings: dict[str, tuple[int, ...]] = {}
-    for text in values:
-        name, sep, dims = text.rpartition("=")
-        if not sep or not name or not dims:
-            raise CliError(f"--shape {text!r}: expected NAME=DxDxD, e.g. input=1x3x224x224")
-        try:
-            shape = tuple(int(dim) for dim in dims.lower().split("x"))
-        except ValueError:
-            raise CliError(
-                f"--shape {text!r}: dimensions must be integers, e.g. 1x3x224x224"
-            ) from None
-        if any(dim < 0 for dim in shape):
-            raise CliError(f"--shape {text!r}: dimensions must not be negative")
-        bindings[name] = shape
-    return bindings
 
 
 def bundled_model_path() -> Path:

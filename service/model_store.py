@@ -11,6 +11,7 @@ import hashlib
 import os
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,9 @@ from sqlalchemy.orm import Session
 
 from codegen.cuda.target import is_cuda_target
 from codegen.llvm import host_target
-from ir.errors import AutotuneError
+from ir.errors import AutotuneError, ShapeBindingError
 from ir.frontend.onnx import from_onnx
+from ir.frontend.onnx.bindings import bind_input_shapes
 from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
 from ir.graph.summary import fused_functions, graph_summary
@@ -46,6 +48,9 @@ def describe_model(data: bytes) -> dict[str, Any]:
         imported = from_onnx(data)
         optimized = optimize(imported)
         tasks = extract_tasks(optimized, str(host_target()))
+    except ShapeBindingError as err:
+        hint = "upload with the query parameter shape=NAME=DxDx... (repeatable) to bind it"
+        raise InvalidInput(f"not a usable ONNX model: {err}; {hint}") from None
     except AutotuneError as err:
         raise InvalidInput(f"not a usable ONNX model: {err}") from None
     except Exception as err:  # the protobuf parser raises its own types on garbage
@@ -64,11 +69,25 @@ def describe_model(data: bytes) -> dict[str, Any]:
 
 
 def store_model(
-    session: Session, models_dir: Path, name: str, data: bytes, max_bytes: int
+    session: Session,
+    models_dir: Path,
+    name: str,
+    data: bytes,
+    max_bytes: int,
+    shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> ModelRow:
-    """Validate and store an uploaded model; the same bytes again return the same row."""
+    """Validate and store an uploaded model; the same bytes again return the same row.
+
+    `shapes` binds input dims (a dynamic batch, say): the stored model is the one with
+    those static input shapes written in, and its id is the sha256 of that model.
+    """
     if len(data) > max_bytes:
         raise TooLarge(f"the model is {len(data)} bytes; the limit is {max_bytes} bytes")
+    if shapes:
+        try:
+            data = bind_input_shapes(data, shapes)
+        except AutotuneError as err:
+            raise InvalidInput(f"cannot bind input shapes: {err}") from None
     model_id = hashlib.sha256(data).hexdigest()
     existing = session.get(ModelRow, model_id)
     if existing is not None:

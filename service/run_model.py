@@ -98,9 +98,11 @@ def prepare_model(
     inputs: Mapping[str, np.ndarray] | None = None,
     schedule_provider: ScheduleProvider | None = None,
 ) -> CompiledModel:
-    """Import, optimise and compile the ONNX model at `path`; `inputs`, when given, are
-    checked against the model before anything is compiled."""
-    fn = optimize(from_onnx(path, shape=shapes or None))
+    """Import, optimise and compile the ONNX model at `path`; `inputs`, when given, bind
+    the input dims the model leaves unknown and are checked against the model before
+    anything is compiled."""
+    examples = {name: value.shape for name, value in (inputs or {}).items()}
+    fn = optimize(from_onnx(path, shape=shapes or None, example_shape=examples))
     if inputs is not None:
         check_model_inputs(fn, inputs)
     return compile_model(fn, schedule_provider=schedule_provider)
@@ -205,7 +207,8 @@ def run_model_on_gpu(
     records = load_records(records_path) if records_path is not None else []
     with tempfile.TemporaryDirectory(prefix="autotune-run-") as directory:
         start = time.perf_counter()
-        build = build_artifact(path, exact_target, records, Path(directory), shapes)
+        examples = {name: value.shape for name, value in inputs.items()}
+        build = build_artifact(path, exact_target, records, Path(directory), shapes, examples)
         compile_s = time.perf_counter() - start
         result = run_artifact(build.path, inputs, bench_runs)
     return RunResult(result.outputs, result.latencies_s, compile_s, result.kernels, None)

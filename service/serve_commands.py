@@ -50,6 +50,13 @@ def _register_job_commands(commands: Any) -> None:
     _client_args(submit)
     submit.add_argument("model", help="path to an ONNX model")
     submit.add_argument("--target", default="llvm")
+    submit.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=DxDx...",
+        help="bind a symbolic input shape, e.g. a dynamic batch (repeatable)",
+    )
     submit.add_argument("--trials", type=int, required=True, help="total measurement budget")
     submit.add_argument("--time-limit", type=float, metavar="S", help="wall-clock limit")
     submit.add_argument("--batch-size", type=int, help="candidates per batch")
@@ -225,8 +232,12 @@ def _cmd_submit(args: argparse.Namespace) -> int:
         raise CliError("--trials must be a positive number")
     path = Path(args.model)
     client = _client(args)
+    if not path.is_file():
+        raise CliError(f"no such file: {path}")
+    # The service binds the shapes (the same NAME=DxD form as the query parameter).
+    params: dict[str, Any] = {"name": path.name, "shape": list(args.shape)}
     model = client.json(
-        "POST", "/v1/models", content=path.read_bytes(), params={"name": path.name},
+        "POST", "/v1/models", content=path.read_bytes(), params=params,
         headers={"Content-Type": "application/octet-stream"},
     )  # fmt: skip
     body: dict[str, Any] = {

@@ -21,7 +21,7 @@ SQUEEZENET = light_model_path("light_squeezenet")
 def unsupported_model() -> bytes:
     from onnx import TensorProto, helper
 
-    node = helper.make_node("Einsum", ["x", "x"], ["y"], equation="ij,jk->ik")
+    node = helper.make_node("Hardmax", ["x"], ["y"])
     graph = helper.make_graph(
         [node],
         "g",
@@ -74,7 +74,7 @@ def test_bad_input_is_4xx_naming_the_problem_and_changes_no_rows(live: LiveServi
             (client.post("/v1/models", content=b"\x00garbage\xff" * 10), 422, "ONNX"),
             (client.post("/v1/models", files={"file": ("m.onnx", b"junk")}), 422, "ONNX"),
             (client.post("/v1/models", content=b"x" * 2_000_001), 413, "limit"),
-            (client.post("/v1/models", content=unsupported_model()), 422, "Einsum"),
+            (client.post("/v1/models", content=unsupported_model()), 422, "Hardmax"),
             (client.post("/v1/models", content=b""), 422, "empty"),
             (
                 client.post(
@@ -240,3 +240,31 @@ def test_the_same_model_uploaded_at_once_is_one_model(live: LiveService) -> None
     assert [answer.status_code for answer in answers] == [201] * 4
     assert len({answer.json()["id"] for answer in answers}) == 1
     assert live.counts()["models"] == 1
+
+
+def test_a_dynamic_batch_model_is_stored_with_the_shapes_the_upload_binds(
+    live: LiveService,
+) -> None:
+    from tests.codegen.aot.conftest import small_conv_model
+
+    data = small_conv_model(batch="batch").SerializeToString()
+    with live.client() as client:
+        unbound = client.post("/v1/models", content=data)
+        assert unbound.status_code == 422
+        detail = unbound.json()["detail"]
+        assert "'x'" in detail and "batch" in detail and "shape=NAME=DxDx" in detail
+        bad = client.post("/v1/models", content=data, params={"shape": "x=2x5x6x6"})
+        assert bad.status_code == 422 and "at dim 1 (5 vs 4)" in bad.json()["detail"]
+        garbled = client.post("/v1/models", content=data, params={"shape": "x=2xfour"})
+        assert garbled.status_code == 422 and "must be integers" in garbled.json()["detail"]
+        assert live.counts()["models"] == 0
+        first = client.post("/v1/models", content=data, params={"shape": "x=3x4x6x6"})
+        assert first.status_code == 201, first.text
+        model = first.json()
+        assert model["inputs"][0]["shape"] == [3, 4, 6, 6]
+        assert model["outputs"][0]["shape"] == [3, 10]
+        again = client.post("/v1/models", content=data, params={"shape": "x=3x4x6x6"})
+        assert again.json()["id"] == model["id"]
+        other = client.post("/v1/models", content=data, params={"shape": "x=1x4x6x6"})
+        assert other.status_code == 201 and other.json()["id"] != model["id"]
+    assert live.counts()["models"] == 2

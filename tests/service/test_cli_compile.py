@@ -206,3 +206,52 @@ def test_compile_on_the_server_names_a_failed_build_a_timeout_and_a_bad_token(
         f"autotune compile: error: {live.url} refused the token (401 unauthorised): pass "
         "--token, set AUTOTUNE_TOKEN, or point --data-dir at the service's data directory"
     )
+
+
+def test_a_dynamic_batch_model_compiles_once_its_batch_is_bound(tmp_path: Path) -> None:
+    import numpy as np
+
+    onnx.save(small_conv_model(batch="batch"), str(tmp_path / "dyn.onnx"))
+    unbound = _run("compile", "dyn.onnx", "-o", "out.tar.gz", cwd=tmp_path)
+    assert unbound.returncode == 1 and "Traceback" not in unbound.stderr
+    assert "'x'" in unbound.stderr and "--shape x=" in unbound.stderr
+    bound = _run("compile", "dyn.onnx", "--shape", "x=3x4x6x6", "-o", "out.tar.gz", cwd=tmp_path)
+    assert bound.returncode == 0, bound.stderr
+    np.save(tmp_path / "x.npy", np.random.default_rng(1).standard_normal((3, 4, 6, 6)).astype("f4"))
+    # `run` on the ONNX model binds the batch from the input array itself.
+    outputs = []
+    for model in ("dyn.onnx", "out.tar.gz"):
+        out = tmp_path / f"{model}.npz"
+        ran = _run("run", model, "--input", "x=x.npy", "--output", str(out), cwd=tmp_path)
+        assert ran.returncode == 0, ran.stderr
+        with np.load(out) as saved:
+            outputs.append(saved["output_0"])
+    assert outputs[0].shape == (3, 10)
+    np.testing.assert_allclose(outputs[0], outputs[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_compile_on_the_server_binds_shapes_as_the_upload_does(
+    live_drivers: LiveService, tmp_path: Path
+) -> None:
+    from ir.frontend.onnx.bindings import bind_input_shapes
+
+    model = small_conv_model(batch="batch")
+    onnx.save(model, str(tmp_path / "dyn.onnx"))
+    server = ("--server", live_drivers.url, "--token", live_drivers.admin_token)
+    refused = _run("compile", "dyn.onnx", *server, "-o", "out.tar.gz", cwd=tmp_path)
+    assert refused.returncode == 1 and "shape=NAME=DxDx" in refused.stderr
+    shape = ("--shape", "x=2x4x6x6")
+    text = _run("compile", "dyn.onnx", *server, *shape, "-o", "out.tar.gz", "--json", cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    report = json.loads(text.stdout)
+    bound = bind_input_shapes(model.SerializeToString(), {"x": (2, 4, 6, 6)})
+    with live_drivers.client() as client:
+        (stored,) = client.get("/v1/models").json()["items"]
+    assert stored["id"] == hashlib.sha256(bound).hexdigest()
+    assert stored["inputs"][0]["shape"] == [2, 4, 6, 6]
+    again = _run(
+        "compile", "dyn.onnx", *server, *shape, "-o", "again.tar.gz", "--json", cwd=tmp_path
+    )
+    assert json.loads(again.stdout)["sha256"] == report["sha256"]
+    assert live_drivers.counts()["models"] == 1

@@ -104,3 +104,22 @@ def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert status == 1 and "no token" in err and len(err.strip().splitlines()) == 1
     status, _, err = run(capsys, "status", "x", "--server", "http://127.0.0.1:9", "--token", "t")
     assert status == 1 and "cannot reach" in err and len(err.strip().splitlines()) == 1
+
+
+def test_submit_binds_a_dynamic_batch_with_shape(
+    service: LiveService, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import onnx
+
+    from tests.codegen.aot.conftest import small_conv_model
+
+    path = tmp_path / "dyn.onnx"
+    onnx.save(small_conv_model(batch="batch"), str(path))
+    status, _, err = run(capsys, "submit", str(path), "--trials", "2")
+    assert status == 1 and "shape=NAME=DxDx" in err and "Traceback" not in err
+    status, out, err = run(capsys, "submit", str(path), "--trials", "2", "--shape", "x=4x4x6x6")
+    assert status == 0, err
+    with service.client() as client:
+        job = client.get(f"/v1/jobs/{out.strip()}").json()
+        model = client.get(f"/v1/models/{job['model_id']}").json()
+    assert model["inputs"][0]["shape"] == [4, 4, 6, 6]

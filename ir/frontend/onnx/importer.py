@@ -58,26 +58,30 @@ def from_onnx(
     model: ModelSource,
     shape: Mapping[str, Sequence[int]] | None = None,
     outputs: Sequence[str] | None = None,
+    example_shape: Mapping[str, Sequence[int]] | None = None,
 ) -> Function:
     """Import an ONNX model as a typed Function of its non-initializer inputs.
 
     `shape` binds symbolic or unknown input dims (`{"input": (1, 3, 224, 224)}`); `outputs`
     selects ONNX value names to return instead of the graph outputs (a Tuple when several).
+    `example_shape` gives the shapes of the arrays the caller will run: they bind the
+    inputs with unknown dims that `shape` leaves unbound (a dynamic batch, for example).
     """
-    return import_model(model, shape, outputs).function
+    return import_model(model, shape, outputs, example_shape).function
 
 
 def import_model(
     model: ModelSource,
     shape: Mapping[str, Sequence[int]] | None = None,
     outputs: Sequence[str] | None = None,
+    example_shape: Mapping[str, Sequence[int]] | None = None,
 ) -> ImportedModel:
     """Like `from_onnx`, also returning input/output names and types, opset and producer."""
     proto, path = load_model(model)
     check_model(proto, path)
     opset = default_opset(proto)
     importer = _GraphImporter(proto.graph, opset)
-    params = importer.bind_inputs(shape or {})
+    params = importer.bind_inputs(shape or {}, example_shape or {})
     output_names = importer.select_outputs(outputs)
     body = importer.convert(output_names)
     return ImportedModel(
@@ -208,7 +212,10 @@ def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[int] | None) -> 
         raise UnsupportedOpError(f"input {name!r}: only tensor inputs are supported")
     dtype = onnx_dtype_name(value_info.type.tensor_type.elem_type, f"input {name!r}")
     dims = declared_dims(value_info)
-    hint = f"bind it with shape={{{name!r}: (...)}}"
+    hint = (
+        f"bind it with --shape {name}=DxDx... on the command line (shape={{{name!r}: (...)}} "
+        "in Python)"
+    )
     if bound is not None:
         given = tuple(int(dim) for dim in bound)
         if any(dim < 0 for dim in given):
@@ -254,8 +261,13 @@ class _GraphImporter:
         self.values: dict[str, Expr] = {}
         self.folded: dict[int, tuple[Expr, Expr]] = {}
 
-    def bind_inputs(self, shapes: Mapping[str, Sequence[int]]) -> list[Var]:
-        """Vars for the graph inputs that have no initializer, typed with `shapes` bound."""
+    def bind_inputs(
+        self,
+        shapes: Mapping[str, Sequence[int]],
+        examples: Mapping[str, Sequence[int]] | None = None,
+    ) -> list[Var]:
+        """Vars for the graph inputs that have no initializer, typed with `shapes` bound
+        (and `examples` where `shapes` leaves unknown dims unbound)."""
         inputs = [info for info in self.graph.input if info.name not in self.initializers]
         names = [info.name for info in inputs]
         unknown = sorted(set(shapes) - set(names))
@@ -265,7 +277,11 @@ class _GraphImporter:
             )
         params = []
         for info in inputs:
-            var = Var(info.name, input_type(info, shapes.get(info.name)))
+            bound = shapes.get(info.name)
+            dims = declared_dims(info)
+            if bound is None and (dims is None or any(isinstance(d, str) for d in dims)):
+                bound = (examples or {}).get(info.name)
+            var = Var(info.name, input_type(info, bound))
             self.values[info.name] = var
             params.append(var)
         return params

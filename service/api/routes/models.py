@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
+from ir.errors import AutotuneError
+from ir.frontend.onnx.bindings import parse_shape_bindings
 from service.api.body import upload_bytes
 from service.api.convert import model_public
 from service.api.deps import (
@@ -14,6 +16,7 @@ from service.api.deps import (
     State,
     User,
 )
+from service.errors import InvalidInput
 from service.model_store import get_model, list_models, store_model
 from service.schemas import ModelPublic, ModelsPublic
 
@@ -44,14 +47,35 @@ UPLOAD_BODY = {
     summary="Upload an ONNX model (raw body or multipart field 'file')",
     responses={413: {"description": "over the size limit"}, 422: {"description": "not usable"}},
 )
-async def upload_model(request: Request, state: State, _user: User) -> ModelPublic:
-    """Validate and store a model; the same bytes give the same model."""
+async def upload_model(
+    request: Request,
+    state: State,
+    _user: User,
+    shape: Annotated[
+        list[str] | None,
+        Query(
+            max_length=64,
+            description="bind an input's dims, NAME=1x3x224x224 (repeatable): a model "
+            "exported with dynamic axes is stored with these static input shapes",
+        ),
+    ] = None,
+) -> ModelPublic:
+    """Validate and store a model; the same bytes (and shapes) give the same model."""
+    try:
+        shapes = parse_shape_bindings(shape or [], what="shape")
+    except AutotuneError as err:
+        raise InvalidInput(str(err)) from None
     name, data = await upload_bytes(request, state.settings.max_upload_bytes)
 
     def store() -> ModelPublic:
         with state.session() as session:
             row = store_model(
-                session, state.settings.models_dir, name, data, state.settings.max_upload_bytes
+                session,
+                state.settings.models_dir,
+                name,
+                data,
+                state.settings.max_upload_bytes,
+                shapes,
             )
             return model_public(row)
 

@@ -196,9 +196,10 @@ def standalone_loader(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def small_conv_model() -> onnx.ModelProto:
+def small_conv_model(batch: int | str = 1) -> onnx.ModelProto:
     """A four-node model (conv, relu, flatten, dense) with seeded random weights: three
-    tasks, compiled in a second or two."""
+    tasks, compiled in a second or two. A string `batch` names a symbolic batch dim, as
+    an export with dynamic axes has."""
     rng = np.random.default_rng(0)
     weight = numpy_helper.from_array(rng.normal(0, 0.2, (8, 4, 3, 3)).astype(np.float32), "w")
     dense = numpy_helper.from_array(rng.normal(0, 0.2, (10, 8 * 6 * 6)).astype(np.float32), "d")
@@ -211,8 +212,8 @@ def small_conv_model() -> onnx.ModelProto:
     graph = helper.make_graph(
         nodes,
         "small",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 6])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 4, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 10])],
         [weight, dense],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
