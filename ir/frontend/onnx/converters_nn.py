@@ -152,14 +152,132 @@ def _transposed_pads(
     return (*begins, *ends)
 
 
-def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
-    """ConvTranspose -> zero insertion, padding and nn.conv2d with the flipped kernel.
+@dataclass(frozen=True)
+class TransposedWindow:
+    """A 2-D ConvTranspose's geometry: input (N, C, H, W), weight (C, M / groups, kh, kw)."""
 
-    A transposed conv with stride s is a plain conv (stride 1, same dilation) over the
-    input with s - 1 zeros between neighbours, padded by dilation * (kernel - 1) minus the
-    pads (plus output_padding at the end), with the weight's in/out channels swapped
-    within each group and its window reversed. Constant weights fold at compile time.
-    """
+    batch: int
+    channels: int
+    spatial: tuple[int, int]
+    per_group_out: int
+    groups: int
+    kernel: tuple[int, int]
+    strides: tuple[int, int]
+    dilation: tuple[int, int]
+    extra: tuple[int, int]  # output_padding
+    pads: tuple[int, int, int, int]  # (top, left, bottom, right)
+
+    def out_size(self, axis: int) -> int:
+        """The output's extent along spatial axis 0 (height) or 1 (width)."""
+        return (
+            self.strides[axis] * (self.spatial[axis] - 1)
+            + self.extra[axis]
+            + (self.kernel[axis] - 1) * self.dilation[axis]
+            + 1
+            - self.pads[axis]
+            - self.pads[axis + 2]
+        )
+
+
+def _per_group_weight(ctx: NodeContext, weight: Expr, window: TransposedWindow) -> Expr:
+    """(C, M / g, kh, kw) -> (g, M / g, C / g, kh, kw): in and out channels swapped."""
+    kh, kw = window.kernel
+    split = (window.groups, window.channels // window.groups, window.per_group_out, kh, kw)
+    return ctx.call("transpose", ctx.call("reshape", weight, newshape=split), axes=(0, 2, 1, 3, 4))
+
+
+def _reversed(ctx: NodeContext, value: Expr, axis: int, size: int) -> Expr:
+    if size == 1:
+        return value
+    return ctx.call("take", value, Constant(np.arange(size - 1, -1, -1, dtype=np.int64)), axis=axis)
+
+
+def _conv_transpose_by_zero_insertion(
+    ctx: NodeContext, data: Expr, weight: Expr, window: TransposedWindow
+) -> Expr:
+    """A plain conv (stride 1, same dilation) over the input with stride - 1 zeros between
+    neighbours, padded by dilation * (kernel - 1) minus the pads (plus output_padding at
+    the end), with the flipped per-group weight. Every tap is computed, zeros included."""
+    n, channels = window.batch, window.channels
+    (height, width), (stride_h, stride_w) = window.spatial, window.strides
+    if stride_h > 1 or stride_w > 1:
+        spread = ctx.call("reshape", data, newshape=(n, channels, height, 1, width, 1))
+        gaps = ((0, 0), (0, 0), (0, 0), (0, stride_h - 1), (0, 0), (0, stride_w - 1))
+        spread = ctx.call("nn.pad", spread, pad_width=gaps)
+        data = ctx.call("reshape", spread, newshape=(n, channels, height * stride_h, -1))
+    widths = [
+        (
+            window.dilation[axis] * (window.kernel[axis] - 1) - window.pads[axis],
+            window.dilation[axis] * (window.kernel[axis] - 1)
+            - window.pads[axis + 2]
+            + window.extra[axis]
+            - (window.strides[axis] - 1),
+        )
+        for axis in range(2)
+    ]
+    if any(value for pair in widths for value in pair):
+        data = ctx.call("nn.pad", data, pad_width=((0, 0), (0, 0), *widths))
+    kh, kw = window.kernel
+    shape = (window.per_group_out * window.groups, channels // window.groups, kh, kw)
+    weight = ctx.call("reshape", _per_group_weight(ctx, weight, window), newshape=shape)
+    weight = _reversed(ctx, _reversed(ctx, weight, 2, kh), 3, kw)
+    return ctx.call("nn.conv2d", data, weight, dilation=window.dilation, groups=window.groups)
+
+
+def _conv_transpose_by_phases(
+    ctx: NodeContext, data: Expr, weight: Expr, window: TransposedWindow
+) -> Expr:
+    """Stride s, dilation 1: output position t = s * q + r (before cropping the pads) sums
+    x[q - j] * w[r + s * j] over j, a stride-1 conv of the input with the r-th phase of
+    the kernel (every s-th tap, flipped). All s_h * s_w phases run as one conv with their
+    kernels stacked along the output channels; a reshape and transpose interleave them and
+    a crop takes the pads off. Only real taps are computed (1 / s**2 of zero insertion's)."""
+    n, channels, groups, per_out = (
+        window.batch,
+        window.channels,
+        window.groups,
+        window.per_group_out,
+    )
+    (stride_h, stride_w), (kh, kw) = window.strides, window.kernel
+    taps = (-(-kh // stride_h), -(-kw // stride_w))  # per phase, ceil(k / s)
+    # Positions q of each phase that the output needs, up to its last element.
+    phases = tuple(
+        -(-(window.pads[axis] + window.out_size(axis)) // window.strides[axis]) for axis in range(2)
+    )
+    per_group = _per_group_weight(ctx, weight, window)  # (g, M/g, C/g, kh, kw)
+    tails = ((0, 0),) * 3 + ((0, taps[0] * stride_h - kh), (0, taps[1] * stride_w - kw))
+    if any(after for _, after in tails):
+        per_group = ctx.call("nn.pad", per_group, pad_width=tails)
+    split = (groups, per_out, channels // groups, taps[0], stride_h, taps[1], stride_w)
+    phased = ctx.call("reshape", per_group, newshape=split)
+    phased = _reversed(ctx, _reversed(ctx, phased, 3, taps[0]), 5, taps[1])
+    phased = ctx.call("transpose", phased, axes=(0, 4, 6, 1, 2, 3, 5))
+    stacked = (groups * stride_h * stride_w * per_out, channels // groups, *taps)
+    kernel = ctx.call("reshape", phased, newshape=stacked)
+    edges = tuple((taps[axis] - 1, phases[axis] - window.spatial[axis]) for axis in range(2))
+    padded = ctx.call("nn.pad", data, pad_width=((0, 0), (0, 0), *edges))
+    out = ctx.call("nn.conv2d", padded, kernel, groups=groups)
+    split_out = (n, groups, stride_h, stride_w, per_out, *phases)
+    out = ctx.call("reshape", out, newshape=split_out)
+    out = ctx.call("transpose", out, axes=(0, 1, 4, 5, 2, 6, 3))
+    out = ctx.call(
+        "reshape",
+        out,
+        newshape=(n, groups * per_out, phases[0] * stride_h, phases[1] * stride_w),
+    )
+    crop = tuple(
+        (
+            -window.pads[axis],
+            window.pads[axis] + window.out_size(axis) - phases[axis] * window.strides[axis],
+        )
+        for axis in range(2)
+    )
+    return ctx.call("nn.pad", out, pad_width=((0, 0), (0, 0), *crop))
+
+
+def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
+    """ConvTranspose -> nn.conv2d: by kernel phases for dilation 1 and a stride, else by
+    zero insertion. Constant weights are rearranged once, by constant folding."""
     rank = _spatial_rank(ctx)
     n, channels, *spatial = ctx.shape(0)
     weight_shape = ctx.shape(1)
@@ -183,34 +301,27 @@ def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
             (0, *extra),
         )
         pads = (0, pads[0], 0, pads[1])
-    data = _to_2d(ctx, ctx.input(0), rank)
-    (height, width), (stride_h, stride_w) = spatial, strides
-    if stride_h > 1 or stride_w > 1:
-        spread = ctx.call("reshape", data, newshape=(n, channels, height, 1, width, 1))
-        gaps = ((0, 0), (0, 0), (0, 0), (0, stride_h - 1), (0, 0), (0, stride_w - 1))
-        spread = ctx.call("nn.pad", spread, pad_width=gaps)
-        data = ctx.call("reshape", spread, newshape=(n, channels, height * stride_h, -1))
-    widths = [
-        (dil * (k - 1) - pads[axis], dil * (k - 1) - pads[axis + 2] + out_pad - (stride - 1))
-        for axis, (k, dil, stride, out_pad) in enumerate(
-            zip(kernel, dilation, strides, extra, strict=True)
-        )
-    ]
-    if any(value for pair in widths for value in pair):
-        data = ctx.call("nn.pad", data, pad_width=((0, 0), (0, 0), *widths))
-    out_channels = weight_shape[1] * groups
-    weight = _to_2d(ctx, ctx.input(1), rank)
-    kh, kw = kernel
-    weight = ctx.call(
-        "reshape", weight, newshape=(groups, channels // groups, weight_shape[1], kh, kw)
+    window = TransposedWindow(
+        n,
+        channels,
+        (spatial[0], spatial[1]),
+        weight_shape[1],
+        groups,
+        (kernel[0], kernel[1]),
+        (strides[0], strides[1]),
+        (dilation[0], dilation[1]),
+        (extra[0], extra[1]),
+        (pads[0], pads[1], pads[2], pads[3]),
     )
-    weight = ctx.call("transpose", weight, axes=(0, 2, 1, 3, 4))
-    weight = ctx.call("reshape", weight, newshape=(out_channels, channels // groups, kh, kw))
-    for axis, size in ((2, kh), (3, kw)):
-        if size > 1:
-            reverse = Constant(np.arange(size - 1, -1, -1, dtype=np.int64))
-            weight = ctx.call("take", weight, reverse, axis=axis)
-    out = ctx.call("nn.conv2d", data, weight, dilation=tuple(dilation), groups=groups)
+    for axis in range(2):
+        if window.out_size(axis) < 1:
+            raise ctx.error(f"the pads {list(pads)} leave an empty output")
+    data = _to_2d(ctx, ctx.input(0), rank)
+    weight = _to_2d(ctx, ctx.input(1), rank)
+    if window.dilation == (1, 1) and window.strides != (1, 1):
+        out = _conv_transpose_by_phases(ctx, data, weight, window)
+    else:
+        out = _conv_transpose_by_zero_insertion(ctx, data, weight, window)
     bias = ctx.optional_input(2)
     if bias is not None:
         out = ctx.call("add", out, ctx.call("expand_dims", bias, axes=(1, 2)))

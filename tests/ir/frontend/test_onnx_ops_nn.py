@@ -365,6 +365,16 @@ CONV_TRANSPOSE = [
         pads=[3, 2, 3, 4],
     ),
     op_case(
+        "conv_transpose_stride_exceeds_kernel",
+        "ConvTranspose",
+        ["x", "w", "b"],
+        {"x": SMALL},
+        consts={"w": randn(4, 3, 2, 5), "b": randn(3)},
+        strides=[3, 2],
+        pads=[0, 2, 1, 1],
+        output_padding=[2, 1],
+    ),
+    op_case(
         "conv_transpose_output_shape",
         "ConvTranspose",
         ["x", "w"],

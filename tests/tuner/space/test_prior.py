@@ -29,6 +29,7 @@ UNTILED = {
     "avg_pool2d",
     "cumsum",
     "decoder:fused_reshape_multiply_add_nn_mish",
+    "decoder:fused_reshape_transpose_reshape_nn_pad_add_take",
     "decoder:fused_reshape_transpose_reshape_take",
     "layer_norm",
     "light_resnet50:fused_nn_max_pool2d",

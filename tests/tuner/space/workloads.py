@@ -120,11 +120,12 @@ def _pool(op: str) -> Function:
 
 
 def _model_function(
-    model: str, wanted: str, data_rank: int | None = None, padded: bool = True
+    model: str, wanted: str, data_rank: int | None = None, padded: bool | None = True
 ) -> Workload:
     """The first fused function of `model` (a light model, or "decoder") named `wanted`
-    or starting with it, whose TE program pads when `padded` (and whose first input has
-    `data_rank` dimensions, when given: 5 for blocked-channel data)."""
+    or starting with it, whose TE program pads when `padded` (does not, when False; either,
+    when None) and whose first input has `data_rank` dimensions, when given (5 for
+    blocked-channel data)."""
     proto = decoder_model() if model == "decoder" else load_light_model(model)
     fn = optimize(from_onnx(proto))
     for node in post_order(fn.body):
@@ -133,7 +134,8 @@ def _model_function(
         if not str(node.op.attrs.get("name", "")).startswith(wanted):
             continue
         program = function_to_te(node.op)
-        if padded and not any(op.name.startswith("pad") for op in program.computes):
+        pads = any(op.name.startswith("pad") for op in program.computes)
+        if padded is not None and pads != padded:
             continue
         if data_rank is not None and program.inputs[0].ndim != data_rank:
             continue
@@ -227,10 +229,12 @@ def workloads() -> dict[str, Workload]:
         Workload("conv2d_nchwc_from_nchw", _blocked_conv((1, 3, 13, 13), 2), weights),
         _model_function("light_squeezenet", "fused_nn_conv2d_nchwc_add_nn_relu", data_rank=5),
         _model_function("light_resnet50", "fused_nn_max_pool2d"),
-        # A transposed conv's plain conv, the zero insertion fused into a norm's tail, and
-        # a linear resize of a depth-to-space.
-        _model_function("decoder", "fused_nn_conv2d_add", padded=False),
+        # A transposed conv's phase conv, its input padding fused into a norm's tail, the
+        # interleaving of its phases (with a resized skip input), and a linear resize of a
+        # depth-to-space.
+        _model_function("decoder", "fused_nn_conv2d", padded=False),
         _model_function("decoder", "fused_reshape_multiply_add_nn_mish"),
+        _model_function("decoder", "fused_reshape_transpose_reshape_nn_pad_add_take"),
         _model_function("decoder", "fused_reshape_transpose_reshape_take", padded=False),
         Workload("te:matmul_rowsum", None, weights, _matmul_rowsum),
         Workload("te:matmul_two_outputs", None, weights, _matmul_two_outputs),
