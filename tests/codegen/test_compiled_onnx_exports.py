@@ -1,6 +1,6 @@
 """Ops that PyTorch exports bring (ConvTranspose, Resize, Instance/GroupNormalization,
-DepthToSpace, Einsum, CumSum, Trilu, Mish, Softplus, Mod, ...), compiled and run against
-onnxruntime.
+DepthToSpace, Einsum, CumSum, Trilu, RNN/GRU/LSTM, Mish, Softplus, Mod, ...), compiled and
+run against onnxruntime.
 
 The single-node cases of the frontend tests go through the pass pipeline, fusion and the
 LLVM backend here (the frontend tests check the import with the numpy oracle only). A
@@ -27,6 +27,7 @@ from tests.ir.frontend.test_onnx_ops_einsum import CUMSUM, EINSUM, TRILU
 from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, RESIZE
 from tests.ir.frontend.test_onnx_ops_math import ACTIVATIONS, LOGICAL_AND_MOD
 from tests.ir.frontend.test_onnx_ops_nn import CONV_TRANSPOSE, NORM_GROUPS
+from tests.ir.frontend.test_onnx_ops_rnn import CASES as RECURRENT
 from tests.support.onnx_models import decoder_model
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -70,6 +71,7 @@ CASES = (
     + _selected(ACTIVATIONS, NEW_ACTIVATIONS)
     + _selected(LOGICAL_AND_MOD)
     + _selected(EINSUM + CUMSUM + TRILU)
+    + _selected(RECURRENT)
 )
 
 

@@ -8,6 +8,7 @@ from ir.frontend.onnx import (
     converters_math,
     converters_nn,
     converters_reduce,
+    converters_rnn,
     converters_tensor,
 )
 from ir.frontend.onnx.context import Converter
@@ -18,6 +19,7 @@ _FAMILIES = (
     converters_math,
     converters_nn,
     converters_reduce,
+    converters_rnn,
     converters_tensor,
 )
 
