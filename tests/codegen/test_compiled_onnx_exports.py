@@ -1,6 +1,6 @@
 """Ops that PyTorch exports bring (ConvTranspose, Resize, Instance/GroupNormalization,
-DepthToSpace, Einsum, CumSum, Trilu, RNN/GRU/LSTM, Mish, Softplus, Mod, ...), compiled and
-run against onnxruntime.
+DepthToSpace, Einsum, CumSum, Trilu, RNN/GRU/LSTM, GatherElements, ScatterND, OneHot, Mish,
+Softplus, Mod, ...), compiled and run against onnxruntime.
 
 The single-node cases of the frontend tests go through the pass pipeline, fusion and the
 LLVM backend here (the frontend tests check the import with the numpy oracle only). A
@@ -25,6 +25,7 @@ from tests.codegen.aot.conftest import compile_onnx
 from tests.ir.frontend.onnx_helpers import OpCase, run_onnxruntime
 from tests.ir.frontend.test_onnx_ops_einsum import CUMSUM, EINSUM, TRILU
 from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, RESIZE
+from tests.ir.frontend.test_onnx_ops_indexing import INDEXING
 from tests.ir.frontend.test_onnx_ops_math import ACTIVATIONS, LOGICAL_AND_MOD
 from tests.ir.frontend.test_onnx_ops_nn import CONV_TRANSPOSE, NORM_GROUPS
 from tests.ir.frontend.test_onnx_ops_rnn import CASES as RECURRENT
@@ -72,6 +73,7 @@ CASES = (
     + _selected(LOGICAL_AND_MOD)
     + _selected(EINSUM + CUMSUM + TRILU)
     + _selected(RECURRENT)
+    + _selected(INDEXING)
 )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ir.errors import UnsupportedOpError
 from ir.frontend.onnx.context import (
     Converter,
@@ -211,11 +213,35 @@ def convert_mod(ctx: NodeContext) -> ConverterResult:
     return ctx.call("trunc_mod" if fmod else "floor_mod", ctx.input(0), ctx.input(1))
 
 
+def convert_cast_like(ctx: NodeContext) -> ConverterResult:
+    """CastLike(x, target) -> cast to the target's dtype."""
+    return ctx.call("cast", ctx.input(0), dtype=ctx.dtype(1))
+
+
+def convert_is_nan(ctx: NodeContext) -> ConverterResult:
+    """IsNaN(x) -> not (x == x)."""
+    same = ctx.call("equal", ctx.input(0), ctx.input(0))
+    return ctx.call("equal", same, ctx.scalar(False, "bool"))
+
+
+def convert_is_inf(ctx: NodeContext) -> ConverterResult:
+    """IsInf(x) -> x == +inf and / or x == -inf (detect_positive, detect_negative)."""
+    data, dtype = ctx.input(0), ctx.dtype(0)
+    positive = ctx.int_attr("detect_positive", 1)
+    negative = ctx.int_attr("detect_negative", 1)
+    if positive and negative:
+        return ctx.call("equal", ctx.call("abs", data), ctx.scalar(math.inf, dtype))
+    if positive or negative:
+        return ctx.call("equal", data, ctx.scalar(math.inf if positive else -math.inf, dtype))
+    return Constant(np.zeros(ctx.shape(0), dtype=bool))
+
+
 CONVERTERS: dict[str, Converter] = {
     "Abs": unary("abs"),
     "And": binary("logical_and"),
     "Add": binary("add"),
     "Cast": convert_cast,
+    "CastLike": convert_cast_like,
     "Ceil": unary("ceil"),
     "Celu": with_float_attrs("nn.celu", alpha=1.0),
     "Clip": convert_clip,
@@ -231,6 +257,8 @@ CONVERTERS: dict[str, Converter] = {
     "GreaterOrEqual": negated("less"),
     "HardSigmoid": convert_hard_sigmoid,
     "HardSwish": convert_hard_swish,
+    "IsInf": convert_is_inf,
+    "IsNaN": convert_is_nan,
     "Identity": convert_identity,
     "LeakyRelu": convert_leaky_relu,
     "Less": binary("less"),
@@ -249,6 +277,7 @@ CONVERTERS: dict[str, Converter] = {
     "PRelu": convert_prelu,
     "Reciprocal": unary("reciprocal"),
     "Relu": unary("nn.relu"),
+    "Round": unary("round"),
     "Selu": with_float_attrs("nn.selu", alpha=1.6732632423543772, gamma=1.0507009873554805),
     "Sigmoid": unary("sigmoid"),
     "Sign": unary("sign"),

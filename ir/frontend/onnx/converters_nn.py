@@ -568,6 +568,54 @@ def convert_group_norm(ctx: NodeContext) -> ConverterResult:
     return ctx.call("add", scaled, _per_channel(ctx, ctx.input(2), len(shape)))
 
 
+def convert_hardmax(ctx: NodeContext) -> ConverterResult:
+    """Hardmax -> 1 where the first maximum along the axis is, else 0. Before opset 13 the
+    input is viewed as 2-D: (dims before axis, dims from axis on)."""
+    shape = ctx.shape(0)
+    axis = ctx.int_attr("axis", -1 if ctx.opset >= 13 else 1)
+    if not -len(shape) <= axis < len(shape):
+        raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
+    axis %= len(shape)
+    data, view = ctx.input(0), shape
+    if ctx.opset < 13:
+        view = (math.prod(shape[:axis]), math.prod(shape[axis:]))
+        data, axis = ctx.call("reshape", data, newshape=view), 1
+    first = ctx.call("argmax", data, axis=axis, keepdims=True)
+    trailing = (1,) * (len(view) - axis - 1)
+    positions = Constant(np.arange(view[axis], dtype=np.int64).reshape(view[axis], *trailing))
+    out = ctx.call("cast", ctx.call("equal", first, positions), dtype=ctx.dtype(0))
+    return ctx.call("reshape", out, newshape=shape) if view != shape else out
+
+
+def convert_lp_norm(ctx: NodeContext) -> ConverterResult:
+    """LpNormalization(axis, p) -> x / (sum |x| or sqrt(sum x^2)) along the axis."""
+    shape = ctx.shape(0)
+    axis = ctx.int_attr("axis", -1)
+    if not -len(shape) <= axis < len(shape):
+        raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
+    p = ctx.int_attr("p", 2)
+    if p not in (1, 2):
+        raise ctx.unsupported_attr("p", p, ("1", "2"))
+    data = ctx.input(0)
+    if p == 1:
+        norm = ctx.call("sum", ctx.call("abs", data), axis=(axis,), keepdims=True)
+    else:
+        squares = ctx.call("multiply", data, data)
+        norm = ctx.call("sqrt", ctx.call("sum", squares, axis=(axis,), keepdims=True))
+    return ctx.call("divide", data, norm)
+
+
+def convert_mean_variance_norm(ctx: NodeContext) -> ConverterResult:
+    """MeanVarianceNormalization(axes) -> (x - mean) / sqrt(mean((x - mean)^2) + 1e-9)."""
+    rank = len(ctx.shape(0))
+    axes = tuple(a % rank for a in (ctx.ints_attr("axes") or (0, 2, 3)))
+    data = ctx.input(0)
+    centered = ctx.call("subtract", data, ctx.call("mean", data, axis=axes, keepdims=True))
+    variance = ctx.call("mean", ctx.call("multiply", centered, centered), axis=axes, keepdims=True)
+    spread = ctx.call("sqrt", ctx.call("add", variance, ctx.scalar(1e-9, ctx.dtype(0))))
+    return ctx.call("divide", centered, spread)
+
+
 CONVERTERS: dict[str, Converter] = {
     "AveragePool": convert_average_pool,
     "BatchNormalization": convert_batch_norm,
@@ -578,11 +626,14 @@ CONVERTERS: dict[str, Converter] = {
     "GlobalAveragePool": global_pool("nn.global_avg_pool2d", "mean"),
     "GlobalMaxPool": global_pool("nn.global_max_pool2d", "max"),
     "GroupNormalization": convert_group_norm,
+    "Hardmax": convert_hardmax,
     "InstanceNormalization": convert_instance_norm,
     "LayerNormalization": convert_layer_norm,
     "LogSoftmax": softmax("nn.log_softmax"),
+    "LpNormalization": convert_lp_norm,
     "LRN": convert_lrn,
     "MatMul": convert_matmul,
     "MaxPool": convert_max_pool,
+    "MeanVarianceNormalization": convert_mean_variance_norm,
     "Softmax": softmax("nn.softmax"),
 }

@@ -301,6 +301,109 @@ def convert_trilu(ctx: NodeContext) -> ConverterResult:
     return ctx.call("where", Constant(mask), ctx.input(0), zero)
 
 
+def convert_size(ctx: NodeContext) -> ConverterResult:
+    """Size -> the element count, a constant (shapes are static)."""
+    return Constant(np.asarray(int(np.prod(ctx.shape(0))), dtype=np.int64))
+
+
+def convert_gather_elements(ctx: NodeContext) -> ConverterResult:
+    """GatherElements(axis) -> gather_elements."""
+    axis = _axes(ctx, (ctx.int_attr("axis", 0),), len(ctx.shape(0)))[0]
+    return ctx.call("gather_elements", ctx.input(0), ctx.input(1), axis=axis)
+
+
+def _flat_positions(ctx: NodeContext, indices: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
+    """Row-major positions in `dims` of the index tuples along indices' last axis (negative
+    entries count from the end), or a ModelImportError naming an index out of range."""
+    bounds = np.asarray(dims, dtype=np.int64)
+    wrapped = np.where(indices < 0, indices + bounds, indices).astype(np.int64)
+    if wrapped.size and (np.any(wrapped < 0) or np.any(wrapped >= bounds)):
+        raise ctx.error(f"indices out of range for the leading dims {dims} of the data")
+    positions = np.zeros(wrapped.shape[:-1], dtype=np.int64)
+    for axis, size in enumerate(dims):
+        positions = positions * size + wrapped[..., axis]
+    return positions
+
+
+def _static_index_tuples(ctx: NodeContext) -> tuple[np.ndarray, int, tuple[int, ...]]:
+    """GatherND's / ScatterND's static indices, their tuple length k and data's rest dims."""
+    if ctx.int_attr("batch_dims", 0):
+        raise ctx.unsupported_attr("batch_dims", ctx.attr("batch_dims"), ("0",))
+    indices = ctx.static_value(1, "indices")
+    shape = ctx.shape(0)
+    depth = indices.shape[-1] if indices.ndim else 0
+    if indices.ndim == 0 or not 1 <= depth <= len(shape):
+        raise ctx.error(f"indices of shape {indices.shape} do not index data of shape {shape}")
+    return indices, depth, shape[depth:]
+
+
+def convert_gather_nd(ctx: NodeContext) -> ConverterResult:
+    """GatherND with static indices -> take of the data with its leading dims flattened."""
+    indices, depth, rest = _static_index_tuples(ctx)
+    leading = ctx.shape(0)[:depth]
+    positions = _flat_positions(ctx, indices, leading)
+    flat = ctx.call("reshape", ctx.input(0), newshape=(int(np.prod(leading)), *rest))
+    return ctx.call("take", flat, Constant(positions), axis=0)
+
+
+SCATTER_REDUCTIONS = {
+    "none": None,
+    "add": "add",
+    "mul": "multiply",
+    "max": "maximum",
+    "min": "minimum",
+}
+
+
+def convert_scatter_nd(ctx: NodeContext) -> ConverterResult:
+    """ScatterND with static indices -> where(written, updates gathered per position, data).
+
+    Each position of the data's leading dims knows (at import) which update lands there;
+    with a reduction, the update combines with the data (positions written twice are
+    refused, as their order would matter)."""
+    indices, depth, rest = _static_index_tuples(ctx)
+    shape = ctx.shape(0)
+    leading = shape[:depth]
+    reduction = ctx.choice_attr("reduction", "none", tuple(SCATTER_REDUCTIONS))
+    positions = _flat_positions(ctx, indices, leading).reshape(-1)
+    if reduction != "none" and len(set(positions.tolist())) != positions.size:
+        raise ctx.unsupported(f"reduction {reduction!r} with an index written twice")
+    expected = (*indices.shape[:-1], *rest)
+    if ctx.shape(2) != expected:
+        raise ctx.error(f"updates have shape {ctx.shape(2)}; expected {expected}")
+    source = np.full(int(np.prod(leading)), -1, dtype=np.int64)
+    source[positions] = np.arange(positions.size)  # the last write wins, as ONNX Runtime
+    written = Constant((source >= 0).reshape(*leading, *(1,) * len(rest)))
+    updates = ctx.call("reshape", ctx.input(2), newshape=(max(positions.size, 1), *rest))
+    picked = Constant(np.maximum(source, 0).reshape(leading))
+    landed = ctx.call("take", updates, picked, axis=0)
+    combine = SCATTER_REDUCTIONS[reduction]
+    if combine is not None:
+        landed = ctx.call(combine, ctx.input(0), landed)
+    return ctx.call("where", written, landed, ctx.input(0))
+
+
+def convert_one_hot(ctx: NodeContext) -> ConverterResult:
+    """OneHot(indices, depth, values) -> where(indices == arange(depth), on, off)."""
+    depth = int(ctx.static_scalar(1, "depth"))
+    values = ctx.static_value(2, "values").reshape(-1)
+    if depth < 1 or values.size != 2:
+        raise ctx.error(f"depth {depth} must be positive and values must hold (off, on)")
+    shape = ctx.shape(0)
+    rank = len(shape) + 1
+    axis = _axes(ctx, (ctx.int_attr("axis", -1),), rank)[0]
+    indices = ctx.input(0)
+    if ctx.dtype(0) != "int64":  # floats truncate, as ONNX Runtime casts them
+        indices = ctx.call("cast", indices, dtype="int64")
+    depth_const = ctx.scalar(depth, "int64")
+    negative = ctx.call("less", indices, ctx.scalar(0, "int64"))
+    wrapped = ctx.call("where", negative, ctx.call("add", indices, depth_const), indices)
+    classes = np.arange(depth, dtype=np.int64).reshape(depth, *(1,) * (rank - axis - 1))
+    hit = ctx.call("equal", ctx.call("expand_dims", wrapped, axes=(axis,)), Constant(classes))
+    off, on = (Constant(np.asarray(value, dtype=values.dtype)) for value in values)
+    return ctx.call("where", hit, on, off)
+
+
 CONVERTERS: dict[str, Converter] = {
     "Concat": convert_concat,
     "Constant": convert_constant,
@@ -309,10 +412,15 @@ CONVERTERS: dict[str, Converter] = {
     "Expand": convert_expand,
     "Flatten": convert_flatten,
     "Gather": convert_gather,
+    "GatherElements": convert_gather_elements,
+    "GatherND": convert_gather_nd,
+    "OneHot": convert_one_hot,
     "Pad": convert_pad,
     "Range": convert_range,
     "Reshape": convert_reshape,
+    "ScatterND": convert_scatter_nd,
     "Shape": convert_shape,
+    "Size": convert_size,
     "Slice": convert_slice,
     "SpaceToDepth": convert_space_to_depth,
     "Split": convert_split,

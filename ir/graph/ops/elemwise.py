@@ -363,6 +363,7 @@ OPS: tuple[OpDef, ...] = (
     ),
     _unary("sign", lambda x, a: np.sign(x), lambda x, a: _sign_te(x), "-1, 0 or 1"),
     _unary("sin", lambda x, a: np.sin(x), _math("sin"), "sine"),
+    _unary("round", lambda x, a: np.round(x), _math("round"), "round half to even"),
     _unary("cos", lambda x, a: np.cos(x), _math("cos"), "cosine"),
     _unary("copy", lambda x, a: x.copy(), lambda x, a: x, "identity copy"),
     OpDef(

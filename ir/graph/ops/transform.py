@@ -295,6 +295,39 @@ def _take_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     return np.take(data, wrapped, axis=axis)
 
 
+def _gather_elements_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "gather_elements"
+    data, indices = tensor_args(arg_types, op)
+    if indices.dtype not in ("int32", "int64"):
+        raise TypeInferenceError(f"{op}: indices must be int32 or int64, got {indices.dtype}")
+    axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
+    if indices.ndim != data.ndim or any(
+        size > dim
+        for other, (size, dim) in enumerate(zip(indices.shape, data.shape, strict=True))
+        if other != axis
+    ):
+        raise TypeInferenceError(
+            f"{op}: indices of shape {indices.shape} must have data's rank ({data.shape}) and "
+            "no larger dims off the axis"
+        )
+    return TensorType(indices.shape, data.dtype)
+
+
+def _gather_elements_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """ONNX GatherElements (torch.gather): negative indices count from the end."""
+    data, indices = inputs
+    axis = int(attrs["axis"]) % data.ndim
+    dim = data.shape[axis]
+    if indices.size and (indices.min() < -dim or indices.max() >= dim):
+        raise IndexError(
+            f"gather_elements: indices in [{indices.min()}, {indices.max()}] out of range for "
+            f"axis {axis} of shape {data.shape}"
+        )
+    grid: list[np.ndarray] = list(np.indices(indices.shape, sparse=True))
+    grid[axis] = np.where(indices < 0, indices + dim, indices)
+    return np.asarray(data[tuple(grid)])
+
+
 def _tile_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     op = "tile"
     data = tensor_arg(arg_types, 0, op)
@@ -496,6 +529,22 @@ def _take_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     return check_output(compute(out.shape, body, name="take", tag="injective"), out, "take")
 
 
+def _gather_elements_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """data[i..., indices[i...] (negative ones wrapped) on the axis, ...]."""
+    data, indices = inputs
+    out = tensor_out(out_type, "gather_elements")
+    axis = int(attrs["axis"]) % data.ndim
+    dim = data.shape[axis]
+
+    def body(*out_indices: PrimExpr) -> PrimExpr:
+        position = cast("int64", indices[out_indices])
+        wrapped = select(position < 0, position + dim, position)
+        return data[(*out_indices[:axis], wrapped, *out_indices[axis + 1 :])]
+
+    gathered = compute(out.shape, body, name="gather_elements", tag="injective")
+    return check_output(gathered, out, "gather_elements")
+
+
 def _shape_of_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     out = tensor_out(out_type, "shape_of")
     dims = inputs[0].shape
@@ -647,6 +696,16 @@ OPS: tuple[OpDef, ...] = (
         _take_reference,
         _take_te,
         "ONNX Gather along axis; negative indices count from the end",
+        num_inputs=2,
+        input_names=("data", "indices"),
+        axis=0,
+    ),
+    _injective(
+        "gather_elements",
+        _gather_elements_relation,
+        _gather_elements_reference,
+        _gather_elements_te,
+        "ONNX GatherElements (torch.gather): per element, the index along axis",
         num_inputs=2,
         input_names=("data", "indices"),
         axis=0,

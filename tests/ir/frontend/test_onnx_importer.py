@@ -94,7 +94,7 @@ def test_outputs_select_intermediate_values() -> None:
 def test_outputs_before_an_unsupported_op_import() -> None:
     nodes = [
         helper.make_node("Relu", ["x"], ["r"], name="relu0"),
-        helper.make_node("Hardmax", ["r"], ["y"], name="hardmax0"),
+        helper.make_node("RandomUniformLike", ["r"], ["y"], name="random0"),
     ]
     model = make_model(nodes, {"x": ([2, 3], np.float32)})
     function = from_onnx(model, outputs=["r"])

@@ -336,6 +336,13 @@ CASES += [
     ("take", [randn(4, 5, 6), np.array([0, -1, 2, -4], dtype=np.int64)], {"axis": 0}),
     ("take", [randn(4, 5, 6), np.array([[1, -2], [0, 4]], dtype=np.int32)], {"axis": 1}),
     ("take", [randn(4, 5, 6), np.array(-3, dtype=np.int64)], {"axis": -1}),
+    (
+        "gather_elements",
+        [randn(4, 5, 3), RNG.integers(-5, 5, (2, 6, 3)).astype(np.int64)],
+        {"axis": 1},
+    ),
+    ("gather_elements", [ints(3, 4), RNG.integers(0, 3, (2, 4)).astype(np.int32)], {"axis": 0}),
+    ("round", [np.array([0.5, 1.5, -2.5, 2.4, -0.6, 3.5], np.float32)], {}),
     ("tile", [randn(2, 3)], {"repeats": (2, 3)}),
     ("tile", [ints(1, 3, dtype="uint8", low=0)], {"repeats": (2, 2)}),
     ("shape_of", [randn(2, 3, 4)], {}),

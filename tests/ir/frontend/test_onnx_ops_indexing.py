@@ -1,0 +1,168 @@
+"""Single-node ONNX models of indexing and normalisation ops that exports bring
+(GatherElements, GatherND, ScatterND, OneHot, Size, CastLike, Round, IsNaN, IsInf, Hardmax,
+LpNormalization, MeanVarianceNormalization) against onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from ir.errors import ModelImportError, UnsupportedOpError
+from ir.frontend.onnx import from_onnx
+from tests.ir.frontend.onnx_helpers import (
+    OpCase,
+    assert_matches_onnxruntime,
+    make_model,
+    op_case,
+    randn,
+)
+
+BOOL = {"y": np.bool_}
+I64 = {"y": np.int64}
+SPECIAL = np.array([[1.0, np.nan, -np.inf], [np.inf, -2.5, 0.0]], np.float32)
+
+
+def _ints(*values: object) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64)
+
+
+INDEXING = [
+    op_case(
+        "gather_elements_axis1",
+        "GatherElements",
+        ["x", "i"],
+        {"x": randn(3, 4), "i": _ints([0, 3, -1], [2, 2, 1], [1, 0, 0])},
+        axis=1,
+    ),
+    op_case(
+        "gather_elements_axis0_smaller",
+        "GatherElements",
+        ["x", "i"],
+        {"x": randn(4, 3, 2)},
+        consts={"i": _ints([[0, 1], [3, 2]], [[1, 1], [0, -4]])},
+        axis=0,
+    ),
+    op_case(
+        "gather_nd",
+        "GatherND",
+        ["x", "i"],
+        {"x": randn(3, 4, 5)},
+        consts={"i": _ints([[0, 1], [2, -1]], [[1, 3], [0, 0]])},
+    ),
+    op_case(
+        "gather_nd_full", "GatherND", ["x", "i"], {"x": randn(3, 4)}, consts={"i": _ints([2, 1])}
+    ),
+    op_case(
+        "scatter_nd",
+        "ScatterND",
+        ["x", "i", "u"],
+        {"x": randn(4, 3, 2), "u": randn(2, 3, 2)},
+        consts={"i": _ints([1], [3])},
+    ),
+    op_case(
+        "scatter_nd_elements_add",
+        "ScatterND",
+        ["x", "i", "u"],
+        {"x": randn(3, 4), "u": randn(3)},
+        consts={"i": _ints([0, 1], [2, 3], [1, -1])},
+        opset=16,
+        reduction="add",
+    ),
+    op_case(
+        "scatter_nd_max",
+        "ScatterND",
+        ["x", "i", "u"],
+        {"x": randn(5, 2), "u": randn(2, 2)},
+        consts={"i": _ints([4], [0])},
+        opset=18,
+        reduction="max",
+    ),
+    op_case(
+        "one_hot",
+        "OneHot",
+        ["i", "d", "v"],
+        {"i": _ints([0, 2, -1], [1, 4, 3])},
+        consts={"d": _ints(5), "v": np.array([0.0, 3.0], np.float32)},
+    ),
+    op_case(
+        "one_hot_axis0_float_indices",
+        "OneHot",
+        ["i", "d", "v"],
+        {"i": np.array([1.0, -2.0, 0.0], np.float32)},
+        consts={"d": _ints(4), "v": _ints(-1, 1)},
+        outputs=I64,
+        axis=0,
+    ),
+    op_case("size", "Size", ["x"], {"x": randn(3, 4, 2)}, outputs=I64),
+    op_case(
+        "cast_like",
+        "CastLike",
+        ["x", "t"],
+        {"x": randn(3, 4) * 5},
+        consts={"t": _ints(0)},
+        opset=15,
+        outputs=I64,
+    ),
+    op_case("round", "Round", ["x"], {"x": np.array([0.5, 1.5, -2.5, 2.4, -0.6], np.float32)}),
+    op_case("is_nan", "IsNaN", ["x"], {"x": SPECIAL}, outputs=BOOL),
+    *[
+        op_case(
+            f"is_inf_{positive}{negative}",
+            "IsInf",
+            ["x"],
+            {"x": SPECIAL},
+            outputs=BOOL,
+            opset=10,
+            detect_positive=positive,
+            detect_negative=negative,
+        )
+        for positive, negative in ((1, 1), (1, 0), (0, 1), (0, 0))
+    ],
+    op_case("hardmax", "Hardmax", ["x"], {"x": randn(3, 4, 5)}, axis=1),
+    op_case("hardmax_ties", "Hardmax", ["x"], {"x": np.array([[1, 3, 3], [2, 2, 0]], np.float32)}),
+    op_case("hardmax_11_coerced", "Hardmax", ["x"], {"x": randn(2, 3, 4)}, opset=11, axis=1),
+    op_case("lp_norm_2", "LpNormalization", ["x"], {"x": randn(3, 4, 5)}, axis=1),
+    op_case("lp_norm_1", "LpNormalization", ["x"], {"x": randn(3, 4)}, p=1),
+    # (ONNX's shape inference fails on the function body when axes is left out, so the
+    # default axes are spelled out.)
+    op_case(
+        "mean_variance_norm",
+        "MeanVarianceNormalization",
+        ["x"],
+        {"x": randn(2, 3, 4, 5)},
+        opset=18,
+        axes=[0, 2, 3],
+    ),
+    op_case(
+        "mean_variance_norm_axes",
+        "MeanVarianceNormalization",
+        ["x"],
+        {"x": randn(2, 3, 4)},
+        opset=18,
+        axes=[2],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", INDEXING)
+def test_op_matches_onnxruntime(case: OpCase) -> None:
+    assert_matches_onnxruntime(case.model(), case.feeds, rtol=1e-4, atol=1e-5)
+
+
+def test_static_indices_out_of_range_and_double_writes_are_refused_by_name() -> None:
+    gather = make_model(
+        [helper.make_node("GatherND", ["x", "i"], ["y"], name="g0")],
+        {"x": randn(3, 4)},
+        initializers={"i": _ints([3, 0])},
+    )
+    with pytest.raises(ModelImportError, match=r"g0.*out of range"):
+        from_onnx(gather)
+    twice = make_model(
+        [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="s0", reduction="add")],
+        {"x": randn(3), "u": randn(2)},
+        initializers={"i": _ints([1], [1])},
+        opset=16,
+    )
+    with pytest.raises(UnsupportedOpError, match=r"s0.*written twice"):
+        from_onnx(twice)
