@@ -281,18 +281,23 @@ def _take_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TensorType(data.shape[:axis] + indices.shape + data.shape[axis + 1 :], data.dtype)
 
 
+def _wrapped_indices(op: str, data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
+    """Indices along `axis` of `data` with negative ones counted from the end; IndexError
+    for any out of range."""
+    dim = data.shape[axis]
+    if indices.size and (indices.min() < -dim or indices.max() >= dim):
+        raise IndexError(
+            f"{op}: indices in [{indices.min()}, {indices.max()}] out of range for axis {axis} "
+            f"of shape {data.shape}"
+        )
+    return np.where(indices < 0, indices + dim, indices)
+
+
 def _take_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     """ONNX Gather: negative indices count from the end; out-of-range ones raise IndexError."""
     data, indices = inputs
     axis = int(attrs["axis"]) % data.ndim
-    dim = data.shape[axis]
-    if indices.size and (indices.min() < -dim or indices.max() >= dim):
-        raise IndexError(
-            f"take: indices in [{indices.min()}, {indices.max()}] out of range for axis {axis} "
-            f"of shape {data.shape}"
-        )
-    wrapped = np.where(indices < 0, indices + dim, indices)
-    return np.take(data, wrapped, axis=axis)
+    return np.take(data, _wrapped_indices("take", data, indices, axis), axis=axis)
 
 
 def _gather_elements_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
@@ -317,14 +322,8 @@ def _gather_elements_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np
     """ONNX GatherElements (torch.gather): negative indices count from the end."""
     data, indices = inputs
     axis = int(attrs["axis"]) % data.ndim
-    dim = data.shape[axis]
-    if indices.size and (indices.min() < -dim or indices.max() >= dim):
-        raise IndexError(
-            f"gather_elements: indices in [{indices.min()}, {indices.max()}] out of range for "
-            f"axis {axis} of shape {data.shape}"
-        )
     grid: list[np.ndarray] = list(np.indices(indices.shape, sparse=True))
-    grid[axis] = np.where(indices < 0, indices + dim, indices)
+    grid[axis] = _wrapped_indices("gather_elements", data, indices, axis)
     return np.asarray(data[tuple(grid)])
 
 
