@@ -33,6 +33,16 @@ ACTIVATION_PARAMS = {
     "Affine": (1, 1),
     "ScaledTanh": (1, 1),
 }
+# The ONNX operators' own defaults, for activations given without alpha / beta.
+DEFAULT_ALPHA = {
+    "LeakyRelu": 0.01,
+    "ThresholdedRelu": 1.0,
+    "Elu": 1.0,
+    "HardSigmoid": 0.2,
+    "Affine": 1.0,
+    "ScaledTanh": 1.0,
+}
+DEFAULT_BETA = {"HardSigmoid": 0.5, "Affine": 0.0, "ScaledTanh": 1.0}
 Activation = Callable[[Expr], Expr]
 
 
@@ -102,13 +112,8 @@ def _activations(ctx: NodeContext, defaults: tuple[str, ...], directions: int) -
             allowed = tuple(ACTIVATION_PARAMS)
             raise ctx.unsupported_attr("activations", name, allowed)
         takes_alpha, takes_beta = ACTIVATION_PARAMS[name]
-        alpha = float(alphas.pop(0)) if takes_alpha and alphas else None
-        beta = float(betas.pop(0)) if takes_beta and betas else None
-        defaults_ab = {"LeakyRelu": 0.01, "ThresholdedRelu": 1.0, "Elu": 1.0, "HardSigmoid": 0.2}
-        if takes_alpha and alpha is None:
-            alpha = defaults_ab.get(name, 1.0)
-        if takes_beta and beta is None:
-            beta = 0.5 if name == "HardSigmoid" else (1.0 if name == "ScaledTanh" else 0.0)
+        alpha = float(alphas.pop(0)) if takes_alpha and alphas else DEFAULT_ALPHA.get(name)
+        beta = float(betas.pop(0)) if takes_beta and betas else DEFAULT_BETA.get(name)
         result.append(_activation(ctx, name, alpha, beta))
     return result
 
@@ -142,13 +147,16 @@ def _layer(ctx: NodeContext, kind: str, gates: int) -> Layer:
     return Layer(kind, gates, shape[0], shape[1], hidden, directions, sequence)
 
 
+def _one_direction(ctx: NodeContext, value: Expr, direction: int) -> Expr:
+    """`value` (shaped (directions, ...)) at one direction."""
+    part = ctx.call("strided_slice", value, begin=(direction,), end=(direction + 1,), axes=(0,))
+    return ctx.call("squeeze", part, axis=(0,))
+
+
 def _direction_input(ctx: NodeContext, index: int, direction: int) -> Expr | None:
     """Input `index` (shaped (directions, ...)) for one direction, or None when absent."""
     value = ctx.optional_input(index)
-    if value is None:
-        return None
-    part = ctx.call("strided_slice", value, begin=(direction,), end=(direction + 1,), axes=(0,))
-    return ctx.call("squeeze", part, axis=(0,))
+    return None if value is None else _one_direction(ctx, value, direction)
 
 
 def _gate(ctx: NodeContext, value: Expr, index: int, hidden: int) -> Expr:
@@ -170,8 +178,7 @@ def _initial(ctx: NodeContext, index: int, direction: int, layer: Layer) -> Expr
         return Constant(np.zeros((layer.batch, layer.hidden), dtype=ctx.dtype(0)))
     if ctx.int_attr("layout", 0) == 1:  # (B, directions, H)
         value = ctx.call("transpose", value, axes=(1, 0, 2))
-    part = ctx.call("strided_slice", value, begin=(direction,), end=(direction + 1,), axes=(0,))
-    return ctx.call("squeeze", part, axis=(0,))
+    return _one_direction(ctx, value, direction)
 
 
 def _projections(ctx: NodeContext, layer: Layer, direction: int) -> list[Expr]:
