@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
-from ir.graph.nodes import Constant, Expr
+from ir.graph.nodes import Constant, Expr, TupleGetItem
+from ir.graph.types import TupleType
 
 DIRECTIONS = ("forward", "reverse", "bidirectional")
 # ONNX activation name -> how many of activation_alpha / activation_beta it takes.
@@ -160,8 +161,9 @@ def _direction_input(ctx: NodeContext, index: int, direction: int) -> Expr | Non
 
 
 def _gate(ctx: NodeContext, value: Expr, index: int, hidden: int) -> Expr:
+    """Gate `index` of a (..., gates * H) value: its last axis from index * H."""
     begin, end = index * hidden, (index + 1) * hidden
-    return ctx.call("strided_slice", value, begin=(begin,), end=(end,), axes=(1,))
+    return ctx.call("strided_slice", value, begin=(begin,), end=(end,), axes=(-1,))
 
 
 def _clipped(ctx: NodeContext, value: Expr) -> Expr:
@@ -172,17 +174,19 @@ def _clipped(ctx: NodeContext, value: Expr) -> Expr:
 
 
 def _initial(ctx: NodeContext, index: int, direction: int, layer: Layer) -> Expr:
-    """The initial hidden (5) or cell (6) state of one direction: (B, H), zeros if absent."""
+    """The initial hidden (5) or cell (6) state of one direction, (1, B, H); zeros if
+    absent. (States keep a leading unit axis, as the steps' input projections have.)"""
     value = ctx.optional_input(index)
     if value is None:
-        return Constant(np.zeros((layer.batch, layer.hidden), dtype=ctx.dtype(0)))
+        return Constant(np.zeros((1, layer.batch, layer.hidden), dtype=ctx.dtype(0)))
     if ctx.int_attr("layout", 0) == 1:  # (B, directions, H)
         value = ctx.call("transpose", value, axes=(1, 0, 2))
-    return _one_direction(ctx, value, direction)
+    return ctx.call("strided_slice", value, begin=(direction,), end=(direction + 1,), axes=(0,))
 
 
 def _projections(ctx: NodeContext, layer: Layer, direction: int) -> list[Expr]:
-    """X_t W^T + Wb + Rb for every step t: one dense product over the whole sequence."""
+    """X_t W^T + Wb + Rb of every step t, each (1, B, gates * H): one dense product over
+    the whole sequence, split into steps by one kernel."""
     weight = _direction_input(ctx, 1, direction)
     assert weight is not None
     steps, batch, size = layer.steps, layer.batch, ctx.shape(0)[2]
@@ -198,14 +202,12 @@ def _projections(ctx: NodeContext, layer: Layer, direction: int) -> list[Expr]:
             "add", projected, _gate(ctx, ctx.call("expand_dims", bias, axes=(0,)), 0, width)
         )
     projected = ctx.call("reshape", projected, newshape=(steps, batch, width))
-    return [
-        ctx.call(
-            "squeeze",
-            ctx.call("strided_slice", projected, begin=(t,), end=(t + 1,), axes=(0,)),
-            axis=(0,),
-        )
-        for t in range(steps)
-    ]
+    if steps == 1:
+        return [projected]
+    parts = ctx.call("split", projected, indices_or_sections=steps, axis=0)
+    ty = parts.checked_type
+    assert isinstance(ty, TupleType)
+    return [TupleGetItem(parts, t, ty=ty.fields[t]) for t in range(steps)]
 
 
 def _recurrence_bias(ctx: NodeContext, layer: Layer, direction: int) -> Expr | None:
@@ -324,32 +326,20 @@ def recurrent(kind: str, gates: int, defaults: tuple[str, ...]) -> Converter:
             reverse = reverse_only or direction == 1
             chosen = acts[direction * len(defaults) : (direction + 1) * len(defaults)]
             per_direction.append(_run_direction(ctx, layer, direction, reverse, chosen))
-        # Y: (T, directions, B, H); Y_h and Y_c: (directions, B, H).
+        # Y: (T, directions, B, H); Y_h and Y_c: (directions, B, H). States are (1, B, H).
         steps = [
             ctx.call(
                 "concatenate",
-                *[
-                    ctx.call("expand_dims", states[t], axes=(0, 1))
-                    for states, _, _ in per_direction
-                ],
+                *[ctx.call("expand_dims", states[t], axes=(1,)) for states, _, _ in per_direction],
                 axis=1,
             )
             for t in range(layer.steps)
         ]
         y = ctx.call("concatenate", *steps, axis=0) if len(steps) > 1 else steps[0]
-        last_h = ctx.call(
-            "concatenate",
-            *[ctx.call("expand_dims", h, axes=(0,)) for _, h, _ in per_direction],
-            axis=0,
-        )
-        outputs = [y, last_h]
+        outputs = [y, ctx.call("concatenate", *[h for _, h, _ in per_direction], axis=0)]
         if kind == "LSTM":
             cells = [c for _, _, c in per_direction if c is not None]
-            outputs.append(
-                ctx.call(
-                    "concatenate", *[ctx.call("expand_dims", c, axes=(0,)) for c in cells], axis=0
-                )
-            )
+            outputs.append(ctx.call("concatenate", *cells, axis=0))
         if ctx.int_attr("layout", 0) == 1:
             outputs = [ctx.call("transpose", outputs[0], axes=(2, 0, 1, 3))] + [
                 ctx.call("transpose", value, axes=(1, 0, 2)) for value in outputs[1:]
