@@ -1,6 +1,6 @@
 """Ops that PyTorch exports bring (ConvTranspose, Resize, Instance/GroupNormalization,
-DepthToSpace, Einsum, CumSum, Trilu, RNN/GRU/LSTM, GatherElements, ScatterND, OneHot, Mish,
-Softplus, Mod, ...), compiled and run against onnxruntime.
+DepthToSpace, Einsum, CumSum, Trilu, RNN/GRU/LSTM, GatherElements, ScatterND, OneHot, Q/DQ,
+Mish, Softplus, Mod, ...), compiled and run against onnxruntime.
 
 The single-node cases of the frontend tests go through the pass pipeline, fusion and the
 LLVM backend here (the frontend tests check the import with the numpy oracle only). A
@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 from codegen.executor import compile_model
 from codegen.runtime.loader import load_artifact
@@ -28,6 +30,7 @@ from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, RESIZE
 from tests.ir.frontend.test_onnx_ops_indexing import INDEXING
 from tests.ir.frontend.test_onnx_ops_math import ACTIVATIONS, LOGICAL_AND_MOD
 from tests.ir.frontend.test_onnx_ops_nn import CONV_TRANSPOSE, NORM_GROUPS
+from tests.ir.frontend.test_onnx_ops_quantization import QDQ
 from tests.ir.frontend.test_onnx_ops_rnn import CASES as RECURRENT
 from tests.support.onnx_models import decoder_model
 
@@ -74,6 +77,7 @@ CASES = (
     + _selected(EINSUM + CUMSUM + TRILU)
     + _selected(RECURRENT)
     + _selected(INDEXING)
+    + _selected(QDQ)
 )
 
 
@@ -106,3 +110,54 @@ def test_decoder_network_compiles_to_onnxruntime_results(tmp_path: Path) -> None
     with load_artifact(artifact.path) as loaded:
         outputs = loaded.run({"x": x})
     check_close(outputs["y"], expected, 1e-3, 1e-4, what="decoder (artifact)")
+
+
+QDQ_RNG = np.random.default_rng(5)
+
+
+def _qdq_conv() -> onnx.ModelProto:
+    """x -> Q -> DQ -> Conv(DQ(int8 weights per channel), bias) -> Relu -> Q -> DQ."""
+    weight = QDQ_RNG.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)
+    inits = [
+        numpy_helper.from_array(np.array(0.02, np.float32), "x_scale"),
+        numpy_helper.from_array(np.array(128, np.uint8), "x_zero"),
+        numpy_helper.from_array(weight, "w_q"),
+        numpy_helper.from_array(QDQ_RNG.uniform(0.001, 0.004, 8).astype(np.float32), "w_scale"),
+        numpy_helper.from_array(np.zeros(8, np.int8), "w_zero"),
+        numpy_helper.from_array((QDQ_RNG.standard_normal(8) * 0.1).astype(np.float32), "bias"),
+        numpy_helper.from_array(np.array(0.01, np.float32), "y_scale"),
+        numpy_helper.from_array(np.array(0, np.uint8), "y_zero"),
+    ]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zero"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w_q", "w_scale", "w_zero"], ["wd"], axis=0),
+        helper.make_node("Conv", ["xd", "wd", "bias"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("QuantizeLinear", ["r", "y_scale", "y_zero"], ["rq"]),
+        helper.make_node("DequantizeLinear", ["rq", "y_scale", "y_zero"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "qdq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 12, 12])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+def test_a_qdq_conv_compiles_to_onnxruntime_results_within_one_step() -> None:
+    model = _qdq_conv()
+    x = QDQ_RNG.uniform(-2.5, 2.5, (1, 3, 12, 12)).astype(np.float32)
+    (expected,) = run_onnxruntime(model, {"x": x})
+    actual = np.asarray(compile_model(optimize(from_onnx(model))).run({"x": x}))
+    # onnxruntime runs the conv in integers and requantizes: a value on a rounding edge
+    # may land one quantization step (0.01) away; nearly all must agree exactly.
+    steps = np.abs(actual - expected) / 0.01
+    assert steps.max() <= 1.0 + 1e-3
+    assert np.mean(steps > 1e-3) < 0.01
+    assert np.std(expected) > 0.05

@@ -236,6 +236,58 @@ def convert_is_inf(ctx: NodeContext) -> ConverterResult:
     return Constant(np.zeros(ctx.shape(0), dtype=bool))
 
 
+QUANTIZED_RANGES = {
+    "uint8": (0, 255),
+    "int8": (-128, 127),
+    "uint16": (0, 65535),
+    "int16": (-32768, 32767),
+}
+
+
+def _per_axis(ctx: NodeContext, value: Expr, index: int, rank: int) -> Expr:
+    """A scale or zero point: a scalar as is, a 1-D one shaped to broadcast along `axis`."""
+    shape = ctx.shape(index)
+    if len(shape) == 0:
+        return value
+    if len(shape) != 1:
+        raise ctx.unsupported(f"blocked quantization (scale of shape {shape})")
+    axis = ctx.int_attr("axis", 1)
+    if not -rank <= axis < rank:
+        raise ctx.error(f"axis {axis} is out of range for rank {rank}")
+    trailing = rank - axis % rank - 1
+    return ctx.call("reshape", value, newshape=(shape[0], *(1,) * trailing))
+
+
+def convert_dequantize_linear(ctx: NodeContext) -> ConverterResult:
+    """DequantizeLinear -> (x - zero_point) * scale, per tensor or per axis."""
+    rank = len(ctx.shape(0))
+    scale = _per_axis(ctx, ctx.input(1), 1, rank)
+    value = ctx.call("cast", ctx.input(0), dtype=ctx.dtype(1))
+    zero_point = ctx.optional_input(2)
+    if zero_point is not None:
+        shifted = ctx.call("cast", _per_axis(ctx, zero_point, 2, rank), dtype=ctx.dtype(1))
+        value = ctx.call("subtract", value, shifted)
+    return ctx.call("multiply", value, scale)
+
+
+def convert_quantize_linear(ctx: NodeContext) -> ConverterResult:
+    """QuantizeLinear -> clip(round(x / scale) + zero_point) in the zero point's integer
+    type (uint8 without one), rounding halves to even."""
+    rank = len(ctx.shape(0))
+    dtype = ctx.dtype(0)
+    zero_point = ctx.optional_input(2)
+    out_dtype = "uint8" if zero_point is None else ctx.dtype(2)
+    if out_dtype not in QUANTIZED_RANGES:
+        raise ctx.unsupported(f"quantizing to {out_dtype}; supported: {sorted(QUANTIZED_RANGES)}")
+    scale = ctx.call("cast", _per_axis(ctx, ctx.input(1), 1, rank), dtype=dtype)
+    value = ctx.call("round", ctx.call("divide", ctx.input(0), scale))
+    if zero_point is not None:
+        shift = ctx.call("cast", _per_axis(ctx, zero_point, 2, rank), dtype=dtype)
+        value = ctx.call("add", value, shift)
+    low, high = QUANTIZED_RANGES[out_dtype]
+    return ctx.call("cast", ctx.call("clip", value, a_min=low, a_max=high), dtype=out_dtype)
+
+
 CONVERTERS: dict[str, Converter] = {
     "Abs": unary("abs"),
     "And": binary("logical_and"),
@@ -246,6 +298,7 @@ CONVERTERS: dict[str, Converter] = {
     "Celu": with_float_attrs("nn.celu", alpha=1.0),
     "Clip": convert_clip,
     "Cos": unary("cos"),
+    "DequantizeLinear": convert_dequantize_linear,
     "Div": binary("divide"),
     "Elu": with_float_attrs("nn.elu", alpha=1.0),
     "Equal": binary("equal"),
@@ -275,6 +328,7 @@ CONVERTERS: dict[str, Converter] = {
     "Or": binary("logical_or"),
     "Pow": convert_pow,
     "PRelu": convert_prelu,
+    "QuantizeLinear": convert_quantize_linear,
     "Reciprocal": unary("reciprocal"),
     "Relu": unary("nn.relu"),
     "Round": unary("round"),
