@@ -25,7 +25,7 @@ from ir.graph.passes.pipeline import optimize
 from ir.reference import check_close
 from tests.codegen.aot.conftest import compile_onnx
 from tests.ir.frontend.onnx_helpers import OpCase, run_onnxruntime
-from tests.ir.frontend.test_onnx_ops_einsum import CUMSUM, EINSUM, TRILU
+from tests.ir.frontend.test_onnx_ops_einsum import CUMSUM, EINSUM, TOP_K, TRILU
 from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, RESIZE
 from tests.ir.frontend.test_onnx_ops_indexing import INDEXING
 from tests.ir.frontend.test_onnx_ops_math import ACTIVATIONS, LOGICAL_AND_MOD
@@ -74,7 +74,7 @@ CASES = (
     + _selected(DEPTH_SPACE)
     + _selected(ACTIVATIONS, NEW_ACTIVATIONS)
     + _selected(LOGICAL_AND_MOD)
-    + _selected(EINSUM + CUMSUM + TRILU)
+    + _selected(EINSUM + CUMSUM + TRILU + TOP_K)
     + _selected(RECURRENT)
     + _selected(INDEXING)
     + _selected(QDQ)

@@ -1,11 +1,13 @@
-"""Converters for ONNX reductions (Reduce*), ArgMax / ArgMin and CumSum."""
+"""Converters for ONNX reductions (Reduce*), ArgMax / ArgMin, CumSum and TopK."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
-from ir.graph.nodes import Expr
+from ir.graph.nodes import Constant, Expr
 
 # Opset from which each reduction takes `axes` as an input instead of an attribute.
 AXES_INPUT_SINCE_SUM = 13
@@ -104,6 +106,54 @@ def convert_cumsum(ctx: NodeContext) -> ConverterResult:
     )
 
 
+def convert_top_k(ctx: NodeContext) -> ConverterResult:
+    """TopK(x, k) -> (values, indices) of the k largest (or smallest) along the axis, sorted.
+
+    Each element's rank is the number of elements that beat it (ties go to the lower
+    index, as ONNX Runtime orders them); output j gathers the element of rank j. Both
+    steps compare every pair along the axis, so the work grows with its length squared.
+    """
+    shape = ctx.shape(0)
+    rank = len(shape)
+    axis = ctx.int_attr("axis", -1)
+    if not -rank <= axis < rank:
+        raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
+    axis %= rank
+    k = int(ctx.static_scalar(1, "k")) if ctx.opset >= 10 else ctx.int_attr("k", 0)
+    length = shape[axis]
+    if not 0 <= k <= length:
+        raise ctx.error(f"k={k} must be in [0, {length}] for axis {axis} of shape {shape}")
+    if k == 0:
+        raise ctx.unsupported("k=0 (empty outputs)")
+    data = ctx.input(0)
+    if axis != rank - 1:
+        order = (*range(axis), *range(axis + 1, rank), axis)
+        data = ctx.call("transpose", data, axes=order)
+    mine = ctx.call("expand_dims", data, axes=(rank,))  # (..., n_i, 1)
+    theirs = ctx.call("expand_dims", data, axes=(rank - 1,))  # (..., 1, n_m)
+    beats = ctx.call("greater" if ctx.int_attr("largest", 1) else "less", theirs, mine)
+    earlier = np.arange(length)[None, :] < np.arange(length)[:, None]  # [i, m]: m < i
+    tie = ctx.call("logical_and", ctx.call("equal", theirs, mine), Constant(earlier))
+    above = ctx.call("cast", ctx.call("logical_or", beats, tie), dtype="int64")
+    ranks = ctx.call("sum", above, axis=(rank,), keepdims=False)  # (..., n)
+    wanted = np.arange(k, dtype=np.int64).reshape(k, 1)
+    chosen = ctx.call("equal", ctx.call("expand_dims", ranks, axes=(rank - 1,)), Constant(wanted))
+    zero = ctx.scalar(0, ctx.dtype(0))
+    values = ctx.call("sum", ctx.call("where", chosen, theirs, zero), axis=(rank,), keepdims=False)
+    positions = Constant(np.arange(length, dtype=np.int64))
+    indices = ctx.call(
+        "sum",
+        ctx.call("where", chosen, positions, ctx.scalar(0, "int64")),
+        axis=(rank,),
+        keepdims=False,
+    )
+    if axis != rank - 1:
+        back = (*range(axis), rank - 1, *range(axis, rank - 1))
+        values = ctx.call("transpose", values, axes=back)
+        indices = ctx.call("transpose", indices, axes=back)
+    return [values, indices]
+
+
 CONVERTERS: dict[str, Converter] = {
     "ArgMax": arg_reduction("argmax"),
     "ArgMin": arg_reduction("argmin"),
@@ -118,4 +168,5 @@ CONVERTERS: dict[str, Converter] = {
     "ReduceProd": reduction(simple("prod")),
     "ReduceSum": reduction(simple("sum"), axes_input_since=AXES_INPUT_SINCE_SUM),
     "ReduceSumSquare": reduction(_sum_square),
+    "TopK": convert_top_k,
 }

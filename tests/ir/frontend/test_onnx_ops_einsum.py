@@ -1,4 +1,4 @@
-"""Single-node ONNX models of Einsum, CumSum and Trilu against onnxruntime."""
+"""Single-node ONNX models of Einsum, CumSum, Trilu and TopK against onnxruntime."""
 
 from __future__ import annotations
 
@@ -106,3 +106,32 @@ def test_einsum_refuses_diagonals_and_mismatched_sizes_by_name() -> None:
     )
     with pytest.raises(ModelImportError, match=r"mm0.*letter 'j' has sizes 4 and 5"):
         from_onnx(mismatched)
+
+
+def _top_k(case_id: str, data: np.ndarray, k: int, **attrs: object) -> object:
+    return op_case(
+        case_id,
+        "TopK",
+        ["x", "k"],
+        {"x": data},
+        consts={"k": np.array([k], np.int64)},
+        outputs={"values": np.float32, "indices": np.int64},
+        opset=11,
+        **attrs,
+    )
+
+
+TIES = np.array([[3, 1, 3, 2, 1, 3], [0, 0, 0, 0, 0, 0]], np.float32)
+TOP_K = [
+    _top_k("top_k_last_axis", randn(3, 10), 4),
+    _top_k("top_k_smallest", randn(3, 10), 3, largest=0),
+    _top_k("top_k_middle_axis", randn(2, 7, 3), 2, axis=1),
+    _top_k("top_k_all", randn(4, 5), 4, axis=0),
+    _top_k("top_k_ties", TIES, 4),
+    _top_k("top_k_ties_smallest", TIES, 3, largest=0),
+]
+
+
+@pytest.mark.parametrize("case", TOP_K)
+def test_top_k_matches_onnxruntime(case: OpCase) -> None:
+    assert_matches_onnxruntime(case.model(), case.feeds, rtol=0, atol=0)
