@@ -27,7 +27,7 @@ from tests.codegen.aot.conftest import compile_onnx
 from tests.ir.frontend.onnx_helpers import OpCase, run_onnxruntime
 from tests.ir.frontend.test_onnx_ops_einsum import CUMSUM, EINSUM, TOP_K, TRILU
 from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, RESIZE
-from tests.ir.frontend.test_onnx_ops_indexing import INDEXING
+from tests.ir.frontend.test_onnx_ops_indexing import CONSTANT_LIKE, INDEXING
 from tests.ir.frontend.test_onnx_ops_math import ACTIVATIONS, LOGICAL_AND_MOD
 from tests.ir.frontend.test_onnx_ops_nn import CONV_TRANSPOSE, NORM_GROUPS
 from tests.ir.frontend.test_onnx_ops_quantization import QDQ
@@ -76,7 +76,7 @@ CASES = (
     + _selected(LOGICAL_AND_MOD)
     + _selected(EINSUM + CUMSUM + TRILU + TOP_K)
     + _selected(RECURRENT)
-    + _selected(INDEXING)
+    + _selected(INDEXING + CONSTANT_LIKE)
     + _selected(QDQ)
 )
 

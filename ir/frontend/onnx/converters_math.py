@@ -288,6 +288,18 @@ def convert_quantize_linear(ctx: NodeContext) -> ConverterResult:
     return ctx.call("cast", ctx.call("clip", value, a_min=low, a_max=high), dtype=out_dtype)
 
 
+def convert_shrink(ctx: NodeContext) -> ConverterResult:
+    """Shrink(lambd, bias) -> x + bias below -lambd, x - bias above lambd, else 0."""
+    data, dtype = ctx.input(0), ctx.dtype(0)
+    lambd, bias = ctx.float_attr("lambd", 0.5), ctx.float_attr("bias", 0.0)
+    low = ctx.call("less", data, ctx.scalar(-lambd, dtype))
+    high = ctx.call("greater", data, ctx.scalar(lambd, dtype))
+    raised = ctx.call("add", data, ctx.scalar(bias, dtype))
+    lowered = ctx.call("subtract", data, ctx.scalar(bias, dtype))
+    inner = ctx.call("where", high, lowered, ctx.scalar(0, dtype))
+    return ctx.call("where", low, raised, inner)
+
+
 CONVERTERS: dict[str, Converter] = {
     "Abs": unary("abs"),
     "And": binary("logical_and"),
@@ -334,6 +346,7 @@ CONVERTERS: dict[str, Converter] = {
     "Round": unary("round"),
     "Selu": with_float_attrs("nn.selu", alpha=1.6732632423543772, gamma=1.0507009873554805),
     "Sigmoid": unary("sigmoid"),
+    "Shrink": convert_shrink,
     "Sign": unary("sign"),
     "Sin": unary("sin"),
     "Softplus": unary("nn.softplus"),

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
+from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext, onnx_dtype_name
 from ir.graph.nodes import Constant, TupleGetItem
 from ir.graph.types import DTYPES, TupleType
 
@@ -404,16 +404,35 @@ def convert_one_hot(ctx: NodeContext) -> ConverterResult:
     return ctx.call("where", hit, on, off)
 
 
+def convert_non_zero(ctx: NodeContext) -> ConverterResult:
+    """NonZero of a compile-time constant -> the constant (rank, count) indices; a runtime
+    input would give a data-dependent shape, which is refused by name."""
+    return Constant(np.asarray(np.nonzero(ctx.static_value(0, "input")), dtype=np.int64))
+
+
+def convert_eye_like(ctx: NodeContext) -> ConverterResult:
+    """EyeLike(k) -> a constant 2-D matrix with ones on the k-th diagonal."""
+    shape = ctx.shape(0)
+    if len(shape) != 2:
+        raise ctx.error(f"input must be 2-D, got shape {shape}")
+    to = ctx.attr("dtype")
+    dtype = ctx.dtype(0) if to is None else onnx_dtype_name(int(to), ctx.where)
+    eye = np.eye(shape[0], shape[1], k=ctx.int_attr("k", 0), dtype=dtype)
+    return Constant(eye)
+
+
 CONVERTERS: dict[str, Converter] = {
     "Concat": convert_concat,
     "Constant": convert_constant,
     "ConstantOfShape": convert_constant_of_shape,
     "DepthToSpace": convert_depth_to_space,
     "Expand": convert_expand,
+    "EyeLike": convert_eye_like,
     "Flatten": convert_flatten,
     "Gather": convert_gather,
     "GatherElements": convert_gather_elements,
     "GatherND": convert_gather_nd,
+    "NonZero": convert_non_zero,
     "OneHot": convert_one_hot,
     "Pad": convert_pad,
     "Range": convert_range,

@@ -145,6 +145,42 @@ INDEXING = [
 ]
 
 
+CONSTANT_LIKE = [
+    op_case("eye_like", "EyeLike", ["x"], {"x": randn(3, 5)}, k=1),
+    op_case("eye_like_dtype", "EyeLike", ["x"], {"x": randn(4, 2)}, outputs=I64, k=-1, dtype=7),
+    op_case("shrink", "Shrink", ["x"], {"x": randn(3, 6) * 2}, opset=9, lambd=0.7, bias=0.2),
+    op_case("shrink_default", "Shrink", ["x"], {"x": randn(3, 6)}, opset=9),
+]
+
+
+@pytest.mark.parametrize("case", CONSTANT_LIKE)
+def test_constant_like_and_shrink_match_onnxruntime(case: OpCase) -> None:
+    assert_matches_onnxruntime(case.model(), case.feeds, rtol=1e-6, atol=1e-7)
+
+
+def test_non_zero_of_constants_folds_and_of_data_is_refused_by_name() -> None:
+    table = np.array([[0, 2, 0], [1, 0, 3]], np.float32)
+    folded = make_model(
+        [
+            helper.make_node("NonZero", ["t"], ["n"], name="nz0"),
+            helper.make_node("Cast", ["n"], ["c"], to=1),
+            helper.make_node("ReduceSum", ["c"], ["s"], keepdims=0),
+            helper.make_node("Add", ["x", "s"], ["y"]),
+        ],
+        {"x": randn(2)},
+        initializers={"t": table},
+    )
+    x = randn(2)
+    assert_matches_onnxruntime(folded, {"x": x})
+    runtime = make_model(
+        [helper.make_node("NonZero", ["x"], ["y"], name="nz1")],
+        {"x": randn(2, 3)},
+        outputs={"y": np.int64},
+    )
+    with pytest.raises(ModelImportError, match=r"nz1.*compile-time constant"):
+        from_onnx(runtime)
+
+
 @pytest.mark.parametrize("case", INDEXING)
 def test_op_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds, rtol=1e-4, atol=1e-5)
