@@ -105,7 +105,9 @@ def onnxruntime_profile(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("model", help="a light model's name (as in bench/models.py)")
+    parser.add_argument(
+        "model", help="a light model's name (as in bench/models.py), bundled, or an .onnx file"
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--records", help="records to take schedules from (default: none)")

@@ -143,13 +143,16 @@ def _run_child(kind: str, model: Path, inputs: Path, outputs: Path, runs: int) -
 
 
 def _model(name: str) -> Any:
+    """A light model by name (weights randomised), the bundled model, or an ONNX file."""
+    import onnx
+
     from service.cli import bundled_model_path
     from tests.support.onnx_models import load_light_model, randomize_weights
 
     if name == "bundled":
-        import onnx
-
         return onnx.load(str(bundled_model_path()))
+    if name.endswith(".onnx"):
+        return onnx.load(name)
     return randomize_weights(load_light_model(name), seed=3)
 
 
@@ -242,7 +245,9 @@ def main() -> int:
     """Benchmark the models; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--only", nargs="*", help="model names: any light model, or bundled (the shipped model)"
+        "--only",
+        nargs="*",
+        help="model names: any light model, bundled (the shipped model), or an .onnx file",
     )
     parser.add_argument("--records", metavar="RUN.jsonl", help="records for the tuned artifacts")
     parser.add_argument("--runs", type=int, default=20)
