@@ -24,7 +24,8 @@ class UnsupportedOpError(ModelImportError):
 
 
 class ShapeBindingError(ModelImportError):
-    """A model input has a symbolic or unknown dimension that the caller did not bind."""
+    """An input shape binding is missing (a symbolic or unknown dimension left unbound),
+    malformed (`NAME=DxD` text), or does not fit the model (unknown input, rank or dim)."""
 
 
 class ScheduleError(AutotuneError):

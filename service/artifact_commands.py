@@ -257,12 +257,12 @@ def download_artifact(
     return build, destination
 
 
-def _model_id(
+def upload_model(
     client: ServiceClient, model: Path, shapes: Mapping[str, Sequence[int]] | None = None
 ) -> str:
-    """The service's id of the model (the sha256 of its bytes, with `shapes` bound into
-    them as the service binds them), uploading it only when the service does not have it
-    yet."""
+    """The service's id of the ONNX model at `model` (the sha256 of its bytes, with
+    `shapes` bound into them as the service binds them), uploading it only when the
+    service does not have it yet."""
     if not model.is_file():
         raise CompileError(f"no such file: {model}")
     data = model.read_bytes()
@@ -320,7 +320,7 @@ def compile_on_server(
     download it to `output`; returns the build, where it went and the artifact's id."""
     try:
         # Step 1. The model: by its sha256 if the service has it, else uploaded.
-        model_id = _model_id(client, model, shapes)
+        model_id = upload_model(client, model, shapes)
         # Step 2. The artifact: created, or the cached one for these inputs.
         body = {"model_id": model_id, "target": target}
         artifact = client.json("POST", "/v1/artifacts", json=body)

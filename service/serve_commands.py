@@ -234,14 +234,12 @@ def _cmd_submit(args: argparse.Namespace) -> int:
     client = _client(args)
     if not path.is_file():
         raise CliError(f"no such file: {path}")
-    # The service binds the shapes (the same NAME=DxD form as the query parameter).
-    params: dict[str, Any] = {"name": path.name, "shape": list(args.shape)}
-    model = client.json(
-        "POST", "/v1/models", content=path.read_bytes(), params=params,
-        headers={"Content-Type": "application/octet-stream"},
-    )  # fmt: skip
+    from ir.frontend.onnx.bindings import parse_shape_bindings
+    from service.artifact_commands import upload_model
+
+    model_id = upload_model(client, path, parse_shape_bindings(args.shape))
     body: dict[str, Any] = {
-        "model_id": model["id"],
+        "model_id": model_id,
         "target": args.target,
         "trials": args.trials,
         "options": _job_options(args),

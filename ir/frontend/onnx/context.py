@@ -140,8 +140,8 @@ class NodeContext:
         raise ModelImportError(
             f"{self.where}: input {index} ({what}) must be a compile-time constant, but it "
             f"depends on the runtime value of graph input(s) {runtime}; only values computed "
-            "from constants and input shapes are supported (bind symbolic input dimensions "
-            "with shape={...} so that shape computations fold)"
+            "from constants and input shapes are supported (bind symbolic input dimensions, "
+            "with --shape NAME=DxD... or shape={...}, so that shape computations fold)"
         )
 
     def static_ints(self, index: int, what: str) -> tuple[int, ...]:
@@ -167,6 +167,12 @@ class NodeContext:
     def int_attr(self, name: str, default: int) -> int:
         """An integer attribute."""
         return int(self.attrs.get(name, default))
+
+    def axis(self, axis: int, rank: int) -> int:
+        """`axis` in [0, rank) (negative counts from the end), or ModelImportError naming it."""
+        if not -rank <= axis < rank:
+            raise self.error(f"axis {axis} is out of range for rank {rank}")
+        return axis % rank
 
     def float_attr(self, name: str, default: float) -> float:
         """A float attribute."""

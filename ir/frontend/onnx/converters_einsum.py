@@ -49,15 +49,16 @@ def parse_equation(
             broadcast = max(broadcast, len(shape) - (len(term) - len(ELLIPSIS)))
     wide = _ellipsis_letters(broadcast)
     letters: list[str] = []
-    for term, shape in zip(terms, shapes, strict=True):
-        named = term.replace(ELLIPSIS, "")
-        if ELLIPSIS in term:
+    for written, shape in zip(terms, shapes, strict=True):
+        named = written.replace(ELLIPSIS, "")
+        term = written
+        if ELLIPSIS in written:
             covered = len(shape) - len(named)
-            term = term.replace(ELLIPSIS, wide[broadcast - covered :] if covered else "")
+            term = written.replace(ELLIPSIS, wide[broadcast - covered :] if covered else "")
         if len(term) != len(shape) or not all(c.isalpha() for c in named):
-            raise ctx.error(f"term {term!r} of {equation!r} does not fit operand shape {shape}")
+            raise ctx.error(f"term {written!r} of {equation!r} does not fit operand shape {shape}")
         if len(set(term)) != len(term):
-            raise ctx.unsupported(f"repeated letters in {term!r} (diagonals) are not supported")
+            raise ctx.unsupported(f"repeated letters in {written!r} (diagonals) are not supported")
         letters.append(term)
     if arrow:
         output = output_text.replace(ELLIPSIS, wide)

@@ -20,6 +20,7 @@ from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
 from ir.graph.nodes import Constant, Expr
 
 MODES = ("nearest", "linear", "cubic")
+# tf_crop_and_resize and tf_half_pixel_for_nn are refused by name.
 COORDINATE_MODES = (
     "half_pixel",
     "half_pixel_symmetric",
@@ -233,7 +234,7 @@ def convert_resize(ctx: NodeContext) -> ConverterResult:
         return resize(ctx, mode, out, scales)
     mode = _mode(ctx, legacy=False)
     axes_attr = ctx.ints_attr("axes")
-    axes = tuple(range(rank)) if axes_attr is None else tuple(a % rank for a in axes_attr)
+    axes = tuple(range(rank)) if axes_attr is None else tuple(ctx.axis(a, rank) for a in axes_attr)
     policy = ctx.choice_attr("keep_aspect_ratio_policy", "stretch", ASPECT_POLICIES)
     out, scales = _sizes_and_scales(ctx, 2, 3, axes, policy)
     shrinks = any(o < i for o, i in zip(out, ctx.shape(0), strict=True))

@@ -54,11 +54,6 @@ def convert_identity(ctx: NodeContext) -> ConverterResult:
     return ctx.input(0)
 
 
-def convert_leaky_relu(ctx: NodeContext) -> ConverterResult:
-    """LeakyRelu(alpha=0.01) -> nn.leaky_relu."""
-    return ctx.call("nn.leaky_relu", ctx.input(0), alpha=ctx.float_attr("alpha", 0.01))
-
-
 def convert_prelu(ctx: NodeContext) -> ConverterResult:
     """PRelu(x, slope) -> where(x < 0, x * slope, x)."""
     data, slope = ctx.input(0), ctx.input(1)
@@ -66,7 +61,8 @@ def convert_prelu(ctx: NodeContext) -> ConverterResult:
     return ctx.call("where", negative, ctx.call("multiply", data, slope), data)
 
 
-def _hard_sigmoid(ctx: NodeContext, data: Expr, alpha: float, beta: float) -> Expr:
+def hard_sigmoid(ctx: NodeContext, data: Expr, alpha: float, beta: float) -> Expr:
+    """clip(alpha * data + beta, 0, 1)."""
     dtype = data.checked_type.dtype  # type: ignore[union-attr]
     scaled = ctx.call("multiply", data, ctx.scalar(alpha, dtype))
     shifted = ctx.call("add", scaled, ctx.scalar(beta, dtype))
@@ -77,13 +73,13 @@ def convert_hard_sigmoid(ctx: NodeContext) -> ConverterResult:
     """HardSigmoid(alpha=0.2, beta=0.5) -> clip(alpha * x + beta, 0, 1)."""
     alpha = ctx.float_attr("alpha", 0.2)
     beta = ctx.float_attr("beta", 0.5)
-    return _hard_sigmoid(ctx, ctx.input(0), alpha, beta)
+    return hard_sigmoid(ctx, ctx.input(0), alpha, beta)
 
 
 def convert_hard_swish(ctx: NodeContext) -> ConverterResult:
     """HardSwish -> x * clip(x / 6 + 0.5, 0, 1)."""
     data = ctx.input(0)
-    return ctx.call("multiply", data, _hard_sigmoid(ctx, data, 1.0 / 6.0, 0.5))
+    return ctx.call("multiply", data, hard_sigmoid(ctx, data, 1.0 / 6.0, 0.5))
 
 
 def convert_gelu(ctx: NodeContext) -> ConverterResult:
@@ -245,16 +241,14 @@ QUANTIZED_RANGES = {
 
 
 def _per_axis(ctx: NodeContext, value: Expr, index: int, rank: int) -> Expr:
-    """A scale or zero point: a scalar as is, a 1-D one shaped to broadcast along `axis`."""
+    """A scale or zero point: a scalar as is, a 1-D one shaped to broadcast along the
+    node's `axis` attribute."""
     shape = ctx.shape(index)
     if len(shape) == 0:
         return value
     if len(shape) != 1:
         raise ctx.unsupported(f"blocked quantization (scale of shape {shape})")
-    axis = ctx.int_attr("axis", 1)
-    if not -rank <= axis < rank:
-        raise ctx.error(f"axis {axis} is out of range for rank {rank}")
-    trailing = rank - axis % rank - 1
+    trailing = rank - ctx.axis(ctx.int_attr("axis", 1), rank) - 1
     return ctx.call("reshape", value, newshape=(shape[0], *(1,) * trailing))
 
 
@@ -272,11 +266,15 @@ def convert_dequantize_linear(ctx: NodeContext) -> ConverterResult:
 
 def convert_quantize_linear(ctx: NodeContext) -> ConverterResult:
     """QuantizeLinear -> clip(round(x / scale) + zero_point) in the zero point's integer
-    type (uint8 without one), rounding halves to even."""
+    type (else opset 21's output_dtype, else uint8), rounding halves to even."""
     rank = len(ctx.shape(0))
     dtype = ctx.dtype(0)
     zero_point = ctx.optional_input(2)
-    out_dtype = "uint8" if zero_point is None else ctx.dtype(2)
+    given = ctx.int_attr("output_dtype", 0)
+    asked = onnx_dtype_name(given, ctx.where) if given else None
+    out_dtype = ctx.dtype(2) if zero_point is not None else (asked or "uint8")
+    if asked is not None and asked != out_dtype:
+        raise ctx.error(f"output_dtype {asked} differs from the zero point's {out_dtype}")
     if out_dtype not in QUANTIZED_RANGES:
         raise ctx.unsupported(f"quantizing to {out_dtype}; supported: {sorted(QUANTIZED_RANGES)}")
     scale = ctx.call("cast", _per_axis(ctx, ctx.input(1), 1, rank), dtype=dtype)
@@ -325,7 +323,7 @@ CONVERTERS: dict[str, Converter] = {
     "IsInf": convert_is_inf,
     "IsNaN": convert_is_nan,
     "Identity": convert_identity,
-    "LeakyRelu": convert_leaky_relu,
+    "LeakyRelu": with_float_attrs("nn.leaky_relu", alpha=0.01),
     "Less": binary("less"),
     "LessOrEqual": negated("greater"),
     "Log": unary("log"),

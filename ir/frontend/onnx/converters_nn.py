@@ -42,6 +42,13 @@ def _ints(ctx: NodeContext, name: str, default: Sequence[int], rank: int) -> tup
     return value
 
 
+def _split_padding(total: int, auto_pad: str) -> tuple[int, int]:
+    """(begin, end) padding of `total`: the odd one at the end for SAME_UPPER, else at the
+    beginning (SAME_LOWER, and ConvTranspose's output_shape without auto_pad)."""
+    small, large = total // 2, total - total // 2
+    return (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+
+
 def _padding(
     ctx: NodeContext,
     spatial: tuple[int, ...],
@@ -63,9 +70,9 @@ def _padding(
     for size, k, stride, dil in zip(spatial, kernel, strides, dilation, strict=True):
         out = math.ceil(size / stride)
         total = max((out - 1) * stride + (k - 1) * dil + 1 - size, 0)
-        small, large = total // 2, total - total // 2
-        begins.append(small if auto_pad == "SAME_UPPER" else large)
-        ends.append(large if auto_pad == "SAME_UPPER" else small)
+        begin, end = _split_padding(total, auto_pad)
+        begins.append(begin)
+        ends.append(end)
     return (*begins, *ends)
 
 
@@ -146,9 +153,9 @@ def _transposed_pads(
         spatial, kernel, strides, dilation, output_padding, targets, strict=True
     ):
         total = stride * (size - 1) + extra + (k - 1) * dil + 1 - target
-        small, large = total // 2, total - total // 2
-        begins.append(small if auto_pad == "SAME_UPPER" else large)
-        ends.append(large if auto_pad == "SAME_UPPER" else small)
+        begin, end = _split_padding(total, auto_pad)
+        begins.append(begin)
+        ends.append(end)
     return (*begins, *ends)
 
 
@@ -486,10 +493,7 @@ def convert_layer_norm(ctx: NodeContext) -> ConverterResult:
     data = ctx.input(0)
     shape = ctx.shape(0)
     dtype = ctx.dtype(0)
-    axis = ctx.int_attr("axis", -1)
-    if not -len(shape) <= axis < len(shape):
-        raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
-    axis %= len(shape)
+    axis = ctx.axis(ctx.int_attr("axis", -1), len(shape))
     norm_shape = shape[axis:]
     scale = _to_norm_shape(ctx, ctx.input(1), norm_shape)
     bias_input = ctx.optional_input(2)
@@ -542,13 +546,18 @@ def _per_channel(ctx: NodeContext, value: Expr, rank: int) -> Expr:
     return ctx.call("reshape", value, newshape=(-1,) + (1,) * (rank - 2))
 
 
+def _scaled_and_shifted(ctx: NodeContext, normalized: Expr, rank: int) -> Expr:
+    """normalized * scale + bias, with the node's (C,) inputs 1 and 2 per channel."""
+    scaled = ctx.call("multiply", normalized, _per_channel(ctx, ctx.input(1), rank))
+    return ctx.call("add", scaled, _per_channel(ctx, ctx.input(2), rank))
+
+
 def convert_instance_norm(ctx: NodeContext) -> ConverterResult:
     """InstanceNormalization: normalise each (sample, channel) over its spatial axes."""
     shape = ctx.shape(0)
     epsilon = ctx.float_attr("epsilon", 1e-5)
     normalized = _normalized_groups(ctx, ctx.input(0), shape[1] if len(shape) > 1 else 1, epsilon)
-    scaled = ctx.call("multiply", normalized, _per_channel(ctx, ctx.input(1), len(shape)))
-    return ctx.call("add", scaled, _per_channel(ctx, ctx.input(2), len(shape)))
+    return _scaled_and_shifted(ctx, normalized, len(shape))
 
 
 def convert_group_norm(ctx: NodeContext) -> ConverterResult:
@@ -564,18 +573,14 @@ def convert_group_norm(ctx: NodeContext) -> ConverterResult:
     if len(shape) < 2 or groups < 1 or shape[1] % groups:
         raise ctx.error(f"num_groups={groups} must divide the {shape[1:2]} channels")
     normalized = _normalized_groups(ctx, ctx.input(0), groups, ctx.float_attr("epsilon", 1e-5))
-    scaled = ctx.call("multiply", normalized, _per_channel(ctx, ctx.input(1), len(shape)))
-    return ctx.call("add", scaled, _per_channel(ctx, ctx.input(2), len(shape)))
+    return _scaled_and_shifted(ctx, normalized, len(shape))
 
 
 def convert_hardmax(ctx: NodeContext) -> ConverterResult:
     """Hardmax -> 1 where the first maximum along the axis is, else 0. Before opset 13 the
     input is viewed as 2-D: (dims before axis, dims from axis on)."""
     shape = ctx.shape(0)
-    axis = ctx.int_attr("axis", -1 if ctx.opset >= 13 else 1)
-    if not -len(shape) <= axis < len(shape):
-        raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
-    axis %= len(shape)
+    axis = ctx.axis(ctx.int_attr("axis", -1 if ctx.opset >= 13 else 1), len(shape))
     data, view = ctx.input(0), shape
     if ctx.opset < 13:
         view = (math.prod(shape[:axis]), math.prod(shape[axis:]))
@@ -589,10 +594,7 @@ def convert_hardmax(ctx: NodeContext) -> ConverterResult:
 
 def convert_lp_norm(ctx: NodeContext) -> ConverterResult:
     """LpNormalization(axis, p) -> x / (sum |x| or sqrt(sum x^2)) along the axis."""
-    shape = ctx.shape(0)
-    axis = ctx.int_attr("axis", -1)
-    if not -len(shape) <= axis < len(shape):
-        raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
+    axis = ctx.axis(ctx.int_attr("axis", -1), len(ctx.shape(0)))
     p = ctx.int_attr("p", 2)
     if p not in (1, 2):
         raise ctx.unsupported_attr("p", p, ("1", "2"))
@@ -606,13 +608,15 @@ def convert_lp_norm(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_mean_variance_norm(ctx: NodeContext) -> ConverterResult:
-    """MeanVarianceNormalization(axes) -> (x - mean) / sqrt(mean((x - mean)^2) + 1e-9)."""
+    """MeanVarianceNormalization(axes) -> (x - mean) / (sqrt(mean((x - mean)^2)) + 1e-9),
+    as the ONNX function adds its epsilon to the standard deviation (ONNX Runtime's kernel
+    adds none: the two differ only where the deviation is near 1e-9)."""
     rank = len(ctx.shape(0))
-    axes = tuple(a % rank for a in (ctx.ints_attr("axes") or (0, 2, 3)))
+    axes = tuple(ctx.axis(a, rank) for a in (ctx.ints_attr("axes") or (0, 2, 3)))
     data = ctx.input(0)
     centered = ctx.call("subtract", data, ctx.call("mean", data, axis=axes, keepdims=True))
     variance = ctx.call("mean", ctx.call("multiply", centered, centered), axis=axes, keepdims=True)
-    spread = ctx.call("sqrt", ctx.call("add", variance, ctx.scalar(1e-9, ctx.dtype(0))))
+    spread = ctx.call("add", ctx.call("sqrt", variance), ctx.scalar(1e-9, ctx.dtype(0)))
     return ctx.call("divide", centered, spread)
 
 

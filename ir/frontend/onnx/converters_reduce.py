@@ -93,14 +93,11 @@ def arg_reduction(op: str) -> Converter:
 
 def convert_cumsum(ctx: NodeContext) -> ConverterResult:
     """CumSum(x, axis) -> cumsum with the exclusive and reverse flags."""
-    rank = len(ctx.shape(0))
-    axis = int(ctx.static_scalar(1, "axis"))
-    if not -rank <= axis < rank:
-        raise ctx.error(f"axis {axis} is out of range for input shape {ctx.shape(0)}")
+    axis = ctx.axis(int(ctx.static_scalar(1, "axis")), len(ctx.shape(0)))
     return ctx.call(
         "cumsum",
         ctx.input(0),
-        axis=axis % rank,
+        axis=axis,
         exclusive=bool(ctx.int_attr("exclusive", 0)),
         reverse=bool(ctx.int_attr("reverse", 0)),
     )
@@ -115,10 +112,7 @@ def convert_top_k(ctx: NodeContext) -> ConverterResult:
     """
     shape = ctx.shape(0)
     rank = len(shape)
-    axis = ctx.int_attr("axis", -1)
-    if not -rank <= axis < rank:
-        raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
-    axis %= rank
+    axis = ctx.axis(ctx.int_attr("axis", -1), rank)
     k = int(ctx.static_scalar(1, "k")) if ctx.opset >= 10 else ctx.int_attr("k", 0)
     length = shape[axis]
     if not 0 <= k <= length:

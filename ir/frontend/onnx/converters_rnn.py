@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
+from ir.frontend.onnx.converters_math import hard_sigmoid
 from ir.graph.nodes import Constant, Expr, TupleGetItem
 from ir.graph.types import TupleType
 
@@ -57,6 +58,7 @@ class Layer:
     batch: int
     hidden: int
     directions: int
+    direction: str  # forward, reverse or bidirectional
     sequence: Expr  # (T, B, I), whatever the layout
 
 
@@ -83,12 +85,7 @@ def _activation(ctx: NodeContext, name: str, alpha: float | None, beta: float | 
         return lambda x: ctx.call("nn.elu", x, alpha=alpha)
     assert alpha is not None and beta is not None
     if name == "HardSigmoid":
-
-        def hard_sigmoid(x: Expr) -> Expr:
-            line = ctx.call("add", ctx.call("multiply", x, scalar(alpha)), scalar(beta))
-            return ctx.call("clip", line, a_min=0.0, a_max=1.0)
-
-        return hard_sigmoid
+        return lambda x: hard_sigmoid(ctx, x, alpha, beta)
     if name == "Affine":
         return lambda x: ctx.call("add", ctx.call("multiply", x, scalar(alpha)), scalar(beta))
     # ScaledTanh: alpha * tanh(beta * x)
@@ -128,7 +125,8 @@ def _layer(ctx: NodeContext, kind: str, gates: int) -> Layer:
     if layout == 1:  # (B, T, I)
         sequence = ctx.call("transpose", sequence, axes=(1, 0, 2))
         shape = (shape[1], shape[0], shape[2])
-    directions = 2 if ctx.choice_attr("direction", "forward", DIRECTIONS) == "bidirectional" else 1
+    direction = ctx.choice_attr("direction", "forward", DIRECTIONS)
+    directions = 2 if direction == "bidirectional" else 1
     w_shape = ctx.shape(1)
     hidden = ctx.attr("hidden_size")
     hidden = int(hidden) if hidden is not None else w_shape[1] // gates
@@ -145,7 +143,7 @@ def _layer(ctx: NodeContext, kind: str, gates: int) -> Layer:
                 f"sequence_lens {given.tolist()} below the sequence length {shape[0]}; "
                 "only full-length sequences are supported"
             )
-    return Layer(kind, gates, shape[0], shape[1], hidden, directions, sequence)
+    return Layer(kind, gates, shape[0], shape[1], hidden, directions, direction, sequence)
 
 
 def _one_direction(ctx: NodeContext, value: Expr, direction: int) -> Expr:
@@ -258,18 +256,23 @@ def _gru_step(
     acts: list[Activation],
 ) -> Expr:
     f, g = acts
-    recurrent = ctx.call("nn.dense", hidden, recurrence)  # H R^T, gates z, r, h
+    before_reset = bool(ctx.int_attr("linear_before_reset", 0))
+    # H R^T for gates z and r, and for h too when it is taken before the reset.
+    rows = 3 * size if before_reset else 2 * size
+    weight = ctx.call("strided_slice", recurrence, begin=(0,), end=(rows,), axes=(0,))
+    recurrent = ctx.call("nn.dense", hidden, weight)
     if rb is not None:
-        recurrent = ctx.call("add", recurrent, rb)
+        bias = ctx.call("strided_slice", rb, begin=(0,), end=(rows,), axes=(-1,))
+        recurrent = ctx.call("add", recurrent, bias)
     z = f(_clipped(ctx, ctx.call("add", _gate(ctx, x, 0, size), _gate(ctx, recurrent, 0, size))))
     r = f(_clipped(ctx, ctx.call("add", _gate(ctx, x, 1, size), _gate(ctx, recurrent, 1, size))))
-    if ctx.int_attr("linear_before_reset", 0):
+    if before_reset:
         reset = ctx.call("multiply", r, _gate(ctx, recurrent, 2, size))
     else:
-        r_weight = ctx.call(
+        h_weight = ctx.call(
             "strided_slice", recurrence, begin=(2 * size,), end=(3 * size,), axes=(0,)
         )
-        reset = ctx.call("nn.dense", ctx.call("multiply", r, hidden), r_weight)
+        reset = ctx.call("nn.dense", ctx.call("multiply", r, hidden), h_weight)
         if rb is not None:
             reset = ctx.call("add", reset, _gate(ctx, rb, 2, size))
     candidate = g(_clipped(ctx, ctx.call("add", _gate(ctx, x, 2, size), reset)))
@@ -295,10 +298,7 @@ def _lstm_step(
     def peephole(index: int, state: Expr) -> Expr | None:
         if peepholes is None:
             return None
-        weight = ctx.call(
-            "strided_slice", peepholes, begin=(index * size,), end=((index + 1) * size,), axes=(0,)
-        )
-        return ctx.call("multiply", state, weight)
+        return ctx.call("multiply", state, _gate(ctx, peepholes, index, size))
 
     def gate(index: int, peep: Expr | None) -> Expr:
         value = _gate(ctx, total, index, size)
@@ -320,10 +320,9 @@ def recurrent(kind: str, gates: int, defaults: tuple[str, ...]) -> Converter:
             raise ctx.unsupported_attr("input_forget", 1, ("0",))
         layer = _layer(ctx, kind, gates)
         acts = _activations(ctx, defaults, layer.directions)
-        reverse_only = ctx.attr("direction") in ("reverse", b"reverse")
         per_direction = []
         for direction in range(layer.directions):
-            reverse = reverse_only or direction == 1
+            reverse = layer.direction == "reverse" or direction == 1
             chosen = acts[direction * len(defaults) : (direction + 1) * len(defaults)]
             per_direction.append(_run_direction(ctx, layer, direction, reverse, chosen))
         # Y: (T, directions, B, H); Y_h and Y_c: (directions, B, H). States are (1, B, H).

@@ -405,9 +405,12 @@ def convert_one_hot(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_non_zero(ctx: NodeContext) -> ConverterResult:
-    """NonZero of a compile-time constant -> the constant (rank, count) indices; a runtime
-    input would give a data-dependent shape, which is refused by name."""
-    return Constant(np.asarray(np.nonzero(ctx.static_value(0, "input")), dtype=np.int64))
+    """NonZero of a compile-time constant -> the constant (rank, count) indices; of a
+    runtime value, whose output shape depends on the data, UnsupportedOpError."""
+    folded = ctx.fold(ctx.input(0))
+    if not isinstance(folded, Constant):
+        raise ctx.unsupported("NonZero of a runtime value (its output shape depends on the data)")
+    return Constant(np.asarray(np.nonzero(folded.data), dtype=np.int64))
 
 
 def convert_eye_like(ctx: NodeContext) -> ConverterResult:

@@ -205,6 +205,11 @@ def declared_dims(value_info: onnx.ValueInfoProto) -> list[Dim] | None:
     ]
 
 
+def has_unknown_dims(dims: Sequence[Dim] | None) -> bool:
+    """Whether a declared shape leaves a dim (or the whole shape) unknown."""
+    return dims is None or any(isinstance(dim, str) for dim in dims)
+
+
 def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[int] | None) -> TensorType:
     """The static type of a graph input: its declared shape with symbolic dims bound."""
     name = value_info.name
@@ -264,7 +269,7 @@ class _GraphImporter:
     def bind_inputs(
         self,
         shapes: Mapping[str, Sequence[int]],
-        examples: Mapping[str, Sequence[int]] | None = None,
+        examples: Mapping[str, Sequence[int]],
     ) -> list[Var]:
         """Vars for the graph inputs that have no initializer, typed with `shapes` bound
         (and `examples` where `shapes` leaves unknown dims unbound)."""
@@ -278,9 +283,8 @@ class _GraphImporter:
         params = []
         for info in inputs:
             bound = shapes.get(info.name)
-            dims = declared_dims(info)
-            if bound is None and (dims is None or any(isinstance(d, str) for d in dims)):
-                bound = (examples or {}).get(info.name)
+            if bound is None and has_unknown_dims(declared_dims(info)):
+                bound = examples.get(info.name)
             var = Var(info.name, input_type(info, bound))
             self.values[info.name] = var
             params.append(var)

@@ -167,12 +167,6 @@ def _trunc_mod_te(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
     )
 
 
-def _trunc_mod(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    if np.issubdtype(lhs.dtype, np.integer):
-        return np.asarray(lhs - np.trunc(np.true_divide(lhs, rhs)).astype(lhs.dtype) * rhs)
-    return np.asarray(np.fmod(lhs, rhs))
-
-
 def _bool_binary(name: str) -> Callable[[PrimExpr, PrimExpr], PrimExpr]:
     if name == "and":
         return lambda a, b: select(a, b, const(False, "bool"))
@@ -396,9 +390,7 @@ OPS: tuple[OpDef, ...] = (
         _floor_mod_te,
         "remainder with the divisor's sign (Python's %)",
     ),
-    _binary(
-        "trunc_mod", _trunc_mod, _trunc_mod_te, "remainder with the dividend's sign (C's fmod)"
-    ),
+    _binary("trunc_mod", np.fmod, _trunc_mod_te, "remainder with the dividend's sign (C's fmod)"),
     _binary("logical_and", np.logical_and, _bool_binary("and"), "lhs and rhs", out_dtype="bool"),
     _binary("logical_or", np.logical_or, _bool_binary("or"), "lhs or rhs", out_dtype="bool"),
     _binary("logical_xor", np.logical_xor, _bool_binary("xor"), "lhs xor rhs", out_dtype="bool"),

@@ -17,6 +17,7 @@ from tests.ir.frontend.onnx_helpers import (
     op_case,
     randn,
 )
+from tests.ir.frontend.test_onnx_errors import raw_model, tensor
 
 IMAGE = randn(2, 3, 5, 7)
 F32 = np.float32
@@ -221,4 +222,16 @@ def test_resize_needs_exactly_one_of_scales_and_sizes() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     with pytest.raises(ModelImportError, match=r"r2.*exactly one of scales and sizes"):
+        from_onnx(model)
+
+
+def test_resize_axes_out_of_range_are_refused_by_name() -> None:
+    model = raw_model(
+        [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="r3", axes=[5])],
+        [tensor("x", list(IMAGE.shape))],
+        [tensor("y", [2, 3, 5, 7])],
+        opset=18,
+        initializers=[numpy_helper.from_array(np.array([2.0], F32), "scales")],
+    )
+    with pytest.raises(ModelImportError, match=r"r3.*axis 5 is out of range for rank 4"):
         from_onnx(model)

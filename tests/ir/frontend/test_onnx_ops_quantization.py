@@ -56,6 +56,16 @@ QDQ = [
         axis=1,
     ),
     op_case(
+        "quantize_21_output_dtype",
+        "QuantizeLinear",
+        ["x", "s"],
+        {"x": randn(3, 4) * 30},
+        consts={"s": np.array(0.3, F32)},
+        outputs={"y": np.int8},
+        opset=21,
+        output_dtype=3,  # INT8
+    ),
+    op_case(
         "quantize_without_zero_point",
         "QuantizeLinear",
         ["x", "s"],

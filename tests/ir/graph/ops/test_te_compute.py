@@ -94,6 +94,7 @@ CASES: list[Case] = [
     ("floor_mod", [ints(4, 6, low=-20, high=20), nonzero_ints(6)], {}),
     ("floor_mod", [randn(3, 4, scale=5.0), np.array([1.5, -2.0, 0.7, -0.3], np.float32)], {}),
     ("trunc_mod", [ints(4, 6, low=-20, high=20), nonzero_ints(6)], {}),
+    ("trunc_mod", [np.array([2**60 + 1, -(2**60) - 1], np.int64), np.array([3, 3], np.int64)], {}),
     ("trunc_mod", [randn(3, 4, scale=5.0), np.array([1.5, -2.0, 0.7, -0.3], np.float32)], {}),
     ("logical_and", [randn(3, 4) > 0, randn(4) > 0], {}),
     ("logical_or", [randn(3, 4) > 0, randn(3, 1) > 0], {}),
