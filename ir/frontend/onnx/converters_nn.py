@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
+from ir.frontend.onnx.windows import AUTO_PADS, onnx_padding, split_padding, window_ints
 from ir.graph.nodes import Constant, Expr
-
-AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
 
 @dataclass(frozen=True)
@@ -34,54 +32,12 @@ def _spatial_rank(ctx: NodeContext) -> int:
     return rank
 
 
-def _ints(ctx: NodeContext, name: str, default: Sequence[int], rank: int) -> tuple[int, ...]:
-    value = ctx.ints_attr(name)
-    value = tuple(default) if value is None else value
-    if len(value) != rank:
-        raise ctx.error(f"attribute {name}={list(value)} must have {rank} values")
-    return value
-
-
-def _split_padding(total: int, auto_pad: str) -> tuple[int, int]:
-    """(begin, end) padding of `total`: the odd one at the end for SAME_UPPER, else at the
-    beginning (SAME_LOWER, and ConvTranspose's output_shape without auto_pad)."""
-    small, large = total // 2, total - total // 2
-    return (small, large) if auto_pad == "SAME_UPPER" else (large, small)
-
-
-def _padding(
-    ctx: NodeContext,
-    spatial: tuple[int, ...],
-    kernel: tuple[int, ...],
-    strides: tuple[int, ...],
-    dilation: tuple[int, ...],
-) -> tuple[int, ...]:
-    """ONNX pads (begins..., ends...) from `pads` or `auto_pad`."""
-    rank = len(spatial)
-    auto_pad = ctx.choice_attr("auto_pad", "NOTSET", AUTO_PADS)
-    if auto_pad == "NOTSET":
-        return _ints(ctx, "pads", (0,) * (2 * rank), 2 * rank)
-    if auto_pad == "VALID":
-        return (0,) * (2 * rank)
-    # SAME_*: the output has ceil(in / stride) elements; odd padding goes at the end for
-    # SAME_UPPER and at the beginning for SAME_LOWER.
-    begins: list[int] = []
-    ends: list[int] = []
-    for size, k, stride, dil in zip(spatial, kernel, strides, dilation, strict=True):
-        out = math.ceil(size / stride)
-        total = max((out - 1) * stride + (k - 1) * dil + 1 - size, 0)
-        begin, end = _split_padding(total, auto_pad)
-        begins.append(begin)
-        ends.append(end)
-    return (*begins, *ends)
-
-
 def _window(ctx: NodeContext, kernel: tuple[int, ...], with_dilation: bool = True) -> Window:
     """Read strides, dilations and padding for a 1-D or 2-D window, as a 2-D Window."""
     rank = len(kernel)
-    strides = _ints(ctx, "strides", (1,) * rank, rank)
-    dilation = _ints(ctx, "dilations", (1,) * rank, rank) if with_dilation else (1,) * rank
-    pads = _padding(ctx, ctx.shape(0)[2:], kernel, strides, dilation)
+    strides = window_ints(ctx, "strides", (1,) * rank, rank)
+    dilation = window_ints(ctx, "dilations", (1,) * rank, rank) if with_dilation else (1,) * rank
+    pads = onnx_padding(ctx, ctx.shape(0)[2:], kernel, strides, dilation)
     if rank == 1:
         return Window((1, kernel[0]), (1, strides[0]), (1, dilation[0]), (0, pads[0], 0, pads[1]))
     return Window(
@@ -106,7 +62,7 @@ def convert_conv(ctx: NodeContext) -> ConverterResult:
     """Conv -> nn.conv2d (+ add of the bias reshaped to (C, 1, 1)); 1-D runs as 2-D."""
     rank = _spatial_rank(ctx)
     weight_shape = ctx.shape(1)
-    kernel = _ints(ctx, "kernel_shape", weight_shape[2:], rank)
+    kernel = window_ints(ctx, "kernel_shape", weight_shape[2:], rank)
     window = _window(ctx, kernel)
     data = _to_2d(ctx, ctx.input(0), rank)
     weight = _to_2d(ctx, ctx.input(1), rank)
@@ -140,7 +96,7 @@ def _transposed_pads(
     if output_shape is None and auto_pad in ("NOTSET", "VALID"):
         if auto_pad == "VALID":
             return (0,) * (2 * rank)
-        return _ints(ctx, "pads", (0,) * (2 * rank), 2 * rank)
+        return window_ints(ctx, "pads", (0,) * (2 * rank), 2 * rank)
     if output_shape is None:
         targets = tuple(size * stride for size, stride in zip(spatial, strides, strict=True))
     else:
@@ -153,7 +109,7 @@ def _transposed_pads(
         spatial, kernel, strides, dilation, output_padding, targets, strict=True
     ):
         total = stride * (size - 1) + extra + (k - 1) * dil + 1 - target
-        begin, end = _split_padding(total, auto_pad)
+        begin, end = split_padding(total, auto_pad)
         begins.append(begin)
         ends.append(end)
     return (*begins, *ends)
@@ -294,10 +250,10 @@ def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
             f"weight shape {weight_shape} does not fit input shape {ctx.shape(0)} "
             f"with group={groups} (expected ({channels}, out_channels / group, kernel...))"
         )
-    kernel = _ints(ctx, "kernel_shape", weight_shape[2:], rank)
-    strides = _ints(ctx, "strides", (1,) * rank, rank)
-    dilation = _ints(ctx, "dilations", (1,) * rank, rank)
-    extra = _ints(ctx, "output_padding", (0,) * rank, rank)
+    kernel = window_ints(ctx, "kernel_shape", weight_shape[2:], rank)
+    strides = window_ints(ctx, "strides", (1,) * rank, rank)
+    dilation = window_ints(ctx, "dilations", (1,) * rank, rank)
+    extra = window_ints(ctx, "output_padding", (0,) * rank, rank)
     pads = _transposed_pads(ctx, tuple(spatial), kernel, strides, dilation, extra)
     if rank == 1:
         spatial, kernel, strides, dilation, extra = (
@@ -376,7 +332,7 @@ def _required_kernel(ctx: NodeContext, rank: int) -> tuple[int, ...]:
     kernel = ctx.ints_attr("kernel_shape")
     if kernel is None:
         raise ctx.error("attribute kernel_shape is required")
-    return _ints(ctx, "kernel_shape", kernel, rank)
+    return window_ints(ctx, "kernel_shape", kernel, rank)
 
 
 def global_pool(op: str, reduce_op: str) -> Converter:
