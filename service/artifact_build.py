@@ -97,7 +97,8 @@ def build_artifact(
     exact_target = normalize_target(target)
     parsed = parse_any_target(exact_target)
     model_bytes = Path(model_path).read_bytes()
-    imported = import_model(model_bytes, shape=shapes or None, example_shape=example_shapes)
+    # By path, so that external tensor files next to the model load.
+    imported = import_model(Path(model_path), shape=shapes or None, example_shape=example_shapes)
     fn = optimize(imported.function, blocked_layout=not isinstance(parsed, CudaTarget))
     build = build_cuda_artifact if isinstance(parsed, CudaTarget) else build_model_artifact
     result = build(

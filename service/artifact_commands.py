@@ -30,7 +30,11 @@ from typing import Any
 
 from codegen.aot.build import MANIFEST_FILE
 from ir.errors import AutotuneError
-from ir.frontend.onnx.bindings import bind_input_shapes, parse_shape_bindings
+from ir.frontend.onnx.bindings import (
+    bind_input_shapes,
+    parse_shape_bindings,
+    self_contained_bytes,
+)
 from service.artifact_build import ArtifactBuild, build_artifact
 from service.client import ResponseError, ServiceClient, resolve_server, resolve_token
 
@@ -260,12 +264,12 @@ def download_artifact(
 def upload_model(
     client: ServiceClient, model: Path, shapes: Mapping[str, Sequence[int]] | None = None
 ) -> str:
-    """The service's id of the ONNX model at `model` (the sha256 of its bytes, with
-    `shapes` bound into them as the service binds them), uploading it only when the
-    service does not have it yet."""
+    """The service's id of the ONNX model at `model` (the sha256 of its bytes, with any
+    external tensors inside and `shapes` bound into them as the service binds them),
+    uploading it only when the service does not have it yet."""
     if not model.is_file():
         raise CompileError(f"no such file: {model}")
-    data = model.read_bytes()
+    data = self_contained_bytes(model)
     if shapes:
         data = bind_input_shapes(data, shapes)
     model_id = hashlib.sha256(data).hexdigest()

@@ -1,6 +1,7 @@
-"""Ops that PyTorch exports bring (ConvTranspose, Resize, Instance/GroupNormalization,
-DepthToSpace, Einsum, CumSum, Trilu, RNN/GRU/LSTM, GatherElements, ScatterND, OneHot, Q/DQ,
-Mish, Softplus, Mod, ...), compiled and run against onnxruntime.
+"""Ops that PyTorch exports bring (ConvTranspose, 3-D conv and pooling, Resize,
+Instance/GroupNormalization, DepthToSpace, Einsum, CumSum, Trilu, RNN/GRU/LSTM,
+GatherElements, ScatterND, OneHot, Q/DQ, Mish, Softplus, Mod, ...), compiled and run
+against onnxruntime.
 
 The single-node cases of the frontend tests go through the pass pipeline, fusion and the
 LLVM backend here (the frontend tests check the import with the numpy oracle only). A
@@ -29,7 +30,7 @@ from tests.ir.frontend.test_onnx_ops_einsum import CUMSUM, EINSUM, TOP_K, TRILU
 from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, RESIZE
 from tests.ir.frontend.test_onnx_ops_indexing import CONSTANT_LIKE, INDEXING
 from tests.ir.frontend.test_onnx_ops_math import ACTIVATIONS, LOGICAL_AND_MOD
-from tests.ir.frontend.test_onnx_ops_nn import CONV_TRANSPOSE, NORM_GROUPS
+from tests.ir.frontend.test_onnx_ops_nn import CONV_TRANSPOSE, NORM_GROUPS, VOLUME_OPS
 from tests.ir.frontend.test_onnx_ops_quantization import QDQ
 from tests.ir.frontend.test_onnx_ops_rnn import CASES as RECURRENT
 from tests.support.onnx_models import decoder_model
@@ -69,6 +70,7 @@ def _selected(params: list[Any], names: set[str] | None = None) -> list[Any]:
 
 CASES = (
     _selected(CONV_TRANSPOSE)
+    + _selected(VOLUME_OPS)
     + _selected(NORM_GROUPS)
     + _selected(RESIZE, RESIZE_SAMPLE)
     + _selected(DEPTH_SPACE)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -268,3 +269,19 @@ def test_a_dynamic_batch_model_is_stored_with_the_shapes_the_upload_binds(
         other = client.post("/v1/models", content=data, params={"shape": "x=1x4x6x6"})
         assert other.status_code == 201 and other.json()["id"] != model["id"]
     assert live.counts()["models"] == 2
+
+
+def test_an_upload_naming_external_tensor_files_is_refused(
+    live: LiveService, tmp_path: Path
+) -> None:
+    import onnx
+
+    from tests.codegen.aot.conftest import small_conv_model
+
+    path = tmp_path / "ext.onnx"
+    onnx.save(small_conv_model(), str(path), save_as_external_data=True, size_threshold=0)
+    with live.client() as client:
+        answer = client.post("/v1/models", content=path.read_bytes())
+    assert answer.status_code == 422
+    assert "stored in an external file" in answer.json()["detail"]
+    assert live.counts()["models"] == 0

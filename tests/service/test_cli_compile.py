@@ -255,3 +255,33 @@ def test_compile_on_the_server_binds_shapes_as_the_upload_does(
     )
     assert json.loads(again.stdout)["sha256"] == report["sha256"]
     assert live_drivers.counts()["models"] == 1
+
+
+def test_a_model_with_external_weights_compiles_from_any_directory(tmp_path: Path) -> None:
+    import numpy as np
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    path = tmp_path / "models" / "ext.onnx"
+    onnx.save(
+        small_conv_model(),
+        str(path),
+        save_as_external_data=True,
+        location="ext.onnx.data",
+        size_threshold=0,
+    )
+    out = tmp_path / "ext.tar.gz"
+    built = _run("compile", str(path), "-o", str(out), cwd=tmp_path / "elsewhere")
+    assert built.returncode == 0, built.stderr
+    np.save(tmp_path / "x.npy", np.ones((1, 4, 6, 6), np.float32))
+    outputs = []
+    for model in (path, out):
+        saved = tmp_path / f"{model.name}.npz"
+        ran = _run(
+            "run", str(model), "--input", f"x={tmp_path / 'x.npy'}", "--output", str(saved),
+            cwd=tmp_path / "elsewhere",
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stderr
+        with np.load(saved) as result:
+            outputs.append(result["output_0"])
+    np.testing.assert_allclose(outputs[0], outputs[1], rtol=1e-5, atol=1e-6)

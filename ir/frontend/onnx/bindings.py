@@ -1,4 +1,5 @@
-"""Input shape bindings: parsed from `NAME=1x3x224x224` text, and written into a model.
+"""Input shape bindings (parsed from `NAME=1x3x224x224` text, and written into a model),
+and models made self-contained for sending as bytes.
 
 A model exported with dynamic axes (a symbolic batch, say) compiles once its input dims
 are static. `bind_input_shapes` writes the bound dims into the model's graph inputs, so
@@ -9,9 +10,10 @@ sees one shape; the same model bound the same way gives the same bytes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from ir.errors import ShapeBindingError
-from ir.frontend.onnx.importer import ModelSource, input_type, load_model
+from ir.frontend.onnx.importer import ModelSource, input_type, load_model, uses_external_data
 
 
 def parse_shape_bindings(
@@ -54,4 +56,14 @@ def bind_input_shapes(model: ModelSource, shapes: Mapping[str, Sequence[int]]) -
         del dims[:]
         for size in bound:
             dims.add().dim_value = size
+    return bytes(proto.SerializeToString(deterministic=True))
+
+
+def self_contained_bytes(path: Path) -> bytes:
+    """The ONNX file at `path` as bytes that carry all its tensors: the file itself, or,
+    when it keeps tensors in external files next to it, the model with them inside."""
+    data = path.read_bytes()
+    if not uses_external_data(data):
+        return data
+    proto, _ = load_model(path)
     return bytes(proto.SerializeToString(deterministic=True))

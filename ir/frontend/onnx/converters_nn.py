@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
+from ir.frontend.onnx.converters_volume import avg_pool3d, conv3d, max_pool3d
 from ir.frontend.onnx.windows import AUTO_PADS, onnx_padding, split_padding, window_ints
 from ir.graph.nodes import Constant, Expr
 
@@ -22,12 +23,14 @@ class Window:
     padding: tuple[int, int, int, int]
 
 
-def _spatial_rank(ctx: NodeContext) -> int:
-    """1 or 2 spatial dims (1-D ops run as 2-D ops on a height of one), else unsupported."""
+def _spatial_rank(ctx: NodeContext, most: int = 2) -> int:
+    """1 to `most` spatial dims (1-D ops run as 2-D ops on a height of one), else
+    unsupported."""
     rank = len(ctx.shape(0)) - 2
-    if rank not in (1, 2):
+    if not 1 <= rank <= most:
+        kinds = "1-D and 2-D" if most == 2 else "1-D, 2-D and 3-D"
         raise ctx.unsupported(
-            f"only 1-D and 2-D {ctx.op_type} is supported, got input shape {ctx.shape(0)}"
+            f"only {kinds} {ctx.op_type} is supported, got input shape {ctx.shape(0)}"
         )
     return rank
 
@@ -59,8 +62,11 @@ def _from_2d(ctx: NodeContext, value: Expr, rank: int) -> Expr:
 
 
 def convert_conv(ctx: NodeContext) -> ConverterResult:
-    """Conv -> nn.conv2d (+ add of the bias reshaped to (C, 1, 1)); 1-D runs as 2-D."""
-    rank = _spatial_rank(ctx)
+    """Conv -> nn.conv2d (+ add of the bias reshaped to (C, 1, 1)); 1-D runs as 2-D, 3-D
+    as 2-D convs of depth slices."""
+    rank = _spatial_rank(ctx, most=3)
+    if rank == 3:
+        return conv3d(ctx)
     weight_shape = ctx.shape(1)
     kernel = window_ints(ctx, "kernel_shape", weight_shape[2:], rank)
     window = _window(ctx, kernel)
@@ -292,11 +298,14 @@ def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_max_pool(ctx: NodeContext) -> ConverterResult:
-    """MaxPool -> nn.max_pool2d (storage_order 0 only; the Indices output is unsupported)."""
-    rank = _spatial_rank(ctx)
+    """MaxPool -> nn.max_pool2d (storage_order 0 only; the Indices output is unsupported);
+    3-D pools run as 2-D pools of depth slices."""
+    rank = _spatial_rank(ctx, most=3)
     if ctx.int_attr("storage_order", 0) != 0:
         raise ctx.unsupported_attr("storage_order", ctx.attr("storage_order"), ("0",))
     kernel = _required_kernel(ctx, rank)
+    if rank == 3:
+        return max_pool3d(ctx, kernel, bool(ctx.int_attr("ceil_mode", 0)))
     window = _window(ctx, kernel)
     out = ctx.call(
         "nn.max_pool2d",
@@ -311,9 +320,13 @@ def convert_max_pool(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_average_pool(ctx: NodeContext) -> ConverterResult:
-    """AveragePool -> nn.avg_pool2d with count_include_pad and ceil_mode."""
-    rank = _spatial_rank(ctx)
+    """AveragePool -> nn.avg_pool2d with count_include_pad and ceil_mode; 3-D pools run
+    as 2-D pools of depth slices."""
+    rank = _spatial_rank(ctx, most=3)
     kernel = _required_kernel(ctx, rank)
+    if rank == 3:
+        count_pads = bool(ctx.int_attr("count_include_pad", 0))
+        return avg_pool3d(ctx, kernel, bool(ctx.int_attr("ceil_mode", 0)), count_pads)
     window = _window(ctx, kernel)
     out = ctx.call(
         "nn.avg_pool2d",

@@ -15,7 +15,7 @@ Step 5. Convert the nodes in topological order through the converter table, typi
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,9 +97,12 @@ def import_model(
 def load_model(model: ModelSource) -> tuple[onnx.ModelProto, str | None]:
     """Parse `model` into a ModelProto (external data loaded for a path) and its path."""
     if isinstance(model, onnx.ModelProto):
+        _refuse_external_data(model)
         return model, None
     if isinstance(model, bytes | bytearray | memoryview):
-        return _parse(bytes(model), "bytes"), None
+        proto = _parse(bytes(model), "bytes")
+        _refuse_external_data(proto)
+        return proto, None
     if isinstance(model, str | os.PathLike):
         path = os.fspath(model)
         try:
@@ -117,6 +120,43 @@ def load_model(model: ModelSource) -> tuple[onnx.ModelProto, str | None]:
     raise ModelImportError(
         f"cannot import a {type(model).__name__}: expected bytes, a path or an onnx.ModelProto"
     )
+
+
+def _all_tensors(graph: onnx.GraphProto) -> Iterator[onnx.TensorProto]:
+    """Every tensor a graph holds: initializers and tensor attributes, subgraphs included."""
+    yield from graph.initializer
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("t"):
+                yield attribute.t
+            yield from attribute.tensors
+            if attribute.HasField("g"):
+                yield from _all_tensors(attribute.g)
+            for subgraph in attribute.graphs:
+                yield from _all_tensors(subgraph)
+
+
+def uses_external_data(model: bytes) -> bool:
+    """Whether the serialized model keeps any tensor in an external file."""
+    proto = _parse(model, "bytes")
+    return any(
+        onnx.external_data_helper.uses_external_data(tensor) for tensor in _all_tensors(proto.graph)
+    )
+
+
+def _refuse_external_data(proto: onnx.ModelProto) -> None:
+    """A model given without its path cannot say where its external tensor files are (and
+    must not read files relative to wherever this process runs): ModelImportError."""
+    for tensor in _all_tensors(proto.graph):
+        if onnx.external_data_helper.uses_external_data(tensor):
+            location = next(
+                (entry.value for entry in tensor.external_data if entry.key == "location"), "?"
+            )
+            raise ModelImportError(
+                f"tensor {tensor.name!r} is stored in an external file {location!r}, which a "
+                "model given as bytes cannot reach: pass the model's path, or save it with "
+                "its weights inside (onnx.save(model, path, save_as_external_data=False))"
+            )
 
 
 def _parse(data: bytes, source: str) -> onnx.ModelProto:

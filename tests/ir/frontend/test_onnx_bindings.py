@@ -1,15 +1,21 @@
 """Input shape bindings: `NAME=DxD` parsing, binding written into a model, and example
-shapes that bind only the dims a model leaves unknown."""
+shapes that bind only the dims a model leaves unknown; models with external tensor files."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 
-from ir.errors import ShapeBindingError
+from ir.errors import ModelImportError, ShapeBindingError
 from ir.frontend.onnx import from_onnx
-from ir.frontend.onnx.bindings import bind_input_shapes, parse_shape_bindings
+from ir.frontend.onnx.bindings import (
+    bind_input_shapes,
+    parse_shape_bindings,
+    self_contained_bytes,
+)
 from ir.graph.types import TensorType
 from ir.reference import evaluate
 from tests.codegen.aot.conftest import small_conv_model
@@ -74,3 +80,31 @@ def test_example_shapes_bind_only_unknown_dims() -> None:
     # An explicit binding wins over the example.
     bound = from_onnx(dynamic, shape={"x": (2, 4, 6, 6)}, example_shape={"x": (5, 4, 6, 6)})
     assert bound.params[0].type_annotation == TensorType((2, 4, 6, 6), "float32")
+
+
+def _saved_with_external_weights(directory: Path) -> Path:
+    path = directory / "external.onnx"
+    onnx.save(
+        small_conv_model(),
+        str(path),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="external.onnx.data",
+        size_threshold=0,
+    )
+    return path
+
+
+def test_external_tensors_load_by_path_and_are_refused_from_bytes(tmp_path: Path) -> None:
+    path = _saved_with_external_weights(tmp_path)
+    x = np.random.default_rng(2).standard_normal((1, 4, 6, 6)).astype(np.float32)
+    expected = evaluate(from_onnx(small_conv_model()), {"x": x})
+    np.testing.assert_array_equal(evaluate(from_onnx(path), {"x": x}), expected)
+    with pytest.raises(ModelImportError, match=r"stored in an external file 'external.onnx.data'"):
+        from_onnx(path.read_bytes())
+    inside = self_contained_bytes(path)
+    assert len(inside) > path.stat().st_size
+    np.testing.assert_array_equal(evaluate(from_onnx(inside), {"x": x}), expected)
+    plain = tmp_path / "plain.onnx"
+    onnx.save(small_conv_model(), str(plain))
+    assert self_contained_bytes(plain) == plain.read_bytes()

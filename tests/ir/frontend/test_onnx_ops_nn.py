@@ -445,3 +445,84 @@ NORM_GROUPS = [
 )
 def test_nn_op_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds)
+
+
+VOLUME = randn(2, 3, 6, 7, 5)
+
+VOLUME_OPS = [
+    op_case(
+        "conv3d",
+        "Conv",
+        ["x", "w", "b"],
+        {"x": VOLUME},
+        consts={"w": randn(4, 3, 3, 3, 3), "b": randn(4)},
+        pads=[1, 1, 1, 1, 1, 1],
+    ),
+    op_case(
+        "conv3d_strides_dilation_groups",
+        "Conv",
+        ["x", "w"],
+        {"x": randn(1, 4, 9, 8, 7)},
+        consts={"w": randn(6, 2, 2, 3, 2)},
+        strides=[2, 1, 2],
+        dilations=[2, 1, 1],
+        pads=[1, 0, 1, 0, 2, 1],
+        group=2,
+    ),
+    op_case(
+        "conv3d_same_upper",
+        "Conv",
+        ["x", "w"],
+        {"x": VOLUME},
+        consts={"w": randn(2, 3, 2, 3, 3)},
+        strides=[2, 2, 1],
+        auto_pad="SAME_UPPER",
+    ),
+    op_case(
+        "max_pool3d", "MaxPool", ["x"], {"x": VOLUME}, kernel_shape=[2, 2, 2], strides=[2, 2, 2]
+    ),
+    op_case(
+        "max_pool3d_pads_ceil",
+        "MaxPool",
+        ["x"],
+        {"x": VOLUME},
+        kernel_shape=[3, 3, 2],
+        strides=[2, 2, 2],
+        pads=[1, 1, 0, 1, 0, 1],
+        ceil_mode=1,
+    ),
+    op_case(
+        "avg_pool3d",
+        "AveragePool",
+        ["x"],
+        {"x": VOLUME},
+        kernel_shape=[2, 3, 2],
+        strides=[1, 2, 2],
+    ),
+    op_case(
+        "avg_pool3d_pads_exclude",
+        "AveragePool",
+        ["x"],
+        {"x": VOLUME},
+        kernel_shape=[3, 3, 3],
+        strides=[2, 2, 2],
+        pads=[1, 1, 1, 1, 1, 1],
+    ),
+    op_case(
+        "avg_pool3d_pads_include_ceil",
+        "AveragePool",
+        ["x"],
+        {"x": VOLUME},
+        kernel_shape=[3, 2, 3],
+        strides=[2, 2, 2],
+        pads=[1, 0, 1, 1, 1, 0],
+        count_include_pad=1,
+        ceil_mode=1,
+    ),
+    op_case("global_avg_pool3d", "GlobalAveragePool", ["x"], {"x": VOLUME}),
+]
+
+
+@pytest.mark.parametrize("case", VOLUME_OPS)
+def test_volume_op_matches_onnxruntime(case: OpCase) -> None:
+    assert_matches_onnxruntime(case.model(), case.feeds)
