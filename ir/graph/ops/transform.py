@@ -473,7 +473,8 @@ def _tile_indices(data: Tensor, attrs: Attrs, indices: Sequence[PrimExpr]) -> li
 
 
 def _concatenate_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
-    """Nested selects on the ranges of the concatenation axis, the last input innermost."""
+    """Selects on the ranges of the concatenation axis, nested as a balanced tree (an
+    element of n inputs takes log2(n) comparisons, not up to n)."""
     out = tensor_out(out_type, "concatenate")
     axis = int(attrs["axis"]) % out.ndim
     offsets = list(itertools.accumulate((t.shape[axis] for t in inputs), initial=0))
@@ -483,11 +484,16 @@ def _concatenate_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> T
         source[axis] = indices[axis] - offsets[part]
         return inputs[part][source]
 
+    def parts(first: int, last: int, indices: Sequence[PrimExpr]) -> PrimExpr:
+        """The element from inputs first..last (inclusive), split at the middle."""
+        if first == last:
+            return read(first, indices)
+        middle = (first + last) // 2
+        below = parts(first, middle, indices)
+        return select(indices[axis] < offsets[middle + 1], below, parts(middle + 1, last, indices))
+
     def body(*indices: PrimExpr) -> PrimExpr:
-        value = read(len(inputs) - 1, indices)
-        for part in range(len(inputs) - 2, -1, -1):
-            value = select(indices[axis] < offsets[part + 1], read(part, indices), value)
-        return value
+        return parts(0, len(inputs) - 1, indices)
 
     joined = compute(out.shape, body, name="concatenate", tag="injective")
     return check_output(joined, out, "concatenate")
