@@ -128,21 +128,30 @@ def conv3d(ctx: NodeContext) -> Expr:
     return result
 
 
-def max_pool3d(ctx: NodeContext, kernel: tuple[int, ...], ceil_mode: bool) -> Expr:
-    """MaxPool over (N, C, D, H, W): the max over depth taps of 2-D max pools."""
-    window = _depth_window(ctx, kernel, ceil_mode)
-    planes, padded = _planes(ctx, ctx.input(0), window, -math.inf)
+def _pooled_taps(
+    ctx: NodeContext, window: DepthWindow, op: str, ceil_mode: bool, **attrs: object
+) -> list[Expr]:
+    """The 2-D pool `op` of every depth slice (padded with -inf for a max, else 0), read
+    at each depth tap: (N, out_depth, C, H', W') per tap."""
+    fill = -math.inf if op == "nn.max_pool2d" else 0.0
+    planes, padded = _planes(ctx, ctx.input(0), window, fill)
     pooled = ctx.call(
-        "nn.max_pool2d",
+        op,
         planes,
         pool_size=window.kernel[1:],
         strides=window.strides[1:],
         padding=window.plane_padding,
         dilation=window.dilation[1:],
         ceil_mode=ceil_mode,
+        **attrs,
     )
-    taps = [_depth_tap(ctx, pooled, tap, window, padded) for tap in range(window.kernel[0])]
-    return _combined(ctx, taps, "maximum")
+    return [_depth_tap(ctx, pooled, tap, window, padded) for tap in range(window.kernel[0])]
+
+
+def max_pool3d(ctx: NodeContext, kernel: tuple[int, ...], ceil_mode: bool) -> Expr:
+    """MaxPool over (N, C, D, H, W): the max over depth taps of 2-D max pools."""
+    window = _depth_window(ctx, kernel, ceil_mode)
+    return _combined(ctx, _pooled_taps(ctx, window, "nn.max_pool2d", ceil_mode), "maximum")
 
 
 def avg_pool3d(
@@ -153,18 +162,7 @@ def avg_pool3d(
     window's count: a constant computed here (taps inside the padded input, or inside the
     input itself)."""
     window = _depth_window(ctx, kernel, ceil_mode)
-    planes, padded = _planes(ctx, ctx.input(0), window, 0.0)
-    pooled = ctx.call(
-        "nn.avg_pool2d",
-        planes,
-        pool_size=window.kernel[1:],
-        strides=window.strides[1:],
-        padding=window.plane_padding,
-        dilation=window.dilation[1:],
-        ceil_mode=ceil_mode,
-        count_include_pad=True,
-    )
-    taps = [_depth_tap(ctx, pooled, tap, window, padded) for tap in range(window.kernel[0])]
+    taps = _pooled_taps(ctx, window, "nn.avg_pool2d", ceil_mode, count_include_pad=True)
     total = _combined(ctx, taps, "add")
     out = total.checked_type.shape[2:]  # type: ignore[union-attr]
     spatial = ctx.shape(0)[2:]
