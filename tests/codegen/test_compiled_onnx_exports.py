@@ -1,7 +1,7 @@
 """Ops that PyTorch exports bring (ConvTranspose, 3-D conv and pooling, Resize,
 Instance/GroupNormalization, DepthToSpace, Einsum, CumSum, Trilu, RNN/GRU/LSTM,
 GatherElements, ScatterND, OneHot, Q/DQ, Mish, Softplus, Mod, ...), compiled and run
-against onnxruntime.
+against onnxruntime (GridSample too).
 
 The single-node cases of the frontend tests go through the pass pipeline, fusion and the
 LLVM backend here (the frontend tests check the import with the numpy oracle only). A
@@ -27,7 +27,7 @@ from ir.reference import check_close
 from tests.codegen.aot.conftest import compile_onnx
 from tests.ir.frontend.onnx_helpers import OpCase, run_onnxruntime
 from tests.ir.frontend.test_onnx_ops_einsum import CUMSUM, EINSUM, TOP_K, TRILU
-from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, RESIZE
+from tests.ir.frontend.test_onnx_ops_image import DEPTH_SPACE, GRID_SAMPLE, RESIZE
 from tests.ir.frontend.test_onnx_ops_indexing import CONSTANT_LIKE, INDEXING
 from tests.ir.frontend.test_onnx_ops_math import ACTIVATIONS, LOGICAL_AND_MOD
 from tests.ir.frontend.test_onnx_ops_nn import CONV_TRANSPOSE, NORM_GROUPS, VOLUME_OPS
@@ -49,6 +49,13 @@ RESIZE_SAMPLE = {
     "nearest_int32",
     "axes_18",
     "upsample_9_linear",
+}
+# One GridSample case per mode and padding (each compiles four gathers).
+GRID_SAMPLE_SAMPLE = {
+    "grid_sample_bilinear_zeros_corners0",
+    "grid_sample_nearest_border_corners1",
+    "grid_sample_bilinear_reflection_corners1",
+    "grid_sample_20_linear",
 }
 NEW_ACTIVATIONS = {
     "elu",
@@ -74,6 +81,7 @@ CASES = (
     + _selected(NORM_GROUPS)
     + _selected(RESIZE, RESIZE_SAMPLE)
     + _selected(DEPTH_SPACE)
+    + _selected(GRID_SAMPLE, GRID_SAMPLE_SAMPLE)
     + _selected(ACTIVATIONS, NEW_ACTIVATIONS)
     + _selected(LOGICAL_AND_MOD)
     + _selected(EINSUM + CUMSUM + TRILU + TOP_K)
@@ -84,8 +92,8 @@ CASES = (
 
 
 def test_the_samples_exist() -> None:
-    ids = {param.id for param in [*RESIZE, *ACTIVATIONS]}
-    assert ids >= RESIZE_SAMPLE | NEW_ACTIVATIONS
+    ids = {param.id for param in [*RESIZE, *ACTIVATIONS, *GRID_SAMPLE]}
+    assert ids >= RESIZE_SAMPLE | NEW_ACTIVATIONS | GRID_SAMPLE_SAMPLE
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -1,4 +1,5 @@
-"""Converters for ONNX image resizing: Resize (nearest, linear, cubic) and Upsample.
+"""Converters for ONNX image sampling: Resize (nearest, linear, cubic), Upsample and
+GridSample.
 
 A resize is separable: along each resized axis every output element is a weighted sum of
 a few input elements (1 for nearest, 2 for linear, 4 for cubic). The positions and
@@ -6,6 +7,11 @@ weights depend only on the shapes and attributes, so they are computed here, in 
 as ONNX Runtime computes them, and the graph gets, per axis and tap, a `take` of the
 input along that axis times a constant weight column. Out-of-range taps are clamped to
 the edge, as the ONNX reference pads with edge values.
+
+GridSample's positions come from a runtime grid: per tap, the pixel coordinates are
+computed in the graph and the flattened input is gathered there (`gather_elements`),
+weighted and summed; taps outside the input count as zeros unless the padding mode
+clamps or mirrors the coordinates first.
 """
 
 from __future__ import annotations
@@ -250,7 +256,155 @@ def convert_upsample(ctx: NodeContext) -> ConverterResult:
     return resize(ctx, _mode(ctx, legacy=True), out, scales)
 
 
+GRID_MODES = ("bilinear", "nearest", "linear")
+GRID_PADDINGS = ("zeros", "border", "reflection")
+
+
+def _grid_axis(ctx: NodeContext, grid: Expr, index: int, size: int, corners: bool) -> Expr:
+    """Pixel coordinates along one axis (0: x, 1: y) from the grid's [-1, 1] values."""
+    dtype = ctx.dtype(1)
+    part = ctx.call("strided_slice", grid, begin=(index,), end=(index + 1,), axes=(3,))
+    normalized = ctx.call("squeeze", part, axis=(3,))
+    shifted = ctx.call("add", normalized, ctx.scalar(1.0, dtype))
+    if corners:  # -1 and 1 are the centres of the corner pixels
+        return ctx.call("multiply", shifted, ctx.scalar((size - 1) / 2, dtype))
+    scaled = ctx.call("multiply", shifted, ctx.scalar(size / 2, dtype))
+    return ctx.call("subtract", scaled, ctx.scalar(0.5, dtype))
+
+
+def _padded_coordinates(
+    ctx: NodeContext, coordinates: Expr, size: int, corners: bool, padding: str
+) -> Expr:
+    """Coordinates moved inside the input for border (clamped) and reflection (mirrored
+    at the edges, or at the pixel borders without align_corners, then clamped) padding."""
+    dtype = ctx.dtype(1)
+    if padding == "reflection" and size > 1:
+        low, span = (0.0, size - 1.0) if corners else (-0.5, float(size))
+        offset = ctx.call("abs", ctx.call("subtract", coordinates, ctx.scalar(low, dtype)))
+        folded = ctx.call("floor_mod", offset, ctx.scalar(2 * span, dtype))
+        beyond = ctx.call("greater", folded, ctx.scalar(span, dtype))
+        mirrored = ctx.call("subtract", ctx.scalar(2 * span, dtype), folded)
+        reflected = ctx.call("where", beyond, mirrored, folded)
+        coordinates = ctx.call("add", reflected, ctx.scalar(low, dtype))
+    if padding in ("border", "reflection"):
+        return ctx.call("clip", coordinates, a_min=0.0, a_max=float(size - 1))
+    return coordinates
+
+
+def _grid_tap(
+    ctx: NodeContext, flat: Expr, column: Expr, row: Expr, width: int, height: int
+) -> tuple[Expr, Expr]:
+    """The input at integer (column, row) positions (N, Ho, Wo), clamped inside, as
+    (N, C, Ho, Wo); and whether each position was inside the input."""
+    n, channels = ctx.shape(0)[:2]
+    out_h, out_w = ctx.shape(1)[1:3]
+    dtype = ctx.dtype(1)
+    inside = ctx.call(
+        "logical_and",
+        ctx.call(
+            "logical_and",
+            ctx.call("greater", column, ctx.scalar(-1.0, dtype)),
+            ctx.call("less", column, ctx.scalar(float(width), dtype)),
+        ),
+        ctx.call(
+            "logical_and",
+            ctx.call("greater", row, ctx.scalar(-1.0, dtype)),
+            ctx.call("less", row, ctx.scalar(float(height), dtype)),
+        ),
+    )
+    x = ctx.call("clip", column, a_min=0.0, a_max=float(width - 1))
+    y = ctx.call("clip", row, a_min=0.0, a_max=float(height - 1))
+    position = ctx.call("add", ctx.call("multiply", y, ctx.scalar(float(width), dtype)), x)
+    index = ctx.call("cast", position, dtype="int64")
+    index = ctx.call("reshape", index, newshape=(n, 1, out_h * out_w))
+    index = ctx.call("broadcast_to", index, shape=(n, channels, out_h * out_w))
+    picked = ctx.call("gather_elements", flat, index, axis=2)
+    return ctx.call("reshape", picked, newshape=(n, channels, out_h, out_w)), inside
+
+
+def convert_grid_sample(ctx: NodeContext) -> ConverterResult:
+    """GridSample (bilinear or nearest; zeros, border or reflection padding) -> per tap, a
+    gather of the flattened input at the grid's pixel positions, weighted and summed."""
+    shape, grid_shape = ctx.shape(0), ctx.shape(1)
+    if len(shape) != 4 or len(grid_shape) != 4 or grid_shape[3] != 2:
+        raise ctx.unsupported(
+            f"only 2-D GridSample: input (N, C, H, W) and grid (N, Ho, Wo, 2), got {shape} "
+            f"and {grid_shape}"
+        )
+    mode = ctx.choice_attr("mode", "bilinear" if ctx.opset < 20 else "linear", GRID_MODES)
+    padding = ctx.choice_attr("padding_mode", "zeros", GRID_PADDINGS)
+    corners = bool(ctx.int_attr("align_corners", 0))
+    n, channels, height, width = shape
+    dtype = ctx.dtype(1)
+    flat = ctx.call("reshape", ctx.input(0), newshape=(n, channels, height * width))
+    grid = ctx.input(1)
+    px = _padded_coordinates(ctx, _grid_axis(ctx, grid, 0, width, corners), width, corners, padding)
+    py = _padded_coordinates(
+        ctx, _grid_axis(ctx, grid, 1, height, corners), height, corners, padding
+    )
+
+    def weighted(value: Expr, inside: Expr, weight: Expr | None) -> Expr:
+        zero = ctx.scalar(0.0, dtype)
+        factor = ctx.call("where", inside, ctx.scalar(1.0, dtype), zero)
+        if weight is not None:
+            factor = ctx.call("multiply", factor, weight)
+        return ctx.call("multiply", value, ctx.call("expand_dims", factor, axes=(1,)))
+
+    if mode == "nearest":
+        value, inside = _grid_tap(
+            ctx, flat, ctx.call("round", px), ctx.call("round", py), width, height
+        )
+        return weighted(value, inside, None)
+    left, top = ctx.call("floor", px), ctx.call("floor", py)
+    right = ctx.call("add", left, ctx.scalar(1.0, dtype))
+    bottom = ctx.call("add", top, ctx.scalar(1.0, dtype))
+    wx = ctx.call("subtract", px, left)
+    wy = ctx.call("subtract", py, top)
+    one = ctx.scalar(1.0, dtype)
+    ux, uy = ctx.call("subtract", one, wx), ctx.call("subtract", one, wy)
+    total: Expr | None = None
+    for column, row, weight in (
+        (left, top, ctx.call("multiply", ux, uy)),
+        (right, top, ctx.call("multiply", wx, uy)),
+        (left, bottom, ctx.call("multiply", ux, wy)),
+        (right, bottom, ctx.call("multiply", wx, wy)),
+    ):
+        value, inside = _grid_tap(ctx, flat, column, row, width, height)
+        term = weighted(value, inside, weight)
+        total = term if total is None else ctx.call("add", total, term)
+    assert total is not None
+    return total
+
+
+def convert_affine_grid(ctx: NodeContext) -> ConverterResult:
+    """AffineGrid (2-D) -> the constant (x, y, 1) pixel-centre grid times theta^T, one
+    batched matmul: (N, H, W, 2) normalized positions for GridSample."""
+    size = ctx.static_ints(1, "size")
+    theta = ctx.shape(0)
+    if len(size) != 4 or theta != (size[0], 2, 3):
+        raise ctx.unsupported(
+            "only 2-D AffineGrid: theta (N, 2, 3) and size (N, C, H, W), got "
+            f"{theta} and {list(size)}"
+        )
+    n, _, height, width = size
+    corners = bool(ctx.int_attr("align_corners", 0))
+
+    def axis_positions(count: int) -> np.ndarray:
+        if corners:
+            return np.linspace(-1.0, 1.0, count) if count > 1 else np.zeros(1)
+        return (np.arange(count) * 2.0 + 1.0) / count - 1.0
+
+    ys, xs = np.meshgrid(axis_positions(height), axis_positions(width), indexing="ij")
+    base = np.stack([xs, ys, np.ones_like(xs)], axis=-1).reshape(1, height * width, 3)
+    dtype = ctx.dtype(0)
+    positions = ctx.call("broadcast_to", Constant(base.astype(dtype)), shape=(n, height * width, 3))
+    grid = ctx.call("nn.batch_matmul", positions, ctx.input(0), transpose_b=True)
+    return ctx.call("reshape", grid, newshape=(n, height, width, 2))
+
+
 CONVERTERS: dict[str, Converter] = {
+    "AffineGrid": convert_affine_grid,
+    "GridSample": convert_grid_sample,
     "Resize": convert_resize,
     "Upsample": convert_upsample,
 }

@@ -1,5 +1,5 @@
-"""Single-node ONNX models of image ops (Resize, Upsample, DepthToSpace, SpaceToDepth)
-imported and run against onnxruntime."""
+"""Single-node ONNX models of image ops (Resize, Upsample, GridSample, DepthToSpace,
+SpaceToDepth) imported and run against onnxruntime."""
 
 from __future__ import annotations
 
@@ -172,7 +172,53 @@ DEPTH_SPACE = [
 ]
 
 
-@pytest.mark.parametrize("case", RESIZE + DEPTH_SPACE)
+GRID_IMAGE = randn(2, 3, 5, 6)
+GRID = (np.random.default_rng(9).uniform(-1.3, 1.3, (2, 4, 7, 2))).astype(F32)
+# Exact pixel centres and edges too: rounding ties and taps on the last row / column.
+GRID[0, 0, :, 0] = np.linspace(-1, 1, 7, dtype=F32)
+GRID[0, 0, :, 1] = 1.0
+
+GRID_SAMPLE = (
+    [
+        op_case(
+            f"grid_sample_{mode}_{padding}_corners{corners}",
+            "GridSample",
+            ["x", "g"],
+            {"x": GRID_IMAGE, "g": GRID},
+            opset=16,
+            mode=mode,
+            padding_mode=padding,
+            align_corners=corners,
+        )
+        for mode in ("bilinear", "nearest")
+        for padding in ("zeros", "border", "reflection")
+        for corners in (0, 1)
+    ]
+    + [
+        op_case(
+            "grid_sample_20_linear",
+            "GridSample",
+            ["x", "g"],
+            {"x": GRID_IMAGE, "g": GRID},
+            opset=20,
+        )
+    ]
+    + [
+        op_case(
+            f"affine_grid_corners{corners}",
+            "AffineGrid",
+            ["theta", "size"],
+            {"theta": randn(2, 2, 3)},
+            consts={"size": np.array([2, 3, 4, 5], np.int64)},
+            opset=20,
+            align_corners=corners,
+        )
+        for corners in (0, 1)
+    ]
+)
+
+
+@pytest.mark.parametrize("case", RESIZE + DEPTH_SPACE + GRID_SAMPLE)
 def test_image_op_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds, rtol=1e-4, atol=1e-5)
 
