@@ -136,27 +136,30 @@ def _all_tensors(graph: onnx.GraphProto) -> Iterator[onnx.TensorProto]:
                 yield from _all_tensors(subgraph)
 
 
+def _external_tensors(proto: onnx.ModelProto) -> Iterator[onnx.TensorProto]:
+    """The model's tensors whose data lives in an external file."""
+    for tensor in _all_tensors(proto.graph):
+        if onnx.external_data_helper.uses_external_data(tensor):
+            yield tensor
+
+
 def uses_external_data(model: bytes) -> bool:
     """Whether the serialized model keeps any tensor in an external file."""
-    proto = _parse(model, "bytes")
-    return any(
-        onnx.external_data_helper.uses_external_data(tensor) for tensor in _all_tensors(proto.graph)
-    )
+    return next(_external_tensors(_parse(model, "bytes")), None) is not None
 
 
 def _refuse_external_data(proto: onnx.ModelProto) -> None:
     """A model given without its path cannot say where its external tensor files are (and
     must not read files relative to wherever this process runs): ModelImportError."""
-    for tensor in _all_tensors(proto.graph):
-        if onnx.external_data_helper.uses_external_data(tensor):
-            location = next(
-                (entry.value for entry in tensor.external_data if entry.key == "location"), "?"
-            )
-            raise ModelImportError(
-                f"tensor {tensor.name!r} is stored in an external file {location!r}, which a "
-                "model given as bytes cannot reach: pass the model's path, or save it with "
-                "its weights inside (onnx.save(model, path, save_as_external_data=False))"
-            )
+    tensor = next(_external_tensors(proto), None)
+    if tensor is None:
+        return
+    location = next((entry.value for entry in tensor.external_data if entry.key == "location"), "?")
+    raise ModelImportError(
+        f"tensor {tensor.name!r} is stored in an external file {location!r}, which a model "
+        "given as bytes cannot reach: pass the model's path, or save it with its weights "
+        "inside (onnx.save(model, path, save_as_external_data=False))"
+    )
 
 
 def _parse(data: bytes, source: str) -> onnx.ModelProto:

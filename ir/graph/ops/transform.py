@@ -272,11 +272,17 @@ def _strided_slice_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TensorType(shape, data.dtype)
 
 
-def _take_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
-    op = "take"
+def _data_and_indices(arg_types: Sequence[Type], op: str) -> tuple[TensorType, TensorType]:
+    """A gather's data and integer indices, or TypeInferenceError."""
     data, indices = tensor_args(arg_types, op)
     if indices.dtype not in ("int32", "int64"):
         raise TypeInferenceError(f"{op}: indices must be int32 or int64, got {indices.dtype}")
+    return data, indices
+
+
+def _take_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "take"
+    data, indices = _data_and_indices(arg_types, op)
     axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
     return TensorType(data.shape[:axis] + indices.shape + data.shape[axis + 1 :], data.dtype)
 
@@ -302,9 +308,7 @@ def _take_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
 
 def _gather_elements_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     op = "gather_elements"
-    data, indices = tensor_args(arg_types, op)
-    if indices.dtype not in ("int32", "int64"):
-        raise TypeInferenceError(f"{op}: indices must be int32 or int64, got {indices.dtype}")
+    data, indices = _data_and_indices(arg_types, op)
     axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
     if indices.ndim != data.ndim or any(
         size > dim
@@ -518,6 +522,12 @@ def _split_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> tuple[T
     return check_outputs(parts, out_type, "split")
 
 
+def _wrapped_index(index: PrimExpr, dim: int) -> PrimExpr:
+    """An index read from an indices tensor as int64, negative ones counted from the end."""
+    position = cast("int64", index)
+    return select(position < 0, position + dim, position)
+
+
 def _take_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     """data[..., indices[j...] (negative ones wrapped), ...]."""
     data, indices = inputs
@@ -526,8 +536,7 @@ def _take_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     dim = data.shape[axis]
 
     def body(*out_indices: PrimExpr) -> PrimExpr:
-        position = cast("int64", indices[out_indices[axis : axis + indices.ndim]])
-        wrapped = select(position < 0, position + dim, position)
+        wrapped = _wrapped_index(indices[out_indices[axis : axis + indices.ndim]], dim)
         before, after = out_indices[:axis], out_indices[axis + indices.ndim :]
         return data[(*before, wrapped, *after)]
 
@@ -542,8 +551,7 @@ def _gather_elements_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) 
     dim = data.shape[axis]
 
     def body(*out_indices: PrimExpr) -> PrimExpr:
-        position = cast("int64", indices[out_indices])
-        wrapped = select(position < 0, position + dim, position)
+        wrapped = _wrapped_index(indices[out_indices], dim)
         return data[(*out_indices[:axis], wrapped, *out_indices[axis + 1 :])]
 
     gathered = compute(out.shape, body, name="gather_elements", tag="injective")
