@@ -1,25 +1,32 @@
 /* Run a compiled autotune model from C, through its C ABI (model.h), with no Python.
  *
- *   tar xzf ARTIFACT.tar.gz model.so model.h
+ *   tar xzf ARTIFACT.tar.gz model.so model.h weights.bin
  *   cc -O2 -I. -o run_model run_model.c -ldl
- *   ./run_model ./model.so
+ *   ./run_model ./model.so ./weights.bin
  *
+ * The weights are mapped from weights.bin (mmap), so they are read from the file only as
+ * the kernels touch them, and every process running the model shares one copy.
  * Every float32 input is filled with element i of n set to i / n (ONNX's test runner does
  * the same); each output is printed as a line "output NAME DTYPE D0xD1x..." followed by
  * one line per element (float32 outputs). Exit status 0 on success.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "model.h"
 
 /* The ABI functions, looked up in the library. */
 struct model_api {
     int32_t (*abi_version)(void);
-    autotune_model *(*create)(void);
+    int64_t (*weights_bytes)(void);
+    autotune_model *(*create)(const void *);
     int32_t (*run)(autotune_model *, const void *const *, void *const *);
     void (*destroy)(autotune_model *);
     int32_t (*num_inputs)(void);
@@ -43,6 +50,28 @@ static void *lookup(void *library, const char *name) {
     return symbol;
 }
 
+/* weights.bin mapped read-only; exits when it cannot be, or has not `expected` bytes. */
+static const void *map_weights(const char *path, int64_t expected) {
+    int fd = open(path, O_RDONLY);
+    struct stat info;
+    if (fd < 0 || fstat(fd, &info) != 0) {
+        perror(path);
+        exit(1);
+    }
+    if ((int64_t)info.st_size != expected) {
+        fprintf(stderr, "error: %s has %lld bytes, the model expects %lld\n", path,
+                (long long)info.st_size, (long long)expected);
+        exit(1);
+    }
+    void *weights = mmap(0, (size_t)expected, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (weights == MAP_FAILED) {
+        perror(path);
+        exit(1);
+    }
+    close(fd); /* the mapping keeps the file */
+    return weights;
+}
+
 static int64_t element_count(int32_t ndim, const int64_t *shape) {
     int64_t count = 1;
     for (int32_t d = 0; d < ndim; ++d) count *= shape[d];
@@ -57,8 +86,8 @@ static size_t dtype_bytes(const char *dtype) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s path/to/model.so\n", argv[0]);
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s path/to/model.so path/to/weights.bin\n", argv[0]);
         return 2;
     }
     void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
@@ -68,6 +97,7 @@ int main(int argc, char **argv) {
     }
     struct model_api api;
     *(void **)&api.abi_version = lookup(library, "autotune_abi_version");
+    *(void **)&api.weights_bytes = lookup(library, "autotune_weights_bytes");
     *(void **)&api.create = lookup(library, "autotune_create");
     *(void **)&api.run = lookup(library, "autotune_run");
     *(void **)&api.destroy = lookup(library, "autotune_destroy");
@@ -109,7 +139,9 @@ int main(int argc, char **argv) {
         outputs[i] = calloc((size_t)count + 1, dtype_bytes(api.output_dtype(i)));
     }
 
-    autotune_model *model = api.create();
+    int64_t weights_bytes = api.weights_bytes();
+    const void *weights = map_weights(argv[2], weights_bytes);
+    autotune_model *model = api.create(weights);
     if (!model) {
         fprintf(stderr, "error: cannot allocate the model's workspace\n");
         return 1;
@@ -134,6 +166,7 @@ int main(int argc, char **argv) {
     }
 
     api.destroy(model);
+    munmap((void *)weights, (size_t)weights_bytes);
     for (int32_t i = 0; i < num_inputs; ++i) free(inputs[i]);
     for (int32_t i = 0; i < num_outputs; ++i) free(outputs[i]);
     free(inputs);

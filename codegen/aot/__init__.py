@@ -5,8 +5,9 @@
       plan.py       kernels in call order; weights (layout rewrites applied); a static
                     memory plan placing every intermediate tensor in one workspace
       module.py     every kernel and the entry function linked into one LLVM module
-      link.py       the module's object + the C ABI + the weights blob -> model.so (cc)
-      package.py    manifest.json + model.so + model.h -> a deterministic .tar.gz
+      link.py       the module's object + the C ABI -> model.so (cc)
+      weights.py    the weights blob (weights.bin), which the library reads in place
+      package.py    manifest.json + model.so + model.h + weights.bin -> a deterministic .tar.gz
 
 The artifact runs with `codegen/runtime/loader.py` (numpy + ctypes only) or from C
 through the ABI declared in its `model.h`.

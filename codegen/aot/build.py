@@ -4,8 +4,8 @@ build_model_artifact(fn, target, out_dir, chooser):
   Step 1. plan_model          kernels, weights (layouts applied), memory plan, coverage
   Step 2. build_model_module  every kernel and the entry function in one LLVM module
   Step 3. model_object_code   the module as a position-independent object
-  Step 4. link_library        + the C ABI and the weights blob -> model.so (cc -shared)
-  Step 5. pack_tarball        manifest.json, model.so, model.h -> <sha256>.tar.gz
+  Step 4. link_library        + the C ABI -> model.so (cc -shared)
+  Step 5. write_artifact      manifest.json, model.so, model.h, weights.bin -> <sha256>.tar.gz
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from codegen.llvm.target import Target
 from ir.graph.nodes import Function
 
 ARTIFACT_FORMAT = "autotune-artifact"
-ARTIFACT_FORMAT_VERSION = 1
+ARTIFACT_FORMAT_VERSION = 2
 LIBRARY_FILE = "model.so"
 MANIFEST_FILE = "manifest.json"
 HEADER_FILE = "model.h"
+WEIGHTS_FILE = "weights.bin"
 
 
 @dataclass(frozen=True)
@@ -64,11 +65,13 @@ def build_manifest(
     plan: ModelPlan,
     target: Target,
     library: bytes,
+    weights: bytes,
     openmp: bool,
     versions: dict[str, str],
     model_sha256: str | None,
 ) -> dict[str, Any]:
-    """The manifest of an artifact: its interface, target, library, plan and coverage."""
+    """The manifest of an artifact: its interface, target, library, weights, plan and
+    coverage."""
     coverage = plan.coverage
     hits = sum(1 for task in coverage if task.hit)
     return {
@@ -85,6 +88,11 @@ def build_manifest(
             "size_bytes": len(library),
             "openmp": openmp,
             "num_cores": target.num_cores,
+        },
+        "weights": {
+            "file": WEIGHTS_FILE,
+            "sha256": hashlib.sha256(weights).hexdigest(),
+            "size_bytes": len(weights),
         },
         "memory": {
             "workspace_bytes": plan.memory.workspace_bytes,
@@ -114,20 +122,16 @@ def build_model_artifact(
     plan = plan_model(fn, target, hardware_of(target), chooser or default_chooser, output_names)
     llvm_text = build_model_module(plan, target)
     openmp = uses_openmp(llvm_text)
-    library = link_library(
-        model_object_code(llvm_text, target),
-        abi_source(plan),
-        plan.weights,
-        openmp,
-        compiler,
-    )
+    library = link_library(model_object_code(llvm_text, target), abi_source(plan), openmp, compiler)
+    weights = plan.weights.to_bytes()
     manifest = build_manifest(
-        plan, target, library, openmp, software_versions(compiler), model_sha256
+        plan, target, library, weights, openmp, software_versions(compiler), model_sha256
     )
     files = {
         MANIFEST_FILE: manifest_bytes(manifest),
         LIBRARY_FILE: library,
         HEADER_FILE: MODEL_HEADER.encode(),
+        WEIGHTS_FILE: weights,
     }
     path, digest, size_bytes = write_artifact(out_dir, files)
     return ArtifactResult(path, digest, size_bytes, manifest, plan.coverage)

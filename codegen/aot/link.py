@@ -1,5 +1,5 @@
-"""Link a model library with the system C compiler: `cc -shared` of the model's object,
-the ABI object and the weights object, exporting only the ABI.
+"""Link a model library with the system C compiler: `cc -shared` of the model's object and
+the ABI object, exporting only the ABI (the weights travel beside the library).
 
 Every file is written into a fresh directory and named relative to it, so no temporary
 path reaches the library; the compiler's and linker's output is then a function of the
@@ -15,8 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from codegen.aot.abi import MODEL_HEADER, export_map, weights_assembly
-from codegen.aot.weights import WeightsBlob
+from codegen.aot.abi import MODEL_HEADER, export_map
 from codegen.errors import CodegenError
 
 COMPILE_TIMEOUT_S = 600
@@ -64,21 +63,15 @@ def _run(command: list[str], cwd: Path) -> None:
         )
 
 
-def link_library(
-    model_object: bytes, abi_source: str, weights: WeightsBlob, openmp: bool, compiler: str
-) -> bytes:
-    """The shared library (bytes) of a model: its LLVM object, ABI source and weights."""
+def link_library(model_object: bytes, abi_source: str, openmp: bool, compiler: str) -> bytes:
+    """The shared library (bytes) of a model: its LLVM object and ABI source."""
     with tempfile.TemporaryDirectory(prefix="autotune-link-") as directory:
         cwd = Path(directory)
         (cwd / "model.o").write_bytes(model_object)
         (cwd / "model.h").write_text(MODEL_HEADER)
         (cwd / "model_abi.c").write_text(abi_source)
-        with (cwd / "weights.bin").open("wb") as stream:
-            weights.write(stream)
-        (cwd / "weights.s").write_text(weights_assembly("weights.bin", weights.padded_bytes))
         (cwd / "exports.map").write_text(export_map())
         _run([compiler, "-c", "-O2", "-fPIC", "model_abi.c", "-o", "model_abi.o"], cwd)
-        _run([compiler, "-c", "weights.s", "-o", "weights.o"], cwd)
         libraries = ["-lgomp"] if openmp else []
         _run(
             [
@@ -88,7 +81,6 @@ def link_library(
                 "model.so",
                 "model.o",
                 "model_abi.o",
-                "weights.o",
                 "-Wl,--version-script=exports.map",
                 "-Wl,-z,noexecstack",
                 "-Wl,-z,nodelete",

@@ -1,11 +1,11 @@
 """One LLVM module for the whole model: every kernel, and the entry function that runs them.
 
-    void autotune_model_entry(ptr workspace, ptr inputs, ptr outputs)
+    void autotune_model_entry(ptr workspace, ptr weights, ptr inputs, ptr outputs)
 
 `inputs` and `outputs` are arrays of data pointers, one per model input/output in the
-manifest's order. The entry calls each kernel in plan order with pointers into the
-caller's arrays, the weights (`autotune_weights`, defined by the weights object) or the
-workspace, then copies the outputs no kernel wrote in place. Kernels are optimised one by
+manifest's order; `weights` is the weights blob (weights.bin). The entry calls each kernel
+in plan order with pointers into the caller's arrays, the weights or the workspace, then
+copies the outputs no kernel wrote in place. Kernels are optimised one by
 one (the same O3 pipeline as the JIT) and linked in plan order, so the same plan always
 gives the same module text, and the same object code.
 """
@@ -23,25 +23,22 @@ from codegen.llvm.jit import LLVM_LOCK, emit_object_code
 from codegen.llvm.target import Target
 
 ENTRY_SYMBOL = "autotune_model_entry"
-WEIGHTS_SYMBOL = "autotune_weights"
 
 
 def _entry_module(plan: ModelPlan, triple: str, data_layout: str) -> ir.Module:
     module = ir.Module(name="autotune_model")
     module.triple = triple
     module.data_layout = data_layout
-    weights = ir.GlobalVariable(module, ir.ArrayType(I8, 0), WEIGHTS_SYMBOL)
-    weights.linkage = "external"
-    weights.global_constant = True
     kernels = [
         ir.Function(module, ir.FunctionType(VOID, [PTR] * len(k.func.params)), k.symbol)
         for k in plan.kernels
     ]
     memcpy = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), "memcpy")
-    entry = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, PTR]), ENTRY_SYMBOL)
+    entry = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, PTR, PTR]), ENTRY_SYMBOL)
     entry.attributes.add("nounwind")
-    workspace, inputs, outputs = entry.args
-    workspace.name, inputs.name, outputs.name = "workspace", "inputs", "outputs"
+    workspace, weights, inputs, outputs = entry.args
+    workspace.name, weights.name = "workspace", "weights"
+    inputs.name, outputs.name = "inputs", "outputs"
     builder = ir.IRBuilder(entry.append_basic_block("entry"))
 
     def load_pointer(array: Any, position: int) -> Any:

@@ -1,4 +1,5 @@
-"""Pack an artifact: manifest.json, model.so and model.h in a deterministic .tar.gz.
+"""Pack an artifact: manifest.json, model.so, model.h and weights.bin in a deterministic
+.tar.gz.
 
 Members are sorted and carry fixed metadata (mtime 0, owner 0, fixed modes); the gzip
 header has no name and no timestamp. The same files therefore always give the same

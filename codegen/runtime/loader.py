@@ -7,16 +7,18 @@ it needs, so it can be copied next to an artifact or into a fresh virtual enviro
     with load_artifact("3f2a....tar.gz") as model:
         outputs = model.run({"data_0": image})      # {output name: numpy array}
 
-Loading checks everything before any code runs: the gzip stream's length and CRC (the CRC
-only when the name does not carry the hash, which covers it), the tarball's hash
-against its name (when it is named by its hash), the manifest's format and ABI version,
-the library's sha256 against the manifest (when the name's hash does not already cover it,
-or when the library goes into the cache), and the library's own metadata against the
-manifest. Hashing runs on a second thread while the tarball inflates. A corrupt or
-truncated artifact raises ArtifactError saying so. `run` refuses an input of the wrong
-shape or dtype, naming the input and the shape it expects. With `cache_dir`, a checked
-library is kept by its sha256 and later loads only read the manifest and map it; without
-it, on Linux, the library is written to an in-memory file (memfd) and mapped from there.
+An artifact holds the model's library (model.so: kernels and the C ABI) and its weights
+(weights.bin) side by side. Loading checks everything before any code runs: the CRC-32 and
+length of every gzip member, the manifest's format and ABI version, the library's sha256
+and the weights' size against the manifest, and the library's own metadata against the
+manifest. The CRC runs on a second thread while the tarball is read; stored blocks (the
+weights) are read from the file straight into one 64-byte aligned buffer. A corrupt or
+truncated artifact raises ArtifactError saying so. (The whole file's sha256, which names
+it, is what `autotune fetch` checks on a download; at 1-2 GB/s it would dominate loading
+a large model.) `run` refuses an input of the wrong shape or dtype, naming the input and
+the shape it expects. With `cache_dir`, a checked library and weights are kept there, and
+later loads only read the manifest and map the kept files; without it, on Linux, the
+library is written to an in-memory file (memfd) and mapped from there.
 
 Also a command: `python loader.py ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]`.
 """
@@ -27,7 +29,9 @@ import argparse
 import collections
 import ctypes
 import hashlib
+import io
 import json
+import mmap
 import os
 import queue
 import re
@@ -39,17 +43,20 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
 ARTIFACT_FORMAT = "autotune-artifact"
-FORMAT_VERSION = 1
-ABI_VERSION = 1
+FORMAT_VERSION = 2
+ABI_VERSION = 2
 MANIFEST_FILE = "manifest.json"
 _CHUNK_BYTES = 1 << 20
+_CRC_BATCH_BYTES = 8 << 20
+_STORED_HEADER_BYTES = 5  # a stored deflate block's header, at a byte boundary
+WEIGHTS_ALIGN_BYTES = 64
 _HASH_NAME = re.compile(r"^([0-9a-f]{64})\.tar\.gz$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -176,22 +183,19 @@ class _TruncatedError(Exception):
 
 
 class _InflatedStream:
-    """The decompressed bytes of a .tar.gz read in one pass, with the compressed bytes
-    hashed in the background as they are read (when given a `sha256`).
+    """The decompressed bytes of a .tar.gz read in one pass.
 
     Unlike tarfile's stream mode this hands out chunks as they come (no joining and
     re-slicing), which keeps a cold load of a large artifact close to the speed of reading
-    and writing it. The gzip framing is parsed here. Stored deflate blocks (what the packer
-    writes for incompressible weights) are handed out as views of the file's bytes, never
-    copied; from the first compressed block on, zlib inflates the rest of the member (given
-    the last 32 KiB of output as its window). The CRC-32 is computed only when `check_crc`
-    asks for it: a tarball named by its sha256 is covered by a stronger check. The trailer's
-    length is always checked."""
+    it. The gzip framing is parsed here. Stored deflate blocks (what the packer writes for
+    incompressible weights) are handed out as views of the file's bytes, or read from the
+    file straight into the caller's buffer (`readinto`); from the first compressed block on,
+    zlib inflates the rest of the member (given the last 32 KiB of output as its window).
+    Every member's CRC-32 (computed on a helper thread) and length are checked against its
+    trailer."""
 
-    def __init__(self, raw: BinaryIO, sha256: _BackgroundSha256 | None, check_crc: bool) -> None:
+    def __init__(self, raw: io.FileIO) -> None:
         self._raw = raw
-        self._sha256 = sha256
-        self._check_crc = check_crc
         self._buffer = b""  # read from the file; bytes before `_offset` are consumed
         self._offset = 0
         self._in_member = False
@@ -203,6 +207,7 @@ class _InflatedStream:
         self._crc: _BackgroundCrc32 | None = None  # the current member's, when checked
         self._size = 0
         self._pending = memoryview(b"")
+        self._deferred_crc: tuple[memoryview, int, int] | None = None
 
     # -- the compressed bytes ------------------------------------------------------------
 
@@ -214,8 +219,6 @@ class _InflatedStream:
         chunk = self._raw.read(_CHUNK_BYTES)
         if not chunk:
             return False
-        if self._sha256 is not None:
-            self._sha256.update(chunk)
         rest = self._buffer[self._offset :] if self._available() else b""
         self._buffer, self._offset = rest + chunk if rest else chunk, 0
         return True
@@ -262,11 +265,12 @@ class _InflatedStream:
         self._window.clear()
         self._window_bytes = self._size = 0
         self.close()
-        self._crc = _BackgroundCrc32() if self._check_crc else None
+        self._crc = _BackgroundCrc32()
         return True
 
     def _end_member(self) -> None:
-        """Check the finished member's trailer (CRC-32 when asked for, and length)."""
+        """Check the finished member's trailer (CRC-32 and length)."""
+        self._flush_crc()
         trailer = self._take(8, "the gzip trailer")
         crc = int.from_bytes(trailer[:4], "little")
         size = int.from_bytes(trailer[4:], "little")
@@ -302,11 +306,15 @@ class _InflatedStream:
         out = memoryview(self._buffer)[self._offset : self._offset + count]
         self._offset += count
         self._stored_left -= count
-        self._window.append(out)  # kept in case a compressed block follows
-        self._window_bytes += count
+        self._remember(out)
+        return out
+
+    def _remember(self, stored: memoryview) -> None:
+        """Keep the last 32 KiB of stored output, in case a compressed block follows."""
+        self._window.append(stored)
+        self._window_bytes += len(stored)
         while self._window_bytes - len(self._window[0]) >= 32768:
             self._window_bytes -= len(self._window.popleft())
-        return out
 
     def _inflated_chunk(self) -> memoryview | None:
         """The next bytes zlib inflates; None once its member's deflate data ends."""
@@ -324,8 +332,10 @@ class _InflatedStream:
         # bounded output: a small, highly compressed tarball cannot balloon in memory
         return memoryview(inflater.decompress(tail, _CHUNK_BYTES))
 
-    def _fill(self) -> bool:
-        """More bytes into `_pending`; False at the end of the compressed stream."""
+    def _fill(self, leave_unread_stored: bool = False) -> bool:
+        """More bytes into `_pending`; False at the end of the compressed stream. With
+        `leave_unread_stored`, stop (pending nothing) at stored bytes not read from the file
+        yet, which the caller reads itself."""
         while not self._pending:
             if not self._in_member:
                 if not self._start_member():
@@ -337,6 +347,8 @@ class _InflatedStream:
                     self._end_member()
                     continue
             elif self._stored_left:
+                if leave_unread_stored and not self._available():
+                    break
                 out = self._stored_chunk()
             elif self._final_block:
                 self._end_member()
@@ -345,6 +357,7 @@ class _InflatedStream:
                 self._next_block()
                 continue
             self._size += len(out)
+            self._flush_crc()
             if self._crc is not None:
                 self._crc.update(out)
             self._pending = out
@@ -364,6 +377,62 @@ class _InflatedStream:
         """Exactly the next `size` bytes."""
         return b"".join(self.chunks(size))
 
+    def readinto(self, out: memoryview) -> None:
+        """Fill `out` with the next len(out) bytes. Where a stored block's bytes are not
+        read yet, they go from the file straight into `out` (one read per block, which also
+        fetches the next block's header), so a large member is copied once."""
+        position = 0
+        lookahead = bytearray(_STORED_HEADER_BYTES)
+        while position < len(out):
+            direct = (
+                not self._pending
+                and self._in_member
+                and self._inflater is None
+                and self._stored_left > 0
+                and not self._available()
+            )
+            if not direct:
+                if not self._fill(leave_unread_stored=True):
+                    raise _TruncatedError("the tarball ends early")
+                part = self._pending[: len(out) - position]
+                out[position : position + len(part)] = part
+                self._pending = self._pending[len(part) :]
+                position += len(part)
+                continue
+            size = min(self._stored_left, len(out) - position)
+            got = os.readv(self._raw.fileno(), [out[position : position + size], lookahead])
+            if got <= 0:
+                raise _TruncatedError("the gzip stream ends inside a stored block")
+            taken = min(got, size)
+            extra = got - taken
+            self._buffer, self._offset = (bytes(lookahead[:extra]) if extra else b""), 0
+            self._stored_left -= taken
+            self._size += taken
+            self._remember(out[position : position + taken])
+            self._defer_crc(out, position, position + taken)
+            position += taken
+        self._flush_crc()
+
+    def _defer_crc(self, out: memoryview, start: int, end: int) -> None:
+        """Add `out[start:end]` to the CRC later, with the bytes read next to it (one
+        hand-off per few MB, not per block)."""
+        deferred = self._deferred_crc
+        if deferred is not None and deferred[0] is out and deferred[2] == start:
+            self._deferred_crc = (out, deferred[1], end)
+        else:
+            self._flush_crc()
+            self._deferred_crc = (out, start, end)
+        if end - self._deferred_crc[1] >= _CRC_BATCH_BYTES:
+            self._flush_crc()
+
+    def _flush_crc(self) -> None:
+        """Hand the deferred bytes to the CRC (before anything read after them)."""
+        if self._deferred_crc is not None:
+            out, start, end = self._deferred_crc
+            self._deferred_crc = None
+            if self._crc is not None:
+                self._crc.update(out[start:end])
+
     def skip(self, size: int) -> None:
         """Pass over the next `size` bytes."""
         for _ in self.chunks(size):
@@ -375,34 +444,30 @@ class _InflatedStream:
             self._crc.close()
 
     def drain(self) -> None:
-        """Read the rest of the gzip stream, and hash the rest of the file (whatever
-        follows the archive's end) when hashing."""
+        """Read (and check) the rest of the gzip stream."""
         while self._fill():
             self._pending = memoryview(b"")
-        if self._sha256 is not None:
-            while chunk := self._raw.read(_CHUNK_BYTES):
-                self._sha256.update(chunk)
 
 
-def _extract(
-    path: Path, place: Callable[[str], str], always_hash_libraries: bool
-) -> tuple[bytes | None, dict[str, tuple[str, str | None]]]:
-    """Stream the tarball once: the manifest's bytes, and each shared library (a plain file
-    name ending in .so) written to the file `place(name)` gives; per library, that file and
-    its sha256.
+@dataclass
+class _Contents:
+    """What a pass over an artifact found: the manifest's bytes; per shared library (a
+    plain file name ending in .so) the file it was written to and its sha256; per blob (a
+    plain file name ending in .bin) its bytes, 64-byte aligned, and their sha256 when
+    asked for."""
 
-    When the file is named `<sha256>.tar.gz`, its bytes must hash to that name; that hash
-    covers every library, so a library's own hash is then computed (for the manifest's
-    check) only when `always_hash_libraries` asks for it; otherwise it is None."""
     manifest: bytes | None = None
-    libraries: dict[str, tuple[str, str | None]] = {}
-    match = _HASH_NAME.match(path.name)
-    hash_libraries = always_hash_libraries or match is None
-    # The whole file's hash is only ever compared with its name.
-    sha256 = _BackgroundSha256() if match is not None else None
+    libraries: dict[str, tuple[str, str]] = field(default_factory=dict)
+    blobs: dict[str, tuple[np.ndarray, str | None]] = field(default_factory=dict)
+
+
+def _extract(path: Path, place: Callable[[str], str], hash_blobs: bool) -> _Contents:
+    """Stream the tarball once: the manifest, each library written to the file
+    `place(name)` gives, and each blob read into memory (see _Contents)."""
+    contents = _Contents()
     try:
-        with path.open("rb") as raw:
-            stream = _InflatedStream(raw, sha256, check_crc=match is None)
+        with open(path, "rb", buffering=0) as raw:
+            stream = _InflatedStream(raw)
             try:
                 while True:
                     header = stream.read(tarfile.BLOCKSIZE)
@@ -410,16 +475,15 @@ def _extract(
                         break  # the end-of-archive marker
                     member = tarfile.TarInfo.frombuf(header, "utf-8", "surrogateescape")
                     padding = -member.size % tarfile.BLOCKSIZE
-                    if member.isfile() and member.name == MANIFEST_FILE:
-                        manifest = stream.read(member.size)
-                    elif (
-                        member.isfile()
-                        and member.name.endswith(".so")
-                        and member.name == os.path.basename(member.name)
-                    ):
+                    plain = member.isfile() and member.name == os.path.basename(member.name)
+                    if plain and member.name == MANIFEST_FILE:
+                        contents.manifest = stream.read(member.size)
+                    elif plain and member.name.endswith(".so"):
                         file = place(member.name)
-                        digest = _copy(stream.chunks(member.size), file, hash_libraries)
-                        libraries[member.name] = (file, digest)
+                        digest = _copy(stream.chunks(member.size), file)
+                        contents.libraries[member.name] = (file, digest)
+                    elif plain and member.name.endswith(".bin"):
+                        contents.blobs[member.name] = _read_blob(stream, member.size, hash_blobs)
                     else:
                         padding += member.size
                     stream.skip(padding)
@@ -432,30 +496,45 @@ def _extract(
         raise ArtifactError(
             f"artifact {path} is corrupt or truncated (not a readable .tar.gz): {err}"
         ) from None
-    finally:
-        if sha256 is not None:
-            sha256.close()
-    if sha256 is not None and match is not None and sha256.hexdigest() != match.group(1):
-        raise ArtifactError(
-            f"artifact {path} is corrupt or truncated: its content does not hash to the "
-            "sha256 in its name"
-        )
-    return manifest, libraries
+    return contents
 
 
-def _copy(chunks: Iterable[memoryview], file: str, hashed: bool) -> str | None:
-    """Write `chunks` to `file`; the sha256 of what was written when `hashed`."""
-    digest = _BackgroundSha256() if hashed else None
+def _copy(chunks: Iterable[memoryview], file: str) -> str:
+    """Write `chunks` to `file`; the sha256 of what was written."""
+    digest = _BackgroundSha256()
     try:
         with open(file, "wb", buffering=0) as handle:
             for chunk in chunks:
-                if digest is not None:
-                    digest.update(chunk)
+                digest.update(chunk)
                 handle.write(chunk)
     finally:
-        if digest is not None:
-            digest.close()
-    return digest.hexdigest() if digest is not None else None
+        digest.close()
+    return digest.hexdigest()
+
+
+def aligned_bytes(size: int) -> np.ndarray:
+    """An uninitialised uint8 array of `size` bytes whose data is 64-byte aligned."""
+    buffer = np.empty(size + WEIGHTS_ALIGN_BYTES, np.uint8)
+    start = -buffer.ctypes.data % WEIGHTS_ALIGN_BYTES
+    return buffer[start : start + size]
+
+
+def _read_blob(stream: _InflatedStream, size: int, hashed: bool) -> tuple[np.ndarray, str | None]:
+    """The next `size` bytes of `stream` in an aligned array, and their sha256 if `hashed`."""
+    blob = aligned_bytes(size)
+    view = blob.data
+    if not hashed:
+        stream.readinto(view)
+        return blob, None
+    digest = _BackgroundSha256()
+    try:
+        for start in range(0, size, _CRC_BATCH_BYTES):
+            part = view[start : start + _CRC_BATCH_BYTES]
+            stream.readinto(part)
+            digest.update(part)
+    finally:
+        digest.close()
+    return blob, digest.hexdigest()
 
 
 def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
@@ -475,7 +554,8 @@ def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
     if manifest.get("format_version") != FORMAT_VERSION:
         raise ArtifactError(
             f"artifact {path} has format version {manifest.get('format_version')!r}; "
-            f"this loader reads version {FORMAT_VERSION}"
+            f"this loader reads version {FORMAT_VERSION} (compile the model again, or run "
+            "it with the loader that came with it)"
         )
     if manifest.get("abi_version") != ABI_VERSION:
         raise ArtifactError(
@@ -485,30 +565,57 @@ def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
     return manifest
 
 
-def _checked_library(
-    path: Path, libraries: Mapping[str, tuple[str, str | None]], manifest: Mapping[str, Any]
-) -> str:
-    """The file holding the manifest's library, once its hash is checked (a None hash: the
-    tarball's own hash, checked against its name, already covers the library)."""
-    library = manifest.get("library")
-    if not isinstance(library, dict) or "file" not in library or "sha256" not in library:
-        raise ArtifactError(f"artifact {path}: the manifest does not describe its library")
-    name = str(library["file"])
-    if name not in libraries:
+def _described(path: Path, manifest: Mapping[str, Any], key: str) -> tuple[str, str, int]:
+    """The file name, sha256 and size the manifest gives for its `key` entry."""
+    entry = manifest.get(key)
+    try:
+        assert isinstance(entry, dict)
+        name, digest, size = str(entry["file"]), str(entry["sha256"]), int(entry["size_bytes"])
+    except (AssertionError, KeyError, TypeError, ValueError):
+        raise ArtifactError(f"artifact {path}: the manifest does not describe its {key}") from None
+    if name != os.path.basename(name) or not _HEX64.match(digest) or size < 0:
+        raise ArtifactError(f"artifact {path}: the manifest does not describe its {key}")
+    return name, digest, size
+
+
+def _checked_library(path: Path, contents: _Contents, manifest: Mapping[str, Any]) -> str:
+    """The file holding the manifest's library, once its hash is checked."""
+    name, digest, _ = _described(path, manifest, "library")
+    if name not in contents.libraries:
         raise ArtifactError(f"artifact {path} is missing its library {name}")
-    file, digest = libraries[name]
-    if digest is not None and digest != library["sha256"]:
+    file, actual = contents.libraries[name]
+    if actual != digest:
         raise ArtifactError(
             f"artifact {path} is corrupt: {name} does not match the sha256 in its manifest"
         )
     return file
 
 
+def _checked_weights(path: Path, contents: _Contents, manifest: Mapping[str, Any]) -> np.ndarray:
+    """The manifest's weights, once their size (and hash, when it was computed) is checked.
+    (Without a hash, the gzip CRC-32 of every member vouches for the bytes.)"""
+    name, digest, size = _described(path, manifest, "weights")
+    if name not in contents.blobs:
+        raise ArtifactError(f"artifact {path} is missing its weights {name}")
+    blob, actual = contents.blobs[name]
+    if blob.nbytes != size:
+        raise ArtifactError(
+            f"artifact {path} is corrupt: {name} holds {blob.nbytes} bytes, "
+            f"its manifest says {size}"
+        )
+    if actual is not None and actual != digest:
+        raise ArtifactError(
+            f"artifact {path} is corrupt: {name} does not match the sha256 in its manifest"
+        )
+    return blob
+
+
 def _declare(lib: ctypes.CDLL) -> None:
     signatures: dict[str, tuple[Any, list[Any]]] = {
         "autotune_abi_version": (ctypes.c_int32, []),
         "autotune_workspace_bytes": (ctypes.c_int64, []),
-        "autotune_create": (ctypes.c_void_p, []),
+        "autotune_weights_bytes": (ctypes.c_int64, []),
+        "autotune_create": (ctypes.c_void_p, [ctypes.c_void_p]),
         "autotune_run": (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]),
         "autotune_destroy": (None, [ctypes.c_void_p]),
     }
@@ -545,14 +652,30 @@ def _library_infos(lib: ctypes.CDLL, side: str) -> list[TensorInfo]:
     return infos
 
 
-def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDLL]:
-    """Check the artifact and dlopen its library.
+@dataclass
+class _Loaded:
+    """A checked artifact: its manifest, its library (mapped) and its weights."""
+
+    manifest: dict[str, Any]
+    library: ctypes.CDLL
+    weights: np.ndarray
+
+
+def _open_library(path: Path, file: str) -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL(file)
+    except OSError as err:
+        raise ArtifactError(f"artifact {path}: the model library does not load: {err}") from None
+
+
+def _load(path: Path, cache_dir: str | None) -> _Loaded:
+    """Check the artifact, dlopen its library and read its weights.
 
     Without `cache_dir` the library goes to an in-memory file where the system has them,
     else to a private temporary directory, removed once the library is mapped. With it,
-    the checked library is kept in `cache_dir/<library sha256>/`; a later load of an
-    artifact with the same library reads only the manifest (the tarball's first member)
-    and maps the kept file.
+    the checked library and weights are kept in `cache_dir/<key>/` (the key: both their
+    hashes); a later load of an artifact with the same library and weights reads only the
+    manifest (the tarball's first member) and maps the kept files.
     """
     if cache_dir is not None:
         cached = _cached(path, Path(cache_dir))
@@ -560,35 +683,37 @@ def _load(path: Path, cache_dir: str | None) -> tuple[dict[str, Any], ctypes.CDL
             return cached
     elif _IN_MEMORY_FILES:
         return _load_in_memory(path)
-    parent = cache_dir if cache_dir is not None else None
-    if parent is not None:
-        os.makedirs(parent, exist_ok=True)
-    directory = tempfile.mkdtemp(prefix=".autotune-artifact-", dir=parent)
+    if cache_dir is not None:
+        os.makedirs(cache_dir, exist_ok=True)
+    directory = tempfile.mkdtemp(prefix=".autotune-artifact-", dir=cache_dir)
     try:
-        # The cache is keyed by the manifest's library hash, so what goes in is always hashed.
-        manifest_data, libraries = _extract(
-            path, lambda name: os.path.join(directory, name), cache_dir is not None
-        )
-        manifest = _check_manifest(path, manifest_data)
-        library_path = _checked_library(path, libraries, manifest)
-        name = os.path.basename(library_path)
+        # The cache is keyed by the manifest's hashes, so what goes in is always hashed.
+        contents = _extract(path, lambda name: os.path.join(directory, name), cache_dir is not None)
+        manifest = _check_manifest(path, contents.manifest)
+        library_path = _checked_library(path, contents, manifest)
+        weights = _checked_weights(path, contents, manifest)
         if cache_dir is not None:
-            kept = os.path.join(cache_dir, str(manifest["library"]["sha256"]))
+            weights_name, _, _ = _described(path, manifest, "weights")
+            with open(os.path.join(directory, weights_name), "wb") as handle:
+                handle.write(weights.data)
+            kept = os.path.join(cache_dir, _cache_key(manifest))
             try:
                 os.rename(directory, kept)
             except OSError:
-                pass  # another process kept the same library first: use this copy
+                pass  # another process kept the same files first: use this copy
             else:
-                directory, library_path = kept, os.path.join(kept, name)
-        try:
-            return manifest, ctypes.CDLL(library_path)
-        except OSError as err:
-            raise ArtifactError(
-                f"artifact {path}: the model library does not load: {err}"
-            ) from None
+                directory = kept
+                library_path = os.path.join(kept, os.path.basename(library_path))
+        return _Loaded(manifest, _open_library(path, library_path), weights)
     finally:
         if cache_dir is None or os.path.basename(directory).startswith("."):
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def _cache_key(manifest: Mapping[str, Any]) -> str:
+    """The cache entry of a checked manifest's library and weights."""
+    both = f"{manifest['library']['sha256']}:{manifest['weights']['sha256']}"
+    return hashlib.sha256(both.encode()).hexdigest()
 
 
 # Linux: a library can be written to an anonymous in-memory file and mapped from there.
@@ -598,7 +723,7 @@ _IN_MEMORY_FILES = hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"
 _LIBRARY_DESCRIPTORS: list[int] = []
 
 
-def _load_in_memory(path: Path) -> tuple[dict[str, Any], ctypes.CDLL]:
+def _load_in_memory(path: Path) -> _Loaded:
     """`_load` without a cache: each library is written to an in-memory file, which, unlike
     a file on disk, never waits for other writes to reach the disk."""
     created: list[int] = []
@@ -608,25 +733,21 @@ def _load_in_memory(path: Path) -> tuple[dict[str, Any], ctypes.CDLL]:
         return f"/proc/self/fd/{created[-1]}"
 
     try:
-        manifest_data, libraries = _extract(path, place, False)
-        manifest = _check_manifest(path, manifest_data)
-        library_path = _checked_library(path, libraries, manifest)
-        try:
-            library = ctypes.CDLL(library_path)
-        except OSError as err:
-            raise ArtifactError(
-                f"artifact {path}: the model library does not load: {err}"
-            ) from None
+        contents = _extract(path, place, False)
+        manifest = _check_manifest(path, contents.manifest)
+        library_path = _checked_library(path, contents, manifest)
+        weights = _checked_weights(path, contents, manifest)
+        library = _open_library(path, library_path)
     except BaseException:
         for descriptor in created:
             os.close(descriptor)
         raise
     _LIBRARY_DESCRIPTORS.extend(created)
-    return manifest, library
+    return _Loaded(manifest, library, weights)
 
 
-def _cached(path: Path, cache_dir: Path) -> tuple[dict[str, Any], ctypes.CDLL] | None:
-    """The manifest and library of `path` when its checked library is in `cache_dir`."""
+def _cached(path: Path, cache_dir: Path) -> _Loaded | None:
+    """The checked manifest, library and weights of `path` when `cache_dir` keeps them."""
     manifest_data = None
     try:
         with tarfile.open(path, mode="r|gz") as tar:
@@ -639,16 +760,29 @@ def _cached(path: Path, cache_dir: Path) -> tuple[dict[str, Any], ctypes.CDLL] |
     if manifest_data is None:
         return None
     manifest = _check_manifest(path, manifest_data)
-    library = manifest.get("library")
-    if not isinstance(library, dict) or not _HEX64.match(str(library.get("sha256", ""))):
-        return None
-    kept = cache_dir / str(library["sha256"]) / os.path.basename(str(library.get("file", "")))
-    if not kept.is_file() or kept.stat().st_size != library.get("size_bytes"):
-        return None
     try:
-        return manifest, ctypes.CDLL(str(kept))
-    except OSError:
+        library_name, _, library_size = _described(path, manifest, "library")
+        weights_name, _, weights_size = _described(path, manifest, "weights")
+    except ArtifactError:
         return None
+    entry = cache_dir / _cache_key(manifest)
+    library_file, weights_file = entry / library_name, entry / weights_name
+    try:
+        if library_file.stat().st_size != library_size:
+            return None
+        with open(weights_file, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size != weights_size:
+                return None
+            # Mapped read-only and private: the kept file is never written again (a damaged
+            # entry is replaced by rename, which leaves this mapping intact).
+            mapped = (
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if weights_size else None
+            )
+        library = ctypes.CDLL(str(library_file))
+    except (OSError, ValueError):
+        return None
+    weights = np.frombuffer(mapped, np.uint8) if mapped is not None else aligned_bytes(0)
+    return _Loaded(manifest, library, weights)
 
 
 class Artifact:
@@ -661,7 +795,8 @@ class Artifact:
     def __init__(self, path: str | os.PathLike[str], cache_dir: str | None = None) -> None:
         started = time.perf_counter()
         self.path = Path(path)
-        self.manifest, self._lib = _load(self.path, cache_dir)
+        loaded = _load(self.path, cache_dir)
+        self.manifest, self._lib, self._weights = loaded.manifest, loaded.library, loaded.weights
         self.inputs = _tensor_infos(self.manifest, "inputs")
         self.outputs = _tensor_infos(self.manifest, "outputs")
         _declare(self._lib)
@@ -674,7 +809,12 @@ class Artifact:
             raise ArtifactError(
                 f"artifact {self.path}: the library's inputs/outputs differ from the manifest's"
             )
-        handle = self._lib.autotune_create()
+        if self._lib.autotune_weights_bytes() != self._weights.nbytes:
+            raise ArtifactError(
+                f"artifact {self.path}: the library expects {self._lib.autotune_weights_bytes()} "
+                f"bytes of weights, the artifact holds {self._weights.nbytes}"
+            )
+        handle = self._lib.autotune_create(self._weights.ctypes.data)
         if not handle:
             raise ArtifactError(
                 f"artifact {self.path}: cannot allocate the model's workspace "
@@ -731,11 +871,13 @@ class Artifact:
         return {info.name: array for info, array in zip(self.outputs, outputs, strict=True)}
 
     def close(self) -> None:
-        """Free the model's workspace (the library stays mapped until the process exits)."""
+        """Free the model's workspace and weights (the library stays mapped until the
+        process exits)."""
         with self._lock:
             if self._handle is not None:
                 self._lib.autotune_destroy(self._handle)
                 self._handle = None
+                self._weights = aligned_bytes(0)
 
     def __enter__(self) -> Artifact:
         return self

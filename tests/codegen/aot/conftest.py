@@ -196,11 +196,11 @@ def standalone_loader(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def small_conv_model(batch: int | str = 1) -> onnx.ModelProto:
-    """A four-node model (conv, relu, flatten, dense) with seeded random weights: three
-    tasks, compiled in a second or two. A string `batch` names a symbolic batch dim, as
-    an export with dynamic axes has."""
-    rng = np.random.default_rng(0)
+def small_conv_model(batch: int | str = 1, seed: int = 0) -> onnx.ModelProto:
+    """A four-node model (conv, relu, flatten, dense) with random weights drawn from
+    `seed`: three tasks, compiled in a second or two. A string `batch` names a symbolic
+    batch dim, as an export with dynamic axes has."""
+    rng = np.random.default_rng(seed)
     weight = numpy_helper.from_array(rng.normal(0, 0.2, (8, 4, 3, 3)).astype(np.float32), "w")
     dense = numpy_helper.from_array(rng.normal(0, 0.2, (10, 8 * 6 * 6)).astype(np.float32), "d")
     nodes = [

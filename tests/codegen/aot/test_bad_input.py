@@ -46,17 +46,6 @@ def test_a_truncated_artifact_fails_to_load(squeezenet: CompiledCase, tmp_path: 
         load_artifact(truncated)
 
 
-def test_a_hash_named_artifact_whose_bytes_changed_fails(
-    squeezenet: CompiledCase, tmp_path: Path
-) -> None:
-    copy = tmp_path / squeezenet.artifact.path.name
-    data = bytearray(squeezenet.artifact.path.read_bytes())
-    data[4] ^= 0x01  # the gzip header's mtime: still inflates, so only the name's hash tells
-    copy.write_bytes(bytes(data))
-    with pytest.raises(ArtifactError, match="does not hash to the sha256 in its name"):
-        load_artifact(copy)
-
-
 def test_a_flipped_bit_in_the_compressed_data_fails(
     squeezenet: CompiledCase, tmp_path: Path
 ) -> None:
@@ -80,6 +69,36 @@ def test_a_library_that_does_not_match_its_manifest_is_never_loaded(
         load_artifact(_repack(files, tmp_path / "tampered.tar.gz"))
 
 
+def test_weights_that_do_not_match_their_manifest_are_refused(
+    squeezenet: CompiledCase, tmp_path: Path
+) -> None:
+    files = _members(squeezenet.artifact.path)
+    del files["weights.bin"]
+    with pytest.raises(ArtifactError, match=r"is missing its weights weights\.bin"):
+        load_artifact(_repack(files, tmp_path / "no-weights.tar.gz"))
+    files = _members(squeezenet.artifact.path)
+    files["weights.bin"] = files["weights.bin"][:-64]
+    with pytest.raises(ArtifactError, match=r"weights\.bin holds \d+ bytes, its manifest says"):
+        load_artifact(_repack(files, tmp_path / "short-weights.tar.gz"))
+    # Kept in a cache, the weights are hashed: changed bytes of the right size are refused.
+    files = _members(squeezenet.artifact.path)
+    weights = bytearray(files["weights.bin"])
+    weights[len(weights) // 2] ^= 0x01
+    files["weights.bin"] = bytes(weights)
+    tampered = _repack(files, tmp_path / "tampered-weights.tar.gz")
+    with pytest.raises(ArtifactError, match=r"weights\.bin does not match the sha256"):
+        load_artifact(tampered, cache_dir=str(tmp_path / "cache"))
+
+
+def test_the_c_abi_refuses_missing_or_misaligned_weights(squeezenet: CompiledCase) -> None:
+    with load_artifact(squeezenet.artifact.path) as model:
+        library = model._lib
+        assert library.autotune_create(None) is None
+        weights = np.zeros(library.autotune_weights_bytes() + 64, np.uint8)
+        misaligned = weights.ctypes.data + (1 if weights.ctypes.data % 64 == 0 else 0)
+        assert library.autotune_create(misaligned) is None
+
+
 def test_not_an_artifact(squeezenet: CompiledCase, tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.tar.gz"
     garbage.write_bytes(b"not a tarball at all")
@@ -96,7 +115,7 @@ def test_not_an_artifact(squeezenet: CompiledCase, tmp_path: Path) -> None:
 def test_an_incompatible_manifest_is_refused(squeezenet: CompiledCase, tmp_path: Path) -> None:
     files = _members(squeezenet.artifact.path)
     files["manifest.json"] = files["manifest.json"].replace(
-        b'"abi_version": 1', b'"abi_version": 99'
+        b'"abi_version": 2', b'"abi_version": 99'
     )
     with pytest.raises(ArtifactError, match="ABI version 99"):
         load_artifact(_repack(files, tmp_path / "future.tar.gz"))

@@ -22,7 +22,7 @@ def test_c_example_runs_an_artifact(squeezenet: CompiledCase, tmp_path: Path) ->
     if shutil.which("cc") is None:
         pytest.fail("the system C compiler `cc` is needed to link artifacts")
     with tarfile.open(squeezenet.artifact.path) as tar:
-        for name in ("model.so", "model.h"):
+        for name in ("model.so", "model.h", "weights.bin"):
             member = tar.extractfile(name)
             assert member is not None
             (tmp_path / name).write_bytes(member.read())
@@ -47,7 +47,7 @@ def test_c_example_runs_an_artifact(squeezenet: CompiledCase, tmp_path: Path) ->
     )
     assert build.returncode == 0, build.stderr
     run = subprocess.run(
-        ["./run_model", "./model.so"],
+        ["./run_model", "./model.so", "./weights.bin"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -45,7 +45,7 @@ def test_the_tarball_has_fixed_metadata(squeezenet: CompiledCase) -> None:
     assert data[4:8] == b"\0\0\0\0", "the gzip header must carry no timestamp"
     with tarfile.open(squeezenet.artifact.path) as tar:
         members = tar.getmembers()
-    assert [m.name for m in members] == ["manifest.json", "model.h", "model.so"]
+    assert [m.name for m in members] == ["manifest.json", "model.h", "model.so", "weights.bin"]
     assert all(m.mtime == 0 and m.uid == 0 and m.gid == 0 and m.uname == "" for m in members)
 
 
