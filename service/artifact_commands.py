@@ -18,7 +18,6 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
 import sys
 import tarfile
 import tempfile
@@ -128,10 +127,15 @@ def compile_to(
     if records_path is not None and not records_path.is_file():
         raise CompileError(f"--records: no such file {records_path}")
     records = load_records(records_path) if records_path is not None else []
-    with tempfile.TemporaryDirectory(prefix="autotune-compile-") as directory:
+    parent = output if output.is_dir() else output.parent
+    if not parent.is_dir():
+        raise CompileError(f"-o {output}: directory {parent} does not exist")
+    # Built beside its destination and renamed over it: a process running an older artifact
+    # of that name keeps its mapping of the old file (rewriting it in place would crash it).
+    with tempfile.TemporaryDirectory(prefix=".autotune-compile-", dir=parent) as directory:
         build = build_artifact(model, target, records, Path(directory), shapes)
         destination = _destination(output, build.sha256)
-        shutil.move(build.path, destination)
+        os.replace(build.path, destination)
     return build, destination
 
 

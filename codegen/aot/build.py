@@ -133,5 +133,5 @@ def build_model_artifact(
         HEADER_FILE: MODEL_HEADER.encode(),
         WEIGHTS_FILE: weights,
     }
-    path, digest, size_bytes = write_artifact(out_dir, files)
+    path, digest, size_bytes = write_artifact(out_dir, files, page_aligned=(WEIGHTS_FILE,))
     return ArtifactResult(path, digest, size_bytes, manifest, plan.coverage)

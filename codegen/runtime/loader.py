@@ -11,14 +11,19 @@ An artifact holds the model's library (model.so: kernels and the C ABI) and its 
 (weights.bin) side by side. Loading checks everything before any code runs: the CRC-32 and
 length of every gzip member, the manifest's format and ABI version, the library's sha256
 and the weights' size against the manifest, and the library's own metadata against the
-manifest. The CRC runs on a second thread while the tarball is read; stored blocks (the
-weights) are read from the file straight into one 64-byte aligned buffer. A corrupt or
-truncated artifact raises ArtifactError saying so. (The whole file's sha256, which names
-it, is what `autotune fetch` checks on a download; at 1-2 GB/s it would dominate loading
-a large model.) `run` refuses an input of the wrong shape or dtype, naming the input and
-the shape it expects. With `cache_dir`, a checked library and weights are kept there, and
-later loads only read the manifest and map the kept files; without it, on Linux, the
-library is written to an in-memory file (memfd) and mapped from there.
+manifest. Large weights are packed page-aligned (see PAGE_BYTES): they are then mapped
+from the artifact file, segment after segment, into one contiguous read-only range, shared
+with the page cache and with every process running the same file, and their CRCs are
+checked by threads as the segments are mapped. Otherwise the CRC runs on a second thread
+while the tarball is read, and stored blocks go from the file straight into one 64-byte
+aligned buffer. A corrupt or truncated artifact raises ArtifactError saying so. (The whole
+file's sha256, which names it, is what `autotune fetch` checks on a download; at 1-2 GB/s
+it would dominate loading a large model.) Replace an artifact file by renaming a new one
+over it, never by rewriting it in place: a process that maps it would fault. `run` refuses
+an input of the wrong shape or dtype, naming the input and the shape it expects. With
+`cache_dir`, a checked library and weights are kept there, and later loads only read the
+manifest and map the kept files; without it, on Linux, the library is written to an
+in-memory file (memfd) and mapped from there.
 
 Also a command: `python loader.py ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]`.
 """
@@ -41,6 +46,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -178,6 +184,166 @@ class _BackgroundCrc32:
         self._worker.close()
 
 
+# Page-aligned weights (codegen/aot/package.py): gzip members of one stored block each,
+# SEGMENT_BYTES per member, every block's bytes at a file offset that is a multiple of
+# PAGE_BYTES, each header padded by an FEXTRA subfield "AW".
+PAGE_BYTES = 4096
+SEGMENT_BYTES = 15 * PAGE_BYTES
+_SEGMENT_STRIDE = SEGMENT_BYTES + PAGE_BYTES  # from one segment's bytes to the next one's
+_ALIGNED_HEADER = b"\x1f\x8b\x08\x04\0\0\0\0\0\xff"  # FEXTRA, no time, unknown OS
+_ALIGNED_PREFIX_BYTES = len(_ALIGNED_HEADER) + 2 + 4  # + XLEN + the subfield's id and length
+_STORED_FINAL = 0x01
+_CAN_MAP = (
+    sys.platform.startswith("linux")
+    and mmap.PAGESIZE == PAGE_BYTES
+    and ctypes.sizeof(ctypes.c_long) == 8
+    and ctypes.sizeof(ctypes.c_void_p) == 8
+)
+_CRC_THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+class _Libc:
+    """mmap and munmap from the C library (Python's mmap cannot map at a chosen address)."""
+
+    MAP_FIXED = 0x10
+    FAILED = ctypes.c_void_p(-1).value
+
+    def __init__(self) -> None:
+        self._lib = ctypes.CDLL(None, use_errno=True)
+        self.mmap = self._lib.mmap
+        self.mmap.restype = ctypes.c_void_p
+        self.mmap.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_long,
+        ]
+        self.munmap = self._lib.munmap
+        self.munmap.restype = ctypes.c_int
+        self.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+
+
+_LIBC: _Libc | None = None
+
+
+def _libc() -> _Libc:
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = _Libc()
+    return _LIBC
+
+
+def _pages(size: int) -> int:
+    return -(-size // PAGE_BYTES) * PAGE_BYTES
+
+
+def _segments(data: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where the page-aligned stored segments of `size` bytes starting with the gzip member at
+    file offset `start` lie (`data`: the whole file): per segment the file offset of its
+    bytes and their CRC-32 from its trailer; None when the file is not laid out so."""
+    prefix = data[start : start + _ALIGNED_PREFIX_BYTES].tobytes()
+    if len(prefix) < _ALIGNED_PREFIX_BYTES or prefix[:10] != _ALIGNED_HEADER:
+        return None
+    xlen, subfield, pad = int.from_bytes(prefix[10:12], "little"), prefix[12:14], prefix[14:16]
+    if subfield != b"AW" or int.from_bytes(pad, "little") != xlen - 4:
+        return None
+    first = start + len(_ALIGNED_HEADER) + 2 + xlen + _STORED_HEADER_BYTES
+    if first % PAGE_BYTES:
+        return None
+    count = -(-size // SEGMENT_BYTES)
+    offsets = first + _SEGMENT_STRIDE * np.arange(count, dtype=np.int64)
+    lengths = np.full(count, SEGMENT_BYTES, np.int64)
+    lengths[-1] = size - SEGMENT_BYTES * (count - 1)
+    if int(offsets[-1] + lengths[-1]) + 8 > len(data):
+        return None
+    # Every later member's header is the same: its padding fills the page before its bytes.
+    template = np.frombuffer(
+        _ALIGNED_HEADER
+        + (PAGE_BYTES - 8 - _ALIGNED_PREFIX_BYTES + 4 - _STORED_HEADER_BYTES).to_bytes(2, "little")
+        + b"AW"
+        + (PAGE_BYTES - 8 - _ALIGNED_PREFIX_BYTES - _STORED_HEADER_BYTES).to_bytes(2, "little"),
+        np.uint8,
+    )
+    headers = data[(offsets[1:] - (PAGE_BYTES - 8))[:, None] + np.arange(len(template))]
+    stored = data[(offsets - _STORED_HEADER_BYTES)[:, None] + np.arange(_STORED_HEADER_BYTES)]
+    trailers = data[(offsets + lengths)[:, None] + np.arange(8)]
+    stored_lengths = stored[:, 1:3].copy().view("<u2")[:, 0].astype(np.int64)
+    stored_complements = stored[:, 3:5].copy().view("<u2")[:, 0].astype(np.int64)
+    trailer_words = trailers.copy().view("<u4")
+    if not (
+        np.array_equal(headers, np.broadcast_to(template, headers.shape))
+        and np.all(stored[:, 0] == _STORED_FINAL)
+        and np.array_equal(stored_lengths, lengths)
+        and np.array_equal(stored_complements, lengths ^ 0xFFFF)
+        and np.array_equal(trailer_words[:, 1].astype(np.int64), lengths)
+    ):
+        return None
+    return offsets, trailer_words[:, 0].copy()
+
+
+_MAP_BATCH = 256  # segments mapped before their CRCs are handed to the checking threads
+
+
+def _map_and_check(fd: int, offsets: np.ndarray, crcs: np.ndarray, size: int) -> np.ndarray | None:
+    """The segments at `offsets` of file `fd` mapped one after another, read-only, as one
+    array of `size` bytes (unmapped when it is collected); None when the system refuses a
+    mapping (e.g. too many of them). Threads check each segment's CRC-32 against `crcs` as
+    soon as it is mapped (zlib reads the pages, faulting them in, without the GIL); a
+    mismatch raises zlib.error."""
+    libc = _libc()
+    total = _pages(size)
+    region = libc.mmap(None, total, mmap.PROT_READ, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    if region is None or region == _Libc.FAILED:
+        return None
+    memory = memoryview((ctypes.c_char * size).from_address(region)).cast("B")
+    array: np.ndarray = np.frombuffer(memory, np.uint8)
+    array.flags.writeable = False
+    weakref.finalize(array, libc.munmap, region, total)
+    expected = crcs.tolist()
+    ranges: queue.Queue[tuple[int, int] | None] = queue.Queue()
+    bad: list[int] = []
+
+    def check() -> None:
+        while (batch := ranges.get()) is not None:
+            for index in range(*batch):
+                segment = memory[index * SEGMENT_BYTES : (index + 1) * SEGMENT_BYTES]
+                if zlib.crc32(segment) != expected[index]:
+                    bad.append(index)
+
+    threads = [threading.Thread(target=check, daemon=True) for _ in range(_CRC_THREADS)]
+    for thread in threads:
+        thread.start()
+    flags = mmap.MAP_PRIVATE | _Libc.MAP_FIXED
+    mapped = True
+    try:
+        for first in range(0, len(expected), _MAP_BATCH):
+            stop = min(first + _MAP_BATCH, len(expected))
+            for index, offset in enumerate(offsets[first:stop].tolist(), first):
+                address = region + index * SEGMENT_BYTES
+                length = min(SEGMENT_BYTES, total - index * SEGMENT_BYTES)
+                if libc.mmap(address, length, mmap.PROT_READ, flags, fd, offset) != address:
+                    mapped = False
+                    break
+            if not mapped:
+                break
+            ranges.put((first, stop))
+    finally:
+        for _ in threads:
+            ranges.put(None)
+        for thread in threads:
+            thread.join()
+    if not mapped:
+        return None
+    if bad:
+        raise zlib.error(
+            "the gzip trailer's CRC-32 does not match the data "
+            f"(the member whose data starts at byte {int(offsets[min(bad)])})"
+        )
+    return array
+
+
 class _TruncatedError(Exception):
     """The tarball ends inside a header or a member's data."""
 
@@ -238,6 +404,57 @@ class _InflatedStream:
             if not self._read_raw():
                 raise _TruncatedError(f"the gzip stream ends inside {what}")
         self._offset = end + 1
+
+    # -- page-aligned weights ------------------------------------------------------------
+
+    def _at_member_boundary(self) -> bool:
+        """Whether the next unread byte starts a gzip member, once the framing of a member
+        whose data is all read (its last block's end, its trailer) is consumed."""
+        while not self._pending and self._in_member:
+            if self._inflater is not None:
+                out = self._inflated_chunk()
+                if out is not None:  # more data: hand it out as usual
+                    self._size += len(out)
+                    self._flush_crc()
+                    if self._crc is not None:
+                        self._crc.update(out)
+                    self._pending = out
+                    return False
+                self._end_member()
+            elif self._stored_left:
+                return False
+            elif self._final_block:
+                self._end_member()
+            else:
+                self._next_block()
+        return not self._pending and not self._in_member
+
+    def map_aligned(self, size: int) -> np.ndarray | None:
+        """The next `size` bytes mapped from the file, read-only, when they are laid out as
+        page-aligned segments (see PAGE_BYTES) and every segment's CRC-32 matches; None, with
+        nothing consumed, when they are not or the system refuses the mappings."""
+        if not _CAN_MAP or size <= 0 or not self._at_member_boundary():
+            return None
+        fd = self._raw.fileno()
+        start = self._raw.tell() - self._available()
+        whole = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        whole.madvise(mmap.MADV_RANDOM)  # only the headers' pages are read through it
+        try:
+            data = np.frombuffer(whole, np.uint8)
+            found = _segments(data, start, size)
+            del data
+        finally:
+            whole.close()
+        if found is None:
+            return None
+        offsets, crcs = found
+        array = _map_and_check(fd, offsets, crcs, size)
+        if array is None:
+            return None
+        end = int(offsets[-1]) + size - SEGMENT_BYTES * (len(offsets) - 1) + 8
+        self._raw.seek(end)
+        self._buffer, self._offset = b"", 0
+        return array
 
     # -- gzip members --------------------------------------------------------------------
 
@@ -483,7 +700,7 @@ def _extract(path: Path, place: Callable[[str], str], hash_blobs: bool) -> _Cont
                         digest = _copy(stream.chunks(member.size), file)
                         contents.libraries[member.name] = (file, digest)
                     elif plain and member.name.endswith(".bin"):
-                        contents.blobs[member.name] = _read_blob(stream, member.size, hash_blobs)
+                        contents.blobs[member.name] = _blob(stream, member.size, hash_blobs)
                     else:
                         padding += member.size
                     stream.skip(padding)
@@ -517,6 +734,15 @@ def aligned_bytes(size: int) -> np.ndarray:
     buffer = np.empty(size + WEIGHTS_ALIGN_BYTES, np.uint8)
     start = -buffer.ctypes.data % WEIGHTS_ALIGN_BYTES
     return buffer[start : start + size]
+
+
+def _blob(stream: _InflatedStream, size: int, hashed: bool) -> tuple[np.ndarray, str | None]:
+    """The next `size` bytes of `stream`, mapped from the file where they are laid out for
+    it, else read into memory; and their sha256 if `hashed`."""
+    mapped = stream.map_aligned(size)
+    if mapped is None:
+        return _read_blob(stream, size, hashed)
+    return mapped, hashlib.sha256(mapped.data).hexdigest() if hashed else None
 
 
 def _read_blob(stream: _InflatedStream, size: int, hashed: bool) -> tuple[np.ndarray, str | None]:
