@@ -11,9 +11,10 @@ artifact runner: the standalone loader and numpy; ONNX Runtime: onnxruntime and 
 loads the model, runs it once, then `--runs` timed runs. It reports the median latency,
 its peak RSS (VmHWM) and its RSS right after its imports; `model MiB` is the difference,
 the memory the model itself took at its peak. For artifacts it also reports the load
-time: cold (extract, check the hashes, dlopen, allocate the workspace) and warm (a fresh
-process whose loader cache already keeps the checked library: read the manifest, dlopen,
-allocate). The memory plan's workspace is compared with the sum of all intermediate
+time: cold (read the library, map or read the weights, check every gzip member's CRC and
+the library's sha256, dlopen, allocate the workspace) and warm (a fresh process whose
+loader cache already keeps the checked library and weights: read the manifest, dlopen,
+map, allocate). `model MiB` counts mapped weights, which the page cache shares. The memory plan's workspace is compared with the sum of all intermediate
 tensors (target on light_resnet50: <= 50%). `--jit` adds the in-process JIT executor.
 
 Run it on an otherwise idle machine: a parallel loop waits for a timeslice when another
@@ -70,10 +71,10 @@ def _child(kind: str, model: str, inputs_path: str, outputs_path: str, runs: int
         base_rss, _ = _rss_mib()
         inputs = dict(np.load(inputs_path))
         start = time.perf_counter()
-        load_artifact(model).close()  # cold: extract, check both hashes, dlopen
+        load_artifact(model).close()  # cold: read or map, check the CRCs and the library
         load_s = time.perf_counter() - start
-        # Warm: the parent filled the cache (the checked library is kept there); a library
-        # not yet mapped in this process, so dlopen does its full work.
+        # Warm: the parent filled the cache (the checked library and weights are kept there);
+        # a library not yet mapped in this process, so dlopen does its full work.
         cache = os.environ["BENCH_ARTIFACT_CACHE"]
         start = time.perf_counter()
         artifact = load_artifact(model, cache_dir=cache)
@@ -123,8 +124,11 @@ def _run_child(kind: str, model: Path, inputs: Path, outputs: Path, runs: int) -
         from codegen.runtime.loader import load_artifact
 
         cache = inputs.parent / "loader-cache"
-        load_artifact(model, cache_dir=str(cache)).close()  # keeps the checked library
+        load_artifact(model, cache_dir=str(cache)).close()  # keeps the checked files
         env["BENCH_ARTIFACT_CACHE"] = str(cache)
+        # The artifact and the cache were just written: their writeback to disk would
+        # compete with the child's load for the cores.
+        os.sync()
     completed = subprocess.run(
         [*command, "--runs", str(runs)],
         capture_output=True,
