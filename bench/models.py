@@ -14,8 +14,9 @@ the memory the model itself took at its peak. For artifacts it also reports the 
 time: cold (read the library, map or read the weights, check every gzip member's CRC and
 the library's sha256, dlopen, allocate the workspace) and warm (a fresh process whose
 loader cache already keeps the checked library and weights: read the manifest, dlopen,
-map, allocate). `model MiB` counts mapped weights, which the page cache shares. The memory plan's workspace is compared with the sum of all intermediate
-tensors (target on light_resnet50: <= 50%). `--jit` adds the in-process JIT executor.
+map, allocate). `model MiB` counts mapped weights, which the page cache shares. The
+memory plan's workspace is compared with the sum of all intermediate tensors (target on
+light_resnet50: <= 50%). `--jit` adds the in-process JIT executor.
 
 Run it on an otherwise idle machine: a parallel loop waits for a timeslice when another
 process holds a core, and ratios measured next to other work mean nothing.

@@ -46,6 +46,7 @@ from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Seq, Stmt,
 from ir.tir.visit import expr_children
 
 CACHE_LINE_BYTES = 64
+VECTOR_BYTES = 64  # a vector register (AVX-512; tile sizes are compared in these units)
 L1_BYTES = 32 * 1024
 L2_BYTES = 1024 * 1024
 BUFFER_SLOTS = 3  # buffers described one by one per store (the most touched first)
@@ -94,6 +95,20 @@ STORE_FEATURES: tuple[str, ...] = (
     "arith_intensity",  # flops / unique bytes
     "traffic_l1",  # bytes refetched when each L1-sized working set is loaded once
     "traffic_l2",  # the same for an L2-sized working set
+    "vector_lane_use",  # innermost vector length / the lanes its vectors hold (0 to 1)
+    # Runs: consecutive iterations of the innermost loops outside the vectorized ones
+    # ("vector") or outside the register tile (the innermost loops that are all unrolled
+    # or vectorized: "tile") over which an access keeps the elements it touches inside,
+    # so that it can keep them in registers.
+    "store_run_vector",  # the stored elements' (accumulators updated this often in a row)
+    "loads_per_iteration_vector",  # sum over loads of 1 / their run
+    "store_run_tile",
+    "loads_per_iteration_tile",
+    # Independent updates: from the innermost loop outwards, the vectors of the stored
+    # buffer touched before a loop repeats an element (chains an update can interleave);
+    # "tile": only through the register tile's loops.
+    "store_chains",
+    "store_chains_tile",
     *(f"buf{slot}.{name}" for slot in range(BUFFER_SLOTS) for name in _BUFFER_FIELDS),
 )
 
@@ -136,6 +151,13 @@ _BYTES_STORED, _UNIQUE_BYTES_STORED, _BYTES_LOADED, _UNIQUE_BYTES_LOADED = (
 _STRIDE_BYTES = tuple(_S[name] for name in ("stride0_bytes", "stride1_bytes", "strided_bytes"))
 _REUSE, _ARITH_INTENSITY, _FLOPS = _S["reuse"], _S["arith_intensity"], _S["flops"]
 _TRAFFIC_FIELDS = ((_S["traffic_l1"], L1_BYTES), (_S["traffic_l2"], L2_BYTES))
+_LANE_USE = _S["vector_lane_use"]
+_REGISTER_KINDS = ("unrolled", "vectorized")
+_STORE_CHAINS, _STORE_CHAINS_TILE = _S["store_chains"], _S["store_chains_tile"]
+_RUN_FIELDS = (
+    (("vectorized",), _S["store_run_vector"], _S["loads_per_iteration_vector"]),
+    (_REGISTER_KINDS, _S["store_run_tile"], _S["loads_per_iteration_tile"]),
+)
 _FLOAT_OPS = {"add": "float_add", "sub": "float_add", "mul": "float_mul", "div": "float_div"}
 _FLOAT_OPS.update({"min": "float_minmax", "max": "float_minmax"})
 _FLOP_NAMES = (
@@ -158,6 +180,7 @@ class _Loop:
     var: Var
     extent: int
     kind: str
+    sole: bool  # its body is one loop or one store (nothing runs between its iterations)
 
 
 @dataclass(slots=True)
@@ -243,7 +266,10 @@ class _Kernel:
         extent = max(0, int(bound.value)) if type(bound) is IntImm else _extent(bound, self.ranges)  # type: ignore[attr-defined]
         self.kernel[_K["loops"]] += 1
         self.depth_of[stmt.var.name] = len(self.loops)
-        self.loops.append(_Loop(stmt.var, extent, stmt.kind))
+        body_kind = type(stmt.body)
+        self.loops.append(
+            _Loop(stmt.var, extent, stmt.kind, body_kind is For or body_kind is Store)
+        )
         self.ranges[stmt.var] = (0, extent - 1 if extent > 0 else 0)
         self.visit(stmt.body)
         self.loops.pop()
@@ -431,6 +457,7 @@ class _Kernel:
             slot[5] = float(acc.local)
         row[_REUSE] = touched / max(unique, 1.0)
         row[_ARITH_INTENSITY] = row[_FLOPS] / max(unique, 1.0)
+        self.registers(row, accesses)
         outer_trips = [1] * (depth + 1)
         for level in range(1, depth + 1):
             outer_trips[level] = outer_trips[level - 1] * loops[level - 1].extent
@@ -442,6 +469,57 @@ class _Kernel:
             slot[3] = slot[0] / max(slot[1], 1.0)
             base = _BUFFER_BASE + slot_index * len(_BUFFER_FIELDS)
             row[base : base + len(_BUFFER_FIELDS)] = [float(value) for value in slot]
+
+    def registers(self, row: list[float], accesses: list[_Access]) -> None:
+        """How the store's loops let registers work (see STORE_FEATURES)."""
+        loops = self.loops
+        if loops and loops[-1].kind == "vectorized":
+            lanes = max(1, VECTOR_BYTES // accesses[0].itemsize)
+            length = loops[-1].extent
+            row[_LANE_USE] = length / (-(-length // lanes) * lanes)
+        for inside, store_field, loads_field in _RUN_FIELDS:
+            self.runs(row, accesses, inside, store_field, loads_field)
+        store = accesses[0]
+        footprints, vector = store.footprints, VECTOR_BYTES // store.itemsize
+        level = len(loops)
+        tile = -1
+        while level > 0 and footprints[level - 1] != footprints[level]:
+            if tile < 0 and loops[level - 1].kind not in _REGISTER_KINDS:
+                tile = level
+            level -= 1
+        if tile < 0:
+            tile = level
+        row[_STORE_CHAINS] = float(-(-footprints[level] // vector))
+        row[_STORE_CHAINS_TILE] = float(-(-footprints[tile] // vector))
+
+    def runs(
+        self,
+        row: list[float],
+        accesses: list[_Access],
+        inside: tuple[str, ...],
+        store_field: int,
+        loads_field: int,
+    ) -> None:
+        """The store's run and the loads' issue rate outside the innermost loops of the
+        kinds `inside` (see STORE_FEATURES)."""
+        loops = self.loops
+        inner = len(loops)
+        while inner > 0 and loops[inner - 1].kind in inside:
+            inner -= 1
+        issue = 0.0
+        for acc in accesses:
+            footprints = acc.footprints
+            run, level = 1, inner - 1
+            # A loop that does not move the index leaves the footprint as it was; a loop
+            # that runs other statements too (an accumulator's init or write-back) ends it.
+            while level >= 0 and footprints[level] == footprints[level + 1] and loops[level].sole:
+                run *= loops[level].extent
+                level -= 1
+            if acc.is_store:
+                row[store_field] = float(run)
+            else:
+                issue += 1.0 / max(run, 1)
+        row[loads_field] = issue
 
     # -- assembly ----------------------------------------------------------------------------
 

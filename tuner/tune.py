@@ -45,7 +45,7 @@ from ir.lower import lower
 from ir.schedule import Schedule, Trace
 from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
-from tuner.features import extract_features
+from tuner.features import NUM_FEATURES, extract_features
 from tuner.gc_pause import collector_paused
 from tuner.records import Record, RecordLog, compute_candidate_id, deciding_records
 from tuner.scheduler import TaskScheduler
@@ -249,6 +249,15 @@ def tune_tasks(
         model = make_cost_model(cost_model, **dict(cost_model_options or {}))
         if cost_model_path is not None and Path(cost_model_path).exists():
             model.load(cost_model_path)
+            width = model.feature_width() if isinstance(model, XGBCostModel) else None
+            if width is not None and width != NUM_FEATURES:
+                logger.warning(
+                    "%s holds a model of %d features, this tuner extracts %d: starting afresh",
+                    cost_model_path,
+                    width,
+                    NUM_FEATURES,
+                )
+                model = make_cost_model(cost_model, **dict(cost_model_options or {}))
         # Step 1.
         runs: list[_TaskRun] = []
         for index, task in enumerate(tasks):

@@ -18,6 +18,7 @@ from ir.graph.types import TensorType
 from ir.lower import lower
 from ir.schedule.default import default_schedule
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.schedule import Schedule
 from ir.te.program import TEProgram, function_to_te
 from ir.tir.stmt import PrimFunc
 from tuner.features import (
@@ -99,6 +100,58 @@ def test_default_conv_features_read_off_the_loop_nest() -> None:
     )
     # The accumulator tile is reused across the reduction.
     assert value(features, "main.reuse") > 10
+
+
+@cache
+def matmul_program() -> TEProgram:
+    """matmul(x[16, 64], W[64, 48]) alone: one stage, `matmul`."""
+    data = Var("x", TensorType((16, 64), "float32"))
+    weight = Constant(RNG.standard_normal((64, 48)).astype(np.float32))
+    fused = fuse_ops(infer_type(Function((data,), call("nn.matmul", data, weight))))
+    (prim,) = [
+        n.op for n in post_order(fused.body) if isinstance(n, Call) and isinstance(n.op, Function)
+    ]
+    return function_to_te(prim)
+
+
+def register_tiled_matmul(columns: int, reduction_inside: bool) -> PrimFunc:
+    """Rows of 4 x `columns` accumulated in a local tile (rows unrolled, columns
+    vectorized), under k split by 8; with `reduction_inside` both k loops are just
+    outside the tile, else the tile's rows run outside k_i."""
+    sch = Schedule(matmul_program())
+    local = sch.cache_write("matmul", "local")
+    rows_o, rows_i = sch.split("matmul", "i0", factor=4)
+    cols_o, cols_i = sch.split("matmul", "i1", factor=columns)
+    sch.reorder("matmul", rows_o, cols_o, rows_i, cols_i)
+    sch.compute_at(local, "matmul", cols_o)
+    k_o, k_i = sch.split(local, "k", factor=8)
+    if reduction_inside:
+        sch.reorder(local, k_o, k_i, "i0", "i1")
+        sch.unroll(local, "i0")
+    else:
+        sch.reorder(local, k_o, "i0", k_i, "i1")
+    sch.vectorize(local, "i1")
+    return lower(sch)
+
+
+def test_register_tile_runs_and_chains() -> None:
+    tiled = extract_features(register_tiled_matmul(48, reduction_inside=True))
+    # The tile: 4 unrolled rows x 48 vectorized columns = 12 vectors of accumulators.
+    assert value(tiled, "main.store_chains") == pytest.approx(12, rel=1e-4)
+    # k_i and k_o (8 x 8) update the same accumulators; the loop around them also runs the
+    # tile's initialisation and write-back, so the run ends there.
+    assert value(tiled, "main.store_run_tile") == pytest.approx(64, rel=1e-4)
+    assert value(tiled, "main.vector_lane_use") == pytest.approx(1.0, rel=1e-4)
+    # Per tile iteration, the weights' row and x's four scalars change with k_i: loaded
+    # every time; the accumulators are read back once per run.
+    assert value(tiled, "main.loads_per_iteration_tile") == pytest.approx(2 + 1 / 64, rel=1e-4)
+    # The rows outside k_i: each accumulator row is updated by k_i's 8 iterations in a row,
+    # and only the vectorized columns are independent.
+    rows_outside = extract_features(register_tiled_matmul(40, reduction_inside=False))
+    # 40 floats: 2.5 vectors.
+    assert value(rows_outside, "main.store_chains") == pytest.approx(3, rel=1e-4)
+    assert value(rows_outside, "main.store_run_vector") == pytest.approx(8, rel=1e-4)
+    assert value(rows_outside, "main.vector_lane_use") == pytest.approx(40 / 48, rel=1e-4)
 
 
 def test_different_schedules_give_different_features() -> None:

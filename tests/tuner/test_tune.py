@@ -217,3 +217,30 @@ def test_warm_and_cold_records_are_never_compared(tmp_path: Path) -> None:
     assert best is not None and best.timing == "cold"
     warm_only = [r for r in records if r.timing == "warm"]
     assert tuned_record([*warm_only, lucky, lucky], task.key, task.target) == lucky
+
+
+def test_a_saved_model_of_other_features_is_not_warm_started(tmp_path: Path) -> None:
+    """A cost model saved by a tuner that extracted other features (an older version) is
+    set aside with a warning; tuning starts a fresh model and saves that one."""
+    from tuner.cost_model import XGBCostModel
+    from tuner.features import NUM_FEATURES
+
+    saved = tmp_path / "model.npz"
+    old = XGBCostModel(min_samples=4)
+    rows = [np.full(NUM_FEATURES - 3, float(i), np.float32) for i in range(8)]
+    old.update(rows, [float(i + 1) for i in range(8)], ["task"] * 8)
+    old.save(saved)
+    fn = two_task_model()
+    tune_model(
+        fn,
+        "llvm",
+        4,
+        tmp_path / "run.jsonl",
+        batch_size=2,
+        measure_options=FAST,
+        search_options=SMALL_SEARCH,
+        cost_model_path=saved,
+    )
+    again = XGBCostModel()
+    again.load(saved)
+    assert again.feature_width() == NUM_FEATURES

@@ -131,6 +131,10 @@ class XGBCostModel:
             dtype=np.float64,
         )
 
+    def feature_width(self) -> int | None:
+        """The length of the feature vectors it was given (None before any)."""
+        return int(self.data.features[0].shape[0]) if self.data.features else None
+
     def save(self, path: str | Path) -> None:
         """One .npz file: training data, config, and the booster as UBJSON bytes."""
         booster = (
