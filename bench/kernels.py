@@ -27,7 +27,7 @@ from bench.common import (
 )
 from bench.expert import expert_conv2d, expert_matmul
 from codegen.executor import hardware_of
-from codegen.llvm import compile_kernel, host_target
+from codegen.llvm import Target, compile_kernel, host_target
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
 from ir.lower import lower
@@ -40,9 +40,13 @@ EXPERT = {"matmul_1024": expert_matmul, "conv_64x56": expert_conv2d}
 
 
 def _kernel_runner(
-    fn: Function, arrays: dict[str, np.ndarray], schedule: Schedule, call: Call
+    fn: Function,
+    arrays: dict[str, np.ndarray],
+    schedule: Schedule,
+    call: Call,
+    target: Target | None = None,
 ) -> tuple[Any, list[np.ndarray]]:
-    kernel = compile_kernel(lower(schedule), host_target())
+    kernel = compile_kernel(lower(schedule), target or host_target())
     args: list[np.ndarray] = []
     for index, arg in enumerate(call.args):
         value = np.array(arg.data) if isinstance(arg, Constant) else arrays[arg.name]  # type: ignore[attr-defined]

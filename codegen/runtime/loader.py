@@ -300,7 +300,8 @@ def _map_and_check(fd: int, offsets: np.ndarray, crcs: np.ndarray, size: int) ->
     memory = memoryview((ctypes.c_char * size).from_address(region)).cast("B")
     array: np.ndarray = np.frombuffer(memory, np.uint8)
     array.flags.writeable = False
-    weakref.finalize(array, libc.munmap, region, total)
+    # (Not at exit: a thread may still run the model while the interpreter shuts down.)
+    weakref.finalize(array, libc.munmap, region, total).atexit = False
     expected = crcs.tolist()
     ranges: queue.Queue[tuple[int, int] | None] = queue.Queue()
     bad: list[int] = []
