@@ -239,11 +239,13 @@ def _pages(size: int) -> int:
     return -(-size // PAGE_BYTES) * PAGE_BYTES
 
 
-def _segments(data: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _segments(fd: int, start: int, size: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Where the page-aligned stored segments of `size` bytes starting with the gzip member at
-    file offset `start` lie (`data`: the whole file): per segment the file offset of its
-    bytes and their CRC-32 from its trailer; None when the file is not laid out so."""
-    prefix = data[start : start + _ALIGNED_PREFIX_BYTES].tobytes()
+    offset `start` of file `fd` lie: per segment the file offset of its bytes and their
+    CRC-32 from its trailer; None when the file is not laid out so. (The few framing bytes
+    by each segment are read with small preads: mapping the file to read them would map
+    the pages around each, and unmapping those costs more than the reads.)"""
+    prefix = os.pread(fd, _ALIGNED_PREFIX_BYTES, start)
     if len(prefix) < _ALIGNED_PREFIX_BYTES or prefix[:10] != _ALIGNED_HEADER:
         return None
     xlen, subfield, pad = int.from_bytes(prefix[10:12], "little"), prefix[12:14], prefix[14:16]
@@ -256,31 +258,49 @@ def _segments(data: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np.n
     offsets = first + _SEGMENT_STRIDE * np.arange(count, dtype=np.int64)
     lengths = np.full(count, SEGMENT_BYTES, np.int64)
     lengths[-1] = size - SEGMENT_BYTES * (count - 1)
-    if int(offsets[-1] + lengths[-1]) + 8 > len(data):
+    end = int(offsets[-1] + lengths[-1]) + 8
+    if end > os.fstat(fd).st_size:
         return None
-    # Every later member's header is the same: its padding fills the page before its bytes.
-    template = np.frombuffer(
+    # Between two segments' bytes: the trailer of the one, then the next one's header,
+    # which is the same for every later member (its padding fills the rest of the page).
+    template = (
         _ALIGNED_HEADER
         + (PAGE_BYTES - 8 - _ALIGNED_PREFIX_BYTES + 4 - _STORED_HEADER_BYTES).to_bytes(2, "little")
         + b"AW"
-        + (PAGE_BYTES - 8 - _ALIGNED_PREFIX_BYTES - _STORED_HEADER_BYTES).to_bytes(2, "little"),
+        + (PAGE_BYTES - 8 - _ALIGNED_PREFIX_BYTES - _STORED_HEADER_BYTES).to_bytes(2, "little")
+    )
+    joints = len(template) + 8
+    between = np.frombuffer(
+        b"".join([os.pread(fd, joints, offset - PAGE_BYTES) for offset in offsets[1:].tolist()])
+        + os.pread(fd, 8, end - 8),
         np.uint8,
     )
-    headers = data[(offsets[1:] - (PAGE_BYTES - 8))[:, None] + np.arange(len(template))]
-    stored = data[(offsets - _STORED_HEADER_BYTES)[:, None] + np.arange(_STORED_HEADER_BYTES)]
-    trailers = data[(offsets + lengths)[:, None] + np.arange(8)]
+    stored = np.frombuffer(
+        b"".join(
+            [os.pread(fd, _STORED_HEADER_BYTES, o - _STORED_HEADER_BYTES) for o in offsets.tolist()]
+        ),
+        np.uint8,
+    )
+    if len(between) != joints * (count - 1) + 8 or len(stored) != _STORED_HEADER_BYTES * count:
+        return None
+    trailers = (
+        np.concatenate([between[:-8].reshape(count - 1, joints)[:, :8].reshape(-1), between[-8:]])
+        .view("<u4")
+        .reshape(count, 2)
+    )
+    headers = between[:-8].reshape(count - 1, joints)[:, 8:]
+    stored = stored.reshape(count, _STORED_HEADER_BYTES)
     stored_lengths = stored[:, 1:3].copy().view("<u2")[:, 0].astype(np.int64)
     stored_complements = stored[:, 3:5].copy().view("<u2")[:, 0].astype(np.int64)
-    trailer_words = trailers.copy().view("<u4")
     if not (
-        np.array_equal(headers, np.broadcast_to(template, headers.shape))
+        np.array_equal(headers, np.broadcast_to(np.frombuffer(template, np.uint8), headers.shape))
         and np.all(stored[:, 0] == _STORED_FINAL)
         and np.array_equal(stored_lengths, lengths)
         and np.array_equal(stored_complements, lengths ^ 0xFFFF)
-        and np.array_equal(trailer_words[:, 1].astype(np.int64), lengths)
+        and np.array_equal(trailers[:, 1].astype(np.int64), lengths)
     ):
         return None
-    return offsets, trailer_words[:, 0].copy()
+    return offsets, trailers[:, 0].copy()
 
 
 _MAP_BATCH = 256  # segments mapped before their CRCs are handed to the checking threads
@@ -437,15 +457,7 @@ class _InflatedStream:
         if not _CAN_MAP or size <= 0 or not self._at_member_boundary():
             return None
         fd = self._raw.fileno()
-        start = self._raw.tell() - self._available()
-        whole = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-        whole.madvise(mmap.MADV_RANDOM)  # only the headers' pages are read through it
-        try:
-            data = np.frombuffer(whole, np.uint8)
-            found = _segments(data, start, size)
-            del data
-        finally:
-            whole.close()
+        found = _segments(fd, self._raw.tell() - self._available(), size)
         if found is None:
             return None
         offsets, crcs = found
