@@ -126,8 +126,12 @@ QDQ_RNG = np.random.default_rng(5)
 
 
 def _qdq_conv() -> onnx.ModelProto:
-    """x -> Q -> DQ -> Conv(DQ(int8 weights per channel), bias) -> Relu -> Q -> DQ."""
-    weight = QDQ_RNG.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)
+    """x -> Q -> DQ -> Conv(DQ(int8 weights per channel), bias) -> Relu -> Q -> DQ.
+
+    The weights stay within 7 bits: onnxruntime's u8s8 kernels on AVX2 without VNNI add
+    pairs of uint8 x int8 products in int16 and saturate at full-range weights (its
+    documented "reduce range" case), which would make the reference wrong, not us."""
+    weight = QDQ_RNG.integers(-64, 64, (8, 3, 3, 3)).astype(np.int8)
     inits = [
         numpy_helper.from_array(np.array(0.02, np.float32), "x_scale"),
         numpy_helper.from_array(np.array(128, np.uint8), "x_zero"),

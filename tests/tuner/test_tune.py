@@ -85,12 +85,13 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     for each in extract_tasks(fn, "llvm"):
         default = compute_candidate_id(each.key, target, default_trace(each.to_json(), target))
         assert default in remeasured
-        # The space's point nearest the default was measured in the first batch too
-        # (the dense task's; the 12-channel conv is not register-tiled by default).
+        # The space's point nearest the default was measured in the first batch too, where
+        # there is one: the dense task's always; the 12-channel conv's only where the
+        # default register-tiles it (on AVX2 hosts, not on AVX-512 ones).
         space = search_space_for(function_to_te(each.function), target, each.constant_params)
         assert isinstance(space, SearchSpace)
         point = space.default_point()
-        assert (point is None) == ("conv2d" in each.name)
+        assert point is not None or "conv2d" in each.name
         if point is not None:
             nearest = compute_candidate_id(each.key, target, point.to_json())
             assert nearest in first_measurements and nearest != default

@@ -161,10 +161,15 @@ def test_the_rules_read_the_structure_of_fused_functions() -> None:
             attached += 1
         expected_pad = "inline" if decisions["pad.placement"] == "inline" else "root"
         assert schedule.stages["pad"].attach.kind == expected_pad
-        # The constant weight is repacked when its output-channel block axis is vectorized
-        # (vectors over the channels within a block read it as it is).
+        # The constant weight is repacked when its output-channel block axis is vectorized,
+        # or when vectors over the channels within a block are narrower than the block
+        # (AVX2's 8 lanes in a block of 16); a vector of the whole block reads it as it is.
         vector_axis = decisions["conv2d_nchwc.vector_axis"]
-        assert ("p1" in schedule.input_layouts) == (vector_axis == "ko")
+        block_tile = decisions["conv2d_nchwc.tile.kb"]
+        assert isinstance(block_tile, tuple)
+        (block,) = [a.extent for a in conv.op.axes if a.var.name == "kb"]
+        narrower = vector_axis == "kb" and block_tile[-1] < block
+        assert ("p1" in schedule.input_layouts) == (vector_axis == "ko" or narrower)
         assert "p2" not in schedule.input_layouts
     assert seen_pad == {"inline", "root"}
     assert attached >= 10
