@@ -34,7 +34,12 @@ class InputError(AutotuneError):
 
 def hardware_of(target: Target) -> HardwareParams:
     """The schedule-relevant parameters of a CPU target."""
-    return HardwareParams(vector_bytes=target.vector_bits // 8, num_cores=target.num_cores)
+    return HardwareParams(
+        vector_bytes=target.vector_bits // 8,
+        num_cores=target.num_cores,
+        # x86 has 16 vector registers, 32 with AVX-512 (the default); AArch64 has 32.
+        vector_registers=32 if target.triple.startswith(("aarch64", "arm64")) else 0,
+    )
 
 
 @dataclass

@@ -37,31 +37,41 @@ def _divisor_at_most(extent: int, limit: int) -> int:
     return 1
 
 
-def _register_columns(width: int, vectors: int) -> int:
+def _register_columns(width: int, vectors: int, registers: int) -> int:
     """How many output columns a conv tile keeps in registers next to `vectors` channel
-    vectors (about 14 accumulators): a divisor of `width` when one is close enough, so
-    the columns need no tail."""
-    limit = max(1, 14 // vectors)
+    vectors (about 14 accumulators; fewer where the weight vectors and an input broadcast
+    beside them would not fit in `registers`): a divisor of `width` when one is close
+    enough, so the columns need no tail."""
+    limit = max(1, min(14, _accumulators(registers, vectors + 1)) // vectors)
     if width <= limit:
         return width
     tile = _divisor_at_most(width, limit)
     return min(width, limit) if tile < limit // 2 else tile
 
 
-def blocked_conv_register_tile(blocks: int, width: int, block: int, lanes: int) -> tuple[int, int]:
+def _accumulators(registers: int, operands: int) -> int:
+    return HardwareParams(vector_registers=registers).accumulators(operands)
+
+
+def blocked_conv_register_tile(
+    blocks: int, width: int, block: int, lanes: int, registers: int = 32
+) -> tuple[int, int]:
     """The register tile of a conv in NCHW[b]c with `blocks` output channel blocks of
-    `block` channels and `width` output columns: (channel blocks, columns) per tile, about
-    14 accumulator registers (2 channel vectors x 7 columns, or 1 x 14)."""
+    `block` channels and `width` output columns, on a target of `registers` vector
+    registers: (channel blocks, columns) per tile, about 14 accumulator registers (2
+    channel vectors x 7 columns, or 1 x 14; 2 x 6 with 16 registers)."""
     block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
     vectors = block_tile * max(1, block // lanes)
-    return block_tile, _register_columns(width, vectors)
+    return block_tile, _register_columns(width, vectors, registers)
 
 
-def channel_conv_register_tile(out_channels: int, width: int, lanes: int) -> tuple[int, int]:
+def channel_conv_register_tile(
+    out_channels: int, width: int, lanes: int, registers: int = 32
+) -> tuple[int, int]:
     """The register tile of a conv vectorized over output channels in vectors of `lanes`:
-    (channels, columns) per tile, about 14 accumulator registers."""
+    (channels, columns) per tile, about 14 accumulator registers (fewer with 16)."""
     vectors = 2 if out_channels % (2 * lanes) == 0 else 1
-    return vectors * lanes, _register_columns(width, vectors)
+    return vectors * lanes, _register_columns(width, vectors, registers)
 
 
 def depthwise_register_tile(height: int, width: int, lanes: int) -> tuple[int, int]:
@@ -74,10 +84,14 @@ def depthwise_register_tile(height: int, width: int, lanes: int) -> tuple[int, i
     return _divisor_at_most(height, max(1, 8 // vectors)), col_tile
 
 
-def gemm_register_tile(rows: int, cols: int, lanes: int) -> tuple[int, int]:
+def gemm_register_tile(rows: int, cols: int, lanes: int, registers: int = 32) -> tuple[int, int]:
     """The register tile of a matrix product's output of `rows` x `cols`: (rows, columns)
-    per tile, the columns two vectors wide (or all of them when fewer)."""
-    return _divisor_at_most(rows, 8), min(cols, 2 * lanes)
+    per tile, the columns two vectors wide (or all of them when fewer), up to 8 rows (6
+    with 16 vector registers, which must also hold the column vectors and a broadcast)."""
+    col_tile = min(cols, 2 * lanes)
+    vectors = -(-col_tile // lanes)
+    row_limit = min(8, _accumulators(registers, vectors + 1) // vectors)
+    return _divisor_at_most(rows, max(1, row_limit)), col_tile
 
 
 def channel_vector_lanes(
@@ -235,7 +249,9 @@ class _DefaultScheduler:
         sch = self.schedule
         n, k, y, x = (axis.name for axis in sch.stages[output].op.axes)
         out_channels, width = sch.stages[output].op.shape[1], sch.stages[output].op.shape[3]
-        channel_tile, col_tile = channel_conv_register_tile(out_channels, width, lanes)
+        channel_tile, col_tile = channel_conv_register_tile(
+            out_channels, width, lanes, self.hardware.registers
+        )
         vectors = channel_tile // lanes
         k_outer, k_inner = sch.split(output, k, factor=channel_tile)
         x_outer, x_inner = sch.split(output, x, factor=col_tile)
@@ -306,7 +322,9 @@ class _DefaultScheduler:
         n, k, y, x, kb = (axis.name for axis in sch.stages[output].op.axes)
         blocks, width, block = (sch.stages[output].op.shape[i] for i in (1, 3, 4))
         lanes = self.hardware.lanes(sch.stages[output].op.dtype)
-        block_tile, col_tile = blocked_conv_register_tile(blocks, width, block, lanes)
+        block_tile, col_tile = blocked_conv_register_tile(
+            blocks, width, block, lanes, self.hardware.registers
+        )
         k_outer, k_inner = sch.split(output, k, factor=block_tile)
         x_outer, x_inner = sch.split(output, x, factor=col_tile)
         self._order_conv_tiles(output, anchor, (n, y, k_outer, x_outer), (k_inner, x_inner, kb))
@@ -351,7 +369,9 @@ class _DefaultScheduler:
         else:
             row_axis, col_axis = axes[-2], axes[-1]
             row_extent, col_extent = extents[-2], extents[-1]
-            row_tile, col_tile = gemm_register_tile(row_extent, col_extent, lanes)
+            row_tile, col_tile = gemm_register_tile(
+                row_extent, col_extent, lanes, self.hardware.registers
+            )
             outer_axes = [*axes[:-2], None]
         row_outer, row_inner = sch.split(output, row_axis, factor=row_tile)
         col_outer, col_inner = sch.split(output, col_axis, factor=col_tile)

@@ -75,7 +75,9 @@ def _tile_decisions(
     parallel_axes = len(axes)
     vector_first = False
     if op.tag == "conv2d_nchwc" and len(axes) == 5:
-        block_tile, col_tile = blocked_conv_register_tile(extents[1], extents[3], extents[4], lanes)
+        block_tile, col_tile = blocked_conv_register_tile(
+            extents[1], extents[3], extents[4], lanes, hardware.registers
+        )
         vector, inner = 4, {1: block_tile, 3: col_tile, 4: extents[4]}
         parallel_axes = 3  # batch, channel blocks, rows: the column tiles stay serial
     elif is_depthwise_conv(program, stage):
@@ -86,11 +88,13 @@ def _tile_decisions(
         channel_lanes = channel_vector_lanes(program, stage, hardware, constant_inputs)
         if not channel_lanes:
             return {}
-        channel_tile, col_tile = channel_conv_register_tile(extents[1], extents[3], channel_lanes)
+        channel_tile, col_tile = channel_conv_register_tile(
+            extents[1], extents[3], channel_lanes, hardware.registers
+        )
         vector, inner = 1, {1: channel_tile, 3: col_tile}
         parallel_axes = 3
     elif op.tag in ("dense", "matmul", "batch_matmul") and len(axes) >= 2:
-        row_tile, col_tile = gemm_register_tile(extents[-2], extents[-1], lanes)
+        row_tile, col_tile = gemm_register_tile(extents[-2], extents[-1], lanes, hardware.registers)
         vector, inner = len(axes) - 1, {len(axes) - 2: row_tile, len(axes) - 1: col_tile}
         vector_first = extents[-1] % col_tile == 0  # column panels outside the row tiles
     else:

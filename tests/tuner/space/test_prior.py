@@ -117,7 +117,9 @@ def test_a_matrix_product_gets_the_default_rows_and_vector_columns(
     space = space_of(name, hardware)
     decisions = decisions_of_point(space)
     rows, cols = space.program.outputs[0].shape
-    row_tile, col_tile = gemm_register_tile(rows, cols, hardware.lanes("float32"))
+    row_tile, col_tile = gemm_register_tile(
+        rows, cols, hardware.lanes("float32"), hardware.registers
+    )
     assert decisions[f"{name}.vector_axis"] == "i1"
     assert decisions[f"{name}.tile.i1"] == (-(-cols // col_tile), 1, 1, col_tile)
     assert decisions.get(f"{name}.tile.i0", (1, 1, 1, 1)) == (rows // row_tile, 1, 1, row_tile)
@@ -126,3 +128,26 @@ def test_a_matrix_product_gets_the_default_rows_and_vector_columns(
     panels = "vector_first" if cols % col_tile == 0 else "natural"
     assert decisions[f"{name}.outer_order"] == panels
     assert (panels == "vector_first") == (name == "matmul" and vector_bytes == 32)
+
+
+@pytest.mark.parametrize("vector_bytes", [32, 64])
+def test_register_tiles_leave_registers_for_their_operands(vector_bytes: int) -> None:
+    # AVX2's 16 vector registers must hold a tile's accumulators, its loaded operand
+    # vectors and a broadcast, or the inner loop spills (2 x 7 accumulators did, at less
+    # than half the speed); AVX-512's 32 keep the tiles of about 14 accumulators.
+    hardware = HardwareParams(vector_bytes=vector_bytes, num_cores=2)
+    lanes, registers = hardware.lanes("float32"), hardware.registers
+    assert registers == (16 if vector_bytes == 32 else 32)
+    for width in (5, 7, 12, 14, 28, 56, 112):
+        for block in (8, 16):
+            blocks, cols = blocked_conv_register_tile(4, width, block, lanes, registers)
+            vectors = blocks * max(1, block // lanes)
+            assert vectors * cols + vectors + 1 <= registers
+        channels, cols = channel_conv_register_tile(64, width, lanes, registers)
+        assert (channels // lanes) * (cols + 1) + 1 <= registers
+    for rows in (1, 6, 8, 12, 64, 1024):
+        row_tile, col_tile = gemm_register_tile(rows, 1024, lanes, registers)
+        assert row_tile * 2 + 2 + 1 <= registers and col_tile == 2 * lanes
+    if registers == 32:  # the tiles AVX-512 hosts were tuned with
+        assert blocked_conv_register_tile(4, 56, 16, lanes, registers) == (2, 7)
+        assert gemm_register_tile(1024, 1024, lanes, registers) == (8, 32)
