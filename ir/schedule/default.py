@@ -50,7 +50,9 @@ def _register_columns(width: int, vectors: int, registers: int) -> int:
 
 
 def _accumulators(registers: int, operands: int) -> int:
-    return HardwareParams(vector_registers=registers).accumulators(operands)
+    """How many accumulator vectors fit in `registers` beside `operands` other live vectors
+    (a register tile's loaded operand vectors and a broadcast): more would spill."""
+    return max(1, registers - operands)
 
 
 def blocked_conv_register_tile(

@@ -22,12 +22,6 @@ class HardwareParams:
             return self.vector_registers
         return 32 if self.vector_bytes >= 64 else 16
 
-    def accumulators(self, operands: int) -> int:
-        """How many accumulator vectors fit in the registers beside `operands` other live
-        vectors (a register tile's loaded operand vectors and a broadcast): more would
-        spill in the inner loop."""
-        return max(1, self.registers - operands)
-
     def lanes(self, dtype: str) -> int:
         """SIMD lanes for elements of `dtype`."""
         import numpy as np
