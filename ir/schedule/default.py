@@ -27,6 +27,13 @@ from ir.tir.visit import walk_expr
 GEMM_TAGS = ("conv2d", "conv2d_nchwc", "dense", "matmul", "batch_matmul")
 MIN_PARALLEL_WORK = 4096  # output elements x reduction size below which threads cost more
 MAX_UNROLLED_STEPS = 256  # vector statements a depthwise tile's unrolled window may make
+# A matrix product copies a right-hand input into column panels at run time (one pass over
+# it) when each panel serves this many rows and the product has this much work
+# (multiply-adds): below, the copy and its thread launch cost more than the strided reads
+# (measured: 7 x 1000 x 1000 twice as slow packed, 128 x 96 x 40 a third slower).
+PACK_MIN_ROWS = 32
+PACK_MIN_WORK = 1 << 22
+CACHE_LINE_BYTES, L1_SETS, L1_WAYS = 64, 64, 8  # x86's L1 data cache: 32 KiB, 8-way
 CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB on x86 servers)
 
 
@@ -47,6 +54,17 @@ def _register_columns(width: int, vectors: int, registers: int) -> int:
         return width
     tile = _divisor_at_most(width, limit)
     return min(width, limit) if tile < limit // 2 else tile
+
+
+def _strided_rows_fit_l1(rows: int, stride_bytes: int) -> bool:
+    """Whether `rows` cache lines `stride_bytes` apart stay in half of a typical L1 data
+    cache (the other half is the other operand's): a stride of a multiple of the line
+    maps them to a fraction of the cache's sets (at a multiple of 4 KiB, to one set of
+    8 lines)."""
+    lines = L1_SETS * L1_WAYS
+    if stride_bytes % CACHE_LINE_BYTES == 0:
+        lines = L1_WAYS * (L1_SETS // math.gcd(stride_bytes // CACHE_LINE_BYTES, L1_SETS))
+    return rows <= lines // 2
 
 
 def _accumulators(registers: int, operands: int) -> int:
@@ -406,26 +424,32 @@ class _DefaultScheduler:
         if row_tile > 1:
             sch.unroll(anchor, inner_row)
         sch.vectorize(anchor, inner_col)
-        self._pack_weight(anchor, col_tile)
         handled = {output, anchor}
+        if (
+            not self._pack_weight(anchor, col_tile)
+            and row_extent >= PACK_MIN_ROWS
+            and _work(compute) >= PACK_MIN_WORK
+        ):
+            handled |= self._pack_right_operand(anchor, col_tile)
         return handled
 
-    def _pack_weight(self, anchor: str, col_tile: int) -> None:
-        """Repack a constant dense/matmul weight so the vectorized axis is contiguous."""
+    def _pack_weight(self, anchor: str, col_tile: int) -> bool:
+        """Repack a constant dense/matmul weight so the vectorized axis is contiguous;
+        whether it did."""
         sch = self.schedule
         stage = sch.stages[anchor]
         if stage.op.tag not in ("dense", "matmul") or stage.op.attr("weight_input") is None:
-            return
+            return False
         weight_index = int(stage.op.attr("weight_input"))
         if weight_index >= len(sch.program.inputs):
-            return
+            return False
         reads = [n for n in walk_expr(stage.op.body) if isinstance(n, TensorRead)]
         tensors = list({id(r.tensor): r.tensor for r in reads}.values())
         if len(tensors) < 2:
-            return
+            return False
         weight = tensors[1]
         if weight.name not in self.constant_inputs or weight.ndim != 2:
-            return
+            return False
         rows, cols = weight.shape
         if stage.op.tag == "dense":
             # weight[N, K] -> [ceil(N / t), K, t], zero-padded
@@ -435,6 +459,48 @@ class _DefaultScheduler:
             # weight[K, N] -> [ceil(N / t), K, t], zero-padded
             panels = -(-cols // col_tile)
             sch.layout_rewrite(weight.name, [[rows], [panels, col_tile]], [1, 0, 2])
+        return True
+
+    def _pack_right_operand(self, anchor: str, col_tile: int) -> set[str]:
+        """Copy a matmul/batch_matmul's right-hand input, once per call, into column
+        panels [batch..., panel, k, col_tile] so each step of the reduction loads the
+        tile's columns from one cache line, next to the previous step's. Only an input
+        the schedule may not repack ahead of time, and only where reading it in place
+        is slow: a transposed input (each vector a gather), or a panel whose rows do
+        not stay in the L1 cache (see `_strided_rows_fit_l1`). The packing stage's
+        name, if it made one."""
+        sch = self.schedule
+        stage = sch.stages[anchor]
+        if stage.op.tag not in ("matmul", "batch_matmul") or len(stage.op.reduce_axes) != 1:
+            return set()
+        reads = [n for n in walk_expr(stage.op.body) if isinstance(n, TensorRead)]
+        tensors = list({id(r.tensor): r.tensor for r in reads}.values())
+        inputs = {t.name for t in sch.program.inputs}
+        if len(tensors) != 2 or tensors[1].name not in inputs:
+            return set()
+        (read,) = [r for r in reads if r.tensor is tensors[1]]
+        col_var = stage.op.axes[-1].var
+        reduce_var = stage.op.reduce_axes[0].var
+        dims = [
+            next((d for d, i in enumerate(read.indices) if i is v), None)
+            for v in (col_var, reduce_var)
+        ]
+        col_dim, reduce_dim = dims
+        if col_dim is None or reduce_dim is None:
+            return set()
+        shape = read.tensor.shape
+        if col_dim == len(shape) - 1:
+            row_bytes = read.tensor.nbytes // math.prod(shape[: reduce_dim + 1])
+            if shape[col_dim] <= col_tile or _strided_rows_fit_l1(shape[reduce_dim], row_bytes):
+                return set()
+        packed = sch.cache_read(read.tensor.name, "global", [anchor])
+        axes = [axis.name for axis in sch.stages[packed].op.axes]
+        batch = [a for d, a in enumerate(axes) if d not in (col_dim, reduce_dim)]
+        panel, lane = sch.split(packed, axes[col_dim], factor=col_tile)
+        sch.reorder(packed, *batch, panel, axes[reduce_dim], lane)
+        self._parallel(packed, (batch or [panel])[0], stage)
+        sch.vectorize(packed, lane)
+        return {packed}
 
     def generic(self, name: str) -> None:
         sch = self.schedule

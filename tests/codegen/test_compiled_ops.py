@@ -294,3 +294,48 @@ def test_conv_over_a_big_input_walks_rows_outermost(
     order = "n_y_f_k_o_f" if rows_first else "n_k_o_f_y_f"
     assert parallel == order
     _compile_and_check(fn, {"x": data}, f"conv2d over {data_shape}")
+
+
+# --- a right-hand input that is not constant: packed into column panels at run time -------
+
+
+def _packing_stages(fn: Function) -> list[str]:
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=32, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), hardware, frozenset())
+    return [
+        name
+        for name, stage in schedule.stages.items()
+        if stage.op.tag == "copy" and not stage.is_output  # (not a cache_write's copy-out)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("op", "shapes", "attrs", "packed"),
+    [
+        # rows 1 KiB apart: 256 of them share 4 of the L1's 64 sets
+        ("nn.matmul", [(64, 256), (256, 256)], {}, True),
+        # a batched left side with a 2-D right side: one packed copy serves every batch
+        ("nn.matmul", [(3, 64, 256), (256, 128)], {}, True),
+        # q @ k^T: each vector of the transposed input would be a gather
+        ("nn.batch_matmul", [(4, 128, 64), (4, 136, 64)], {"transpose_b": True}, True),
+        ("nn.batch_matmul", [(2, 128, 64), (1, 64, 256)], {}, True),
+        # 200 rows 800 bytes apart spread over every set: read in place
+        ("nn.matmul", [(200, 200), (200, 200)], {}, False),
+        # rows 8 KiB apart, but too few rows per panel to pay for the copy
+        ("nn.matmul", [(16, 256), (256, 2048)], {}, False),
+        # too little work
+        ("nn.matmul", [(40, 64), (64, 64)], {}, False),
+    ],
+)
+def test_default_schedule_packs_a_strided_right_hand_input_at_run_time(
+    op: str, shapes: list[tuple[int, ...]], attrs: dict[str, Any], packed: bool
+) -> None:
+    """The copy happens where the reads in place are slow, not elsewhere, and the
+    product computes the reference either way (column tails included). Small integers
+    keep the float32 sums exact whatever their order."""
+    inputs = [RNG.integers(-2, 3, shape).astype(np.float32) for shape in shapes]
+    fn = _single_op_graph(op, inputs, attrs)
+    assert bool(_packing_stages(fn)) == packed, _packing_stages(fn)
+    _compile_and_check(fn, {f"x{i}": x for i, x in enumerate(inputs)}, f"{op} {shapes}")
