@@ -8,7 +8,7 @@ candidate vector axes come from how the stage's output and constant inputs are i
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from ir.schedule.schedule import Schedule, Stage, tensor_reads
 from ir.tir.expr import Reduce, TensorRead, Var
@@ -87,10 +87,25 @@ def weight_dimension(
 ) -> tuple[str, int] | None:
     """A constant input indexed by spatial axis `axis` of `stage` alone, and which of its
     dimensions: the input whose layout can be packed so that axis is contiguous."""
+    return _input_dimension(schedule, stage, axis, lambda name: name in constant_inputs)
+
+
+def runtime_input_dimension(
+    schedule: Schedule, stage: Stage, axis: int, constant_inputs: Collection[str]
+) -> tuple[str, int] | None:
+    """A program input that is not constant, indexed by spatial axis `axis` of `stage`
+    alone, and which of its dimensions: the input a copy at run time can pack so that
+    axis is contiguous."""
+    return _input_dimension(schedule, stage, axis, lambda name: name not in constant_inputs)
+
+
+def _input_dimension(
+    schedule: Schedule, stage: Stage, axis: int, accept: Callable[[str], bool]
+) -> tuple[str, int] | None:
     var = stage.op.axes[axis].var
     for read in reads(stage):
         tensor = read.tensor
-        if tensor.name not in constant_inputs or tensor.name in schedule.input_layouts:
+        if not accept(tensor.name) or tensor.name in schedule.input_layouts:
             continue
         if not any(placeholder.op is tensor.op for placeholder in schedule.program.inputs):
             continue

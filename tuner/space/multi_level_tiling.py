@@ -13,7 +13,8 @@ spatial axis is the vector axis, every level's size, whether the vector axis' ou
 loop goes first (a packed weight panel stays in cache while the other tiles stream past),
 how many leading outer loops are fused and run in parallel, and the unroll budget for
 the innermost loops. A constant weight indexed by the vector axis is repacked so that
-each vector tile of it is contiguous (as the default schedules do).
+each vector tile of it is contiguous (as the default schedules do); an input that is not
+constant may be copied so at run time (a decision).
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ from collections.abc import Sequence
 from typing import TypeGuard
 
 from ir.schedule.schedule import Schedule
-from tuner.space.analysis import vector_axis_candidates, weight_dimension
+from tuner.space.analysis import (
+    runtime_input_dimension,
+    vector_axis_candidates,
+    weight_dimension,
+)
 from tuner.space.decisions import Decision
 from tuner.space.rules import (
     BuildContext,
@@ -51,6 +56,7 @@ ATTACH_LEVELS = (0, 1)
 UNROLL_BUDGETS = (0, 16, 64, 512)
 OUTER_ORDERS = ("natural", "vector_first")
 WRITER_ORDERS = ("natural", "tiled")
+INPUT_PACKINGS = ("in_place", "packed")
 # Drawn register tiles: a non-vector axis mostly gets at most this many rows, so the
 # accumulator tile (rows x vectors) mostly fits the vector registers.
 REGISTER_ROWS = 16
@@ -171,8 +177,8 @@ def multi_level_tiling(context: BuildContext, stage: str, anchor: str | None) ->
         schedule.compute_at(local, writer, attach_loop)
     # Step 3. The accumulator's loops: S1 R0 S2 R1 S3.
     _tile_accumulator(context, local, tiling)
-    _pack_weight(context, local, tiling)
-    return {stage, local, writer}
+    packed = _pack_weight(context, local, tiling)
+    return {stage, local, writer, *packed}
 
 
 def _tile_writer(context: BuildContext, writer: str, tiling: _Tiling) -> str | None:
@@ -277,17 +283,18 @@ def _tile_accumulator(context: BuildContext, local: str, tiling: _Tiling) -> Non
     unroll_innermost(schedule, local, loops, tiling.unroll)
 
 
-def _pack_weight(context: BuildContext, local: str, tiling: _Tiling) -> None:
+def _pack_weight(context: BuildContext, local: str, tiling: _Tiling) -> set[str]:
     """Repack a constant input indexed by the vector axis: that dimension split by the
-    vector tile, its tile index outermost and the tile innermost (zero-padded)."""
+    vector tile, its tile index outermost and the tile innermost (zero-padded); or copy
+    one that is not constant so (`_pack_at_run_time`). The copy's stage, if one."""
     if tiling.vector is None:
-        return
+        return set()
     schedule = context.schedule
     found = weight_dimension(
         schedule, schedule.stages[local], tiling.vector, context.constant_inputs
     )
     if found is None:
-        return
+        return _pack_at_run_time(context, local, tiling)
     name, dim = found
     shape = next(tensor.shape for tensor in schedule.program.inputs if tensor.name == name)
     tile = tiling.spatial[tiling.vector][-1]
@@ -302,5 +309,37 @@ def _pack_weight(context: BuildContext, local: str, tiling: _Tiling) -> None:
     else:
         order = [*(d for d in range(len(shape)) if d != dim), dim]
     if order == sorted(order) and panels == 1:
-        return
+        return set()
     schedule.layout_rewrite(name, factors, order)
+    return set()
+
+
+def _pack_at_run_time(context: BuildContext, local: str, tiling: _Tiling) -> set[str]:
+    """Whether an input that is not constant, indexed by the vector axis, is read in
+    place or first copied (each call) into panels of the vector tile: that dimension's
+    tile index outermost, the tile innermost, the other dimensions between. A decision
+    only where the copy changes the order (a transposed input, or several panels). The
+    copy's stage, if one."""
+    assert tiling.vector is not None
+    schedule = context.schedule
+    found = runtime_input_dimension(
+        schedule, schedule.stages[local], tiling.vector, context.constant_inputs
+    )
+    if found is None:
+        return set()
+    name, dim = found
+    shape = next(tensor.shape for tensor in schedule.program.inputs if tensor.name == name)
+    tile = tiling.spatial[tiling.vector][-1]
+    if tile < 2 or (dim == len(shape) - 1 and shape[dim] <= tile):
+        return set()
+    if context.chooser.choose_str(f"{tiling.stage}.pack_input", INPUT_PACKINGS) == "in_place":
+        return set()
+    packed = schedule.cache_read(name, "global", [local])
+    axes = [axis.name for axis in schedule.stages[packed].op.axes]
+    panel, lane = schedule.split(packed, axes[dim], factor=tile)
+    others = [axis for index, axis in enumerate(axes) if index != dim]
+    reorder_if_needed(schedule, packed, [panel, *others, lane])
+    if context.hardware.num_cores > 1 and -(-shape[dim] // tile) > 1:
+        schedule.parallel(packed, panel)
+    schedule.vectorize(packed, lane)
+    return {packed}

@@ -7,10 +7,11 @@ seldom come close to it in few trials (on light_resnet50's convs the default out
 every sampled candidate at 8-16 trials per task). The space can express what the default
 does to the stages it register-tiles: the same register tile innermost (channel blocks
 or rows, and columns, around the vectorized axis), every reduction whole outside it, the
-accumulator at the last outer loop, the outer loops fused and run in parallel, and
-padding materialised (inlined into a depthwise conv). The default unrolls a depthwise
-conv's whole window, which the space's unroll budgets (counting a vector's lanes) cannot
-always match. Stages left out here are drawn when the point is built.
+accumulator at the last outer loop, the outer loops fused and run in parallel, padding
+materialised (inlined into a depthwise conv), and a matrix product's right-hand input that
+is not constant copied into column panels where the default copies it. The default
+unrolls a depthwise conv's whole window, which the space's unroll budgets (counting a
+vector's lanes) cannot always match. Stages left out here are drawn when the point is built.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ir.schedule.default import (
     blocked_conv_register_tile,
     channel_conv_register_tile,
     channel_vector_lanes,
+    default_schedule,
     depthwise_register_tile,
     gemm_register_tile,
     is_depthwise_conv,
@@ -74,6 +76,7 @@ def _tile_decisions(
     lanes = hardware.lanes(op.dtype)
     parallel_axes = len(axes)
     vector_first = False
+    pack_input = None  # the default's choice for a right-hand input that is not constant
     if op.tag == "conv2d_nchwc" and len(axes) == 5:
         block_tile, col_tile = blocked_conv_register_tile(
             extents[1], extents[3], extents[4], lanes, hardware.registers
@@ -97,6 +100,11 @@ def _tile_decisions(
         row_tile, col_tile = gemm_register_tile(extents[-2], extents[-1], lanes, hardware.registers)
         vector, inner = len(axes) - 1, {len(axes) - 2: row_tile, len(axes) - 1: col_tile}
         vector_first = extents[-1] % col_tile == 0  # column panels outside the row tiles
+        default = default_schedule(program, hardware, constant_inputs)
+        runtime_copies = [
+            s for s in default.stages.values() if s.op.tag == "copy" and not s.is_output
+        ]
+        pack_input = "packed" if runtime_copies else "in_place"
     else:
         return {}
     decisions: Decisions = {f"{name}.vector_axis": axes[vector]}
@@ -118,6 +126,8 @@ def _tile_decisions(
         (budget for budget in UNROLL_BUDGETS if budget >= register_tile), default=0
     )
     decisions[f"{name}.parallel"] = outer_loops
+    if pack_input is not None:
+        decisions[f"{name}.pack_input"] = pack_input
     return decisions
 
 

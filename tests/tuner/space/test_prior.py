@@ -9,6 +9,7 @@ import pytest
 
 from codegen.executor import hardware_of
 from codegen.llvm import host_target
+from ir.graph.nodes import call
 from ir.schedule.default import (
     blocked_conv_register_tile,
     channel_conv_register_tile,
@@ -17,7 +18,7 @@ from ir.schedule.default import (
 )
 from ir.schedule.hardware import HardwareParams
 from tests.tuner.space.test_traces import check_trace
-from tests.tuner.space.workloads import workloads
+from tests.tuner.space.workloads import Workload, _primitive, _var, workloads
 from tuner.space import SearchSpace
 
 HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)  # 16 float32 lanes
@@ -151,3 +152,23 @@ def test_register_tiles_leave_registers_for_their_operands(vector_bytes: int) ->
     if registers == 32:  # the tiles AVX-512 hosts were tuned with
         assert blocked_conv_register_tile(4, 56, 16, lanes, registers) == (2, 7)
         assert gemm_register_tile(1024, 1024, lanes, registers) == (8, 32)
+
+
+def test_a_matrix_product_copies_a_strided_input_into_panels_like_the_default() -> None:
+    """256 x 256 right-hand rows 1 KiB apart, not constant: the default copies them into
+    column panels at run time, so the point nearest it does; sampled points take either
+    way, and both compute the reference."""
+    lhs, rhs = _var("a", 64, 256), _var("b", 256, 256)
+    workload = Workload(
+        "strided_matmul", _primitive([lhs, rhs], call("nn.matmul", lhs, rhs)), frozenset()
+    )
+    space = SearchSpace(workload.program(), HardwareParams(vector_bytes=32, num_cores=2))
+    point = space.default_point()
+    assert point is not None
+    assert space.decisions_of(point)["matmul.pack_input"] == "packed"
+    samples = [space.sample(random.Random(seed)) for seed in range(12)]
+    packings = [space.decisions_of(trace).get("matmul.pack_input") for trace in samples]
+    assert {"packed", "in_place"} <= set(packings), packings
+    check_trace(workload, point, seed=0)
+    check_trace(workload, samples[packings.index("packed")], seed=1)
+    check_trace(workload, samples[packings.index("in_place")], seed=2)
