@@ -1,7 +1,8 @@
 """Tune a model: extract its tasks, search each one's schedules, measure, keep records.
 
 Step 1. Extract the tasks of the fused model; give each a search space, a search
-        strategy and a feature function (replay, lower, extract features; cached).
+        strategy and a feature function (replay, lower, extract features; cached; a
+        search round's batch spread over worker processes, `tuner.feature_pool`).
 Step 2. Resume from the record log: candidates measured before count against the trial
         budget, seed the searches (never measured again: dedupe by candidate id) and
         train the cost model (records of every task of this model on this target).
@@ -41,11 +42,11 @@ from codegen.executor import ScheduleProvider
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, MeasureSession
 from ir.errors import AutotuneError
 from ir.graph.nodes import Function
-from ir.lower import lower
 from ir.schedule import Schedule, Trace
 from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
-from tuner.features import NUM_FEATURES, extract_features
+from tuner.feature_pool import FeaturePool, candidate_features
+from tuner.features import NUM_FEATURES
 from tuner.gc_pause import collector_paused
 from tuner.records import Record, RecordLog, compute_candidate_id, deciding_records
 from tuner.scheduler import TaskScheduler
@@ -120,27 +121,29 @@ class TuneResult:
 
 @dataclass
 class _Featurizer:
-    """Replay, lower and extract features of a task's traces, cached by trace text."""
+    """Replay, lower and extract features of a task's traces, cached by trace text; the
+    uncached ones of a batch on `pool`'s workers when there is one."""
 
     program: TEProgram
+    task_json: Mapping[str, Any] | None = None
+    pool: FeaturePool | None = None
     cache: dict[str, np.ndarray | None] = field(default_factory=dict)
 
     def __call__(self, traces: Sequence[Trace]) -> list[np.ndarray | None]:
         """Features of each trace; None for one that does not replay or lower."""
         if len(self.cache) > FEATURE_CACHE_LIMIT:
             self.cache.clear()
-        result = []
-        with collector_paused():
-            for trace in traces:
-                key = trace_key(trace)
-                if key not in self.cache:
-                    try:
-                        self.cache[key] = extract_features(lower(trace.replay(self.program)))
-                    except Exception as err:  # an invalid candidate is data, whatever the error
-                        logger.debug("%s: candidate does not lower: %s", self.program.name, err)
-                        self.cache[key] = None
-                result.append(self.cache[key])
-        return result
+        keys = [trace_key(trace) for trace in traces]
+        missing = {
+            key: trace for key, trace in zip(keys, traces, strict=True) if key not in self.cache
+        }
+        if self.pool is not None and self.task_json is not None:
+            rows = self.pool.features(self.task_json, self.program, list(missing.values()))
+        else:
+            with collector_paused():
+                rows = [candidate_features(self.program, trace) for trace in missing.values()]
+        self.cache.update(zip(missing, rows, strict=True))
+        return [self.cache[key] for key in keys]
 
 
 @dataclass
@@ -182,6 +185,7 @@ def tune_model(
     seed: int = 0,
     measurer: Measurer | None = None,
     counts_toward_budget: Callable[[Record], bool] | None = None,
+    feature_workers: int | None = None,
 ) -> TuneResult:
     """Tune every task of a fused model (the output of `optimize`) for `target`.
 
@@ -192,7 +196,9 @@ def tune_model(
     and the cost model and are never measured again. `cost_model_path`, when given, is
     loaded first if it exists (a model trained on earlier jobs: warm start) and saved at
     the end. `measurer` measures each batch (by default in child processes as
-    `measure_batch` does, one child kept for the whole call). Returns a summary per task.
+    `measure_batch` does, one child kept for the whole call). `feature_workers`
+    processes compute candidate features beside this one (None: one per other core;
+    `FeaturePool`). Returns a summary per task.
     """
     return tune_tasks(
         extract_tasks(fn, target),
@@ -213,6 +219,7 @@ def tune_model(
         seed=seed,
         measurer=measurer,
         counts_toward_budget=counts_toward_budget,
+        feature_workers=feature_workers,
     )
 
 
@@ -236,12 +243,14 @@ def tune_tasks(
     seed: int = 0,
     measurer: Measurer | None = None,
     counts_toward_budget: Callable[[Record], bool] | None = None,
+    feature_workers: int | None = None,
 ) -> TuneResult:
     """Tune `tasks` (from `extract_tasks`, or a single workload's task) for `target`,
     reading and keeping records in `store`; see `tune_model` for the arguments."""
     with contextlib.ExitStack() as stack:
         if measurer is None:
             measurer = stack.enter_context(MeasureSession()).measure_batch
+        pool = stack.enter_context(FeaturePool(feature_workers))
         started = time.monotonic()
         target = normalize_target(target)
         tasks = [replace(task, target=target) for task in tasks]
@@ -262,7 +271,7 @@ def tune_tasks(
         runs: list[_TaskRun] = []
         for index, task in enumerate(tasks):
             program = function_to_te(task.function)
-            featurize = _Featurizer(program)
+            featurize = _Featurizer(program, task.to_json(), pool)
             space = search_space_for(program, target, task.constant_params)
             strategy = make_search(
                 search,
