@@ -2,8 +2,9 @@
 be able to express, and the yardstick for default schedules and tuning.
 
 Both register-tile the reduction into a local accumulator, vectorize the contiguous
-output axis with FMAs, repack the weight so the vector loads are contiguous, and run
-the outer tiles in parallel.
+output axis with FMAs, repack the weight (the conv's constant one ahead of time, the
+matmul's input B at run time) so the vector loads are contiguous, and run the outer
+tiles in parallel.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from ir.te.program import TEProgram
 
 
 def expert_matmul(program: TEProgram, hardware: HardwareParams) -> Schedule:
-    """C[i, j] = A[i, k] B[k, j]: 8 x 2-vector register tile, k unrolled by 4, B packed
-    into column panels of 2 vectors."""
+    """C[i, j] = A[i, k] B[k, j]: 8 x 2-vector register tile (4 x 2 with AVX2's 16
+    registers), k unrolled by 4, B (an input, not a constant) copied at run time into
+    column panels of 2 vectors."""
     sch = Schedule(program)
     out = program.outputs[0].name
-    rows, cols = program.outputs[0].shape
-    reduce_extent = program.inputs[0].shape[-1]
     lanes = hardware.lanes("float32")
-    row_tile, col_tile = 8, 2 * lanes
+    row_tile, col_tile = (8 if hardware.registers >= 32 else 4), 2 * lanes
     local = sch.cache_write(out, "local")
     i, j = (axis.name for axis in sch.stage(out).op.axes)
     i_outer, i_inner = sch.split(out, i, factor=row_tile)
@@ -42,21 +42,24 @@ def expert_matmul(program: TEProgram, hardware: HardwareParams) -> Schedule:
     j_vectors, j_lanes = sch.split(local, lj, factor=lanes)
     sch.unroll(local, j_vectors)
     sch.vectorize(local, j_lanes)
-    weight = program.inputs[1].name
-    sch.layout_rewrite(weight, [[reduce_extent], [cols // col_tile, col_tile]], [1, 0, 2])
-    del rows
+    packed = sch.cache_read(program.inputs[1].name, "global", [local])
+    pk, pj = (axis.name for axis in sch.stage(packed).op.axes)
+    panel, panel_lanes = sch.split(packed, pj, factor=col_tile)
+    sch.reorder(packed, panel, pk, panel_lanes)
+    sch.parallel(packed, panel)
+    sch.vectorize(packed, panel_lanes)
     return sch
 
 
 def expert_conv2d(program: TEProgram, hardware: HardwareParams) -> Schedule:
     """NCHW conv with output channels in vector lanes: a 2-vector x 8-column register tile
-    (16 accumulators), weights packed [K/32, C, R, S, 32] so each (c, ry, rx) step loads
-    two weight vectors and broadcasts 8 input values; padding materialised in parallel,
-    vectorized."""
+    (16 accumulators; 2 x 4 with AVX2's 16 registers), weights packed [K/32, C, R, S, 32]
+    so each (c, ry, rx) step loads two weight vectors and broadcasts 8 (4) input values;
+    padding materialised in parallel, vectorized."""
     sch = Schedule(program)
     out = program.outputs[0].name
     lanes = hardware.lanes("float32")
-    channel_tile, col_tile = 2 * lanes, 8
+    channel_tile, col_tile = 2 * lanes, (8 if hardware.registers >= 32 else 4)
     local = sch.cache_write(out, "local")
     n, k, y, x = (axis.name for axis in sch.stage(out).op.axes)
     k_outer, k_inner = sch.split(out, k, factor=channel_tile)
