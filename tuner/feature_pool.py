@@ -100,7 +100,7 @@ class FeaturePool:
         whose program (built from it) is `program`, in order."""
         traces = list(traces)
         if self.workers == 0 or self._failed or len(traces) < MIN_POOLED:
-            return _serial(program, traces)
+            return features_here(program, traces)
         counter = self._started()
         count = min(len(traces), (self.workers + 1) * CHUNKS_PER_PROCESS)
         bounds = [len(traces) * index // count for index in range(count + 1)]
@@ -120,7 +120,7 @@ class FeaturePool:
                 self._fail(f"worker {worker.process.pid}: {err!r}")
         done: dict[int, list[FeatureRow]] = {}
         while (index := _take(counter)) is not None and index < len(chunks):
-            done[index] = _serial(program, chunks[index])
+            done[index] = features_here(program, chunks[index])
         if index is None:
             self._fail("the chunk counter stays locked")
         for worker in busy:
@@ -132,7 +132,7 @@ class FeaturePool:
             self.close()
         rows: list[FeatureRow] = []
         for index, chunk in enumerate(chunks):
-            rows.extend(done[index] if index in done else _serial(program, chunk))
+            rows.extend(done[index] if index in done else features_here(program, chunk))
         return rows
 
     def start(self, timeout_s: float = 0.0) -> bool:
@@ -214,7 +214,8 @@ def _take(counter: Any) -> int | None:
     return index
 
 
-def _serial(program: TEProgram, traces: Sequence[Trace]) -> list[FeatureRow]:
+def features_here(program: TEProgram, traces: Sequence[Trace]) -> list[FeatureRow]:
+    """`candidate_features` of each trace, computed in this process."""
     with collector_paused():
         return [candidate_features(program, trace) for trace in traces]
 

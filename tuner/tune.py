@@ -45,9 +45,8 @@ from ir.graph.nodes import Function
 from ir.schedule import Schedule, Trace
 from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
-from tuner.feature_pool import FeaturePool, candidate_features
+from tuner.feature_pool import FeaturePool, features_here
 from tuner.features import NUM_FEATURES
-from tuner.gc_pause import collector_paused
 from tuner.records import Record, RecordLog, compute_candidate_id, deciding_records
 from tuner.scheduler import TaskScheduler
 from tuner.search import SearchStrategy, make_search, trace_key
@@ -140,8 +139,7 @@ class _Featurizer:
         if self.pool is not None and self.task_json is not None:
             rows = self.pool.features(self.task_json, self.program, list(missing.values()))
         else:
-            with collector_paused():
-                rows = [candidate_features(self.program, trace) for trace in missing.values()]
+            rows = features_here(self.program, list(missing.values()))
         self.cache.update(zip(missing, rows, strict=True))
         return [self.cache[key] for key in keys]
 

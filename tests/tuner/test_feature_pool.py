@@ -83,7 +83,6 @@ def test_pooled_features_are_the_serial_ones_in_order() -> None:
     assert not pool._processes
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_a_killed_worker_costs_only_time(caplog: pytest.LogCaptureFixture) -> None:
     task = _conv_task()
     program = function_to_te(task.function)
