@@ -119,6 +119,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         as_json=args.json,
         batch_size=args.batch_size,
         flush_cache=args.flush_cache,
+        feature_workers=args.feature_workers,
     )
 
 
@@ -217,6 +218,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="time every run on cold caches (its arguments evicted, as inside a network) "
         "or, with --no-flush-cache, call after call on warm ones; default: cold on a CPU. "
         "Each kind of record is compared only with its own",
+    )
+    tune.add_argument(
+        "--feature-workers",
+        type=int,
+        metavar="N",
+        help="processes that compute candidate features beside the tuner (default: one "
+        "per other core; 0: none, every core left to measurement)",
     )
     tune.add_argument(
         "--shape",

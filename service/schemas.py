@@ -83,6 +83,14 @@ class JobOptions(Strict):
         default=True,
         description="records of other jobs count toward the budget (a workload is tuned once)",
     )
+    feature_workers: int | None = Field(
+        default=None,
+        ge=0,
+        le=64,
+        description="processes that compute candidate features beside the job's driver "
+        "(default: one per other core of the service's host; 0 when local workers measure "
+        "on the same cores)",
+    )
 
 
 class JobCreate(Strict):

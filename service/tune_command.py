@@ -67,16 +67,20 @@ def run_tune(
     as_json: bool,
     batch_size: int,
     flush_cache: bool | None = None,
+    feature_workers: int | None = None,
 ) -> int:
     """Tune `model` (`batch_size` candidates per measured batch of a task; with
     `flush_cache` every run timed on cold caches, by default on a CPU: inside a network a
     kernel's weights and inputs arrive from memory, and schedules picked on warm caches
-    made light_resnet50 slower than untuned) and print a progress line per measured
-    batch, then a summary."""
+    made light_resnet50 slower than untuned; `feature_workers` processes computing
+    candidate features beside this one, by default one per other core) and print a
+    progress line per measured batch, then a summary."""
     if trials <= 0:
         raise TuneError("--trials must be a positive number")
     if batch_size < 1:
         raise TuneError("--batch-size must be at least 1")
+    if feature_workers is not None and feature_workers < 0:
+        raise TuneError("--feature-workers must be 0 or more")
     if is_cuda_target(target):
         # Before the model is imported: a missing GPU is one clear error, not a traceback.
         target = normalize_target(target)
@@ -111,6 +115,7 @@ def run_tune(
         measure_options=MeasureOptions(
             flush_cache=not is_cuda_target(target) if flush_cache is None else flush_cache
         ),
+        feature_workers=feature_workers,
     )
     if interactive:
         print(file=sys.stderr)

@@ -219,6 +219,7 @@ class Driver:
             seed=int(options.get("seed", 0)),
             measurer=self.measure,
             counts_toward_budget=counts,
+            feature_workers=options.get("feature_workers"),
         )
         # Step 4.
         self.finish(result)

@@ -29,6 +29,7 @@ FAST_OPTIONS = {
     "search": "random",
     "remeasure_top": 0,
     "measure": {"repeat": 1, "min_repeat_ms": 1},
+    "feature_workers": 0,  # the fleet's workers measure on this machine's cores
 }
 
 

@@ -87,6 +87,14 @@ def test_bad_input_is_4xx_naming_the_problem_and_changes_no_rows(live: LiveServi
             (client.post("/v1/jobs", json={"model_id": model["id"], "trials": 0}), 422, "trials"),
             (client.post("/v1/jobs", json={"model_id": model["id"], "trials": -3}), 422, "trials"),
             (client.post("/v1/jobs", json={"model_id": "nope", "trials": 4}), 404, "model"),
+            (
+                client.post(
+                    "/v1/jobs",
+                    json={"model_id": model["id"], "trials": 4, "options": {"feature_workers": -1}},
+                ),
+                422,
+                "feature_workers",
+            ),
             (client.post("/v1/jobs", json={"workload": {"x": 1}, "trials": 4}), 422, "workload"),
             (
                 client.post("/v1/records/import", content=b'{"version": 1}\n'),

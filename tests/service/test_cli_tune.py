@@ -108,6 +108,7 @@ def test_tune_rejects_bad_arguments(tmp_path: Path) -> None:
     for args, fragment in (
         (("--trials", "0"), "--trials"),
         (("--trials", "4", "--target", "opencl"), "unsupported target"),
+        (("--trials", "4", "--feature-workers", "-1"), "--feature-workers must be 0 or more"),
     ):
         result = _run("tune", str(model_path), "--records", str(tmp_path / "r.jsonl"), *args)
         assert result.returncode != 0
@@ -127,7 +128,8 @@ def test_tune_batch_size_spreads_a_small_budget_over_the_tasks(tmp_path: Path) -
     # With the default batch (16) the first task would take all 3 trials; with 1, each
     # of the three tasks gets one, measured in three batches.
     tuned = _run("tune", str(model_path), "--trials", "3", "--records", str(records),
-                 "--batch-size", "1", "--search", "random", "--json")  # fmt: skip
+                 "--batch-size", "1", "--search", "random", "--feature-workers", "0",
+                 "--json")  # fmt: skip
     assert tuned.returncode == 0, tuned.stderr
     summary = json.loads(tuned.stdout)
     assert [task["trials"] for task in summary["tasks"]] == [1, 1, 1]
