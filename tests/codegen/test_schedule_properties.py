@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from codegen.errors import CodegenError
 from codegen.llvm import compile_kernel
 from ir.errors import ScheduleError
 from ir.graph.nodes import Call, Expr, Function, Var, call
@@ -355,6 +356,11 @@ def check_schedule(workload: Workload, schedule: Schedule) -> bool:
         return False
     if _parallel_launches(schedule) > MAX_PARALLEL_LAUNCHES:
         return False  # it lowers; running it on a busy machine would be too slow
+    if any(step["kind"] == "bind" for step in schedule.trace.to_json()["steps"]):
+        # A GPU schedule: the CPU code generator refuses it, saying why.
+        with pytest.raises(CodegenError, match="thread bindings are for GPU targets"):
+            compile_kernel(func)
+        return False
     inputs = _inputs(workload, seed=len(schedule.trace))
     expected = evaluate(
         workload.prim, {p.name: v for p, v in zip(workload.prim.params, inputs, strict=True)}
