@@ -26,8 +26,9 @@ from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from ir.reference import check_close, evaluate
-from ir.schedule.default import default_schedule
+from ir.schedule.default import FMA_CHAINS, GEMV_VECTORS, default_schedule
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.schedule import loop_extents
 from ir.te.program import function_to_te
 from tests.ir.graph.ops.test_te_compute import CASES, Case, _case_id
 from tests.support.guarded_memory import guarded_copy
@@ -339,3 +340,46 @@ def test_default_schedule_packs_a_strided_right_hand_input_at_run_time(
     fn = _single_op_graph(op, inputs, attrs)
     assert bool(_packing_stages(fn)) == packed, _packing_stages(fn)
     _compile_and_check(fn, {f"x{i}": x for i, x in enumerate(inputs)}, f"{op} {shapes}")
+
+
+# --- few output rows: a matrix-vector product ---------------------------------------------
+
+
+@pytest.mark.parametrize("vector_bytes", [32, 64])
+@pytest.mark.parametrize(
+    ("rows", "cols"), [(1, 1000), (2, 1000), (3, 200), (4, 512), (13, 512), (1, 64)]
+)
+def test_default_schedule_spreads_a_matrix_vector_product_over_cores(
+    rows: int, cols: int, vector_bytes: int
+) -> None:
+    """A batch-1 dense layer (a classifier's head): the column panels run in parallel, a
+    column tail included (with a single row tile they are the only parallel work: before,
+    1 x 1000 x 2048 ran on one core at 39 GFLOPS, 71 on two). The register tile is as
+    wide as `gemm_register_tile` allows and fits the registers; it computes the
+    reference."""
+    data = _normal(rows, 256)
+    weight = _normal(cols, 256)
+    fn = _constant_weight_graph("nn.dense", data, weight)
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=vector_bytes, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
+    lanes, registers = hardware.lanes("float32"), hardware.registers
+    output = next(stage for stage in schedule.stages.values() if stage.is_output)
+    extents, _ = loop_extents(output)  # (..., row tile, column tile)
+    row_tile, col_tile = extents[output.leaves[-2]], extents[output.leaves[-1]]
+    vectors = -(-col_tile // lanes)
+    assert row_tile * vectors + vectors + 1 <= registers  # (and a broadcast)
+    if row_tile * vectors < FMA_CHAINS and col_tile < cols:
+        wider = range(vectors + 1, min(GEMV_VECTORS, -(-FMA_CHAINS // row_tile)) + 1)
+        assert all(cols % (v * lanes) or row_tile * (v + 1) + 1 > registers for v in wider)
+    parallel = [
+        (stage, axis)
+        for stage in schedule.stages.values()
+        for axis, annotation in stage.annotations.items()
+        if annotation == "parallel"
+    ]
+    if cols > col_tile:
+        ((stage, axis),) = parallel
+        assert loop_extents(stage)[0][axis] == -(-cols // col_tile) * (rows // row_tile)
+    _compile_and_check(fn, {"x": data}, f"dense {rows} x {cols}")
