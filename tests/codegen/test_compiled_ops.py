@@ -372,7 +372,7 @@ def test_default_schedule_spreads_a_matrix_vector_product_over_cores(
     assert row_tile * vectors + vectors + 1 <= registers  # (and a broadcast)
     if row_tile * vectors < FMA_CHAINS and col_tile < cols:
         wider = range(vectors + 1, min(GEMV_VECTORS, -(-FMA_CHAINS // row_tile)) + 1)
-        assert all(cols % (v * lanes) or row_tile * (v + 1) + 1 > registers for v in wider)
+        assert all(cols % (v * lanes) or row_tile * v + v + 1 > registers for v in wider)
     parallel = [
         (stage, axis)
         for stage in schedule.stages.values()
