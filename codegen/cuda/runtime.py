@@ -10,7 +10,7 @@ Timing follows the measurement protocol: `number` runs per repeat, with `number`
 until one repeat lasts at least `min_repeat_ms`, then `repeat` repeats, each timed with
 CUDA events around the launches; the cost of a repeat is its time divided by `number`.
 
-This file has only been type-checked; it has not been run on a GPU yet.
+Checked on an H200: `bench/gpu_check.py` and the tests marked `gpu`.
 """
 
 from __future__ import annotations

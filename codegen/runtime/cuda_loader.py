@@ -18,8 +18,7 @@ the plan's copies and copies the outputs back.
 
 Also a command: `python cuda_loader.py ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]`.
 
-This file has only been type-checked and run without a GPU (the checks before the device);
-the pycuda part has not run on a GPU yet.
+Its GPU test (tests/codegen/aot/test_cuda_artifact.py, marked `gpu`) passed on an H200.
 """
 
 from __future__ import annotations
