@@ -10,9 +10,12 @@ For every workload in `workloads.json` it
 3. times the same operator in PyTorch (cuBLAS / cuDNN, float32, TF32 off) in a separate
    process of the same run, as the baseline;
 
-then tunes `--tune` workloads for `--trials` trials with the model-guided search.
+then tunes `--tune` workloads for `--trials` trials with the model-guided search. With
+`--compare-wide` the default schedule is also built with 64-bit index arithmetic (as the
+CUDA printer does when 32 bits cannot be proven enough) and timed in the same run.
 
-    python bench/gpu_check.py [--only NAME ...] [--samples 6] [--trials 32] [--json OUT]
+    python bench/gpu_check.py [--only NAME ...] [--samples 6] [--trials 32] [--compare-wide]
+        [--json OUT]
 
 Needs pycuda and a GPU (`pip install '.[gpu]'`); PyTorch only for the baseline column.
 """
@@ -20,6 +23,7 @@ Needs pycuda and a GPU (`pip install '.[gpu]'`); PyTorch only for the baseline c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -28,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import load_workloads, workload_arrays, workload_flops, workload_function
-from codegen.cuda import build_cuda, parse_cuda_target
+from codegen.cuda import build_cuda, emit, parse_cuda_target
 from codegen.cuda.device import gpu_device
 from codegen.cuda.runtime import LoadedModule, TimingConfig
 from codegen.measure import MeasureInput, MeasureOptions, MeasureSession
@@ -65,6 +69,25 @@ def _kernel_args(prim_call: Call, arrays: dict[str, np.ndarray]) -> list[np.ndar
         np.asarray(arg.data) if isinstance(arg, Constant) else arrays[arg.name]  # type: ignore[attr-defined]
         for arg in prim_call.args
     ]
+
+
+@contextlib.contextmanager
+def wide_indices() -> Iterator[None]:
+    """Inside, the CUDA printer proves no index fits in 32 bits: every index is 64-bit."""
+    saved = emit.INT32_MIN, emit.INT32_MAX
+    emit.INT32_MIN, emit.INT32_MAX = 0, -1
+    try:
+        yield
+    finally:
+        emit.INT32_MIN, emit.INT32_MAX = saved
+
+
+def default_gflops(workload: dict[str, Any], target: str) -> float:
+    """GFLOPS of the default GPU schedule of one workload (checked, then timed)."""
+    row = check_default(workload, target)
+    if not row["correct"]:
+        raise AssertionError(row["error"])
+    return float(row["default_gflops"])
 
 
 def check_default(workload: dict[str, Any], target: str) -> dict[str, Any]:
@@ -213,6 +236,7 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=32, help="tuning trials per workload")
     parser.add_argument("--tune", nargs="*", default=list(TUNE_DEFAULT), help="workloads to tune")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--compare-wide", action="store_true", help="also time 64-bit indices")
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--torch-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -231,6 +255,9 @@ def main() -> int:
     with MeasureSession() as session, tempfile.TemporaryDirectory() as scratch:
         for index, workload in enumerate(workloads):
             row = check_default(workload, target)
+            if args.compare_wide:
+                with wide_indices():
+                    row["wide_index_gflops"] = default_gflops(workload, target)
             row["torch_gflops"] = baseline.get(workload["name"])
             if args.samples:
                 row.update(
@@ -246,7 +273,10 @@ def main() -> int:
         args.json.write_text(json.dumps({"device": device.to_json(), "rows": rows}, indent=1))
 
     print(f"\n{device.name}, {target}; GFLOPS, float32 (PyTorch with TF32 off)")
-    header = "workload              correct default  torch  samples(ok/n) sample_best tuned  tune_s"
+    header = (
+        "workload              correct default  64-bit  torch  samples(ok/n) sample_best "
+        "tuned  tune_s"
+    )
     print(header)
     failures = 0
     for row in rows:
@@ -255,7 +285,8 @@ def main() -> int:
         failures += (not row["correct"]) + (total - statuses.get("ok", 0))
         print(
             f"{row['name']:<21} {('yes' if row['correct'] else 'NO'):<7} "
-            f"{_fmt(row['default_gflops']):>7} {_fmt(row['torch_gflops']):>6} "
+            f"{_fmt(row['default_gflops']):>7} {_fmt(row.get('wide_index_gflops')):>7} "
+            f"{_fmt(row['torch_gflops']):>6} "
             f"{statuses.get('ok', 0):>6}/{total:<6} {_fmt(row.get('sample_best_gflops')):>11} "
             f"{_fmt(row.get('tuned_gflops')):>6} {_fmt(row.get('tune_s')):>6}"
         )

@@ -60,6 +60,14 @@ HELPERS = {
         "long long at_floormod(long long a, long long b) "
         "{ long long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }"
     ),
+    "at_floordiv32": (
+        "int at_floordiv32(int a, int b) "
+        "{ int q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }"
+    ),
+    "at_floormod32": (
+        "int at_floormod32(int a, int b) "
+        "{ int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }"
+    ),
     "at_sigmoidf": "float at_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }",
     "at_sigmoid": "double at_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }",
 }
@@ -162,6 +170,11 @@ class CStyleWalker:
         except KeyError:
             raise CodegenError(f"dtype {dtype} has no C type in this backend") from None
 
+    def var_type(self, dtype: str) -> str:
+        """The C type of a scalar variable (a loop or let variable) of `dtype` (hook: a
+        backend may print index variables narrower than their IR type)."""
+        return self.type_name(dtype)
+
     def buffer_name(self, buffer: Buffer) -> str:
         """The identifier of a buffer."""
         return self.identifier(buffer.name)
@@ -230,6 +243,9 @@ class CStyleWalker:
         if self.nonnegative(expr.lhs) and self.nonnegative(expr.rhs):
             return f"({lhs} {'/' if op == 'floordiv' else '%'} {rhs})"
         helper = "at_floordiv" if op == "floordiv" else "at_floormod"
+        if self.var_type(expr.dtype) == "int":  # an index the backend prints as 32-bit
+            self.helpers_used.add(f"{helper}32")
+            return f"{helper}32({lhs}, {rhs})"
         self.helpers_used.add(helper)
         result = f"{helper}((long long)({lhs}), (long long)({rhs}))"
         return result if expr.dtype == "int64" else f"(({self.type_name(expr.dtype)}){result})"
@@ -299,10 +315,11 @@ class CStyleWalker:
         """`{ const T var = value; body }` (a scope of its own: names may repeat)."""
         value = self.expr(stmt.value)
         with self.block(""):
-            var_type, name = self.type_name(stmt.var.dtype), self.identifier(stmt.var.name)
+            var_type, name = self.var_type(stmt.var.dtype), self.identifier(stmt.var.name)
             self.line(f"const {var_type} {name} = {value};")
-            if isinstance(stmt.value, IntImm):
-                with self.var_range(stmt.var, stmt.value.value, stmt.value.value):
+            low, high = (None, None) if is_float(stmt.var.dtype) else bound(stmt.value, self.ranges)
+            if low is not None and high is not None:
+                with self.var_range(stmt.var, low, high):
                     self.stmt(stmt.body)
             else:
                 self.stmt(stmt.body)
@@ -320,7 +337,7 @@ class CStyleWalker:
             self.lines.append(pragma)
         extent = self.expr(stmt.extent)
         name = self.identifier(stmt.var.name)
-        var_type = self.type_name(stmt.var.dtype)
+        var_type = self.var_type(stmt.var.dtype)
         high = stmt.extent.value - 1 if isinstance(stmt.extent, IntImm) else None
         with self.block(f"for ({var_type} {name} = 0; {name} < {extent}; ++{name})"):
             if high is not None:

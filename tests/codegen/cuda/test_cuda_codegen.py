@@ -23,6 +23,7 @@ from tests.codegen.cuda.support import one_op, run_interpreted
 
 SRC = Buffer("src", (64,))
 DST = Buffer("dst", (64,))
+HUGE = Buffer("huge", (2**32,))  # never allocated: only its indices are printed
 
 
 def _bound(name: str, extent: int, tag: str, body: Store | For | Allocate) -> For:
@@ -47,8 +48,8 @@ def test_bound_loops_become_hardware_indices_and_set_the_launch() -> None:
     copy = Store(DST, index, Load(SRC, index))
     body = _bound("b", 4, "blockIdx.x", _bound("t", 16, "threadIdx.x", copy))
     module = build_cuda(PrimFunc("k", (SRC, DST), body))
-    assert "const long long b = (long long)blockIdx.x;" in module.source
-    assert "const long long t = (long long)threadIdx.x;" in module.source
+    assert "const int b = (int)blockIdx.x;" in module.source
+    assert "const int t = (int)threadIdx.x;" in module.source
     (kernel,) = module.metadata["kernels"]
     assert (kernel["grid"], kernel["block"], kernel["shared_bytes"]) == ([4, 1, 1], [16, 1, 1], 0)
     assert kernel["params"] == ["src", "dst"]
@@ -59,8 +60,8 @@ def test_a_thread_loop_shorter_than_the_block_is_guarded() -> None:
     first = _bound("t", 8, "threadIdx.x", Store(DST, Var("t"), Load(SRC, Var("t"))))
     second = _bound("u", 4, "threadIdx.x", Store(DST, Var("u"), FloatImm(0.0)))
     source = _source(_bound("b", 2, "blockIdx.x", seq(first, second)))  # type: ignore[arg-type]
-    assert "if (u < 4LL)" in source
-    assert "if (t < 8LL)" not in source
+    assert "if (u < 4)" in source
+    assert "if (t < 8)" not in source
 
 
 def test_a_store_outside_the_thread_loops_runs_on_one_thread() -> None:
@@ -74,7 +75,7 @@ def test_a_store_outside_the_thread_loops_runs_on_one_thread() -> None:
 def test_barriers_separate_the_shared_memory_copies_from_their_readers() -> None:
     source, metadata = _matmul_module()
     (kernel,) = metadata["kernels"]  # type: ignore[misc]
-    body = source.split("for (long long matmul_local_k_o", 1)[1]
+    body = source.split("for (int matmul_local_k_o", 1)[1]
     fetch_end = body.index("p1_shared[")
     first_sync = body.index("__syncthreads();")
     compute = body.index("matmul_local[", fetch_end)
@@ -125,8 +126,8 @@ def _copy_loop(offset: int) -> For:
 
 def test_vector_copies_only_where_alignment_is_provable() -> None:
     aligned = _source(_copy_loop(0))
-    assert "*reinterpret_cast<float4*>(&dst[(t * 4LL)])" in aligned
-    assert "reinterpret_cast<const float4*>(&src[(t * 4LL)])" in aligned
+    assert "*reinterpret_cast<float4*>(&dst[(t * 4)])" in aligned
+    assert "reinterpret_cast<const float4*>(&src[(t * 4)])" in aligned
     misaligned = _source(_copy_loop(1))
     assert "float4" not in misaligned
     assert "#pragma unroll" in misaligned
@@ -147,19 +148,48 @@ def test_math_intrinsics_and_special_constants() -> None:
         Store(half_out, IntImm(0), intrinsic("sigmoid", Load(half_in, IntImm(0)))),
         (half_in, half_out),
     )
-    assert "__float2half(at_sigmoidf(__half2float(h[0LL])))" in half
+    assert "__float2half(at_sigmoidf(__half2float(h[0])))" in half
     assert "at_sigmoidf(float x)" in half
 
 
 def test_floor_division_is_plain_c_only_for_provably_nonnegative_operands() -> None:
     t = Var("t")
     nonnegative = _bound("t", 8, "threadIdx.x", Store(DST, binary("floordiv", t, 3), FloatImm(1.0)))
-    assert "(t / 3LL)" in _source(nonnegative)
+    assert "(t / 3)" in _source(nonnegative)
     shifted = binary("floordiv", binary("sub", t, 4), 3)
     signed = _bound("t", 8, "threadIdx.x", Store(DST, binary("add", shifted, 4), FloatImm(1.0)))
     source = _source(signed)
-    assert "at_floordiv(" in source
+    assert "at_floordiv32((t - 4), 3)" in source
+    assert "int at_floordiv32(int a, int b)" in source
+    wide = _bound("t", 8, "threadIdx.x", Store(HUGE, binary("add", shifted, 2**31), FloatImm(1.0)))
+    source = _source(wide, (SRC, HUGE))
+    assert "at_floordiv((long long)((t - 4LL)), (long long)(3LL))" in source
     assert "long long at_floordiv(long long a, long long b)" in source
+
+
+def test_indices_are_32_bit_only_where_every_step_provably_fits() -> None:
+    block, thread = Var("b"), Var("t")
+    blocks = 2**31 // 256 + 1  # the last block's last thread is past int32
+
+    def copy(dst: Buffer, blocks: int) -> str:
+        index = binary("add", binary("mul", block, 256), thread)
+        inner = _bound("t", 256, "threadIdx.x", Store(dst, index, FloatImm(0.0)))
+        return _source(_bound("b", blocks, "blockIdx.x", inner), (SRC, dst))
+
+    narrow = copy(Buffer("dst", (256 * 1024,)), 1024)
+    assert "const int b = (int)blockIdx.x;" in narrow and "long long" not in narrow
+    wide = copy(HUGE, blocks)
+    assert "const long long b = (long long)blockIdx.x;" in wide
+    assert "((b * 256LL) + t)" in wide and "const int" not in wide
+    # An intermediate step past int32 makes the kernel wide even when the index fits.
+    detour = binary("sub", binary("mul", thread, 2**30), binary("mul", thread, 2**30 - 1))
+    loop = _bound("t", 8, "threadIdx.x", Store(DST, detour, FloatImm(0.0)))
+    assert "const long long t" in _source(loop)
+    # A 64-bit value read from memory has no bound: an index computed from it is wide.
+    table = Buffer("table", (8,), "int64")
+    gather = Store(DST, Load(table, thread), Load(SRC, thread))
+    source = _source(_bound("t", 8, "threadIdx.x", gather), (table, SRC, DST))
+    assert "const long long t" in source and "const long long* __restrict__ table" in source
 
 
 def test_intermediate_root_buffers_are_workspace_and_each_stage_a_launch() -> None:
