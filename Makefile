@@ -2,7 +2,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint format bench bench-service golden demo clean
+.PHONY: install test lint format bench bench-service gpu-check golden demo clean
 
 install: $(STAMP)
 
@@ -37,6 +37,15 @@ bench: install
 # Service under load: 8 simulated workers + 50 polling clients, on SQLite and PostgreSQL.
 bench-service: install
 	$(PY) bench/service_load.py --duration 60
+
+# On a machine with an NVIDIA GPU and the CUDA toolkit: the CUDA tests on the device, then
+# every default and sampled GPU schedule checked and timed next to PyTorch (if installed).
+GPU_TESTS := tests/codegen/cuda tests/codegen/aot/test_cuda_artifact.py \
+	tests/workers/test_device.py tests/service/test_cli_cuda.py tests/tuner/space/test_gpu_space.py
+gpu-check: install
+	$(VENV)/bin/pip install -e '.[gpu]'
+	$(PY) -m pytest -q $(GPU_TESTS)
+	$(PY) bench/gpu_check.py
 
 golden: install
 	if [ -f tests/golden/regenerate.py ]; then $(PY) -m tests.golden.regenerate; \
