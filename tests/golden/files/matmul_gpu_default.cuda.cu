@@ -6,50 +6,50 @@ extern "C" __global__ void __launch_bounds__(256) fused_nn_matmul_kernel0(const 
   __shared__ __align__(16) float p0_shared[256];
   __shared__ __align__(16) float p1_shared[512];
   {
-    const long long matmul_i0_o_i1_o_f = (long long)blockIdx.x;
+    const int matmul_i0_o_i1_o_f = (int)blockIdx.x;
     float matmul_local[8];
     {
-      const long long matmul_local_i0_i_o = (long long)threadIdx.y;
+      const int matmul_local_i0_i_o = (int)threadIdx.y;
       {
-        const long long matmul_local_i1_i_o = (long long)threadIdx.x;
+        const int matmul_local_i1_i_o = (int)threadIdx.x;
 #pragma unroll
-        for (long long matmul_local_i0_i_i_i = 0; matmul_local_i0_i_i_i < 2LL; ++matmul_local_i0_i_i_i) {
+        for (int matmul_local_i0_i_i_i = 0; matmul_local_i0_i_i_i < 2; ++matmul_local_i0_i_i_i) {
 #pragma unroll
-          for (long long matmul_local_i1_i_i_i = 0; matmul_local_i1_i_i_i < 4LL; ++matmul_local_i1_i_i_i) {
-            matmul_local[((matmul_local_i0_i_i_i * 4LL) + matmul_local_i1_i_i_i)] = 0.0f;
+          for (int matmul_local_i1_i_i_i = 0; matmul_local_i1_i_i_i < 4; ++matmul_local_i1_i_i_i) {
+            matmul_local[((matmul_local_i0_i_i_i * 4) + matmul_local_i1_i_i_i)] = 0.0f;
           }
         }
       }
     }
-    for (long long matmul_local_k_o = 0; matmul_local_k_o < 4LL; ++matmul_local_k_o) {
+    for (int matmul_local_k_o = 0; matmul_local_k_o < 4; ++matmul_local_k_o) {
       {
-        const long long p0_shared_ax0_ax1_f_i_o = (long long)threadIdx.y;
+        const int p0_shared_ax0_ax1_f_i_o = (int)threadIdx.y;
         {
-          const long long p0_shared_ax0_ax1_f_i_i = (long long)threadIdx.x;
-          p0_shared[((p0_shared_ax0_ax1_f_i_o * 16LL) + p0_shared_ax0_ax1_f_i_i)] = p0[(((((matmul_i0_o_i1_o_f * 1024LL) + (p0_shared_ax0_ax1_f_i_o * 64LL)) + ((p0_shared_ax0_ax1_f_i_i / 8LL) * 32LL)) + (matmul_local_k_o * 8LL)) + (p0_shared_ax0_ax1_f_i_i % 8LL))];
+          const int p0_shared_ax0_ax1_f_i_i = (int)threadIdx.x;
+          p0_shared[((p0_shared_ax0_ax1_f_i_o * 16) + p0_shared_ax0_ax1_f_i_i)] = p0[(((((matmul_i0_o_i1_o_f * 1024) + (p0_shared_ax0_ax1_f_i_o * 64)) + ((p0_shared_ax0_ax1_f_i_i / 8) * 32)) + (matmul_local_k_o * 8)) + (p0_shared_ax0_ax1_f_i_i % 8))];
         }
       }
-      for (long long p1_shared_ax0_ax1_f_o = 0; p1_shared_ax0_ax1_f_o < 2LL; ++p1_shared_ax0_ax1_f_o) {
+      for (int p1_shared_ax0_ax1_f_o = 0; p1_shared_ax0_ax1_f_o < 2; ++p1_shared_ax0_ax1_f_o) {
         {
-          const long long p1_shared_ax0_ax1_f_i_o = (long long)threadIdx.y;
+          const int p1_shared_ax0_ax1_f_i_o = (int)threadIdx.y;
           {
-            const long long p1_shared_ax0_ax1_f_i_i = (long long)threadIdx.x;
-            p1_shared[(((p1_shared_ax0_ax1_f_o * 256LL) + (p1_shared_ax0_ax1_f_i_o * 16LL)) + p1_shared_ax0_ax1_f_i_i)] = p1[((((matmul_local_k_o * 512LL) + (p1_shared_ax0_ax1_f_o * 256LL)) + (p1_shared_ax0_ax1_f_i_o * 16LL)) + p1_shared_ax0_ax1_f_i_i)];
+            const int p1_shared_ax0_ax1_f_i_i = (int)threadIdx.x;
+            p1_shared[(((p1_shared_ax0_ax1_f_o * 256) + (p1_shared_ax0_ax1_f_i_o * 16)) + p1_shared_ax0_ax1_f_i_i)] = p1[((((matmul_local_k_o * 512) + (p1_shared_ax0_ax1_f_o * 256)) + (p1_shared_ax0_ax1_f_i_o * 16)) + p1_shared_ax0_ax1_f_i_i)];
           }
         }
       }
       __syncthreads();
       {
-        const long long matmul_local_i0_i_o = (long long)threadIdx.y;
+        const int matmul_local_i0_i_o = (int)threadIdx.y;
         {
-          const long long matmul_local_i1_i_o = (long long)threadIdx.x;
+          const int matmul_local_i1_i_o = (int)threadIdx.x;
 #pragma unroll
-          for (long long matmul_local_k_i_o = 0; matmul_local_k_i_o < 8LL; ++matmul_local_k_i_o) {
+          for (int matmul_local_k_i_o = 0; matmul_local_k_i_o < 8; ++matmul_local_k_i_o) {
 #pragma unroll
-            for (long long matmul_local_i0_i_i_i = 0; matmul_local_i0_i_i_i < 2LL; ++matmul_local_i0_i_i_i) {
+            for (int matmul_local_i0_i_i_i = 0; matmul_local_i0_i_i_i < 2; ++matmul_local_i0_i_i_i) {
 #pragma unroll
-              for (long long matmul_local_i1_i_i_i = 0; matmul_local_i1_i_i_i < 4LL; ++matmul_local_i1_i_i_i) {
-                matmul_local[((matmul_local_i0_i_i_i * 4LL) + matmul_local_i1_i_i_i)] = (matmul_local[((matmul_local_i0_i_i_i * 4LL) + matmul_local_i1_i_i_i)] + (p0_shared[(((matmul_local_i0_i_o * 16LL) + (matmul_local_i0_i_i_i * 8LL)) + matmul_local_k_i_o)] * p1_shared[(((matmul_local_k_i_o * 64LL) + (matmul_local_i1_i_o * 4LL)) + matmul_local_i1_i_i_i)]));
+              for (int matmul_local_i1_i_i_i = 0; matmul_local_i1_i_i_i < 4; ++matmul_local_i1_i_i_i) {
+                matmul_local[((matmul_local_i0_i_i_i * 4) + matmul_local_i1_i_i_i)] = (matmul_local[((matmul_local_i0_i_i_i * 4) + matmul_local_i1_i_i_i)] + (p0_shared[(((matmul_local_i0_i_o * 16) + (matmul_local_i0_i_i_i * 8)) + matmul_local_k_i_o)] * p1_shared[(((matmul_local_k_i_o * 64) + (matmul_local_i1_i_o * 4)) + matmul_local_i1_i_i_i)]));
               }
             }
           }
@@ -58,12 +58,12 @@ extern "C" __global__ void __launch_bounds__(256) fused_nn_matmul_kernel0(const 
       __syncthreads();
     }
     {
-      const long long matmul_i0_i_i_o = (long long)threadIdx.y;
+      const int matmul_i0_i_i_o = (int)threadIdx.y;
       {
-        const long long matmul_i1_i_i_o = (long long)threadIdx.x;
-        for (long long matmul_i0_i_i_i = 0; matmul_i0_i_i_i < 2LL; ++matmul_i0_i_i_i) {
-          for (long long matmul_i1_i_i_i = 0; matmul_i1_i_i_i < 4LL; ++matmul_i1_i_i_i) {
-            matmul[(((((matmul_i0_o_i1_o_f * 2048LL) + (matmul_i0_i_i_o * 128LL)) + (matmul_i0_i_i_i * 64LL)) + (matmul_i1_i_i_o * 4LL)) + matmul_i1_i_i_i)] = matmul_local[((matmul_i0_i_i_i * 4LL) + matmul_i1_i_i_i)];
+        const int matmul_i1_i_i_o = (int)threadIdx.x;
+        for (int matmul_i0_i_i_i = 0; matmul_i0_i_i_i < 2; ++matmul_i0_i_i_i) {
+          for (int matmul_i1_i_i_i = 0; matmul_i1_i_i_i < 4; ++matmul_i1_i_i_i) {
+            matmul[(((((matmul_i0_o_i1_o_f * 2048) + (matmul_i0_i_i_o * 128)) + (matmul_i0_i_i_i * 64)) + (matmul_i1_i_i_o * 4)) + matmul_i1_i_i_i)] = matmul_local[((matmul_i0_i_i_i * 4) + matmul_i1_i_i_i)];
           }
         }
       }

@@ -4,27 +4,27 @@
 
 extern "C" __global__ void __launch_bounds__(4) fused_nn_softmax_kernel0(const float* __restrict__ p0, float* __restrict__ softmax_maxelem) {
   {
-    const long long softmax_maxelem_i0_i = (long long)threadIdx.x;
+    const int softmax_maxelem_i0_i = (int)threadIdx.x;
     softmax_maxelem[softmax_maxelem_i0_i] = __int_as_float(0xff800000);
-    for (long long softmax_maxelem_k = 0; softmax_maxelem_k < 40LL; ++softmax_maxelem_k) {
-      softmax_maxelem[softmax_maxelem_i0_i] = ((softmax_maxelem[softmax_maxelem_i0_i]) > (p0[((softmax_maxelem_i0_i * 40LL) + softmax_maxelem_k)]) ? (softmax_maxelem[softmax_maxelem_i0_i]) : (p0[((softmax_maxelem_i0_i * 40LL) + softmax_maxelem_k)]));
+    for (int softmax_maxelem_k = 0; softmax_maxelem_k < 40; ++softmax_maxelem_k) {
+      softmax_maxelem[softmax_maxelem_i0_i] = ((softmax_maxelem[softmax_maxelem_i0_i]) > (p0[((softmax_maxelem_i0_i * 40) + softmax_maxelem_k)]) ? (softmax_maxelem[softmax_maxelem_i0_i]) : (p0[((softmax_maxelem_i0_i * 40) + softmax_maxelem_k)]));
     }
   }
 }
 
 extern "C" __global__ void __launch_bounds__(4) fused_nn_softmax_kernel1(const float* __restrict__ p0, const float* __restrict__ softmax_maxelem, float* __restrict__ softmax_expsum) {
   {
-    const long long softmax_expsum_i0_i = (long long)threadIdx.x;
+    const int softmax_expsum_i0_i = (int)threadIdx.x;
     softmax_expsum[softmax_expsum_i0_i] = 0.0f;
-    for (long long softmax_expsum_k = 0; softmax_expsum_k < 40LL; ++softmax_expsum_k) {
-      softmax_expsum[softmax_expsum_i0_i] = (softmax_expsum[softmax_expsum_i0_i] + expf((p0[((softmax_expsum_i0_i * 40LL) + softmax_expsum_k)] - softmax_maxelem[softmax_expsum_i0_i])));
+    for (int softmax_expsum_k = 0; softmax_expsum_k < 40; ++softmax_expsum_k) {
+      softmax_expsum[softmax_expsum_i0_i] = (softmax_expsum[softmax_expsum_i0_i] + expf((p0[((softmax_expsum_i0_i * 40) + softmax_expsum_k)] - softmax_maxelem[softmax_expsum_i0_i])));
     }
   }
 }
 
 extern "C" __global__ void __launch_bounds__(160) fused_nn_softmax_kernel2(const float* __restrict__ p0, float* __restrict__ softmax, const float* __restrict__ softmax_maxelem, const float* __restrict__ softmax_expsum) {
   {
-    const long long softmax_i0_i1_f_i = (long long)threadIdx.x;
-    softmax[softmax_i0_i1_f_i] = (expf((p0[softmax_i0_i1_f_i] - softmax_maxelem[(softmax_i0_i1_f_i / 40LL)])) / softmax_expsum[(softmax_i0_i1_f_i / 40LL)]);
+    const int softmax_i0_i1_f_i = (int)threadIdx.x;
+    softmax[softmax_i0_i1_f_i] = (expf((p0[softmax_i0_i1_f_i] - softmax_maxelem[(softmax_i0_i1_f_i / 40)])) / softmax_expsum[(softmax_i0_i1_f_i / 40)]);
   }
 }
