@@ -243,7 +243,7 @@ class CStyleWalker:
         if self.nonnegative(expr.lhs) and self.nonnegative(expr.rhs):
             return f"({lhs} {'/' if op == 'floordiv' else '%'} {rhs})"
         helper = "at_floordiv" if op == "floordiv" else "at_floormod"
-        if self.var_type(expr.dtype) == "int":  # an index the backend prints as 32-bit
+        if expr.dtype == "int64" and self.var_type("int64") == "int":  # 32-bit indices
             self.helpers_used.add(f"{helper}32")
             return f"{helper}32({lhs}, {rhs})"
         self.helpers_used.add(helper)
