@@ -4,8 +4,8 @@
     .venv/bin/python bench/cost_model_accuracy.py RECORDS [--objective reg rank]
         [--set max_depth=4 ...]
 
-The tuner's own figure (the last fit's held-out 20 %, about 50 candidates of a 256-trial
-run) swings by several points from run to run. Here every measured candidate of a
+The tuner's own figure (the last fit's out-of-fold score, over the 200-odd candidates of a
+256-trial run) swings by several points from run to run. Here every measured candidate of a
 workload's logs (`<workload>_<search>_seed<N>.jsonl`, both searches) is featurized once
 and the model is scored two ways, per workload and objective:
 

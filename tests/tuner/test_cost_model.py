@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import xgboost as xgb
 
 from tuner.cost_model import (
     CostModel,
@@ -70,11 +71,43 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     assert len(loaded.data.features) == 200 and loaded.fitted_rows == 200
 
 
+def test_an_ensemble_holds_out_disjoint_folds_and_averages_them() -> None:
+    features, throughputs, keys = synthetic(400)
+    model = XGBCostModel(ensemble=4)
+    model.update(features, throughputs, keys)
+    assert len(model.boosters) == 4 and model.metrics is not None and model.metrics.held_out
+    matrix = xgb.DMatrix(np.stack(features[:20]))
+    members = [booster.predict(matrix) for booster in model.boosters]
+    np.testing.assert_allclose(model.predict(features[:20]), np.mean(members, axis=0), rtol=1e-6)
+    assert len({tuple(np.round(m, 5)) for m in members}) == 4  # each learnt from other rows
+    single = XGBCostModel(ensemble=1)
+    single.update(features, throughputs, keys)
+    assert len(single.boosters) == 1
+    with pytest.raises(ValueError, match="ensemble"):
+        XGBCostModel(ensemble=0)
+
+
+def test_loads_a_single_booster_file(tmp_path: Path) -> None:
+    """A model saved before ensembles (one `booster` array) still loads."""
+    model = XGBCostModel(ensemble=1)
+    model.update(*synthetic(150))
+    path = tmp_path / "model.npz"
+    model.save(path)
+    with np.load(path) as saved:
+        old = {k: saved[k] for k in saved.files if k not in ("boosters", "booster_sizes")}
+    old["booster"] = np.frombuffer(bytes(model.boosters[0].save_raw("ubj")), dtype=np.uint8)
+    np.savez(path, **old)
+    loaded = XGBCostModel()
+    loaded.load(path)
+    features, _, _ = synthetic(30, seed=4)
+    np.testing.assert_allclose(loaded.predict(features), model.predict(features))
+
+
 def test_retrains_only_when_the_data_grew_by_a_fifth() -> None:
     features, throughputs, keys = synthetic(100)
     model = XGBCostModel(min_samples=16)
     model.update(features[:10], throughputs[:10], keys[:10])
-    assert model.booster is None  # below min_samples: random scores
+    assert not model.trained  # below min_samples: random scores
     assert model.predict(features[:5]).shape == (5,)
     model.update(features[10:20], throughputs[10:20], keys[10:20])
     assert model.fitted_rows == 20

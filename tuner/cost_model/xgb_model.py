@@ -10,9 +10,16 @@ different speeds share one model. Two objectives are kept selectable:
   order within a task is learnt.
 
 Training follows the research notes: max_depth 3-6, eta 0.2-0.3, up to ~200 boosting
-rounds with early stopping on the pairwise accuracy of a held-out 20 %, and a refit only
+rounds with early stopping on the pairwise accuracy of held-out rows, and a refit only
 when the data grew by at least 20 % since the last one. Data from earlier tasks on the
 same target is simply part of the training set (warm start).
+
+With enough rows the model is an ensemble of `ensemble` boosters over disjoint folds:
+each holds one fold out for its early stopping and learns from the others, and a
+prediction is their mean. A single booster would never learn from its held-out part and
+stops at a round picked on a few dozen noisy rows; the folds together train on every row
+and average that noise out. The logged metrics are out-of-fold: each row scored by the
+booster that did not see it.
 """
 
 from __future__ import annotations
@@ -47,7 +54,8 @@ class XGBConfig:
     min_child_weight: float = 0.0
     num_rounds: int = 200
     early_stopping_rounds: int = 20
-    validation_fraction: float = 0.2
+    validation_fraction: float = 0.2  # the held-out share of a single booster
+    ensemble: int = 4  # boosters over disjoint folds (1: one booster, one held-out part)
     min_validation_rows: int = 100  # fewer rows: no held-out set, a fixed round count
     rounds_without_validation: int = 50
     retrain_growth: float = 0.2  # refit when the data grew by this fraction
@@ -86,7 +94,9 @@ class XGBCostModel:
         if self.config.objective not in OBJECTIVES:
             known = ", ".join(OBJECTIVES)
             raise ValueError(f"unknown objective {self.config.objective!r}; known: {known}")
-        self.booster: xgb.Booster | None = None
+        if self.config.ensemble < 1:
+            raise ValueError(f"ensemble must be at least 1, not {self.config.ensemble}")
+        self.boosters: list[xgb.Booster] = []
         self.data = _Data()
         self.fitted_rows = 0
         self.metrics: FitMetrics | None = None
@@ -115,40 +125,39 @@ class XGBCostModel:
         rows = len(self.data.features)
         if rows < self.config.min_samples:
             return False
-        return self.booster is None or rows >= (1.0 + self.config.retrain_growth) * (
-            self.fitted_rows
-        )
+        return not self.boosters or rows >= (1.0 + self.config.retrain_growth) * self.fitted_rows
 
     def predict(self, features_list: Sequence[np.ndarray]) -> np.ndarray:
         """Scores, higher = faster; random before the first fit (search is random then)."""
         if len(features_list) == 0:
             return np.zeros(0, dtype=np.float64)
-        if self.booster is None:
+        if not self.boosters:
             return self.rng.random(len(features_list))
-        matrix = as_matrix(features_list)
-        return np.asarray(
-            self.booster.predict(xgb.DMatrix(matrix, nthread=self.config.nthread)),
-            dtype=np.float64,
-        )
+        dmatrix = xgb.DMatrix(as_matrix(features_list), nthread=self.config.nthread)
+        scores: np.ndarray = np.stack([booster.predict(dmatrix) for booster in self.boosters])
+        return np.asarray(scores.mean(axis=0, dtype=np.float64))
+
+    @property
+    def trained(self) -> bool:
+        """Whether a fit has happened (predictions are random before)."""
+        return bool(self.boosters)
 
     def feature_width(self) -> int | None:
         """The length of the feature vectors it was given (None before any)."""
         return int(self.data.features[0].shape[0]) if self.data.features else None
 
     def save(self, path: str | Path) -> None:
-        """One .npz file: training data, config, and the booster as UBJSON bytes."""
-        booster = (
-            np.frombuffer(bytes(self.booster.save_raw("ubj")), dtype=np.uint8)
-            if self.booster is not None
-            else np.zeros(0, dtype=np.uint8)
-        )
+        """One .npz file: training data, config, and the boosters as UBJSON bytes (one
+        array of their concatenation and one of their lengths)."""
+        raw = [bytes(booster.save_raw("ubj")) for booster in self.boosters]
         buffer = io.BytesIO()
         np.savez(
             buffer,
             features=as_matrix(self.data.features),
             throughputs=np.asarray(self.data.throughputs, dtype=np.float64),
             keys=np.asarray(self.data.keys, dtype=np.str_),
-            booster=booster,
+            boosters=np.frombuffer(b"".join(raw), dtype=np.uint8),
+            booster_sizes=np.asarray([len(r) for r in raw], dtype=np.int64),
             config=np.asarray(json.dumps(asdict(self.config))),
             fitted_rows=np.asarray(self.fitted_rows),
         )
@@ -165,27 +174,92 @@ class XGBCostModel:
                 keys=[str(k) for k in saved["keys"]],
             )
             self.fitted_rows = int(saved["fitted_rows"])
-            raw = saved["booster"]
-            self.booster = None
-            if raw.size:
-                booster = xgb.Booster(params={"nthread": self.config.nthread})
-                booster.load_model(bytearray(raw.tobytes()))
-                self.booster = booster
+            if "booster" in saved:  # (a file of the single-booster format)
+                raw, sizes = saved["booster"], [saved["booster"].size]
+            else:
+                raw, sizes = saved["boosters"], [int(n) for n in saved["booster_sizes"]]
+            self.boosters = []
+            start = 0
+            for size in sizes:
+                if size:
+                    booster = xgb.Booster(params={"nthread": self.config.nthread})
+                    booster.load_model(bytearray(raw[start : start + size].tobytes()))
+                    self.boosters.append(booster)
+                start += size
 
     # -- training ----------------------------------------------------------------------------
 
     def fit(self) -> FitMetrics:
-        """Train a fresh booster on all data (early stopping on a held-out part)."""
+        """Train fresh boosters on all data (early stopping on held-out folds)."""
         cfg = self.config
         features = as_matrix(self.data.features)
         keys = np.asarray(self.data.keys)
         labels = normalize_per_task(np.asarray(self.data.throughputs), keys)
         rows = len(labels)
         order = self.rng.permutation(rows)
-        held = int(rows * cfg.validation_fraction) if rows >= cfg.min_validation_rows else 0
+        if rows < cfg.min_validation_rows:
+            held_out_parts = [order[:0]]
+        elif cfg.ensemble == 1:
+            held_out_parts = [order[: int(rows * cfg.validation_fraction)]]
+        else:
+            held_out_parts = np.array_split(order, cfg.ensemble)
+        boosters, rounds = [], []
+        scored_rows, scores = [], []
+        for held in held_out_parts:
+            train = np.setdiff1d(order, held, assume_unique=True)
+            booster, booster_rounds = self._train_one(features, labels, keys, train, held)
+            boosters.append(booster)
+            rounds.append(booster_rounds)
+            eval_rows = held if len(held) else train
+            scored_rows.append(eval_rows)
+            dmatrix = xgb.DMatrix(features[eval_rows], nthread=cfg.nthread)
+            scores.append(np.asarray(booster.predict(dmatrix), dtype=np.float64))
+        self.boosters = boosters
+        self.fitted_rows = rows
+        eval_rows = np.concatenate(scored_rows)
+        pred, actual, eval_keys = np.concatenate(scores), labels[eval_rows], keys[eval_rows]
+        metrics = FitMetrics(
+            rows=rows,
+            rounds=round(float(np.mean(rounds))),
+            pairwise_accuracy=per_task_mean(pairwise_accuracy, pred, actual, eval_keys),
+            top_k_recall=per_task_mean(
+                lambda p, a: top_k_recall(p, a, _recall_k(cfg.top_k, len(p))),
+                pred,
+                actual,
+                eval_keys,
+            ),
+            held_out=len(held_out_parts[0]) > 0,
+        )
+        self.metrics = metrics
+        self.history.append(metrics)
+        logger.info(
+            "xgb(%s) fit %d booster(s) on %d rows, %d rounds: pairwise accuracy %.3f, "
+            "top-%d recall %.3f (%s)",
+            cfg.objective,
+            len(boosters),
+            rows,
+            metrics.rounds,
+            metrics.pairwise_accuracy,
+            cfg.top_k,
+            metrics.top_k_recall,
+            "out of fold" if metrics.held_out else "training rows",
+        )
+        return metrics
+
+    def _train_one(
+        self,
+        features: np.ndarray,
+        labels: np.ndarray,
+        keys: np.ndarray,
+        train: np.ndarray,
+        held: np.ndarray,
+    ) -> tuple[xgb.Booster, int]:
+        """One booster on the rows `train`, early-stopped on the rows `held` (a fixed
+        round count when there are none), and its number of rounds."""
+        cfg = self.config
         # Rows of one task together: rank:pairwise needs contiguous query groups.
-        valid = order[:held][np.argsort(keys[order[:held]], kind="stable")]
-        train = order[held:][np.argsort(keys[order[held:]], kind="stable")]
+        train = train[np.argsort(keys[train], kind="stable")]
+        held = held[np.argsort(keys[held], kind="stable")]
         dtrain = self._dmatrix(features[train], labels[train], keys[train])
         params = {
             "objective": OBJECTIVES[cfg.objective],
@@ -203,61 +277,28 @@ class XGBCostModel:
             # every candidate with a few random others of its task instead.
             params["lambdarank_pair_method"] = "mean"
             params["lambdarank_num_pair_per_sample"] = cfg.pairs_per_sample
-        if held:
-            dvalid = self._dmatrix(features[valid], labels[valid], keys[valid])
-            valid_keys = keys[valid]
-
-            def accuracy(pred: np.ndarray, dmatrix: xgb.DMatrix) -> tuple[str, float]:
-                actual = dmatrix.get_label()
-                return "pairwise_acc", per_task_mean(pairwise_accuracy, pred, actual, valid_keys)
-
-            booster = xgb.train(
-                params,
-                dtrain,
-                num_boost_round=cfg.num_rounds,
-                evals=[(dvalid, "valid")],
-                custom_metric=accuracy,
-                maximize=True,
-                early_stopping_rounds=cfg.early_stopping_rounds,
-                verbose_eval=False,
-            )
-            rounds = int(booster.best_iteration) + 1
-            # Keep only the rounds up to the best one.
-            booster = booster[:rounds]
-            eval_rows = valid
-        else:
+        if not len(held):
             rounds = min(cfg.num_rounds, cfg.rounds_without_validation)
-            booster = xgb.train(params, dtrain, num_boost_round=rounds, verbose_eval=False)
-            eval_rows = train
-        self.booster = booster
-        self.fitted_rows = rows
-        pred = self.predict([features[i] for i in eval_rows])
-        actual, eval_keys = labels[eval_rows], keys[eval_rows]
-        metrics = FitMetrics(
-            rows=rows,
-            rounds=rounds,
-            pairwise_accuracy=per_task_mean(pairwise_accuracy, pred, actual, eval_keys),
-            top_k_recall=per_task_mean(
-                lambda p, a: top_k_recall(p, a, _recall_k(cfg.top_k, len(p))),
-                pred,
-                actual,
-                eval_keys,
-            ),
-            held_out=bool(held),
+            return xgb.train(params, dtrain, num_boost_round=rounds, verbose_eval=False), rounds
+        dvalid = self._dmatrix(features[held], labels[held], keys[held])
+        held_keys = keys[held]
+
+        def accuracy(pred: np.ndarray, dmatrix: xgb.DMatrix) -> tuple[str, float]:
+            actual = dmatrix.get_label()
+            return "pairwise_acc", per_task_mean(pairwise_accuracy, pred, actual, held_keys)
+
+        booster = xgb.train(
+            params,
+            dtrain,
+            num_boost_round=cfg.num_rounds,
+            evals=[(dvalid, "valid")],
+            custom_metric=accuracy,
+            maximize=True,
+            early_stopping_rounds=cfg.early_stopping_rounds,
+            verbose_eval=False,
         )
-        self.metrics = metrics
-        self.history.append(metrics)
-        logger.info(
-            "xgb(%s) fit on %d rows, %d rounds: pairwise accuracy %.3f, top-%d recall %.3f (%s)",
-            cfg.objective,
-            rows,
-            rounds,
-            metrics.pairwise_accuracy,
-            cfg.top_k,
-            metrics.top_k_recall,
-            "held out" if held else "training rows",
-        )
-        return metrics
+        rounds = int(booster.best_iteration) + 1
+        return booster[:rounds], rounds  # only the rounds up to the best one
 
     def _dmatrix(self, features: np.ndarray, labels: np.ndarray, keys: np.ndarray) -> xgb.DMatrix:
         if self.config.objective == "rank":
