@@ -147,7 +147,10 @@ def _build(request: Mapping[str, Any]) -> _Built:
     kernel: CompiledKernel | GpuKernel
     if is_cuda_target(target_text):
         device_index = int(request.get("device", 0))
-        kernel = GpuKernel(lower(schedule), parse_cuda_target(target_text), device_index)
+        cache = request.get("cubin_cache")
+        kernel = GpuKernel(
+            lower(schedule), parse_cuda_target(target_text), device_index, cache and str(cache)
+        )
     else:
         kernel = compile_kernel(lower(schedule), parse_target(target_text))
     return _Built(function, constants, program, schedule, kernel, time.perf_counter() - started)

@@ -106,6 +106,7 @@ class Agent:
         # Its child process lives across candidates; GPU candidates run on the device's GPU.
         self._session = MeasureSession(device.device_index)
         self.measure = measure or session_measurer(self._session)
+        self._prebuild = measure is None  # a GPU batch's cubins, compiled side by side first
         self.worker_id = ""
         self.measured = 0  # candidates measured and posted
         self._stop = threading.Event()
@@ -234,6 +235,9 @@ class Agent:
         log.info("leased batch %s: %d candidates", batch.batch_id, len(batch.candidates))
         outbox: list[CandidateResult] = []  # measured, not yet accepted by the service
         done = 0
+        if self._prebuild:
+            inputs = [MeasureInput(c.task, c.trace, c.target) for c in batch.candidates]
+            self._session.prebuild(inputs, batch.measure_options)
         for candidate in batch.candidates:
             if self._stop.is_set():
                 break

@@ -1,7 +1,8 @@
 """A tuning candidate on a GPU, as the measurement child (`codegen.measure_child`) runs it.
 
-`GpuKernel(func, target, device_index)` builds the CUDA module of a lowered function
-(limits checked), compiles it with nvcc for the target's architecture and loads it through
+`GpuKernel(func, target, device_index, cubin_cache)` builds the CUDA module of a lowered
+function (limits checked), compiles it with nvcc for the target's architecture (or finds
+its cubin in `cubin_cache`, where the parent compiled the batch's) and loads it through
 pycuda. Called like a CPU kernel, `kernel(*inputs, *outputs)`, it runs every launch once
 and copies the results into the output arrays; `time` measures it with CUDA events under
 the measurement options (`number`, `repeat`, `min_repeat_ms`: number=0 grows the runs per
@@ -26,11 +27,17 @@ from ir.tir.stmt import PrimFunc
 class GpuKernel:
     """A lowered function compiled and loaded on one GPU (module docstring)."""
 
-    def __init__(self, func: PrimFunc, target: CudaTarget, device_index: int = 0) -> None:
+    def __init__(
+        self,
+        func: PrimFunc,
+        target: CudaTarget,
+        device_index: int = 0,
+        cubin_cache: str | None = None,
+    ) -> None:
         self.name = func.name
         self.num_inputs = len(func.inputs)
         self.module = build_cuda(func, target)
-        self.loaded = LoadedModule(self.module, device_index, target.arch)
+        self.loaded = LoadedModule(self.module, device_index, target.arch, cubin_cache)
 
     def __call__(self, *arrays: np.ndarray) -> None:
         """Run once on the inputs, writing the outputs into the given output arrays."""

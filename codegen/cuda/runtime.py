@@ -60,9 +60,16 @@ class LoadedModule:
     """A CudaModule compiled and loaded on one GPU; call `run` or `time` with numpy arrays.
 
     The cubin is compiled for `arch` (e.g. the target's `sm_90`; default: the device's own
-    compute capability)."""
+    compute capability), or read from `cubin_cache` (a `codegen.cuda.nvcc` cache folder)
+    when it was compiled there before."""
 
-    def __init__(self, module: CudaModule, device_index: int = 0, arch: str | None = None) -> None:
+    def __init__(
+        self,
+        module: CudaModule,
+        device_index: int = 0,
+        arch: str | None = None,
+        cubin_cache: str | None = None,
+    ) -> None:
         driver, gpuarray = _pycuda()
         self.driver, self.gpuarray = driver, gpuarray
         self.module = module
@@ -71,7 +78,8 @@ class LoadedModule:
             major, minor = device.compute_capability()
         except driver.Error as err:
             raise GpuRuntimeError(f"no CUDA device {device_index}: {err}") from None
-        cubin = compile_source(module.source, arch or f"sm_{major}{minor}", "cubin")
+        arch = arch or f"sm_{major}{minor}"
+        cubin = compile_source(module.source, arch, "cubin", cache_dir=cubin_cache)
         try:
             self.context = device.retain_primary_context()
             self.context.push()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,15 +15,20 @@ from typing import Any
 import numpy as np
 import pytest
 
+from codegen.cuda.build import build_cuda
 from codegen.cuda.device import GpuRuntimeError, gpu_device
 from codegen.cuda.kernels import plan_kernels
+from codegen.cuda.nvcc import cache_path
+from codegen.cuda.target import parse_cuda_target
 from codegen.measure import (
     MeasureError,
     MeasureInput,
     MeasureOptions,
     MeasureResult,
+    MeasureSession,
     default_trace,
     measure_batch,
+    prebuild_cubins,
     workload_from_task_json,
 )
 from codegen.measure_child import _serve
@@ -31,9 +37,10 @@ from ir.graph.nodes import Function
 from ir.lower import lower
 from ir.schedule import Trace
 from ir.te.program import function_to_te
-from tests.codegen.cuda.support import one_op
+from tests.codegen.cuda.support import one_op, require_nvcc
 from tests.tuner.test_tune import two_task_model
 from tuner.records import load_records
+from tuner.space.gpu_space import GpuSearchSpace
 from tuner.tune import tune_model
 
 TARGET = "cuda -arch=sm_90"
@@ -95,6 +102,38 @@ def test_a_cuda_candidate_in_the_child_without_pycuda_is_a_build_error() -> None
     (reply,) = [json.loads(line) for line in protocol.getvalue().splitlines()]
     assert reply["status"] == "build_error"
     assert "pycuda is not installed" in reply["error"] and "Traceback" not in reply["error"]
+
+
+def test_prebuilt_cubins_are_where_each_candidates_child_looks(tmp_path: Path) -> None:
+    require_nvcc()
+    task = _matmul_task()
+    program = function_to_te(_function(task))
+    space = GpuSearchSpace(program, parse_cuda_target(TARGET))
+    rng = random.Random(0)
+    traces = [default_trace(task, TARGET), *(space.sample(rng).to_json() for _ in range(3))]
+    broken = {"version": 1, "steps": [{"kind": "split", "stage": "nowhere", "axis": "i"}]}
+    inputs = [MeasureInput(task, trace, TARGET) for trace in [*traces, traces[0], broken]]
+    built = prebuild_cubins(inputs, tmp_path, workers=2)
+    assert built == len(traces) + 1  # the repeated one too; the broken one is its child's
+    target = parse_cuda_target(TARGET)
+    for trace in traces:  # what the child compiles: GpuKernel(lower(replay), target)
+        source = build_cuda(lower(Trace.from_json(trace).replay(program)), target).source
+        assert cache_path(tmp_path, source, target.arch, "cubin").is_file()
+    assert len(list(tmp_path.iterdir())) == len({json.dumps(t, sort_keys=True) for t in traces})
+
+
+def test_a_session_prebuilds_into_its_own_cache_and_removes_it_on_close() -> None:
+    require_nvcc()
+    task = _matmul_task()
+    gpu = MeasureInput(task, default_trace(task, TARGET), TARGET)
+    cpu = MeasureInput(task, default_trace(task, "llvm"), "llvm")
+    with MeasureSession() as session:
+        session.prebuild([gpu, cpu], MeasureOptions())  # one CUDA candidate: its child's job
+        folder = Path(session.cubin_cache)
+        assert not list(folder.iterdir())
+        session.prebuild([gpu, cpu, gpu], MeasureOptions())
+        assert len(list(folder.glob("*.cubin"))) == 1
+    assert not folder.exists()
 
 
 def test_tuning_a_cuda_target_samples_gpu_schedules_within_the_limits(tmp_path: Path) -> None:
