@@ -270,8 +270,12 @@ class MeasureSession:
 
     def prebuild(self, inputs: Sequence[MeasureInput], options: MeasureOptions) -> None:
         """Compile the cubins of the CUDA candidates among `inputs` side by side into this
-        session's cubin cache (`prebuild_cubins`), for `measure` to find; nothing to do for
-        fewer than two. Never raises: a candidate's error is met again by its child."""
+        session's cubin cache (`prebuild_cubins`), for `measure` to find; nothing to compile
+        for fewer than two. The cache keeps only this batch's (a worker's session lives for
+        days). Never raises: a candidate's error is met again by its child."""
+        if self._cubin_cache is not None:
+            for path in Path(self._cubin_cache.name).iterdir():
+                path.unlink(missing_ok=True)
         cuda = [candidate for candidate in inputs if is_cuda_target(candidate.target)]
         if len(cuda) > 1:
             prebuild_cubins(cuda, self.cubin_cache, timeout_s=options.build_timeout_s)
