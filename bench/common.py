@@ -45,6 +45,20 @@ def time_call(fn: Callable[[], object], min_repeat_ms: float = 100.0, repeat: in
     return statistics.median(costs)
 
 
+def time_baseline(fn: Callable[[], object], rounds: int = 5, gap_s: float = 0.5) -> float:
+    """Seconds per call of a baseline (numpy, ONNX Runtime): the fastest of `rounds`
+    `time_call` medians, `gap_s` apart. This machine's two cores at times run two threads
+    at one core's speed for several seconds (ONNX Runtime's 2-thread conv1x1_256x56 timed
+    100 or 190 GFLOPS minutes apart); a baseline timed once can land in such a spell, and
+    taking its best spell errs in its favour."""
+    costs = []
+    for round_index in range(rounds):
+        if round_index:
+            time.sleep(gap_s)
+        costs.append(time_call(fn))
+    return min(costs)
+
+
 def time_in_turn(fns: dict[str, Callable[[], object]], rounds: int = 5) -> dict[str, float]:
     """Median seconds per call of each function, timed in turn for `rounds` rounds (one
     `time_call` repeat each), so a slow spell of the machine falls on all of them."""

@@ -6,7 +6,8 @@ to our default schedule, numpy (matmuls) and ONNX Runtime measured in the same r
 Each workload is tuned from an empty record log per budget; the reported best is the
 tuner's declared best (re-measured) record, rebuilt and re-timed in turn with the default
 schedule (the default's figure is the median over the budgets). numpy and ONNX Runtime
-come after: their thread pools keep spinning for a while after a call.
+come after (their thread pools keep spinning for a while after a call), each at the best
+of five spells a second apart (`bench.common.time_baseline`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import (
     load_workloads,
     onnxruntime_session,
+    time_baseline,
     time_call,
     time_in_turn,
     workload_arrays,
@@ -77,12 +79,12 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
     if workload["op"] in ("matmul", "batch_matmul", "dense"):
         a, b = arrays["a"], arrays["b"]
         row["numpy"] = (
-            flops / time_call(lambda: a @ (b.T if workload["op"] == "dense" else b)) / 1e9
+            flops / time_baseline(lambda: a @ (b.T if workload["op"] == "dense" else b)) / 1e9
         )
     model, feeds = workload_onnx(workload, arrays)
     session = onnxruntime_session(model)
     if session is not None:
-        row["onnxruntime"] = flops / time_call(lambda: session.run(None, feeds)) / 1e9
+        row["onnxruntime"] = flops / time_baseline(lambda: session.run(None, feeds)) / 1e9
     return row
 
 
