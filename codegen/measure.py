@@ -70,8 +70,8 @@ from ir.errors import AutotuneError, IRError
 from ir.graph.canonical import function_from_json
 from ir.graph.nodes import Function
 from ir.lower import lower
-from ir.schedule import Trace
-from ir.te.program import function_to_te
+from ir.schedule import Schedule, Trace
+from ir.te.program import TEProgram, function_to_te
 
 STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result")
 CHILD_START_TIMEOUT_S = 120.0  # imports only, but the machine may be busy
@@ -164,6 +164,21 @@ def workload_from_task_json(task_json: Mapping[str, Any]) -> tuple[Function, fro
     return function, constants
 
 
+def candidate_schedule(
+    task_json: Mapping[str, Any], trace_json: Mapping[str, Any]
+) -> tuple[Function, frozenset[str], TEProgram, Schedule]:
+    """A candidate's workload, its constant params, its TE program and the trace replayed
+    on it (what the measurement child builds and the parent's `prebuild_cubins` compiles);
+    IRError when the schedule rewrites the layout of an input that is not constant."""
+    function, constants = workload_from_task_json(task_json)
+    program = function_to_te(function)
+    schedule = Trace.from_json(trace_json).replay(program)
+    for name in schedule.input_layouts:
+        if name not in constants:
+            raise IRError(f"the schedule rewrites the layout of {name}, which is not a constant")
+    return function, constants, program, schedule
+
+
 def default_trace(task_json: Mapping[str, Any], target: str) -> dict[str, Any]:
     """The JSON trace of the default schedule of a task's workload on `target`."""
     function, constants = workload_from_task_json(task_json)
@@ -212,8 +227,7 @@ def prebuild_cubins(
     for candidate in inputs:
         try:
             target = parse_cuda_target(candidate.target)
-            function, _ = workload_from_task_json(candidate.task_json)
-            schedule = Trace.from_json(candidate.trace_json).replay(function_to_te(function))
+            *_, schedule = candidate_schedule(candidate.task_json, candidate.trace_json)
             sources.append((build_cuda(lower(schedule), target).source, target.arch))
         except Exception:  # (any error is the candidate's: its child meets it again)
             sources.append(None)

@@ -26,14 +26,14 @@ from codegen.cuda.target import is_cuda_target, parse_cuda_target
 from codegen.llvm import CompiledKernel, compile_kernel, parse_target
 from codegen.llvm.cache_flush import can_evict, evict_arrays
 from codegen.llvm.jit import clear_kernel_cache
-from codegen.measure import MeasureOptions, workload_from_task_json
+from codegen.measure import MeasureOptions, candidate_schedule
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
 from ir.graph.types import TensorType, TupleType, Type
 from ir.lower import lower
 from ir.reference import check_close, evaluate
-from ir.schedule import Schedule, Trace
-from ir.te.program import TEProgram, function_to_te
+from ir.schedule import Schedule
+from ir.te.program import TEProgram
 
 FLUSH_BYTES = 64 * 1024 * 1024
 MAX_NUMBER = 1_000_000  # runs per repeat, however fast the kernel
@@ -138,12 +138,7 @@ def _fault_for(index: int) -> str:
 def _build(request: Mapping[str, Any]) -> _Built:
     started = time.perf_counter()
     target_text = str(request["target"])
-    function, constants = workload_from_task_json(request["task"])
-    program = function_to_te(function)
-    schedule = Trace.from_json(request["trace"]).replay(program)
-    for name in schedule.input_layouts:
-        if name not in constants:
-            raise IRError(f"the schedule rewrites the layout of {name}, which is not a constant")
+    function, constants, program, schedule = candidate_schedule(request["task"], request["trace"])
     kernel: CompiledKernel | GpuKernel
     if is_cuda_target(target_text):
         device_index = int(request.get("device", 0))

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from codegen.errors import CodegenError
+from codegen.llvm.target import host_cores
 
 NVCC_TIMEOUT_S = 300.0
 NVCC_FLAGS = ("-O3", "-diag-suppress", "177")
@@ -92,7 +93,7 @@ def compile_sources(
     use). Returns each pair's error, None when it compiled; nothing is raised for one."""
     pairs = list(dict.fromkeys(sources))
     if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        workers = host_cores()
 
     def one(pair: tuple[str, str]) -> CodegenError | None:
         try:

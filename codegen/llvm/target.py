@@ -78,7 +78,8 @@ def _host_features() -> str:
     return str(llvm.get_host_cpu_features().flatten())
 
 
-def _host_cores() -> int:
+def host_cores() -> int:
+    """How many cores this process may run on."""
     return len(os.sched_getaffinity(0))
 
 
@@ -87,7 +88,7 @@ def host_target() -> Target:
     return Target(
         kind="llvm",
         mcpu=str(llvm.get_host_cpu_name()),
-        num_cores=_host_cores(),
+        num_cores=host_cores(),
         features=_host_features(),
         triple=_process_triple(),
     )
