@@ -1,7 +1,7 @@
 """Held-out accuracy of the XGBoost cost model, on record logs kept by a tuning run.
 
     .venv/bin/python bench/tuning_curves.py --seed N --keep-records RECORDS   # N = 0, 1, ...
-    .venv/bin/python bench/cost_model_accuracy.py RECORDS [--objective reg rank]
+    .venv/bin/python bench/cost_model_accuracy.py RECORDS [--objective reg rank auto]
         [--set max_depth=4 ...]
 
 The tuner's own figure (the last fit's out-of-fold score, over the 200-odd candidates of a
@@ -132,7 +132,7 @@ def cross_seed(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("records", help="a folder of logs kept by tuning_curves.py")
-    parser.add_argument("--objective", nargs="*", default=["reg", "rank"])
+    parser.add_argument("--objective", nargs="*", default=["reg", "rank", "auto"])
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument(

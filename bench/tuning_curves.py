@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/tuning_curves.py [--trials 256] [--only conv_64x56 ...]
         [--out bench/results] [--cores N] [--seed N] [--keep-records DIR]
+        [--searches evolutionary random] [--set objective=reg ...]
 
 For each workload (by default conv_64x56, matmul_1024 and dwconv_32x112) both searches tune
 from an empty record log with the same budget. The curve is the best GFLOPS measured so far
@@ -18,6 +19,11 @@ within 96 trials when the two kernels are compared in the same run: the best can
 model-guided search's first 96 trials and random search's best candidate, rebuilt and timed
 in turn (`retimed_*`). `--keep-records DIR` keeps each run's record log there as
 `<workload>_<search>_seed<N>.jsonl` (for `bench/cost_model_accuracy.py`).
+
+`--set KEY=VALUE` sets an XGBoost option (an `XGBConfig` field, the value as JSON) of the
+model-guided search, and `--searches` runs only some of the searches (a comparison of two
+model settings runs `--searches evolutionary` once per setting); the line counts the
+objectives the model's fits kept (`objectives_kept`).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -125,15 +132,25 @@ def tune_curve(
     target: str,
     seed: int = 0,
     keep_records: Path | None = None,
+    cost_model_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Tune one workload with one search strategy (and `seed`); its curve and wall time.
-    The record log is kept in `keep_records` when given."""
+    """Tune one workload with one search strategy (and `seed`); its curve, wall time and
+    cost-model fits. The record log is kept in `keep_records` when given."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "run.jsonl"
         start = time.perf_counter()
-        result = tune_model(fn, target, trials, path, search=search, remeasure_top=0, seed=seed)
+        result = tune_model(
+            fn,
+            target,
+            trials,
+            path,
+            search=search,
+            remeasure_top=0,
+            seed=seed,
+            cost_model_options=cost_model_options,
+        )
         wall = time.perf_counter() - start
         records = load_records(path)
         curve = best_so_far(records, workload_flops(workload))
@@ -148,6 +165,7 @@ def tune_curve(
         "records": records,
         "tune_s": wall,
         "pairwise_accuracy": None if last is None else round(last["pairwise_accuracy"], 3),
+        "objectives_kept": dict(Counter(str(fit.get("objective")) for fit in held_out)),
     }
 
 
@@ -182,7 +200,12 @@ def main() -> int:
     parser.add_argument("--cores", type=int, help="threads per kernel (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="the tuner's seed (both searches)")
     parser.add_argument("--keep-records", help="a folder to keep each run's record log in")
+    parser.add_argument("--searches", nargs="+", choices=SEARCHES, default=list(SEARCHES))
+    parser.add_argument(
+        "--set", nargs="*", default=[], help="KEY=VALUE: XGBoost options of model-guided search"
+    )
     args = parser.parse_args()
+    options = {key: json.loads(value) for key, _, value in (s.partition("=") for s in args.set)}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     host = host_target()
@@ -203,36 +226,52 @@ def main() -> int:
                 str(target),
                 args.seed,
                 Path(args.keep_records) if args.keep_records else None,
+                options if search == "evolutionary" else None,
             )
-            for search in SEARCHES
+            for search in args.searches
         }
         curves = {search: run["curve"] for search, run in runs.items()}
-        random_best = curves["random"][-1] if curves["random"] else 0.0
-        early = best_candidate(runs["evolutionary"]["records"], WITHIN_TRIALS)
-        late = best_candidate(runs["random"]["records"])
-        retimed = (
-            retimed_gflops(workload, {"evolutionary": early, "random": late}, str(target))
-            if early is not None and late is not None
-            else {}
-        )
-        row = {
+        row: dict[str, Any] = {
             "name": workload["name"],
             "seed": args.seed,
             "trials": args.trials,
-            **{f"best_{s}": curves[s][-1] if curves[s] else None for s in SEARCHES},
-            **{f"best_{s}_at_96": curves[s][min(95, len(curves[s]) - 1)] for s in SEARCHES},
-            **{f"tune_s_{s}": round(runs[s]["tune_s"], 1) for s in SEARCHES},
-            "cost_model_pairwise_accuracy_held_out": runs["evolutionary"]["pairwise_accuracy"],
-            "model_reaches_random_best_at": first_reaching(curves["evolutionary"], random_best),
-            "retimed_evolutionary_at_96": retimed.get("evolutionary"),
-            "retimed_random_best": retimed.get("random"),
-            "retimed_model_reaches_random_best_within_96": (
-                retimed["evolutionary"] >= retimed["random"] if retimed else None
-            ),
-            "png": str(plot(workload["name"], curves, out)),
+            **({"cost_model_options": options} if options else {}),
+            **{f"best_{s}": curves[s][-1] if curves[s] else None for s in curves},
+            **{f"best_{s}_at_96": curves[s][min(95, len(curves[s]) - 1)] for s in curves},
+            **{f"tune_s_{s}": round(runs[s]["tune_s"], 1) for s in curves},
         }
+        if "evolutionary" in runs:
+            model_run = runs["evolutionary"]
+            row["cost_model_pairwise_accuracy_held_out"] = model_run["pairwise_accuracy"]
+            row["objectives_kept"] = model_run["objectives_kept"]
+        if len(runs) == len(SEARCHES):
+            row.update(_against_random(workload, runs, str(target)))
+        row["png"] = str(plot(workload["name"], curves, out))
         print(json.dumps(row), flush=True)
     return 0
+
+
+def _against_random(
+    workload: dict[str, Any], runs: dict[str, dict[str, Any]], target: str
+) -> dict[str, Any]:
+    """When model-guided search reaches random search's best, by the logs and re-timed."""
+    curves = {search: run["curve"] for search, run in runs.items()}
+    random_best = curves["random"][-1] if curves["random"] else 0.0
+    early = best_candidate(runs["evolutionary"]["records"], WITHIN_TRIALS)
+    late = best_candidate(runs["random"]["records"])
+    retimed = (
+        retimed_gflops(workload, {"evolutionary": early, "random": late}, target)
+        if early is not None and late is not None
+        else {}
+    )
+    return {
+        "model_reaches_random_best_at": first_reaching(curves["evolutionary"], random_best),
+        "retimed_evolutionary_at_96": retimed.get("evolutionary"),
+        "retimed_random_best": retimed.get("random"),
+        "retimed_model_reaches_random_best_within_96": (
+            retimed["evolutionary"] >= retimed["random"] if retimed else None
+        ),
+    }
 
 
 if __name__ == "__main__":

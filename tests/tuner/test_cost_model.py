@@ -12,7 +12,6 @@ from tuner.cost_model import (
     CostModel,
     RandomCostModel,
     XGBCostModel,
-    choose_objective,
     make_cost_model,
     normalize_per_task,
     pairwise_accuracy,
@@ -87,6 +86,55 @@ def test_an_ensemble_holds_out_disjoint_folds_and_averages_them() -> None:
         XGBCostModel(ensemble=0)
 
 
+def test_auto_keeps_the_objective_with_the_better_out_of_fold_top_k() -> None:
+    """ "auto" trains both objectives on the same folds and keeps the one an explicit
+    model of that objective would score higher; the other's scores are kept beside."""
+    data = synthetic(400, seed=5)
+    auto = XGBCostModel(objective="auto", seed=2)
+    auto.update(*data)
+    explicit = {}
+    for objective in ("reg", "rank"):
+        model = XGBCostModel(objective=objective, seed=2)
+        model.update(*data)
+        assert model.metrics is not None and model.metrics.rejected is None
+        explicit[objective] = model.metrics
+    kept = auto.metrics
+    assert kept is not None and kept.rejected is not None
+    assert {kept.objective, kept.rejected.objective} == {"reg", "rank"}
+    assert auto.objective == kept.objective
+    for metrics in (kept, kept.rejected):
+        same = explicit[metrics.objective]
+        assert (metrics.top_k_recall, metrics.pairwise_accuracy) == pytest.approx(
+            (same.top_k_recall, same.pairwise_accuracy)
+        )
+    assert (kept.top_k_recall, kept.pairwise_accuracy) >= (
+        kept.rejected.top_k_recall,
+        kept.rejected.pairwise_accuracy,
+    )
+    features, _, _ = synthetic(40, seed=6)
+    winner = XGBCostModel(objective=kept.objective, seed=2)
+    winner.update(*data)
+    np.testing.assert_allclose(auto.predict(features), winner.predict(features), rtol=1e-6)
+
+
+def test_auto_trains_reg_alone_without_held_out_rows(tmp_path: Path) -> None:
+    model = XGBCostModel(objective="auto", min_validation_rows=100)
+    model.update(*synthetic(60))
+    assert model.metrics is not None and not model.metrics.held_out
+    assert model.metrics.objective == "reg" and model.metrics.rejected is None
+    model.update(*synthetic(300, seed=1))
+    assert model.metrics.rejected is not None  # (compared once there are folds)
+    path = tmp_path / "auto.npz"
+    model.save(path)
+    loaded = XGBCostModel()
+    loaded.load(path)
+    assert loaded.objective == model.objective and loaded.config.objective == "auto"
+    features, _, _ = synthetic(30, seed=4)
+    np.testing.assert_allclose(loaded.predict(features), model.predict(features))
+    with pytest.raises(ValueError, match="known: reg, rank, auto"):
+        XGBCostModel(objective="lambdamart")
+
+
 def test_loads_a_single_booster_file(tmp_path: Path) -> None:
     """A model saved before ensembles (one `booster` array) still loads."""
     model = XGBCostModel(ensemble=1)
@@ -130,15 +178,6 @@ def test_metrics() -> None:
     assert pairwise_accuracy(np.zeros(4), actual) == 0.5
     assert top_k_recall(np.array([4.0, 3.0, 2.0, 1.0]), actual, 2) == 0.0
     assert top_k_recall(actual, actual, 2) == 1.0
-
-
-def test_choose_objective_compares_both_on_held_out_rows() -> None:
-    choice = choose_objective(*synthetic(400), k=10)
-    assert {score.objective for score in choice.scores} == {"reg", "rank"}
-    assert choice.best in ("reg", "rank")
-    for score in choice.scores:
-        assert score.pairwise_accuracy > 0.7
-        print(score)
 
 
 def test_factory(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ from typing import Any
 from tuner.cost_model.base import CostModel, normalize_per_task
 from tuner.cost_model.metrics import pairwise_accuracy, top_k_recall
 from tuner.cost_model.random_model import RandomCostModel
-from tuner.cost_model.select import ObjectiveChoice, ObjectiveScore, choose_objective
 from tuner.cost_model.xgb_model import OBJECTIVES, FitMetrics, XGBConfig, XGBCostModel
 
 COST_MODEL_KINDS = ("xgb", "random")
@@ -30,12 +29,9 @@ __all__ = [
     "OBJECTIVES",
     "CostModel",
     "FitMetrics",
-    "ObjectiveChoice",
-    "ObjectiveScore",
     "RandomCostModel",
     "XGBConfig",
     "XGBCostModel",
-    "choose_objective",
     "make_cost_model",
     "normalize_per_task",
     "pairwise_accuracy",

@@ -1,13 +1,20 @@
 """The XGBoost cost model (AutoTVM's and Ansor's, with MetaSchedule's adaptive retraining).
 
 Labels are throughputs divided by the best throughput of their task, so tasks of very
-different speeds share one model. Two objectives are kept selectable:
+different speeds share one model. Two objectives:
 
 - "reg" — `reg:squarederror` weighted by the label (Ansor, MetaSchedule): fast
   candidates dominate the loss, slow ones only need to be predicted slow. A failed
   candidate (label 0) would weigh nothing, so weights are floored at `weight_floor`;
 - "rank" — `rank:pairwise` with one query group per task (AutoTVM's `rank`): only the
   order within a task is learnt.
+
+Neither wins everywhere (on the logs measured so far each has had the better top-k
+recall on some workloads and the worse on others), so by default ("auto") each fit with
+held-out folds trains both on the same folds and keeps the one whose out-of-fold top-k
+recall is higher (pairwise accuracy breaks ties; a tie keeps the objective in use).
+Below `min_validation_rows` there are no held-out rows to compare them on, and the
+objective in use ("reg" at first) is trained alone.
 
 Training follows the research notes: max_depth 3-6, eta 0.2-0.3, up to ~200 boosting
 rounds with early stopping on the pairwise accuracy of held-out rows, and a refit only
@@ -41,13 +48,14 @@ from tuner.cost_model.metrics import pairwise_accuracy, per_task_mean, top_k_rec
 logger = logging.getLogger(__name__)
 
 OBJECTIVES = {"reg": "reg:squarederror", "rank": "rank:pairwise"}
+AUTO_OBJECTIVE = "auto"  # both trained at each fit, the better out-of-fold top-k kept
 
 
 @dataclass(frozen=True)
 class XGBConfig:
     """Booster and training parameters."""
 
-    objective: str = "reg"  # "reg" (weighted squared error) or "rank" (pairwise)
+    objective: str = AUTO_OBJECTIVE  # or "reg" (weighted squared error), "rank" (pairwise)
     max_depth: int = 6
     eta: float = 0.2
     gamma: float = 1e-3
@@ -69,13 +77,16 @@ class XGBConfig:
 
 @dataclass
 class FitMetrics:
-    """What the last fit achieved on its held-out rows (training rows if none)."""
+    """What a fit achieved on its held-out rows (training rows if none), with the
+    objective it kept and, when both were trained, the other one's scores."""
 
     rows: int
     rounds: int
     pairwise_accuracy: float
     top_k_recall: float
     held_out: bool
+    objective: str = "reg"
+    rejected: FitMetrics | None = None  # the other objective's, on the same folds
 
 
 @dataclass
@@ -91,12 +102,13 @@ class XGBCostModel:
     def __init__(self, config: XGBConfig | None = None, **overrides: Any) -> None:
         base = config or XGBConfig()
         self.config = XGBConfig(**{**asdict(base), **overrides})
-        if self.config.objective not in OBJECTIVES:
-            known = ", ".join(OBJECTIVES)
+        if self.config.objective not in OBJECTIVES and self.config.objective != AUTO_OBJECTIVE:
+            known = ", ".join([*OBJECTIVES, AUTO_OBJECTIVE])
             raise ValueError(f"unknown objective {self.config.objective!r}; known: {known}")
         if self.config.ensemble < 1:
             raise ValueError(f"ensemble must be at least 1, not {self.config.ensemble}")
         self.boosters: list[xgb.Booster] = []
+        self.objective = self._first_objective()  # the boosters' objective
         self.data = _Data()
         self.fitted_rows = 0
         self.metrics: FitMetrics | None = None
@@ -159,6 +171,7 @@ class XGBCostModel:
             boosters=np.frombuffer(b"".join(raw), dtype=np.uint8),
             booster_sizes=np.asarray([len(r) for r in raw], dtype=np.int64),
             config=np.asarray(json.dumps(asdict(self.config))),
+            objective=np.asarray(self.objective),
             fitted_rows=np.asarray(self.fitted_rows),
         )
         Path(path).write_bytes(buffer.getvalue())
@@ -167,6 +180,10 @@ class XGBCostModel:
         """Restore a model written by `save`."""
         with np.load(Path(path), allow_pickle=False) as saved:
             self.config = XGBConfig(**json.loads(str(saved["config"])))
+            # (files from before "auto" hold no objective: their config's is the boosters')
+            self.objective = (
+                str(saved["objective"]) if "objective" in saved else self._first_objective()
+            )
             features = saved["features"]
             self.data = _Data(
                 features=[row.copy() for row in features],
@@ -190,7 +207,9 @@ class XGBCostModel:
     # -- training ----------------------------------------------------------------------------
 
     def fit(self) -> FitMetrics:
-        """Train fresh boosters on all data (early stopping on held-out folds)."""
+        """Train fresh boosters on all data (early stopping on held-out folds); with the
+        "auto" objective and held-out folds, both objectives on the same folds, keeping
+        the better."""
         cfg = self.config
         features = as_matrix(self.data.features)
         keys = np.asarray(self.data.keys)
@@ -203,23 +222,66 @@ class XGBCostModel:
             held_out_parts = [order[: int(rows * cfg.validation_fraction)]]
         else:
             held_out_parts = np.array_split(order, cfg.ensemble)
+        data = (features, labels, keys, order, held_out_parts)
+        boosters, metrics = self._fit_objective(self.objective, *data)
+        if cfg.objective == AUTO_OBJECTIVE and metrics.held_out:
+            (other,) = [name for name in OBJECTIVES if name != self.objective]
+            other_boosters, other_metrics = self._fit_objective(other, *data)
+            if _score(other_metrics) > _score(metrics):
+                boosters, metrics, other_metrics = other_boosters, other_metrics, metrics
+            metrics.rejected = other_metrics
+        self.boosters = boosters
+        self.objective = metrics.objective
+        self.fitted_rows = rows
+        self.metrics = metrics
+        self.history.append(metrics)
+        logger.info(
+            "xgb(%s) fit %d booster(s) on %d rows, %d rounds: pairwise accuracy %.3f, "
+            "top-%d recall %.3f (%s)%s",
+            metrics.objective,
+            len(boosters),
+            rows,
+            metrics.rounds,
+            metrics.pairwise_accuracy,
+            cfg.top_k,
+            metrics.top_k_recall,
+            "out of fold" if metrics.held_out else "training rows",
+            ""
+            if metrics.rejected is None
+            else f"; {metrics.rejected.objective} scored {metrics.rejected.pairwise_accuracy:.3f} "
+            f"and {metrics.rejected.top_k_recall:.3f}",
+        )
+        return metrics
+
+    def _fit_objective(
+        self,
+        objective: str,
+        features: np.ndarray,
+        labels: np.ndarray,
+        keys: np.ndarray,
+        order: np.ndarray,
+        held_out_parts: list[np.ndarray],
+    ) -> tuple[list[xgb.Booster], FitMetrics]:
+        """One booster per held-out part (trained on the other rows) and their metrics,
+        out-of-fold where there are held-out rows."""
+        cfg = self.config
         boosters, rounds = [], []
         scored_rows, scores = [], []
         for held in held_out_parts:
             train = np.setdiff1d(order, held, assume_unique=True)
-            booster, booster_rounds = self._train_one(features, labels, keys, train, held)
+            booster, booster_rounds = self._train_one(
+                objective, features, labels, keys, train, held
+            )
             boosters.append(booster)
             rounds.append(booster_rounds)
             eval_rows = held if len(held) else train
             scored_rows.append(eval_rows)
             dmatrix = xgb.DMatrix(features[eval_rows], nthread=cfg.nthread)
             scores.append(np.asarray(booster.predict(dmatrix), dtype=np.float64))
-        self.boosters = boosters
-        self.fitted_rows = rows
         eval_rows = np.concatenate(scored_rows)
         pred, actual, eval_keys = np.concatenate(scores), labels[eval_rows], keys[eval_rows]
         metrics = FitMetrics(
-            rows=rows,
+            rows=len(labels),
             rounds=round(float(np.mean(rounds))),
             pairwise_accuracy=per_task_mean(pairwise_accuracy, pred, actual, eval_keys),
             top_k_recall=per_task_mean(
@@ -229,25 +291,18 @@ class XGBCostModel:
                 eval_keys,
             ),
             held_out=len(held_out_parts[0]) > 0,
+            objective=objective,
         )
-        self.metrics = metrics
-        self.history.append(metrics)
-        logger.info(
-            "xgb(%s) fit %d booster(s) on %d rows, %d rounds: pairwise accuracy %.3f, "
-            "top-%d recall %.3f (%s)",
-            cfg.objective,
-            len(boosters),
-            rows,
-            metrics.rounds,
-            metrics.pairwise_accuracy,
-            cfg.top_k,
-            metrics.top_k_recall,
-            "out of fold" if metrics.held_out else "training rows",
-        )
-        return metrics
+        return boosters, metrics
+
+    def _first_objective(self) -> str:
+        """The objective trained before any comparison: the configured one, "reg" for
+        "auto"."""
+        return "reg" if self.config.objective == AUTO_OBJECTIVE else self.config.objective
 
     def _train_one(
         self,
+        objective: str,
         features: np.ndarray,
         labels: np.ndarray,
         keys: np.ndarray,
@@ -260,9 +315,9 @@ class XGBCostModel:
         # Rows of one task together: rank:pairwise needs contiguous query groups.
         train = train[np.argsort(keys[train], kind="stable")]
         held = held[np.argsort(keys[held], kind="stable")]
-        dtrain = self._dmatrix(features[train], labels[train], keys[train])
+        dtrain = self._dmatrix(objective, features[train], labels[train], keys[train])
         params = {
-            "objective": OBJECTIVES[cfg.objective],
+            "objective": OBJECTIVES[objective],
             "max_depth": cfg.max_depth,
             "eta": cfg.eta,
             "gamma": cfg.gamma,
@@ -272,7 +327,7 @@ class XGBCostModel:
             "verbosity": 0,
             "disable_default_eval_metric": 1,
         }
-        if cfg.objective == "rank":
+        if objective == "rank":
             # XGBoost's default pairs only each query's top item ("topk", 1 pair); compare
             # every candidate with a few random others of its task instead.
             params["lambdarank_pair_method"] = "mean"
@@ -280,7 +335,7 @@ class XGBCostModel:
         if not len(held):
             rounds = min(cfg.num_rounds, cfg.rounds_without_validation)
             return xgb.train(params, dtrain, num_boost_round=rounds, verbose_eval=False), rounds
-        dvalid = self._dmatrix(features[held], labels[held], keys[held])
+        dvalid = self._dmatrix(objective, features[held], labels[held], keys[held])
         held_keys = keys[held]
 
         def accuracy(pred: np.ndarray, dmatrix: xgb.DMatrix) -> tuple[str, float]:
@@ -300,13 +355,24 @@ class XGBCostModel:
         rounds = int(booster.best_iteration) + 1
         return booster[:rounds], rounds  # only the rounds up to the best one
 
-    def _dmatrix(self, features: np.ndarray, labels: np.ndarray, keys: np.ndarray) -> xgb.DMatrix:
-        if self.config.objective == "rank":
+    def _dmatrix(
+        self, objective: str, features: np.ndarray, labels: np.ndarray, keys: np.ndarray
+    ) -> xgb.DMatrix:
+        if objective == "rank":
             # One query group per task (the caller sorted the rows by task).
             _, qid = np.unique(keys, return_inverse=True)
             return xgb.DMatrix(features, label=labels, qid=qid, nthread=self.config.nthread)
         weights = np.maximum(labels, self.config.weight_floor)
         return xgb.DMatrix(features, label=labels, weight=weights, nthread=self.config.nthread)
+
+
+def _score(metrics: FitMetrics) -> tuple[float, float]:
+    """What "auto" compares objectives by: top-k recall, then pairwise accuracy."""
+    return _finite(metrics.top_k_recall), _finite(metrics.pairwise_accuracy)
+
+
+def _finite(value: float) -> float:
+    return value if np.isfinite(value) else -1.0
 
 
 def _recall_k(k: int, rows: int) -> int:
