@@ -93,6 +93,10 @@ class MeasureOptions:
     run_timeout_s: float = 20.0
     flush_cache: bool = False
     seed: int = 0
+    # Time a batch's candidates in turns, in one child (CPU targets, more than one
+    # candidate): see `MeasureSession.measure_batch`. For the re-measurement that declares
+    # a best; a failure anywhere measures them one by one instead.
+    in_turn: bool = False
 
     def __post_init__(self) -> None:
         if self.number < 0 or self.repeat < 1 or self.min_repeat_ms < 0:
@@ -275,10 +279,21 @@ class MeasureSession:
     ) -> list[MeasureResult]:
         """Measure each candidate in turn (as the module's `measure_batch`, in this session's
         child: a tuning loop pays the child's start and a workload's reference once).
-        CUDA candidates' cubins are compiled side by side first (`prebuild_cubins`)."""
+        CUDA candidates' cubins are compiled side by side first (`prebuild_cubins`).
+
+        With `options.in_turn`, CPU candidates are first built and checked together in one
+        child and timed in turns of one repeat each, so that they all meet the same slow
+        spells of a shared machine. If any candidate fails there (or the child dies or
+        runs past its timeouts), the batch is measured one candidate per child instead,
+        with the same candidate indices, and each failure gets its own status."""
         options = options or MeasureOptions()
         for target in {c.target for c in inputs if is_cuda_target(c.target)}:
             self._check_gpu(target)  # (before compiling for a GPU that is not there)
+        cpu_only = not any(is_cuda_target(c.target) for c in inputs)
+        if options.in_turn and len(inputs) > 1 and cpu_only:
+            together = self.measure_in_turn(inputs, options)
+            if together is not None:
+                return together
         self.prebuild(inputs, options)
         return [self.measure(candidate, options) for candidate in inputs]
 
@@ -328,6 +343,30 @@ class MeasureSession:
                 child.close()
                 child = self._child = _Child()
                 return child.measure(index, candidate, options, self.device_index, cache)
+
+    def measure_in_turn(
+        self, inputs: Sequence[MeasureInput], options: MeasureOptions
+    ) -> list[MeasureResult] | None:
+        """CPU candidates built and checked together in one child and timed in turns of
+        one repeat each (see measure_batch); None when any of them fails there, for the
+        caller to measure them one by one. Candidate indices advance only on success: the
+        one-by-one measurement that then follows numbers the candidates the same way."""
+        if any(is_cuda_target(c.target) for c in inputs):
+            return None
+        with _MEASURE_LOCK:
+            child = self._child
+            if child is not None and (not child.alive or child.used >= CHILD_MAX_CANDIDATES):
+                child.close()
+                child = self._child = None
+            if child is None:
+                child = self._child = _Child()
+            results = child.measure_in_turn(self._index, inputs, options, self.device_index)
+            if results is None and not child.alive:
+                child.close()
+                self._child = None
+        if results is not None:
+            self._index += len(inputs)
+        return results
 
     def close(self) -> None:
         """End the child process, if one is running."""
@@ -509,6 +548,57 @@ class _Child:
                 measure_s=time.perf_counter() - started,
             )
         return MeasureResult.from_json({**event, "build_s": build_s})
+
+    def measure_in_turn(
+        self,
+        first_index: int,
+        candidates: Sequence[MeasureInput],
+        options: MeasureOptions,
+        device_index: int = 0,
+    ) -> list[MeasureResult] | None:
+        """Build, check and time `candidates` together in this child (timed in turns);
+        None when one fails, the child dies, or it runs past the sum of their timeouts
+        (the child is then killed)."""
+        self.used += len(candidates)
+        request = {
+            "device": device_index,
+            "options": options.to_json(),
+            "in_turn": [
+                {
+                    "index": first_index + position,
+                    "task": candidate.task_json,
+                    "trace": candidate.trace_json,
+                    "target": candidate.target,
+                    "cubin_cache": None,
+                }
+                for position, candidate in enumerate(candidates)
+            ],
+        }
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps(request).encode() + b"\n")
+            self.process.stdin.flush()
+        except OSError:
+            self.kill()
+            return None
+        limit_s = len(candidates) * (options.build_timeout_s + options.run_timeout_s)
+        try:
+            event = self._next_event(limit_s)
+        except _Timeout:
+            self.kill()
+            return None
+        if event is None or event.get("event") != "results":
+            return None
+        share = 1.0 / len(candidates)
+        return [
+            MeasureResult(
+                "ok",
+                costs_s=tuple(float(cost) for cost in costs),
+                build_s=float(event["build_s"]) * share,
+                measure_s=float(event["measure_s"]) * share,
+            )
+            for costs in event["costs_s"]
+        ]
 
     # -- ending --------------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 check it against the reference, time it, and answer on a private copy of stdout.
 
 Run as `python -c "from codegen.measure_child import child_main; child_main()"` by
-`codegen.measure`'s sessions; one request (a JSON line) at a time from stdin.
+`codegen.measure`'s sessions; one request (a JSON line) at a time from stdin. A request
+with an "in_turn" list measures those candidates together: each built and checked, then
+timed in turns of one repeat each (see `_serve_in_turn`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -55,7 +58,11 @@ def child_main() -> None:
     _reply(protocol, {"event": "ready", "pid": os.getpid()})
     for line in sys.stdin:
         if line.strip():
-            _serve(json.loads(line), protocol)
+            request = json.loads(line)
+            if "in_turn" in request:
+                _serve_in_turn(request, protocol)
+            else:
+                _serve(request, protocol)
 
 
 def _reply(protocol: IO[str], message: Mapping[str, Any]) -> None:
@@ -123,6 +130,63 @@ def _serve(request: Mapping[str, Any], protocol: IO[str]) -> None:
         },
     )
     clear_kernel_cache()  # the next candidate compiles afresh; free this one's code
+
+
+def _serve_in_turn(request: Mapping[str, Any], protocol: IO[str]) -> None:
+    """Build and check every candidate of `request["in_turn"]` (each a request as
+    `_serve`'s, without options), then time them in turns: one repeat of each, in order,
+    `repeat` times. Replies one "results" event with each candidate's costs; or, at the
+    first candidate that does not build, check or run, a "result" event with its index
+    and status (the parent then measures the candidates one by one).
+
+    A best is declared between a few candidates whose first measurements are within a few
+    per cent of each other, and a shared machine slows down for seconds at a time: timed
+    one after the other, whichever ran in a slow spell would lose; timed in turns, every
+    candidate meets the same spells."""
+    options = MeasureOptions.from_json(request["options"])
+    started = time.perf_counter()
+    kernels: list[tuple[CompiledKernel, list[np.ndarray]]] = []
+    try:
+        for position, item in enumerate(request["in_turn"]):
+            fault = _fault_for(int(item.get("index", -1)))
+            try:
+                built = _build({**item, "device": request.get("device", 0)})
+                workload = _workload(item["task"], built.function, options.seed)
+            except Exception as err:
+                status, error = "build_error", _describe(err)
+            else:
+                if not isinstance(built.kernel, CompiledKernel):
+                    status, error = "runtime_error", "only CPU kernels are timed in turns"
+                else:
+                    status, args, error = _checked_args(built, workload, fault)
+            if status != "ok":
+                _reply(
+                    protocol,
+                    {"event": "result", "position": position, "status": status, "error": error},
+                )
+                return
+            kernels.append((built.kernel, args))  # type: ignore[arg-type]
+        build_s = time.perf_counter() - started
+        started = time.perf_counter()
+        try:
+            costs = _time_in_turns(kernels, options)
+        except Exception as err:
+            _reply(
+                protocol, {"event": "result", "status": "runtime_error", "error": _describe(err)}
+            )
+            return
+        _reply(
+            protocol,
+            {
+                "event": "results",
+                "costs_s": costs,
+                "build_s": build_s,
+                "measure_s": time.perf_counter() - started,
+            },
+        )
+    finally:
+        kernels.clear()
+        clear_kernel_cache()
 
 
 def _fault_for(index: int) -> str:
@@ -222,6 +286,24 @@ def _run(
     built: _Built, workload: _Workload, options: MeasureOptions, fault: str
 ) -> tuple[str, list[float], str]:
     """Run once and check, then time; (status, costs, error)."""
+    status, args, error = _checked_args(built, workload, fault)
+    if status != "ok":
+        return status, [], error
+    try:
+        if isinstance(built.kernel, GpuKernel):
+            number, repeat, min_repeat_ms = options.number, options.repeat, options.min_repeat_ms
+            inputs = args[: len(workload.inputs)]
+            return "ok", built.kernel.time(inputs, number, repeat, min_repeat_ms), ""
+        return "ok", _time_kernel(built.kernel, args, options), ""
+    except Exception as err:
+        return "runtime_error", [], _describe(err)
+
+
+def _checked_args(
+    built: _Built, workload: _Workload, fault: str
+) -> tuple[str, list[np.ndarray], str]:
+    """Run the kernel once on the workload's inputs and compare its outputs with the
+    reference; (status, the kernel's arguments: inputs then outputs, error)."""
     if workload.error:
         return "runtime_error", [], workload.error
     layouts = built.schedule.input_layouts
@@ -235,7 +317,6 @@ def _run(
         output = np.empty(ty.shape, ty.dtype)
         output.fill(np.nan if output.dtype.kind == "f" else 0)  # unwritten elements show
         outputs.append(output)
-    # Step 1. Run once and compare with the reference.
     if fault == "hang":
         while True:
             time.sleep(3600)
@@ -256,14 +337,7 @@ def _run(
             check_close(got, want, rtol, atol, what=f"output {position}")
     except AssertionError as err:
         return "wrong_result", [], str(err)
-    # Step 2. Time.
-    try:
-        if isinstance(built.kernel, GpuKernel):
-            number, repeat, min_repeat_ms = options.number, options.repeat, options.min_repeat_ms
-            return "ok", built.kernel.time(args, number, repeat, min_repeat_ms), ""
-        return "ok", _time_kernel(built.kernel, [*args, *outputs], options), ""
-    except Exception as err:
-        return "runtime_error", [], _describe(err)
+    return "ok", [*args, *outputs], ""
 
 
 def _cache_flusher(args: list[np.ndarray]) -> Callable[[], None]:
@@ -285,32 +359,61 @@ def _time_kernel(
 ) -> list[float]:
     """One warm-up run, then `repeat` repeats of `number` runs; each repeat's mean cost.
     With `flush_cache` every run is timed alone right after the caches are emptied."""
-    gc_was_enabled = gc.isenabled()
+    with _collector_off():
+        return undisturbed_repeats(_repeat_timer(kernel, args, options), options.repeat)
+
+
+def _time_in_turns(
+    kernels: list[tuple[CompiledKernel, list[np.ndarray]]], options: MeasureOptions
+) -> list[list[float]]:
+    """Each kernel's `repeat` costs (as `_time_kernel`'s), its repeats taken in turns
+    with the others'."""
+    with _collector_off():
+        timers = [_repeat_timer(kernel, args, options) for kernel, args in kernels]
+        costs: list[list[float]] = [[] for _ in timers]
+        for _ in range(options.repeat):
+            for timer, taken in zip(timers, costs, strict=True):
+                taken.append(timer())
+        return costs
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """The garbage collector disabled (a collection inside a timed run is noise)."""
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
-        started = time.perf_counter()
-        kernel(*args)  # warm-up
-        number = options.number or _calibrate(kernel, args, options, time.perf_counter() - started)
-        if options.flush_cache:
-            if not options.number:
-                number = min(number, MAX_COLD_NUMBER)
-            flush = _cache_flusher(args)
-
-            def one_repeat() -> float:
-                return _cold_mean(kernel, args, number, flush)
-
-        else:
-
-            def one_repeat() -> float:
-                started = time.perf_counter()
-                for _ in range(number):
-                    kernel(*args)
-                return (time.perf_counter() - started) / number
-
-        return undisturbed_repeats(one_repeat, options.repeat)
+        yield
     finally:
-        if gc_was_enabled:
+        if was_enabled:
             gc.enable()
+
+
+def _repeat_timer(
+    kernel: CompiledKernel, args: list[np.ndarray], options: MeasureOptions
+) -> Callable[[], float]:
+    """After a warm-up run (and calibrating `number`), a function that times one repeat:
+    the mean cost of `number` runs (each alone after a cache flush with `flush_cache`)."""
+    started = time.perf_counter()
+    kernel(*args)  # warm-up
+    number = options.number or _calibrate(kernel, args, options, time.perf_counter() - started)
+    if options.flush_cache:
+        if not options.number:
+            number = min(number, MAX_COLD_NUMBER)
+        flush = _cache_flusher(args)
+
+        def one_cold_repeat() -> float:
+            return _cold_mean(kernel, args, number, flush)
+
+        return one_cold_repeat
+
+    def one_repeat() -> float:
+        started = time.perf_counter()
+        for _ in range(number):
+            kernel(*args)
+        return (time.perf_counter() - started) / number
+
+    return one_repeat
 
 
 def undisturbed_repeats(one_repeat: Callable[[], float], repeat: int) -> list[float]:

@@ -490,8 +490,10 @@ def _remeasure(
     """Step 4: re-measure each task's top candidates (by first measurement) not yet
     re-measured, with REMEASURE_REPEAT_FACTOR times the repeats, in one batch with the
     default schedule: a best is only declared against the untuned schedule measured at
-    the same time, so one disturbed first measurement of the default cannot hide it."""
-    repeated = replace(options, repeat=options.repeat * REMEASURE_REPEAT_FACTOR)
+    the same time, so one disturbed first measurement of the default cannot hide it. The
+    batch is timed in turns (`MeasureOptions.in_turn`), so a slow spell of the machine
+    falls on all of them alike."""
+    repeated = replace(options, repeat=options.repeat * REMEASURE_REPEAT_FACTOR, in_turn=True)
     total = 0
     for run in runs:
         mine = [r for r in records if r.workload_key == run.task.key]

@@ -230,24 +230,36 @@ class Agent:
             self._polling = False
 
     def _run_batch(self, batch: Batch) -> None:
-        """Measure a batch's candidates one at a time, posting each result as it comes."""
+        """Measure a batch's candidates one at a time, posting each result as it comes
+        (a batch whose options ask for `in_turn` timing is first measured together)."""
         self._state = ("busy", batch.batch_id)
         log.info("leased batch %s: %d candidates", batch.batch_id, len(batch.candidates))
         outbox: list[CandidateResult] = []  # measured, not yet accepted by the service
         done = 0
+        options = batch.measure_options
+        measured: dict[str, MeasureResult] = {}
         if self._prebuild:
             inputs = [MeasureInput(c.task, c.trace, c.target) for c in batch.candidates]
-            self._session.prebuild(inputs, batch.measure_options)
+            if options.in_turn and len(inputs) > 1:
+                # (a re-measurement: timed together, in turns, or else one by one below)
+                with contextlib.suppress(MeasureError):
+                    together = self._session.measure_in_turn(inputs, options) or []
+                    ids = [c.candidate_id for c in batch.candidates]
+                    measured = dict(zip(ids, together, strict=False))
+            if not measured:
+                self._session.prebuild(inputs, options)
         for candidate in batch.candidates:
             if self._stop.is_set():
                 break
-            try:
-                result = self.measure(candidate, batch.measure_options)
-            except MeasureError as err:  # no child starts: this machine, not the candidate
-                self._give_up(batch, outbox)
-                raise WorkerError(f"cannot measure on this machine: {err}") from None
-            if self._stop.is_set() and _killed_by_stop_signal(result):
-                break  # Ctrl-C reached the child too: not the candidate's fault
+            result = measured.get(candidate.candidate_id)
+            if result is None:
+                try:
+                    result = self.measure(candidate, options)
+                except MeasureError as err:  # no child starts: this machine, not the candidate
+                    self._give_up(batch, outbox)
+                    raise WorkerError(f"cannot measure on this machine: {err}") from None
+                if self._stop.is_set() and _killed_by_stop_signal(result):
+                    break  # Ctrl-C reached the child too: not the candidate's fault
             done += 1
             outbox.append(CandidateResult.of(candidate.candidate_id, result))
             log.info("%s: %s %s", candidate.candidate_id, result.status, _summary(result))

@@ -31,6 +31,7 @@ from codegen.measure_child import (
     MAX_COLD_NUMBER,
     MAX_RETAKEN_REPEATS,
     _cold_mean,
+    _time_in_turns,
     _time_kernel,
     tolerance,
     undisturbed_repeats,
@@ -137,6 +138,69 @@ class _SleepyKernel:
         time.sleep(self.cost_s)
 
 
+class _LoggedKernel(_SleepyKernel):
+    """A `_SleepyKernel` that writes its name to a shared log at each call."""
+
+    def __init__(self, name: str, cost_s: float, log: list[str]) -> None:
+        super().__init__(cost_s)
+        self.name, self.log = name, log
+
+    def __call__(self, *arrays: np.ndarray) -> None:
+        self.log.append(self.name)
+        super().__call__(*arrays)
+
+
+def test_kernels_timed_in_turns_take_one_repeat_each_in_order() -> None:
+    log: list[str] = []
+    kernels = [_LoggedKernel(name, cost, log) for name, cost in (("a", 1e-4), ("b", 3e-4))]
+    options = MeasureOptions(number=2, repeat=3)
+    costs = _time_in_turns([(kernel, []) for kernel in kernels], options)  # type: ignore[misc]
+    # Each: one warm-up run first; then repeats of `number` runs, alternating.
+    assert log == ["a", "b"] + ["a", "a", "b", "b"] * 3
+    assert [len(c) for c in costs] == [3, 3]
+    assert all(cost >= 1e-4 for cost in costs[0]) and all(cost >= 3e-4 for cost in costs[1])
+    assert min(costs[1]) > max(costs[0])
+
+
+def test_a_batch_timed_in_turns_measures_each_candidate_ok() -> None:
+    task = _matmul_task(32, 64, 64)
+    default = default_trace(task, TARGET)
+    plain = {"version": default["version"], "steps": []}  # no schedule: the naive loops
+    traces = [default, plain, default]
+    options = MeasureOptions(repeat=4, min_repeat_ms=5, in_turn=True)
+    results = measure_batch([MeasureInput(task, trace, TARGET) for trace in traces], options)
+    assert [r.status for r in results] == ["ok"] * 3, [r.error for r in results]
+    assert all(len(r.costs_s) == 4 and min(r.costs_s) > 0 for r in results)
+    assert all(r.build_s > 0 and r.measure_s > 0 for r in results)
+    # Built and timed together: each is given an equal share of the two phases.
+    assert len({(r.build_s, r.measure_s) for r in results}) == 1
+    apart = measure_batch([MeasureInput(task, trace, TARGET) for trace in traces[:2]])
+    assert len({(r.build_s, r.measure_s) for r in apart}) == 2
+
+
+def test_a_failure_in_turns_measures_the_batch_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Any candidate that fails in the shared child sends the whole batch back to one
+    child per candidate, numbered as before: each failure gets its own status."""
+    task = _matmul_task()
+    good = default_trace(task, TARGET)
+    invalid = {"version": good["version"], "steps": [{"kind": "fuse", "stage": "nope"}]}
+    options = MeasureOptions(number=1, repeat=2, run_timeout_s=4, in_turn=True)
+    monkeypatch.setenv(FAULT_ENV, "wrong@1")
+    results = measure_batch([MeasureInput(task, good, TARGET)] * 3, options)
+    assert [r.status for r in results] == ["ok", "wrong_result", "ok"]
+    monkeypatch.setenv(FAULT_ENV, "crash@2")
+    results = measure_batch([MeasureInput(task, good, TARGET)] * 3, options)
+    assert [r.status for r in results] == ["ok", "ok", "runtime_error"]
+    assert "SIGABRT" in results[2].error
+    monkeypatch.delenv(FAULT_ENV)
+    traces = [good, invalid, good]
+    results = measure_batch([MeasureInput(task, t, TARGET) for t in traces], options)
+    assert [r.status for r in results] == ["ok", "build_error", "ok"]
+    assert all(len(r.costs_s) == 2 for r in results[0::2])
+
+
 def test_timing_runs_one_warm_up_then_number_times_repeat() -> None:
     kernel = _SleepyKernel(1e-4)
     options = MeasureOptions(number=3, repeat=4, flush_cache=True)
@@ -216,7 +280,7 @@ def test_the_child_holds_blas_to_one_thread() -> None:
 
 
 def test_options_and_results_travel_as_json() -> None:
-    options = MeasureOptions(number=4, repeat=5, flush_cache=True, seed=3)
+    options = MeasureOptions(number=4, repeat=5, flush_cache=True, seed=3, in_turn=True)
     assert MeasureOptions.from_json(options.to_json()) == options
     result = MeasureResult("ok", (1e-3, 2e-3), "", 0.5, 0.25)
     assert MeasureResult.from_json(result.to_json()) == result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,7 +12,13 @@ import numpy as np
 import pytest
 
 from codegen.executor import compile_model
-from codegen.measure import MeasureOptions, default_trace
+from codegen.measure import (
+    MeasureInput,
+    MeasureOptions,
+    MeasureResult,
+    MeasureSession,
+    default_trace,
+)
 from ir.graph.nodes import Constant, Function, Tuple, Var, call
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.passes.pipeline import optimize
@@ -61,11 +68,20 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     assert len(extract_tasks(fn, "llvm")) == 2
     path = tmp_path / "records.jsonl"
     events: list[TuneProgress] = []
+    batches: list[tuple[int, bool]] = []  # (candidates, timed in turns) of each batch
 
-    result = tune_model(
-        fn, "llvm", 16, path, batch_size=8, progress=events.append,
-        measure_options=FAST, search_options=SMALL_SEARCH,
-    )  # fmt: skip
+    with MeasureSession() as session:
+
+        def measurer(
+            inputs: Sequence[MeasureInput], options: MeasureOptions
+        ) -> list[MeasureResult]:
+            batches.append((len(inputs), options.in_turn))
+            return session.measure_batch(inputs, options)
+
+        result = tune_model(
+            fn, "llvm", 16, path, batch_size=8, progress=events.append,
+            measure_options=FAST, search_options=SMALL_SEARCH, measurer=measurer,
+        )  # fmt: skip
 
     # Step 1. Both tasks got their warm-up round of 8; every candidate is a record.
     assert result.measured == 16
@@ -80,6 +96,10 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     assert 0 < result.remeasured <= 8
     assert len(records) == 16 + result.remeasured
     assert all(len(r.costs_s) == FAST.repeat * 3 for r in records[16:] if r.status == "ok")
+    # ... timed in turns (one batch per task), and only they.
+    in_turns = [turns for _, turns in batches]
+    assert in_turns == sorted(in_turns) and sum(in_turns) <= 2
+    assert sum(count for count, turns in batches if turns) == result.remeasured
     target = normalize_target("llvm")
     remeasured = {r.candidate_id for r in records[16:]}
     for each in extract_tasks(fn, "llvm"):

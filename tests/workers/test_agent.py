@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from codegen.measure import MeasureError, MeasureOptions, MeasureResult
+from codegen.measure import MeasureError, MeasureOptions, MeasureResult, default_trace
+from tests.codegen.test_measure import TARGET, _matmul_task
 from workers.agent import Agent, AgentConfig, MeasureFn
 from workers.client import Backoff, ServiceClient, WorkerError
 from workers.device import detect_device
@@ -146,3 +147,26 @@ def test_a_machine_that_cannot_measure_posts_what_it_has_releases_and_stops() ->
         _agent(server.url, measure).run()
     assert sorted(fake.results) == ["b1-c0"]
     assert fake.released == ["b1-c1", "b1-c2"]
+
+
+def test_a_batch_for_timing_in_turns_is_measured_together_in_one_child() -> None:
+    """A re-measurement batch (`in_turn`) is built, checked and timed together by the
+    agent's session (really measured here): each candidate gets an equal share of the
+    joint build and timing, and is posted as usual."""
+    task = _matmul_task()
+    trace = default_trace(task, TARGET)
+    candidates = tuple(
+        Candidate(f"b1-c{index}", TARGET, task, steps)
+        for index, steps in enumerate([trace, {"version": trace["version"], "steps": []}])
+    )
+    options = MeasureOptions(repeat=3, min_repeat_ms=5, in_turn=True)
+    fake = FakeService()
+    fake.enqueue(Batch("b1", 60.0, options, candidates))
+    with fake.serve() as server:
+        client = ServiceClient(server.url, SECRET, backoff=FAST)
+        config = AgentConfig(name="test", burst=True, lease_wait_s=0.3, stop_grace_s=2.0)
+        assert Agent(client, detect_device(), config, None).run() == 0
+    results = [fake.results[c.candidate_id] for c in candidates]
+    assert [r.status for r in results] == ["ok", "ok"], [r.error for r in results]
+    assert all(len(r.costs_s) == 3 for r in results)
+    assert len({(r.build_s, r.measure_s) for r in results}) == 1
