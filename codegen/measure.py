@@ -330,12 +330,7 @@ class MeasureSession:
         index = self._index
         self._index += 1
         with _MEASURE_LOCK:
-            child = self._child
-            if child is not None and (not child.alive or child.used >= CHILD_MAX_CANDIDATES):
-                child.close()
-                child = self._child = None
-            if child is None:
-                child = self._child = _Child()
+            child = self._usable_child()
             cache = self.cubin_cache if is_cuda_target(candidate.target) else None
             try:
                 return child.measure(index, candidate, options, self.device_index, cache)
@@ -354,12 +349,7 @@ class MeasureSession:
         if any(is_cuda_target(c.target) for c in inputs):
             return None
         with _MEASURE_LOCK:
-            child = self._child
-            if child is not None and (not child.alive or child.used >= CHILD_MAX_CANDIDATES):
-                child.close()
-                child = self._child = None
-            if child is None:
-                child = self._child = _Child()
+            child = self._usable_child()
             results = child.measure_in_turn(self._index, inputs, options, self.device_index)
             if results is None and not child.alive:
                 child.close()
@@ -367,6 +357,17 @@ class MeasureSession:
         if results is not None:
             self._index += len(inputs)
         return results
+
+    def _usable_child(self) -> _Child:
+        """This session's child, replaced first when it died or has measured
+        CHILD_MAX_CANDIDATES (the caller holds _MEASURE_LOCK)."""
+        child = self._child
+        if child is not None and (not child.alive or child.used >= CHILD_MAX_CANDIDATES):
+            child.close()
+            child = self._child = None
+        if child is None:
+            child = self._child = _Child()
+        return child
 
     def close(self) -> None:
         """End the child process, if one is running."""

@@ -156,6 +156,8 @@ def _serve_in_turn(request: Mapping[str, Any], protocol: IO[str]) -> None:
                 status, error = "build_error", _describe(err)
             else:
                 if not isinstance(built.kernel, CompiledKernel):
+                    if isinstance(built.kernel, GpuKernel):
+                        built.kernel.close()
                     status, error = "runtime_error", "only CPU kernels are timed in turns"
                 else:
                     status, args, error = _checked_args(built, workload, fault)
