@@ -199,3 +199,8 @@ def onnxruntime_session(model: bytes, threads: int = 2) -> Any:
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def json_settings(pairs: list[str]) -> dict[str, Any]:
+    """`KEY=VALUE` command-line pairs as a dict, each value parsed as JSON."""
+    return {key: json.loads(value) for key, _, value in (pair.partition("=") for pair in pairs)}

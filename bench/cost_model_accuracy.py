@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import load_workloads, workload_arrays, workload_function
+from bench.common import json_settings, load_workloads, workload_arrays, workload_function
 from ir.lower import lower
 from ir.schedule import Trace
 from ir.te.program import function_to_te
@@ -139,7 +139,7 @@ def main() -> int:
         "--set", nargs="*", default=[], metavar="FIELD=VALUE", help="XGBConfig fields to change"
     )
     args = parser.parse_args()
-    overrides = {key: json.loads(value) for key, _, value in (s.partition("=") for s in args.set)}
+    overrides = json_settings(args.set)
     folder = Path(args.records)
     for workload in load_workloads():
         logs = featurized_logs(folder, workload)

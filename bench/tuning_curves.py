@@ -41,6 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import (
+    json_settings,
     load_workloads,
     time_in_turn,
     workload_arrays,
@@ -205,7 +206,7 @@ def main() -> int:
         "--set", nargs="*", default=[], help="KEY=VALUE: XGBoost options of model-guided search"
     )
     args = parser.parse_args()
-    options = {key: json.loads(value) for key, _, value in (s.partition("=") for s in args.set)}
+    options = json_settings(args.set)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     host = host_target()

@@ -289,8 +289,7 @@ class MeasureSession:
         options = options or MeasureOptions()
         for target in {c.target for c in inputs if is_cuda_target(c.target)}:
             self._check_gpu(target)  # (before compiling for a GPU that is not there)
-        cpu_only = not any(is_cuda_target(c.target) for c in inputs)
-        if options.in_turn and len(inputs) > 1 and cpu_only:
+        if options.in_turn and len(inputs) > 1:
             together = self.measure_in_turn(inputs, options)
             if together is not None:
                 return together
@@ -350,10 +349,8 @@ class MeasureSession:
             return None
         with _MEASURE_LOCK:
             child = self._usable_child()
+            # (a child that died here is replaced by the next `_usable_child`)
             results = child.measure_in_turn(self._index, inputs, options, self.device_index)
-            if results is None and not child.alive:
-                child.close()
-                self._child = None
         if results is not None:
             self._index += len(inputs)
         return results

@@ -243,9 +243,10 @@ class Agent:
             if options.in_turn and len(inputs) > 1:
                 # (a re-measurement: timed together, in turns, or else one by one below)
                 with contextlib.suppress(MeasureError):
-                    together = self._session.measure_in_turn(inputs, options) or []
-                    ids = [c.candidate_id for c in batch.candidates]
-                    measured = dict(zip(ids, together, strict=False))
+                    together = self._session.measure_in_turn(inputs, options)
+                    if together is not None:
+                        ids = [c.candidate_id for c in batch.candidates]
+                        measured = dict(zip(ids, together, strict=True))
             if not measured:
                 self._session.prebuild(inputs, options)
         for candidate in batch.candidates:
