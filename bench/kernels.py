@@ -29,6 +29,7 @@ from bench.common import (
 from bench.expert import expert_conv2d, expert_matmul
 from codegen.executor import hardware_of
 from codegen.llvm import Target, compile_kernel, host_target
+from codegen.runtime.loader import aligned_copy, aligned_empty
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
 from ir.lower import lower
@@ -52,8 +53,8 @@ def _kernel_runner(
     for index, arg in enumerate(call.args):
         value = np.array(arg.data) if isinstance(arg, Constant) else arrays[arg.name]  # type: ignore[attr-defined]
         layout = schedule.input_layouts.get(f"p{index}")
-        args.append(layout.apply(value) if layout is not None else np.ascontiguousarray(value))
-    out = np.empty(call.checked_type.shape, np.float32)  # type: ignore[union-attr]
+        args.append(aligned_copy(layout.apply(value) if layout is not None else value))
+    out = aligned_empty(call.checked_type.shape, np.float32)  # type: ignore[union-attr]
     return (lambda: kernel(*args, out)), [out]
 
 

@@ -5,7 +5,8 @@ to our default schedule, numpy (matmuls) and ONNX Runtime measured in the same r
 
 Each workload is tuned from an empty record log per budget; the reported best is the
 tuner's declared best (re-measured) record, rebuilt and re-timed in turn with the default
-schedule (the default's figure is the median over the budgets). numpy and ONNX Runtime
+schedule (`default_N`: the default timed beside the N-trial best; `default`: the median
+over the budgets). numpy and ONNX Runtime
 come after (their thread pools keep spinning for a while after a call), each at the best
 of five spells a second apart (`bench.common.time_baseline`).
 """
@@ -74,6 +75,7 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
             costs = time_in_turn({"default": default_run, "tuned": run})
             default_costs.append(costs["default"])
             row[f"tuned_{trials}"] = flops / costs["tuned"] / 1e9
+            row[f"default_{trials}"] = flops / costs["default"] / 1e9
             row[f"trials_{trials}"] = len(records)
     row["default"] = flops / statistics.median(default_costs or [time_call(default_run)]) / 1e9
     if workload["op"] in ("matmul", "batch_matmul", "dense"):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from codegen.llvm import CompiledKernel, Target, compile_kernel, host_target
+from codegen.runtime.loader import aligned_copy, aligned_empty
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Call, Constant, Function, Tuple, TupleGetItem, Var
 from ir.graph.traversal import post_order
@@ -116,7 +117,7 @@ class CompiledModel:
             if isinstance(node, Var):
                 raise IRError(f"free variable %{node.name} in the model")
             if isinstance(node, Constant):
-                slots[id(node)] = self._new_slot(np.array(node.data, order="C"))
+                slots[id(node)] = self._new_slot(aligned_copy(node.data))
             elif isinstance(node, Tuple):
                 slots[id(node)] = tuple(slots[id(f)] for f in node.fields)
             elif isinstance(node, TupleGetItem):
@@ -146,10 +147,11 @@ class CompiledModel:
             if layout is not None:
                 if not isinstance(arg, Constant):
                     raise IRError(f"layout rewrite of non-constant input p{index}")
-                slot = self._new_slot(layout.apply(arg.data))
+                slot = self._new_slot(aligned_copy(layout.apply(arg.data)))
             args.append(slot)
-        outputs = [
-            self._new_slot(np.empty(t.shape, t.dtype)) for t in _tensor_types(node.checked_type)
+        outputs = [  # (aligned as the artifact's workspace is: kernels run as measured)
+            self._new_slot(aligned_empty(t.shape, t.dtype))
+            for t in _tensor_types(node.checked_type)
         ]
         self._steps.append(_Step(kernel, args, outputs, kernel.name))
         if isinstance(node.checked_type, TupleType):

@@ -30,6 +30,7 @@ from codegen.llvm import CompiledKernel, compile_kernel, parse_target
 from codegen.llvm.cache_flush import can_evict, evict_arrays
 from codegen.llvm.jit import clear_kernel_cache
 from codegen.measure import MeasureOptions, candidate_schedule
+from codegen.runtime.loader import aligned_copy, aligned_empty
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
 from ir.graph.types import TensorType, TupleType, Type
@@ -310,13 +311,15 @@ def _checked_args(
         return "runtime_error", [], workload.error
     layouts = built.schedule.input_layouts
     # Fresh copies: a kernel that writes out of bounds cannot spoil the cached inputs.
+    # 64-byte aligned, as the artifact's buffers are, so a candidate is timed on the
+    # alignment it will run on.
     args = [
-        layouts[name].apply(array) if name in layouts else array.copy()
+        aligned_copy(layouts[name].apply(array) if name in layouts else array)
         for name, array in workload.inputs.items()
     ]
     outputs = []
     for ty in _tensor_types(built.function.ret_type):
-        output = np.empty(ty.shape, ty.dtype)
+        output = aligned_empty(ty.shape, ty.dtype)
         output.fill(np.nan if output.dtype.kind == "f" else 0)  # unwritten elements show
         outputs.append(output)
     if fault == "hang":

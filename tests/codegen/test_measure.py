@@ -30,9 +30,12 @@ from codegen.measure_child import (
     LONG_REDUCTION_TOLERANCE,
     MAX_COLD_NUMBER,
     MAX_RETAKEN_REPEATS,
+    _build,
+    _checked_args,
     _cold_mean,
     _time_in_turns,
     _time_kernel,
+    _workload,
     tolerance,
     undisturbed_repeats,
 )
@@ -75,6 +78,18 @@ def test_default_schedule_of_a_matmul_measures_ok() -> None:
     assert len(result.costs_s) == 3
     assert all(0 < cost < 0.5 for cost in result.costs_s), result.costs_s
     assert result.build_s > 0 and result.measure_s > 0
+
+
+def test_candidates_run_on_64_byte_aligned_arguments() -> None:
+    # The artifact's buffers are 64-byte aligned and numpy's only 16: a candidate is
+    # checked and timed on the alignment it will run on (inputs, repacked weights, outputs).
+    task = _matmul_task(m=64, n=96, k=80)
+    built = _build({"target": TARGET, "task": task, "trace": default_trace(task, TARGET)})
+    assert built.schedule.input_layouts, "the test wants a repacked weight"
+    status, args, error = _checked_args(built, _workload(task, built.function, seed=0), "")
+    assert status == "ok", error
+    assert len(args) == 3
+    assert all(arg.ctypes.data % 64 == 0 and arg.flags.c_contiguous for arg in args)
 
 
 def test_faults_and_invalid_traces_cost_one_candidate(monkeypatch: pytest.MonkeyPatch) -> None:
