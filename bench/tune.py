@@ -6,9 +6,9 @@ to our default schedule, numpy (matmuls) and ONNX Runtime measured in the same r
 Each workload is tuned from an empty record log per budget; the reported best is the
 tuner's declared best (re-measured) record, rebuilt and re-timed in turn with the default
 schedule (`default_N`: the default timed beside the N-trial best; `default`: the median
-over the budgets). numpy and ONNX Runtime
-come after (their thread pools keep spinning for a while after a call), each at the best
-of five spells a second apart (`bench.common.time_baseline`).
+over the budgets). numpy and ONNX Runtime come after (their thread pools keep spinning for
+a while after a call), each at the best of five spells a second apart
+(`bench.common.time_baseline`).
 """
 
 from __future__ import annotations
