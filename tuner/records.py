@@ -4,7 +4,9 @@ A record names the workload (its key), the exact target, the schedule trace, eve
 repeat's cost, how the runs were timed (warm or cold caches) and the outcome. Logs are
 append-only: `RecordLog.append` adds lines and syncs them to disk, and nothing here
 rewrites a log. Only records with status "ok" are ever chosen as best. A line from a
-newer record version is refused with a clear error rather than misread.
+newer record version is refused with a clear error rather than misread. A line that a
+writer left torn (it died mid-line: an unclosed JSON object) is skipped with a warning, so
+a tuning run killed while writing resumes from everything it finished.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import logging
 import math
 import os
 import statistics
@@ -24,6 +27,8 @@ from typing import Any
 
 from ir.errors import AutotuneError, ScheduleError
 from ir.schedule import Trace
+
+logger = logging.getLogger(__name__)
 
 RECORD_VERSION = 1
 STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result", "worker_lost")
@@ -248,8 +253,9 @@ def _ends_with_newline(path: Path) -> bool:
 def load_records(path_or_lines: str | os.PathLike[str] | Iterable[str]) -> list[Record]:
     """Read records from a JSON lines file (a path) or from lines of text.
 
-    Blank lines and lines starting with `#` are skipped. A malformed line raises
-    RecordError naming the file and the line number.
+    Blank lines and lines starting with `#` are skipped, and so is a torn line (a record
+    cut short by a writer that died mid-line; see `is_torn_line`), with a warning. A
+    malformed line raises RecordError naming the file and the line number.
     """
     if isinstance(path_or_lines, str | os.PathLike):
         source = str(path_or_lines)
@@ -267,12 +273,44 @@ def _parse_lines(lines: Iterable[str], source: str) -> list[Record]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as err:
+            if is_torn_line(text):
+                logger.warning(
+                    "%s:%d: skipped a torn record (its writer stopped mid-line)", source, number
+                )
+                continue
             raise RecordError(f"{source}:{number}: not valid JSON: {err}") from None
         try:
             records.append(Record.from_json(data))
         except RecordError as err:
             raise RecordError(f"{source}:{number}: {err}") from None
     return records
+
+
+def is_torn_line(text: str) -> bool:
+    """Whether `text` is the start of a record line cut short: a JSON object with a first
+    key that never closes. (Text that closes early, or that is not an object, is
+    malformed, not torn.)"""
+    if not text.startswith('{"'):
+        return False
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth <= 0:
+                return False
+    return True
 
 
 # -- queries ------------------------------------------------------------------------------

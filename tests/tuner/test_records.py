@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tuner.records import (
     RECORD_VERSION,
@@ -15,6 +17,7 @@ from tuner.records import (
     RecordLog,
     best_record,
     compute_candidate_id,
+    is_torn_line,
     load_records,
     measured_candidates,
 )
@@ -93,8 +96,28 @@ def test_append_after_a_torn_line_starts_a_new_line(tmp_path: Path) -> None:
     RecordLog(path).append([_record(8)])
     lines = path.read_text().splitlines()
     assert len(lines) == 3 and Record.from_json(json.loads(lines[2])) == _record(8)
-    with pytest.raises(RecordError, match=r"run\.jsonl:2: not valid JSON"):
-        load_records(path)
+
+
+def test_torn_lines_are_skipped_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A writer killed mid-line leaves a torn record, at the end of the log or, once a
+    later run appended, inside it: loading skips it, keeps every finished record and warns."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(_record(4).dumps() + "\n" + _record(16).dumps()[:57])
+    assert RecordLog(path).load() == [_record(4)]
+    RecordLog(path).append([_record(8)])
+    with caplog.at_level("WARNING", logger="tuner.records"):
+        assert load_records(path) == [_record(4), _record(8)]
+    assert f"{path}:2: skipped a torn record" in caplog.text
+
+
+@given(cut=st.integers(min_value=0), factor=st.integers(min_value=1, max_value=1 << 40))
+def test_every_cut_record_line_is_torn_and_no_whole_one_is(cut: int, factor: int) -> None:
+    error = 'a "quoted" {error} \\ [1]'
+    line = _record(factor, costs=[], status="runtime_error", error=error).dumps()
+    assert not is_torn_line(line)
+    assert is_torn_line(line[: 2 + cut % (len(line) - 2)])
 
 
 def test_load_skips_blank_lines_and_comments() -> None:
