@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from codegen.cuda.device import GpuRuntimeError, check_target_device
 from codegen.cuda.target import is_cuda_target
+from codegen.errors import TargetError
+from codegen.llvm import host_target, parse_target
 from codegen.measure import MeasureOptions
 from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
+from tuner.records import load_records
 from tuner.tasks import normalize_target
-from tuner.tune import TuneProgress, TuneResult, tune_model
+from tuner.tune import TaskSummary, TuneProgress, TuneResult, tune_model
 
 
 class TuneError(AutotuneError):
@@ -40,7 +44,9 @@ def _summary_json(result: TuneResult) -> dict[str, Any]:
     return {
         "measured": result.measured,
         "remeasured": result.remeasured,
-        "estimated_latency_ms": (result.estimated_latency_s or 0.0) * 1e3,
+        "estimated_latency_ms": (
+            None if result.estimated_latency_s is None else result.estimated_latency_s * 1e3
+        ),
         "tasks": [
             {
                 "name": task.name,
@@ -93,6 +99,8 @@ def run_tune(
             f"unsupported target {target!r}: offline tuning runs on this CPU (llvm) or a "
             "local GPU (cuda -arch=sm_XX)"
         )
+    else:
+        _check_runs_here(target)
     fn = optimize(from_onnx(model, shape=shapes or None), blocked_layout=not is_cuda_target(target))
     interactive = sys.stderr.isatty() and not as_json
 
@@ -119,9 +127,14 @@ def run_tune(
     )
     if interactive:
         print(file=sys.stderr)
+    # (A task the time limit left unmeasured is not a failure: it keeps its default.)
+    failed = [task for task in result.tasks if task.best_gflops is None and task.trials]
+    for line in _failure_lines(failed, records, normalize_target(target)):
+        print(line, file=sys.stderr)
+    status = 1 if failed else 0
     if as_json:
         print(json.dumps(_summary_json(result), indent=2))
-        return 0
+        return status
     print(f"measured {result.measured} new candidates ({result.remeasured} re-measured)")
     print(f"{'task':<48}{'weight':>7}{'trials':>8}{'best GFLOPS':>13}  stopped")
     for task in result.tasks:
@@ -130,4 +143,40 @@ def run_tune(
     if result.estimated_latency_s is not None:
         print(f"estimated model latency: {result.estimated_latency_s * 1e3:.3f} ms")
     print(f"records: {records}")
-    return 0
+    return status
+
+
+def _check_runs_here(target: str) -> None:
+    """Raise TuneError when kernels for the CPU target `target` cannot run on this host
+    (wider vectors than it has), since tuning measures them here."""
+    try:
+        wanted = parse_target(target)
+    except TargetError as err:
+        raise TuneError(str(err)) from None
+    host = host_target()
+    if wanted.vector_bits > host.vector_bits:
+        raise TuneError(
+            f"cannot tune for {str(wanted)!r} on this host: its kernels use "
+            f"{wanted.vector_bits}-bit vectors and this CPU ({host.mcpu}) has "
+            f"{host.vector_bits}-bit ones, so they could not run here to be measured; tune "
+            "on a worker with that CPU (autotune serve and autotune worker)"
+        )
+
+
+def _failure_lines(failed: Sequence[TaskSummary], records: Path, target: str) -> list[str]:
+    """One line per task that ended without a single correct candidate: how its
+    candidates failed, with the first error."""
+    if not failed:
+        return []
+    logged = load_records(records) if records.exists() else []
+    lines = []
+    for task in failed:
+        mine = [r for r in logged if r.workload_key == task.key and r.target == target]
+        statuses = Counter(r.status for r in mine)
+        counts = ", ".join(f"{count} {status}" for status, count in statuses.most_common())
+        error = next((r.error for r in mine if r.error), None)
+        lines.append(
+            f"error: task {task.name}: none of its {task.trials} candidates ran correctly "
+            f"({counts}; first error: {error}); its records stay in {records}"
+        )
+    return lines

@@ -174,3 +174,59 @@ def test_flush_cache_reaches_the_measurement_options(
             )
     # Unless told, a CPU tunes on cold caches.
     assert [options.flush_cache for options in seen] == [True, False, True]
+
+
+def test_tune_refuses_a_cpu_whose_vectors_this_host_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tuning measures kernels here: an AVX-512 target on an AVX2 host (a host made to
+    look like one, as CI's may have AVX-512) is one clear error before anything runs."""
+    import service.tune_command as tune_command
+    from codegen.llvm import parse_target
+
+    monkeypatch.setattr(tune_command, "host_target", lambda: parse_target("llvm -mcpu=haswell"))
+    model_path = tmp_path / "small.onnx"
+    _small_model(model_path)
+    records = tmp_path / "r.jsonl"
+    with pytest.raises(tune_command.TuneError, match=r"512-bit vectors .* 256-bit ones"):
+        tune_command.run_tune(
+            model_path, {}, "llvm -mcpu=skylake-avx512", 4, records, None, "random", True, 4
+        )
+    assert not records.exists()
+
+
+def test_tune_fails_when_no_candidate_of_a_task_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A task whose every candidate failed (here: killed by SIGILL) ends the command with
+    status 1 and a line saying how they failed; the records stay."""
+    import service.tune_command as tune_command
+    from tuner.records import Record, RecordLog
+    from tuner.tasks import normalize_target
+    from tuner.tune import TaskSummary, TuneResult
+
+    records = tmp_path / "r.jsonl"
+    target = normalize_target("llvm")
+
+    def failing_tune(*args: object, **kwargs: object) -> TuneResult:
+        trace = {"version": 1, "steps": []}
+        error = "child killed by signal SIGILL"
+        RecordLog(records).append(
+            Record("k" * 64, target, trace, [], "runtime_error", error, time=float(t))
+            for t in range(2)
+        )
+        task = TaskSummary("fused_conv", "k" * 64, 1, 100, 2, 2, None, None, "budget")
+        return TuneResult(tasks=(task,), measured=2, remeasured=0, estimated_latency_s=None)
+
+    monkeypatch.setattr(tune_command, "tune_model", failing_tune)
+    model_path = tmp_path / "small.onnx"
+    _small_model(model_path)
+    status = tune_command.run_tune(model_path, {}, "llvm", 2, records, None, "random", True, 4)
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert (
+        "error: task fused_conv: none of its 2 candidates ran correctly (2 runtime_error; "
+        "first error: child killed by signal SIGILL)" in err
+    )
+    assert json.loads(out)["estimated_latency_ms"] is None
+    assert len(records.read_text().splitlines()) == 2
