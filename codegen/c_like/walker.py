@@ -234,6 +234,9 @@ class CStyleWalker:
             return f"({lhs} {_INFIX[op]} {rhs})"
         if op in ("min", "max"):
             compare = "<" if op == "min" else ">"
+            if is_float(expr.dtype):  # NaN in, NaN out, as numpy's (and the CPU kernels')
+                picks_rhs = f"({rhs}) != ({rhs}) || ({rhs}) {compare} ({lhs})"
+                return f"(({picks_rhs}) ? ({rhs}) : ({lhs}))"
             return f"(({lhs}) {compare} ({rhs}) ? ({lhs}) : ({rhs}))"
         if is_float(expr.dtype):
             floor = "floor" if expr.dtype == "float64" else "floorf"

@@ -238,10 +238,14 @@ def _float_binary(ctx: FunctionContext, op: str, lhs: Any, rhs: Any) -> Any:
         )
         adjust = builder.and_(nonzero, signs_differ)
         return builder.select(adjust, builder.fadd(remainder, rhs), remainder)
-    if op == "min":
-        return builder.select(builder.fcmp_ordered("<", lhs, rhs), lhs, rhs)
-    if op == "max":
-        return builder.select(builder.fcmp_ordered(">", lhs, rhs), lhs, rhs)
+    if op in ("min", "max"):
+        # NaN in, NaN out (numpy's minimum and maximum): a max reduction over a NaN is
+        # NaN, not the max of what follows it. The ordered compare picks lhs when lhs is
+        # NaN (one vmaxps / vminps); the unordered one rhs when rhs is, which LLVM drops
+        # when rhs is a constant (relu's 0).
+        compare = builder.fcmp_ordered(">" if op == "max" else "<", rhs, lhs)
+        ordered = builder.select(compare, rhs, lhs)
+        return builder.select(builder.fcmp_unordered("uno", rhs, rhs), rhs, ordered)
     raise CodegenError(f"unknown binary op {op!r}")
 
 

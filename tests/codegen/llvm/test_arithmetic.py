@@ -149,6 +149,37 @@ def test_select_min_max_and_comparisons(kind: str) -> None:
     np.testing.assert_array_equal(run(func, x, y), expected)
 
 
+@pytest.mark.parametrize("kind", ["serial", "vectorized"])
+def test_float_min_max_propagate_nan_like_numpy(kind: str) -> None:
+    """min / max of a NaN are NaN whichever side it is on, against a constant too (relu),
+    and a max reduction over a NaN is NaN: not the max of the elements after it."""
+    x, y = random_array((SIZE,)), random_array((SIZE,), seed=1)
+    x[[3, 17, 40]] = np.nan
+    y[[5, 17, 41]] = np.nan
+    lhs, rhs, result = Buffer("A", (SIZE,)), Buffer("B", (SIZE,)), Buffer("C", (SIZE,))
+    k = Var("k")
+    a, b = Load(lhs, k), Load(rhs, k)
+    for name, value, expected in (
+        ("max", maximum(a, b), np.maximum(x, y)),
+        ("min", minimum(a, b), np.minimum(x, y)),
+        ("relu", maximum(a, FloatImm(0.0)), np.maximum(x, 0.0)),
+        ("clip", minimum(FloatImm(0.5), maximum(FloatImm(-0.5), a)), np.clip(x, -0.5, 0.5)),
+    ):
+        store = Store(result, k, value)
+        func = PrimFunc(f"nan_{name}_{kind}", (lhs, rhs, result), For(k, IntImm(SIZE), kind, store))
+        np.testing.assert_array_equal(run(func, x, y), expected, err_msg=name)
+    total = Buffer("T", (1,))
+    zero = IntImm(0)
+    running = Store(total, zero, maximum(Load(total, zero), Load(lhs, k)))
+    start = Store(total, zero, FloatImm(-np.inf))
+    func = PrimFunc(
+        "nan_max_reduce", (lhs, total), seq(start, For(k, IntImm(SIZE), "serial", running))
+    )
+    assert np.isnan(run(func, x)[0])
+    x[[3, 17, 40]] = 0.0
+    assert run(func, x)[0] == np.max(x)
+
+
 CASTS = [
     ("float32", "int32"), ("int32", "float32"), ("float32", "float64"), ("float64", "float32"),
     ("int64", "int8"), ("int8", "int64"), ("uint8", "int32"), ("uint8", "float32"),

@@ -347,10 +347,12 @@ relu_i1_i.body:
   %".270" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".269", i32 0
   %".271" = shufflevector <8 x float> %".270", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
   %".272" = fadd contract <8 x float> %".267", %".271"
-  %".273" = fcmp ogt <8 x float> %".272", <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
-  %".274" = select  <8 x i1> %".273", <8 x float> %".272", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
-  %".275" = getelementptr inbounds float, ptr %".4", i64 %".261"
-  store <8 x float> %".274", ptr %".275", align 4
+  %".273" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".272"
+  %".274" = select  <8 x i1> %".273", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".272"
+  %".275" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".276" = select  <8 x i1> %".275", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".274"
+  %".277" = getelementptr inbounds float, ptr %".4", i64 %".261"
+  store <8 x float> %".276", ptr %".277", align 4
   %"relu_i1_i.next" = add nsw i64 %"relu_i1_i", 1
   br label %"relu_i1_i.header"
 relu_i1_i.exit:

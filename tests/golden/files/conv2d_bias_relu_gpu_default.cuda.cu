@@ -68,7 +68,7 @@ extern "C" __global__ void __launch_bounds__(64) fused_nn_conv2d_add_nn_relu_ker
       {
         const int relu_i3_i_i_o = (int)threadIdx.x;
         for (int relu_i1_i_i_i = 0; relu_i1_i_i_i < 4; ++relu_i1_i_i_i) {
-          relu[((((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 256) + (relu_i1_i_i_i * 64)) + (relu_i2_i_i_o * 8)) + relu_i3_i_i_o)] = (((conv2d[relu_i1_i_i_i] + p2[((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 4) + relu_i1_i_i_i)])) > (0.0f) ? ((conv2d[relu_i1_i_i_i] + p2[((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 4) + relu_i1_i_i_i)])) : (0.0f));
+          relu[((((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 256) + (relu_i1_i_i_i * 64)) + (relu_i2_i_i_o * 8)) + relu_i3_i_i_o)] = (((0.0f) != (0.0f) || (0.0f) > ((conv2d[relu_i1_i_i_i] + p2[((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 4) + relu_i1_i_i_i)]))) ? (0.0f) : ((conv2d[relu_i1_i_i_i] + p2[((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 4) + relu_i1_i_i_i)])));
         }
       }
     }

@@ -76,10 +76,12 @@ max_pool2d_rx.body:
   %".60" = shufflevector <16 x float> %".59", <16 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <5 x i32> <i32 0, i32 2, i32 4, i32 6, i32 15>
   %".61" = xor <5 x i1> %".42", <i1 1, i1 1, i1 1, i1 1, i1 1>
   %".62" = select  <5 x i1> %".42", <5 x float> %".60", <5 x float> <float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000, float 0xfff0000000000000>
-  %".63" = fcmp ogt <5 x float> %".19", %".62"
-  %".64" = select  <5 x i1> %".63", <5 x float> %".19", <5 x float> %".62"
-  %".65" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".16"
-  store <5 x float> %".64", ptr %".65", align 4
+  %".63" = fcmp ogt <5 x float> %".62", %".19"
+  %".64" = select  <5 x i1> %".63", <5 x float> %".62", <5 x float> %".19"
+  %".65" = fcmp uno <5 x float> %".62", %".62"
+  %".66" = select  <5 x i1> %".65", <5 x float> %".62", <5 x float> %".64"
+  %".67" = getelementptr inbounds float, ptr %"max_pool2d", i64 %".16"
+  store <5 x float> %".66", ptr %".67", align 4
   %"max_pool2d_rx.next" = add nsw i64 %"max_pool2d_rx", 1
   br label %"max_pool2d_rx.header"
 max_pool2d_rx.exit:

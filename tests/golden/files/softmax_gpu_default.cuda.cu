@@ -7,7 +7,7 @@ extern "C" __global__ void __launch_bounds__(4) fused_nn_softmax_kernel0(const f
     const int softmax_maxelem_i0_i = (int)threadIdx.x;
     softmax_maxelem[softmax_maxelem_i0_i] = __int_as_float(0xff800000);
     for (int softmax_maxelem_k = 0; softmax_maxelem_k < 40; ++softmax_maxelem_k) {
-      softmax_maxelem[softmax_maxelem_i0_i] = ((softmax_maxelem[softmax_maxelem_i0_i]) > (p0[((softmax_maxelem_i0_i * 40) + softmax_maxelem_k)]) ? (softmax_maxelem[softmax_maxelem_i0_i]) : (p0[((softmax_maxelem_i0_i * 40) + softmax_maxelem_k)]));
+      softmax_maxelem[softmax_maxelem_i0_i] = (((p0[((softmax_maxelem_i0_i * 40) + softmax_maxelem_k)]) != (p0[((softmax_maxelem_i0_i * 40) + softmax_maxelem_k)]) || (p0[((softmax_maxelem_i0_i * 40) + softmax_maxelem_k)]) > (softmax_maxelem[softmax_maxelem_i0_i])) ? (p0[((softmax_maxelem_i0_i * 40) + softmax_maxelem_k)]) : (softmax_maxelem[softmax_maxelem_i0_i]));
     }
   }
 }
