@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -74,20 +75,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
             path, target, parse_shape_bindings(args.shape), inputs, records_path, args.bench or 0
         )
     else:
-        provider = None
+        coverage = None
         if args.records:
             from codegen.llvm import host_target
+            from service.run_model import RecordCoverage
             from tuner.records import load_records
-            from tuner.tune import records_schedule_provider
 
-            records = load_records(Path(args.records))
-            provider = records_schedule_provider(records, str(host_target()))
+            coverage = RecordCoverage(load_records(Path(args.records)), str(host_target()))
         start = time.perf_counter()
         model = prepare_model(
-            path, parse_shape_bindings(args.shape), inputs, schedule_provider=provider
+            path,
+            parse_shape_bindings(args.shape),
+            inputs,
+            schedule_provider=coverage.provide if coverage is not None else None,
         )
         compile_s = time.perf_counter() - start
         result = run_model(model, inputs, args.bench or 0, compile_s)
+        if coverage is not None:
+            result = replace(result, tuned_kernels=coverage.tuned)
+            for line in coverage.report(Path(args.records)):
+                print(line, file=sys.stderr)
     if args.output:
         save_outputs(Path(args.output), result.outputs)
     if args.json:

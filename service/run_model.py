@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,12 @@ from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
 
+if TYPE_CHECKING:
+    from ir.graph.nodes import Function
+    from ir.schedule import Schedule
+    from ir.te.program import TEProgram
+    from tuner.records import Record
+
 
 class RunError(AutotuneError):
     """A run argument (an input file, an output path) is wrong."""
@@ -49,6 +55,7 @@ class RunResult:
     compile_s: float
     kernels: int
     load_s: float | None = None  # artifacts: the loader's time to check and open it
+    tuned_kernels: int | None = None  # with a record log: kernels compiled from its records
 
     @property
     def median_latency_s(self) -> float | None:
@@ -62,14 +69,54 @@ class RunResult:
             "compile_s": self.compile_s,
             "kernels": self.kernels,
             "latency_ms": {
-                "median": (self.median_latency_s or 0.0) * 1e3,
+                "median": (None if self.median_latency_s is None else self.median_latency_s * 1e3),
                 "runs": len(self.latencies_s),
                 "min": min(self.latencies_s) * 1e3 if self.latencies_s else None,
             },
         }
         if self.load_s is not None:
             data["load_ms"] = self.load_s * 1e3
+        if self.tuned_kernels is not None:
+            data["tuned_kernels"] = self.tuned_kernels
         return data
+
+
+class RecordCoverage:
+    """A schedule provider over a record log (each kernel gets its workload's best tuned
+    schedule, or the default) that counts the kernels it gave a tuned schedule."""
+
+    def __init__(self, records: Sequence[Record], target: str) -> None:
+        from tuner.tasks import normalize_target  # (the tuner, only where records are read)
+        from tuner.tune import records_schedule_provider
+
+        self.target = normalize_target(target)
+        self.targets = {record.target for record in records}
+        self._provide = records_schedule_provider(records, self.target)
+        self.tuned = 0
+        self.kernels = 0
+
+    def provide(
+        self, function: Function, program: TEProgram, constants: frozenset[str]
+    ) -> Schedule | None:
+        """The tuned schedule of `function`, or None for its default (counted)."""
+        schedule = self._provide(function, program, constants)
+        self.kernels += 1
+        self.tuned += schedule is not None
+        return schedule
+
+    def report(self, path: Path) -> list[str]:
+        """What the log gave, and why nothing when it only holds other targets' records."""
+        lines = [
+            f"{path}: tuned schedules for {self.tuned} of {self.kernels} kernels "
+            "(the others: default schedules)"
+        ]
+        if self.targets and self.target not in self.targets:
+            others = ", ".join(repr(target) for target in sorted(self.targets))
+            lines.append(
+                f"{path} holds records for {others} only, and this run compiles for "
+                f"{self.target!r} (records are kept per exact target, core count included)"
+            )
+        return lines
 
 
 def parse_input_files(values: Sequence[str]) -> dict[str, np.ndarray]:
@@ -225,6 +272,7 @@ def save_outputs(path: Path, outputs: Sequence[np.ndarray]) -> None:
 
 __all__ = [
     "InputError",
+    "RecordCoverage",
     "RunError",
     "RunResult",
     "is_artifact",

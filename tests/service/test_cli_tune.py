@@ -79,6 +79,19 @@ def test_tune_then_run_with_records(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     expected = run_onnxruntime(model, {"x": data}, "y")
     np.testing.assert_allclose(np.load(out)["output_0"], expected, rtol=1e-4, atol=1e-5)
+    # It says how many kernels the records gave a schedule (the first task took the whole
+    # budget: one of three).
+    assert f"{records}: tuned schedules for 1 of 3 kernels" in run.stderr
+    # Records of another target (here: another core count) give none, and it says why.
+    other = tmp_path / "other.jsonl"
+    other.write_text(records.read_text().replace("-num-cores=", "-num-cores=7"))
+    elsewhere = _run("run", str(model_path), "--input", f"x={tmp_path / 'x.npy'}",
+                     "--records", str(other), "--json")  # fmt: skip
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    assert f"{other}: tuned schedules for 0 of 3 kernels" in elsewhere.stderr
+    assert "-num-cores=7" in elsewhere.stderr and "core count included" in elsewhere.stderr
+    summary = json.loads(elsewhere.stdout)
+    assert summary["tuned_kernels"] == 0 and summary["latency_ms"]["median"] is None
 
 
 def test_tune_on_cuda_without_pycuda_is_one_clear_error(tmp_path: Path) -> None:
