@@ -91,6 +91,12 @@ class TaskScheduler:
         """Whether the wall-clock limit has passed."""
         return self.time_limit_s is not None and self.clock() - self.start_s >= self.time_limit_s
 
+    def remaining_time_s(self) -> float | None:
+        """Seconds left before the wall-clock limit (None without one)."""
+        if self.time_limit_s is None:
+            return None
+        return max(0.0, self.time_limit_s - (self.clock() - self.start_s))
+
     def restore(self, index: int, trials: int, best_cost_s: float | None) -> None:
         """Count trials measured before this scheduler existed (resume from records)."""
         task = self.tasks[index]

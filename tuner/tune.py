@@ -296,9 +296,11 @@ def tune_tasks(
         _resume(runs, records, model, scheduler, counts_toward_budget)
         # Step 3.
         measured = 0
+        pace = _Pace()
         while (chosen := scheduler.next_task()) is not None:
+            batch_start = time.monotonic()
             run = runs[chosen]
-            count = min(batch_size, scheduler.remaining_trials)
+            count = pace.fitting(min(batch_size, scheduler.remaining_trials), scheduler)
             seeds = _take_seeds(run, count)
             # The search proposes only what the seeds leave, so none of its picks is
             # dropped (it would stay in flight there, never measured nor proposed again).
@@ -310,6 +312,7 @@ def tune_tasks(
                 continue
             results = _measure(run, traces, target, options, store, measurer)
             measured += len(traces)
+            pace.note(len(traces), time.monotonic() - batch_start)
             costs = [_cost(result) for result in results]
             for cost in costs:
                 run.note_cost(cost)
@@ -320,11 +323,36 @@ def tune_tasks(
                 progress(_progress(run, chosen, len(traces), scheduler, runs, started))
         # Step 4.
         records = _comparable(store.load(), target, timing)
-        remeasured = _remeasure(runs, records, target, options, store, remeasure_top, measurer)
+        remeasured = _remeasure(
+            runs, records, target, options, store, remeasure_top, measurer, scheduler.out_of_time
+        )
         records = _comparable(store.load(), target, timing)
         if cost_model_path is not None:
             model.save(cost_model_path)
         return _summarize(runs, records, target, scheduler, measured, remeasured, model)
+
+
+class _Pace:
+    """Seconds per candidate of the batches so far, to fit batches in a time limit."""
+
+    FIRST_BATCH_UNDER_LIMIT = 2  # candidates measured before the pace is known
+
+    def __init__(self) -> None:
+        self.candidates = 0
+        self.seconds = 0.0
+
+    def note(self, candidates: int, seconds: float) -> None:
+        self.candidates += candidates
+        self.seconds += seconds
+
+    def fitting(self, count: int, scheduler: TaskScheduler) -> int:
+        """`count`, cut (to at least one) to what the time left holds at this pace."""
+        left_s = scheduler.remaining_time_s()
+        if left_s is None or count <= 1:
+            return count
+        if not self.candidates:
+            return min(count, self.FIRST_BATCH_UNDER_LIMIT)
+        return max(1, min(count, int(left_s * self.candidates / max(self.seconds, 1e-9))))
 
 
 # -- steps ----------------------------------------------------------------------------------
@@ -486,16 +514,21 @@ def _remeasure(
     log: RecordStore,
     top: int,
     measurer: Measurer,
+    out_of_time: Callable[[], bool] = lambda: False,
 ) -> int:
     """Step 4: re-measure each task's top candidates (by first measurement) not yet
     re-measured, with REMEASURE_REPEAT_FACTOR times the repeats, in one batch with the
     default schedule: a best is only declared against the untuned schedule measured at
     the same time, so one disturbed first measurement of the default cannot hide it. The
     batch is timed in turns (`MeasureOptions.in_turn`), so a slow spell of the machine
-    falls on all of them alike."""
+    falls on all of them alike. Once `out_of_time`, the tasks left keep their first
+    measurements (their best is then the fastest of those)."""
     repeated = replace(options, repeat=options.repeat * REMEASURE_REPEAT_FACTOR, in_turn=True)
     total = 0
     for run in runs:
+        if out_of_time():
+            logger.info("time limit reached: %s keeps its first measurements", run.task.name)
+            continue
         mine = [r for r in records if r.workload_key == run.task.key]
         counts: dict[str, int] = {}
         for record in mine:

@@ -27,13 +27,30 @@ from ir.reference import check_close, evaluate
 from ir.schedule import Trace
 from ir.te.program import function_to_te
 from tuner.records import Record, compute_candidate_id, load_records
+from tuner.scheduler import TaskScheduler
 from tuner.search import make_search
 from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
 from tuner.tasks import extract_tasks, normalize_target
-from tuner.tune import TuneProgress, records_schedule_provider, tune_model, tuned_record
+from tuner.tune import (
+    TuneProgress,
+    _Pace,
+    records_schedule_provider,
+    tune_model,
+    tuned_record,
+)
 
 RNG = np.random.default_rng(0)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 FAST = MeasureOptions(repeat=2, min_repeat_ms=5.0)
 SMALL_SEARCH = {"population": 32, "generations": 1}
 
@@ -218,6 +235,44 @@ def test_the_default_and_the_point_nearest_it_come_first_even_one_per_batch(
     assert first == Trace.from_json(default_trace(task.to_json(), task.target))
     assert second == space.default_point()
     assert third not in (first, second)
+
+
+def test_batches_fit_the_time_left_at_the_measured_pace() -> None:
+    """Under a time limit the first batch is small (the pace is unknown), later ones are
+    cut to what the time left holds at the seconds per candidate so far (at least one),
+    and without a limit nothing is cut."""
+    clock = FakeClock()
+    limited = TaskScheduler([1], max_trials=1000, time_limit_s=10.0, clock=clock)
+    pace = _Pace()
+    assert pace.fitting(16, TaskScheduler([1], max_trials=1000)) == 16
+    assert pace.fitting(16, limited) == _Pace.FIRST_BATCH_UNDER_LIMIT
+    pace.note(4, 2.0)  # 0.5 s per candidate
+    clock.now = 7.0  # 3 s left: 6 candidates
+    assert pace.fitting(16, limited) == 6
+    assert pace.fitting(4, limited) == 4
+    clock.now = 9.9
+    assert pace.fitting(16, limited) == 1
+
+
+def test_a_time_limited_run_measures_a_small_first_batch(tmp_path: Path) -> None:
+    y = Var("y", TensorType((4, 64), "float32"))
+    weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
+    fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
+    batches: list[int] = []
+
+    with MeasureSession() as session:
+
+        def measurer(
+            inputs: Sequence[MeasureInput], options: MeasureOptions
+        ) -> list[MeasureResult]:
+            batches.append(len(inputs))
+            return session.measure_batch(inputs, options)
+
+        tune_model(
+            fn, "llvm", 6, tmp_path / "r.jsonl", time_limit_s=600.0, batch_size=4,
+            search="random", measure_options=FAST, remeasure_top=0, measurer=measurer,
+        )  # fmt: skip
+    assert batches == [_Pace.FIRST_BATCH_UNDER_LIMIT, 4]
 
 
 def test_warm_and_cold_records_are_never_compared(tmp_path: Path) -> None:
