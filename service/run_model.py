@@ -126,6 +126,8 @@ def parse_input_files(values: Sequence[str]) -> dict[str, np.ndarray]:
         name, sep, path = text.partition("=")
         if not sep or not name or not path:
             raise RunError(f"--input {text!r}: expected NAME=FILE.npy")
+        if name in arrays:
+            raise RunError(f"--input {name} is given twice")
         try:
             arrays[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as err:

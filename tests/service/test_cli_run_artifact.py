@@ -78,3 +78,7 @@ def test_bad_inputs_and_artifacts(
         "run", str(build.path), "--input", "x=x.npy", "--records", "r.jsonl", cwd=tmp_path
     )
     assert records.returncode == 1 and "apply to ONNX models" in records.stderr
+    twice = _run("run", str(build.path), "--input", "x=x.npy", "--input", "x=wrong.npy",
+                 cwd=tmp_path)  # fmt: skip
+    assert twice.returncode == 1
+    assert twice.stderr.strip() == "autotune run: error: --input x is given twice"
