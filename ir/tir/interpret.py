@@ -97,6 +97,9 @@ class _Interpreter:
                 return lhs // rhs
             if op == "floormod":
                 return lhs % rhs
+            if isinstance(lhs, float | np.floating) or isinstance(rhs, float | np.floating):
+                # numpy's: NaN in, NaN out (Python's min / max keep NaN only in front)
+                return np.minimum(lhs, rhs) if op == "min" else np.maximum(lhs, rhs)
             if op == "min":
                 return min(lhs, rhs)
             return max(lhs, rhs)

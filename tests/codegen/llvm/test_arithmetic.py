@@ -26,6 +26,7 @@ from ir.tir.expr import (
     ne,
     select,
 )
+from ir.tir.interpret import interpret
 from ir.tir.stmt import For, PrimFunc, Store, seq
 from tests.codegen.llvm.kernels import random_array, run
 
@@ -152,7 +153,8 @@ def test_select_min_max_and_comparisons(kind: str) -> None:
 @pytest.mark.parametrize("kind", ["serial", "vectorized"])
 def test_float_min_max_propagate_nan_like_numpy(kind: str) -> None:
     """min / max of a NaN are NaN whichever side it is on, against a constant too (relu),
-    and a max reduction over a NaN is NaN: not the max of the elements after it."""
+    and a max reduction over a NaN is NaN: not the max of the elements after it (compiled
+    and interpreted)."""
     x, y = random_array((SIZE,)), random_array((SIZE,), seed=1)
     x[[3, 17, 40]] = np.nan
     y[[5, 17, 41]] = np.nan
@@ -168,6 +170,9 @@ def test_float_min_max_propagate_nan_like_numpy(kind: str) -> None:
         store = Store(result, k, value)
         func = PrimFunc(f"nan_{name}_{kind}", (lhs, rhs, result), For(k, IntImm(SIZE), kind, store))
         np.testing.assert_array_equal(run(func, x, y), expected, err_msg=name)
+        interpreted = np.zeros(SIZE, np.float32)  # the loop IR interpreter agrees
+        interpret(func, [x, y, interpreted])
+        np.testing.assert_array_equal(interpreted, expected, err_msg=name)
     total = Buffer("T", (1,))
     zero = IntImm(0)
     running = Store(total, zero, maximum(Load(total, zero), Load(lhs, k)))
