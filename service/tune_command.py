@@ -175,8 +175,9 @@ def _failure_lines(failed: Sequence[TaskSummary], records: Path, target: str) ->
         statuses = Counter(r.status for r in mine)
         counts = ", ".join(f"{count} {status}" for status, count in statuses.most_common())
         error = next((r.error for r in mine if r.error), None)
+        how = f" ({counts}; first error: {error})" if mine else ""
         lines.append(
-            f"error: task {task.name}: none of its {task.trials} candidates ran correctly "
-            f"({counts}; first error: {error}); its records stay in {records}"
+            f"error: task {task.name}: none of its {task.trials} candidates ran correctly"
+            f"{how}; its records stay in {records}"
         )
     return lines
