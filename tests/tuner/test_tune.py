@@ -26,6 +26,7 @@ from ir.graph.types import TensorType
 from ir.reference import check_close, evaluate
 from ir.schedule import Trace
 from ir.te.program import function_to_te
+from tests.tuner.test_scheduler import FakeClock
 from tuner.records import Record, compute_candidate_id, load_records
 from tuner.scheduler import TaskScheduler
 from tuner.search import make_search
@@ -41,14 +42,6 @@ from tuner.tune import (
 )
 
 RNG = np.random.default_rng(0)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 FAST = MeasureOptions(repeat=2, min_repeat_ms=5.0)
