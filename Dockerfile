@@ -23,7 +23,12 @@ COPY workers workers
 COPY service service
 COPY migrations migrations
 # Editable, so the service finds the top-level migrations/ next to its sources in /app.
+# Then the tuner's per-candidate modules are compiled with mypyc (ir/native.py; the
+# sources run where that fails), and mypy, needed only to build them, is removed.
 RUN pip install -e . \
+    && pip install "mypy>=1.10" setuptools \
+    && (python -m ir.native || echo "mypyc failed: the Python sources run") \
+    && pip uninstall -y mypy \
     && useradd --create-home --uid 10001 autotune \
     && mkdir /data && chown autotune /data
 USER autotune
@@ -49,6 +54,10 @@ COPY tuner tuner
 COPY workers workers
 COPY service service
 COPY migrations migrations
-RUN pip install -e '.[gpu]' && useradd --create-home --uid 10001 autotune
+RUN pip install -e '.[gpu]' \
+    && pip install "mypy>=1.10" setuptools \
+    && (python -m ir.native || echo "mypyc failed: the Python sources run") \
+    && pip uninstall -y mypy \
+    && useradd --create-home --uid 10001 autotune
 USER autotune
 CMD ["autotune", "worker", "--device", "cuda:0"]

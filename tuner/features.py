@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ir.tir.arith import interval
+from ir.tir.arith import Interval, interval
 from ir.tir.expr import (
     Binary,
     Buffer,
@@ -207,7 +207,7 @@ class _Kernel:
         self.rows: list[list[float]] = []
         self.kernel = [0.0] * len(KERNEL_FEATURES)
         self.loops: list[_Loop] = []
-        self.ranges: dict[Var, tuple[float, float]] = {}
+        self.ranges: dict[Var, Interval] = {}
         self.depth_of: dict[str, int] = {}  # loop variable name -> level (names are unique)
         self.local_buffers: set[str] = set()
         self.guards = 0
@@ -657,14 +657,14 @@ def _vars_of(expr: PrimExpr) -> Iterable[Var]:
             stack.extend(expr_children(node))
 
 
-def _width(bounds: tuple[float, float]) -> int:
+def _width(bounds: Interval) -> int:
     low, high = bounds
     if math.isinf(low) or math.isinf(high):
         return 1
     return max(1, int(high - low) + 1)
 
 
-def _extent(expr: PrimExpr, ranges: dict[Var, tuple[float, float]]) -> int:
+def _extent(expr: PrimExpr, ranges: dict[Var, Interval]) -> int:
     if type(expr) is IntImm:
         return max(0, int(expr.value))  # type: ignore[attr-defined]
     high = interval(expr, ranges, None)[1]

@@ -422,8 +422,10 @@ class Schedule:
     # -- implementations -------------------------------------------------------------------
 
     def _split(
-        self, stage: str, axis: str, factor: int | None = None, nparts: int | None = None
+        self, stage: str, axis: str, factor: object = None, nparts: object = None
     ) -> tuple[str, str]:
+        # (`object`: a trace's step may hold anything, and compiled code would convert a
+        # bool annotated `int` to an int before the check could see it)
         target = self.stage(stage)
         self._leaf(target, axis)
         if (factor is None) == (nparts is None):
@@ -431,6 +433,7 @@ class Schedule:
         amount = factor if factor is not None else nparts
         if not isinstance(amount, int) or isinstance(amount, bool) or amount < 1:
             raise ScheduleError(f"split amount must be a positive integer, got {amount!r}")
+        factor, nparts = (amount, None) if factor is not None else (None, amount)
         if target.annotations.get(axis):
             raise ScheduleError(f"axis {axis} is annotated {target.annotations[axis]}; split first")
         kind = target.axis_kind[axis]

@@ -41,7 +41,11 @@ IntervalMap = Mapping[Var, tuple[int, int]]
 LinearForm = tuple[dict[PrimExpr, int], int]
 """`(terms, const)`: the expression `sum(coef * atom for atom, coef in terms) + const`."""
 
-Interval = tuple[float, float]
+End = int | float
+"""An interval end: an int, or -inf / +inf. (Spelled out rather than `float`, which
+compiled code would turn every int into.)"""
+
+Interval = tuple[End, End]
 """An inclusive interval; finite ends are ints, unbounded ends are -inf / +inf."""
 
 RangeMap = Mapping[Var, Interval]
@@ -77,7 +81,7 @@ def dtype_interval(dtype: str) -> Interval:
     return _UNBOUNDED
 
 
-def _is_finite(value: float) -> bool:
+def _is_finite(value: End) -> bool:
     return -_INF < value < _INF
 
 
@@ -172,7 +176,7 @@ def _sub(a: Interval, b: Interval) -> Interval:
     return (a[0] - b[1], a[1] - b[0])
 
 
-def _scale(a: Interval, factor: float) -> Interval:
+def _scale(a: Interval, factor: End) -> Interval:
     if factor == 0:
         return (0, 0)
     if factor > 0:
@@ -180,7 +184,7 @@ def _scale(a: Interval, factor: float) -> Interval:
     return (a[1] * factor, a[0] * factor)
 
 
-def _mul_end(x: float, y: float) -> float:
+def _mul_end(x: End, y: End) -> End:
     # 0 * inf is 0 here: an unbounded end is never reached, so the product stays near 0.
     if x == 0 or y == 0:
         return 0
@@ -201,7 +205,7 @@ def _mul(a: Interval, b: Interval) -> Interval:
     return (min(corners), max(corners))
 
 
-def _floordiv_end(x: float, y: float) -> float:
+def _floordiv_end(x: End, y: End) -> End:
     # y > 0 here; an unbounded x stays unbounded, x / inf tends to 0 (from below if x < 0).
     if not _is_finite(x):
         return x
@@ -280,8 +284,8 @@ def linear_interval(
     terms: Mapping[PrimExpr, int], const: int, ranges: RangeMap, cache: IntervalCache | None
 ) -> Interval:
     """The interval of a linear form (each distinct atom bounded once)."""
-    lo: float = const
-    hi: float = const
+    lo: End = const
+    hi: End = const
     for atom, coef in terms.items():
         atom_lo, atom_hi = interval(atom, ranges, cache)
         if coef > 0:

@@ -80,3 +80,9 @@ def test_dockerignore_keeps_the_sources_the_image_copies() -> None:
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
     for source in re.findall(r"^COPY (\S+) \S+$", _dockerfile(), re.MULTILINE):
         assert source not in ignored
+
+
+def test_each_image_compiles_its_own_native_modules() -> None:
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
+    assert "**/*.so" in ignored  # (extensions built on the host fit the host's Python)
+    assert _dockerfile().count("python -m ir.native") == 2
