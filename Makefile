@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP) native
 
-# The modules on the tuner's per-candidate path (schedule replay, lowering, simplification,
-# features: `[tool.autotune] native` in pyproject.toml), compiled by mypyc into C extensions
-# beside their sources, which Python then imports instead (about 1.5x the candidates per
-# second). Rebuilt whenever a source under ir/ or tuner/ changes; where mypyc fails (no C
+# The modules on the tuner's per-candidate path (loop IR nodes, schedule replay, lowering,
+# simplification, features: `[tool.autotune] native` in pyproject.toml), compiled by mypyc
+# into C extensions beside their sources, which Python then imports instead (about 1.8x
+# the candidates per second). Rebuilt whenever a source under ir/ or tuner/ changes; where mypyc fails (no C
 # compiler), the sources run as they are.
 NATIVE_STAMP := build/native.stamp
 

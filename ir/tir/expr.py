@@ -3,6 +3,12 @@
 Nodes are immutable values compared by structure (`==` is structural equality; use
 `eq(a, b)` to build an equality test). Arithmetic operators build nodes, and fold
 constants on the way, so index arithmetic stays small from the start.
+
+This module is compiled by mypyc (see ir/native.py), so its classes keep to what compiled
+classes support: every node class writes its `__eq__` and `__hash__` out (compiled, a
+dataclass gets no `__hash__` generated, and a `PrimExpr`, whose class defines the other
+comparisons, no working `__eq__`), and every node stores its `dtype` in a field, never a
+property (compiled code reads `expr.dtype` from the base class's slot).
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, Union
+from typing import Any, Protocol, Union
 
 INDEX_DTYPE = "int64"
 
@@ -39,8 +45,7 @@ INTRINSICS = (
 class PrimExpr:
     """Base class of scalar expressions; arithmetic operators build new nodes."""
 
-    # Composite nodes cache their structural hash here (see `_hash_once`).
-    __slots__ = ("_hash",)
+    __slots__ = ()
     dtype: str
 
     def __add__(self, other: ExprLike) -> PrimExpr:
@@ -99,9 +104,6 @@ class PrimExpr:
 
 ExprLike = Union[PrimExpr, int, float, bool, "IterVar"]
 
-_set_field = object.__setattr__  # how a frozen node's own __init__ fills its fields
-_Node = TypeVar("_Node", bound=type)
-
 
 def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
     """The setters of the slots `names` of a frozen node class, for its own `__init__`.
@@ -113,23 +115,36 @@ def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ..
     return tuple(cls.__dict__[name].__set__ for name in names)
 
 
-def _hash_once(cls: _Node) -> _Node:
-    """Make a frozen node class remember its structural hash after the first call.
+class _CompositeExpr(PrimExpr):
+    """A node with operands, equal to another of its class with equal `_fields()`; it
+    remembers its structural hash after the first call. (Its subclasses are dataclasses
+    with `eq=False`, which keeps these methods.)
 
-    The generated `__hash__` hashes the children, which hash theirs: a dict keyed by a
-    deep index expression would cost a walk of the whole tree per lookup.
+    Hashing a node hashes its operands, which hash theirs: a dict keyed by a deep index
+    expression would cost a walk of the whole tree per lookup.
     """
-    structural = cls.__hash__
 
-    def __hash__(self: PrimExpr) -> int:
+    __slots__ = ("_hash",)
+    _hash: int
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined,no-any-return]
+
+    def __hash__(self) -> int:
         value: int | None = getattr(self, "_hash", None)  # (cheaper than catching the miss)
-        if value is None:
-            value = structural(self)  # type: ignore[call-arg,misc]
-            _set_field(self, "_hash", value)
-        return value
+        return value if value is not None else _remember_hash(self)
 
-    cls.__hash__ = __hash__  # type: ignore[assignment,method-assign]
-    return cls
+    def _fields(self) -> tuple[Any, ...]:
+        """What equality compares and the hash hashes."""
+        raise NotImplementedError
+
+
+def _remember_hash(node: _CompositeExpr) -> int:
+    value = hash(node._fields())
+    _set_hash(node, value)
+    return value
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -149,6 +164,9 @@ class IntImm(PrimExpr):
             return NotImplemented
         return self.value == other.value and self.dtype == other.dtype  # type: ignore[attr-defined]
 
+    def __hash__(self) -> int:
+        return hash((self.value, self.dtype))
+
 
 @dataclass(frozen=True, slots=True, init=False)
 class FloatImm(PrimExpr):
@@ -161,6 +179,14 @@ class FloatImm(PrimExpr):
         _set_float_value(self, value)
         _set_float_dtype(self, dtype)
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.value == other.value and self.dtype == other.dtype  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.dtype))
+
 
 @dataclass(frozen=True, slots=True, init=False)
 class Var(PrimExpr):
@@ -168,15 +194,16 @@ class Var(PrimExpr):
 
     name: str
     dtype: str = INDEX_DTYPE
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __init__(self, name: str, dtype: str = INDEX_DTYPE) -> None:
         _set_var_name(self, name)
         _set_var_dtype(self, dtype)
         # Variables key most dicts of lowering and simplification: hashed once, here.
-        _set_hash(self, hash((name, dtype)))
+        _set_var_hash(self, hash((name, dtype)))
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[attr-defined,no-any-return]
+        return self._hash
 
     def __eq__(self, other: object) -> bool:
         # (the generated method builds a tuple of the fields on each side)
@@ -185,9 +212,8 @@ class Var(PrimExpr):
         return self.name == other.name and self.dtype == other.dtype  # type: ignore[attr-defined]
 
 
-@_hash_once
-@dataclass(frozen=True, slots=True, init=False)
-class Binary(PrimExpr):
+@dataclass(frozen=True, eq=False, slots=True, init=False)
+class Binary(_CompositeExpr):
     """An arithmetic operation; `op` is one of BINARY_OPS (its dtype is the operands')."""
 
     op: str
@@ -214,10 +240,16 @@ class Binary(PrimExpr):
         lhs, rhs = self.rhs, other.rhs  # type: ignore[attr-defined]
         return lhs is rhs or lhs == rhs
 
+    def __hash__(self) -> int:  # (a class that defines `__eq__` must define this too)
+        value: int | None = getattr(self, "_hash", None)
+        return value if value is not None else _remember_hash(self)
 
-@_hash_once
-@dataclass(frozen=True, slots=True, init=False)
-class Compare(PrimExpr):
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.op, self.lhs, self.rhs)
+
+
+@dataclass(frozen=True, eq=False, slots=True, init=False)
+class Compare(_CompositeExpr):
     """A comparison producing a bool; `op` is one of COMPARE_OPS."""
 
     op: str
@@ -243,10 +275,16 @@ class Compare(PrimExpr):
         lhs, rhs = self.rhs, other.rhs  # type: ignore[attr-defined]
         return lhs is rhs or lhs == rhs
 
+    def __hash__(self) -> int:  # (a class that defines `__eq__` must define this too)
+        value: int | None = getattr(self, "_hash", None)
+        return value if value is not None else _remember_hash(self)
 
-@_hash_once
-@dataclass(frozen=True, slots=True, init=False)
-class Logical(PrimExpr):
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.op, self.lhs, self.rhs, self.dtype)
+
+
+@dataclass(frozen=True, eq=False, slots=True, init=False)
+class Logical(_CompositeExpr):
     """`and` / `or` of two bools, or `not` of one (rhs is None)."""
 
     op: str
@@ -262,10 +300,12 @@ class Logical(PrimExpr):
         _set_logical_rhs(self, rhs)
         _set_logical_dtype(self, dtype)
 
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.op, self.lhs, self.rhs, self.dtype)
 
-@_hash_once
-@dataclass(frozen=True, slots=True)
-class Select(PrimExpr):
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Select(_CompositeExpr):
     """`true_value if condition else false_value`.
 
     A select may guard loads that would be out of bounds (padding, concatenation): code
@@ -278,28 +318,41 @@ class Select(PrimExpr):
     true_value: PrimExpr
     false_value: PrimExpr
 
-    @property
-    def dtype(self) -> str:  # type: ignore[override]
-        return self.true_value.dtype
+    dtype: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _set_select_dtype(self, self.true_value.dtype)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.condition, self.true_value, self.false_value)
 
 
-@_hash_once
-@dataclass(frozen=True, slots=True)
-class Cast(PrimExpr):
+@dataclass(frozen=True, eq=False, slots=True, init=False)
+class Cast(_CompositeExpr):
     """Convert `value` to `dtype`."""
 
     dtype: str
     value: PrimExpr
 
+    # (written out: compiled, the base class's `dtype` slot would read as a default here)
+    def __init__(self, dtype: str, value: PrimExpr) -> None:
+        _set_cast_dtype(self, dtype)
+        _set_cast_value(self, value)
 
-@_hash_once
-@dataclass(frozen=True, slots=True)
-class Call(PrimExpr):
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.dtype, self.value)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Call(_CompositeExpr):
     """A math intrinsic (one of INTRINSICS) applied to arguments of its dtype."""
 
     name: str
     args: tuple[PrimExpr, ...]
     dtype: str = "float32"
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.name, self.args, self.dtype)
 
 
 class TensorLike(Protocol):
@@ -332,23 +385,28 @@ class IterVar:
         _set_iter_kind(self, kind)
         _set_iter_name(self, var.name)
 
+    def __hash__(self) -> int:
+        return hash((self.var, self.extent, self.kind))
 
-@_hash_once
-@dataclass(frozen=True, slots=True)
-class TensorRead(PrimExpr):
+
+@dataclass(frozen=True, eq=False, slots=True)
+class TensorRead(_CompositeExpr):
     """Read one element of a TE tensor (before lowering)."""
 
     tensor: Any  # a TE Tensor; compared by identity of the tensor object
     indices: tuple[PrimExpr, ...]
 
-    @property
-    def dtype(self) -> str:  # type: ignore[override]
-        return str(self.tensor.dtype)
+    dtype: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _set_tensorread_dtype(self, str(self.tensor.dtype))
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.tensor, self.indices)
 
 
-@_hash_once
-@dataclass(frozen=True, slots=True)
-class Reduce(PrimExpr):
+@dataclass(frozen=True, eq=False, slots=True)
+class Reduce(_CompositeExpr):
     """A commutative reduction of `source` over `axes`; `combiner` is sum, max or min."""
 
     combiner: str
@@ -356,9 +414,13 @@ class Reduce(PrimExpr):
     axes: tuple[IterVar, ...]
     condition: PrimExpr | None = None
 
-    @property
-    def dtype(self) -> str:  # type: ignore[override]
-        return self.source.dtype
+    dtype: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _set_reduce_dtype(self, self.source.dtype)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.combiner, self.source, self.axes, self.condition)
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,10 +437,12 @@ class Buffer:
         """Number of elements."""
         return math.prod(self.shape)
 
+    def __hash__(self) -> int:
+        return hash((self.name, self.shape, self.dtype, self.scope))
 
-@_hash_once
-@dataclass(frozen=True, slots=True, init=False)
-class Load(PrimExpr):
+
+@dataclass(frozen=True, eq=False, slots=True, init=False)
+class Load(_CompositeExpr):
     """Read element `index` (flat, row-major) of a buffer (after lowering)."""
 
     buffer: Buffer
@@ -387,13 +451,14 @@ class Load(PrimExpr):
     def __init__(self, buffer: Buffer, index: PrimExpr) -> None:
         _set_load_buffer(self, buffer)
         _set_load_index(self, index)
+        _set_load_dtype(self, buffer.dtype)
 
-    @property
-    def dtype(self) -> str:  # type: ignore[override]
-        return self.buffer.dtype
+    dtype: str = field(init=False, repr=False, compare=False)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.buffer, self.index)
 
 
-(_set_hash,) = slot_setters(PrimExpr, "_hash")
 _set_int_value, _set_int_dtype = slot_setters(IntImm, "value", "dtype")
 _set_float_value, _set_float_dtype = slot_setters(FloatImm, "value", "dtype")
 _set_var_name, _set_var_dtype = slot_setters(Var, "name", "dtype")
@@ -410,6 +475,13 @@ _set_logical_op, _set_logical_lhs, _set_logical_rhs, _set_logical_dtype = slot_s
 _set_iter_var, _set_iter_extent, _set_iter_kind, _set_iter_name = slot_setters(
     IterVar, "var", "extent", "kind", "name"
 )
+(_set_hash,) = slot_setters(_CompositeExpr, "_hash")
+(_set_var_hash,) = slot_setters(Var, "_hash")
+(_set_select_dtype,) = slot_setters(Select, "dtype")
+_set_cast_dtype, _set_cast_value = slot_setters(Cast, "dtype", "value")
+(_set_tensorread_dtype,) = slot_setters(TensorRead, "dtype")
+(_set_reduce_dtype,) = slot_setters(Reduce, "dtype")
+(_set_load_dtype,) = slot_setters(Load, "dtype")
 
 
 def is_float(dtype: str) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import cast
 
 from ir.tir import expr as E
 from ir.tir.arith import (
@@ -177,9 +178,9 @@ class _Simplifier:
             self.done[id(expr)] = (expr, result)
             return result
         if kind is Var:
-            known = self.ranges.get(expr)  # type: ignore[call-overload]
-            if known is not None and known[0] == known[1]:
-                return IntImm(int(known[0]), expr.dtype)  # a variable with one value
+            var_range = self.ranges.get(cast(Var, expr))
+            if var_range is not None and var_range[0] == var_range[1]:
+                return IntImm(int(var_range[0]), expr.dtype)  # a variable with one value
             return expr
         if kind is IntImm or kind is FloatImm:
             return expr
