@@ -21,7 +21,7 @@ def test_aligned_empty_has_the_shape_and_dtype_asked_for(
     assert array.ctypes.data % 64 == 0 or array.size == 0  # (no data to align)
     assert array.flags.c_contiguous and array.flags.writeable
     array[...] = 1  # every element is writable memory of its own
-    assert int(array.sum()) == array.size
+    assert np.count_nonzero(array == 1) == array.size  # (a float16 sum would round)
 
 
 @given(SHAPES, DTYPES, st.integers(0, 2**32 - 1))
