@@ -102,11 +102,31 @@ def test_bad_input_is_4xx_naming_the_problem_and_changes_no_rows(live: LiveServi
                 "line 1",
             ),
             (client.post("/v1/records/import", content=b"not json\n"), 422, "JSON"),
+            # (PostgreSQL can neither store nor compare a NUL: refused on every database)
+            (
+                client.get("/v1/records", params={"target": "llvm\x00"}),
+                422,
+                "'target' contains a NUL",
+            ),
+            (client.get("/v1/jobs/a%00b"), 422, "path contains a NUL"),
         ]
         for response, status, words in cases:
             assert response.status_code == status, response.text
             assert words.lower() in response.text.lower(), response.text
         assert live.counts() == before
+
+
+def test_a_value_the_database_cannot_store_is_422_and_stores_nothing(live: LiveService) -> None:
+    before = live.counts()
+    with live.client(live.registration_secret) as client:
+        body = {"name": "w\x00", "target": host_target(), "device": {}, "version": "t"}
+        response = client.post("/v1/workers/register", json=body)
+    if live.settings.resolved_database_url.startswith("postgresql"):
+        assert response.status_code == 422, response.text
+        assert "cannot store" in response.text and "NUL" in response.text
+        assert live.counts() == before
+    else:  # (SQLite stores a NUL like any other character)
+        assert response.status_code == 201, response.text
 
 
 def test_models_jobs_and_cancel(live: LiveService) -> None:
