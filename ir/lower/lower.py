@@ -178,6 +178,53 @@ class _Nest:
     init_position: int | None = None
 
 
+class _ReadsAt:
+    """The state of one `_Lowering.lower_reads_at` call.
+
+    (Methods rather than closures: compiled by mypyc, closures that call each other share
+    an environment that refers back to them, a reference cycle that keeps every node they
+    saw alive until the cyclic garbage collector runs.)
+    """
+
+    __slots__ = ("indexer", "lowered", "lowering", "mapping")
+
+    def __init__(self, lowering: _Lowering, mapping: Mapping[Var, PrimExpr]) -> None:
+        self.lowering = lowering
+        self.mapping = mapping
+        self.indexer = lowering.indexer
+        # Each variable object met -> (it, its lowered value or None when unmapped): the
+        # body's variables come again and again, and an id costs no Var hashing.
+        self.lowered: dict[int, tuple[Var, PrimExpr | None]] = {}
+
+    def value_of(self, var: Var) -> PrimExpr | None:
+        known = self.lowered.get(id(var))
+        if known is not None and known[0] is var:
+            return known[1]
+        value = self.mapping.get(var)
+        if value is not None:
+            value = self.lowering.lower_reads(value)
+        self.lowered[id(var)] = (var, value)
+        return value
+
+    def var_form(self, var: Var) -> VarForm | None:
+        value = self.value_of(var)
+        return self.indexer.var_form(var) if value is None else self.indexer.form(value)
+
+    def visit(self, node: PrimExpr, rewrite: Rewrite) -> PrimExpr | None:
+        kind = type(node)
+        if kind is Var:
+            return self.value_of(node)  # type: ignore[arg-type]
+        if kind is TensorRead:
+            assert isinstance(node, TensorRead)
+            # Affine indices go straight to the flat index, without the substituted trees,
+            # which nothing else uses.
+            load = self.lowering._load_at(node, self.var_form)
+            if load is not None:
+                return load
+            return self.lowering._load(node, tuple(rewrite(index) for index in node.indices))
+        return None
+
+
 class _Lowering:
     def __init__(self, schedule: Schedule) -> None:
         self.schedule = schedule
@@ -336,40 +383,8 @@ class _Lowering:
         searching them, each mapped value is lowered once and shared where it is used.
         """
 
-        # Each variable object met -> (it, its lowered value or None when unmapped): the
-        # body's variables come again and again, and an id costs no Var hashing.
-        lowered: dict[int, tuple[Var, PrimExpr | None]] = {}
-        indexer = self.indexer
-
-        def value_of(var: Var) -> PrimExpr | None:
-            known = lowered.get(id(var))
-            if known is not None and known[0] is var:
-                return known[1]
-            value = mapping.get(var)
-            if value is not None:
-                value = self.lower_reads(value)
-            lowered[id(var)] = (var, value)
-            return value
-
-        def var_form(var: Var) -> VarForm | None:
-            value = value_of(var)
-            return indexer.var_form(var) if value is None else indexer.form(value)
-
-        def visit(node: PrimExpr, rewrite: Rewrite) -> PrimExpr | None:
-            kind = type(node)
-            if kind is Var:
-                return value_of(node)  # type: ignore[arg-type]
-            if kind is TensorRead:
-                assert isinstance(node, TensorRead)
-                # Affine indices go straight to the flat index, without the substituted
-                # trees, which nothing else uses.
-                load = self._load_at(node, var_form)
-                if load is not None:
-                    return load
-                return self._load(node, tuple(rewrite(index) for index in node.indices))
-            return None
-
-        return map_expr_shared(expr, visit)
+        reads = _ReadsAt(self, mapping)
+        return map_expr_shared(expr, reads.visit)
 
     def _load_at(self, read: TensorRead, var_form: Callable[[Var], VarForm | None]) -> Load | None:
         """`_load` of `read` with its indices substituted (the variables' forms given by

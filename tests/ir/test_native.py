@@ -7,6 +7,7 @@ import importlib
 import importlib.machinery
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -122,3 +123,33 @@ def test_compiled_modules_lower_and_featurize_as_their_sources(tmp_path: Path) -
     assert len(compiled) == len(interpreted) >= samples * 20
     for ours, reference in zip(compiled, interpreted, strict=True):
         assert ours == reference, f"{ours[0]}: compiled output differs for trace {ours[1]}"
+
+
+def test_lowering_and_features_leave_no_cyclic_garbage() -> None:
+    # The tuner pauses the cyclic collector while it lowers a batch (tuner/gc_pause.py):
+    # nodes kept alive by a reference cycle (compiled closures make them easily) would
+    # pile up until it runs again, and then cost a collection of them all.
+    import gc
+
+    from ir.lower import lower
+    from ir.schedule.hardware import HardwareParams
+    from tests.tuner.space.workloads import workloads
+    from tuner.features import extract_features
+    from tuner.space import SearchSpace
+
+    rng = random.Random(5)
+    for name in ("conv2d", "depthwise_conv2d", "matmul", "softmax", "layer_norm"):
+        workload = workloads()[name]
+        program = workload.program()
+        space = SearchSpace(program, HardwareParams(32, 2), workload.constants)
+        traces = [space.sample(rng) for _ in range(4)]
+        gc.collect()
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for trace in traces:
+                extract_features(lower(trace.replay(program)))
+            assert gc.collect() == 0, f"{name}: lowering left objects in reference cycles"
+        finally:
+            if enabled:
+                gc.enable()
