@@ -9,8 +9,8 @@ install: $(STAMP) native
 # The modules on the tuner's per-candidate path (loop IR nodes, schedule replay, lowering,
 # simplification, features: `[tool.autotune] native` in pyproject.toml), compiled by mypyc
 # into C extensions beside their sources, which Python then imports instead (about 1.8x
-# the candidates per second). Rebuilt whenever a source under ir/ or tuner/ changes; where mypyc fails (no C
-# compiler), the sources run as they are.
+# the candidates per second). Rebuilt whenever a source under ir/ or tuner/ changes; where
+# mypyc fails (no C compiler), the sources run as they are.
 NATIVE_STAMP := build/native.stamp
 
 native: $(NATIVE_STAMP)

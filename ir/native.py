@@ -3,9 +3,9 @@ which of those are older than their source.
 
 `make native` (`python -m ir.native`) compiles the modules on the tuner's per-candidate
 path (loop IR nodes, replay, lowering, simplification, features: `[tool.autotune]
-native` in pyproject.toml) into extensions beside their sources; Python imports an extension in
-preference to the `.py` next to it. An extension built before its source was edited
-would silently run the old code, so packages warn of that when imported.
+native` in pyproject.toml) into extensions beside their sources; Python imports an
+extension in preference to the `.py` next to it. An extension built before its source
+was edited would silently run the old code, so packages warn of that when imported.
 """
 
 from __future__ import annotations
