@@ -337,3 +337,17 @@ def test_prove_is_never_wrong(
         return
     for point in sample_points(ranges, rng):
         assert bool(evaluate(cond, point)) == verdict, (str(cond), point)
+
+
+def test_finite_interval_ends_stay_ints() -> None:
+    # (compiled by mypyc, a `float` annotation would turn them into doubles: 2**62 + 1
+    # would round, and an end that lands in an IntImm would print as 3.0)
+    from ir.tir.arith import dtype_interval, interval
+
+    big = 2**62 + 1
+    x = Var("x")
+    for lo, hi in (interval(IntImm(3), {}, None), interval(x * 2 + 1, {x: (big, big)}, None)):
+        assert type(lo) is int and type(hi) is int
+    assert interval(x * 2 + 1, {x: (big, big)}, None) == (2 * big + 1, 2 * big + 1)
+    low, high = dtype_interval("int64")
+    assert (low, high) == (-(2**63), 2**63 - 1) and type(high) is int  # exactly
