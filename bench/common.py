@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import onnx
@@ -17,6 +17,8 @@ from ir.graph.nodes import Function, Var, call, const
 from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.types import TensorType
+
+Key = TypeVar("Key")
 
 HERE = Path(__file__).resolve().parent
 SHARED_WORKLOADS = HERE.parent.parent / "shared" / "bench" / "workloads.json"
@@ -59,14 +61,29 @@ def time_baseline(fn: Callable[[], object], rounds: int = 5, gap_s: float = 0.5)
     return min(costs)
 
 
-def time_in_turn(fns: dict[str, Callable[[], object]], rounds: int = 5) -> dict[str, float]:
+def time_in_turn(fns: Mapping[Key, Callable[[], object]], rounds: int = 5) -> dict[Key, float]:
     """Median seconds per call of each function, timed in turn for `rounds` rounds (one
     `time_call` repeat each), so a slow spell of the machine falls on all of them."""
-    costs: dict[str, list[float]] = {name: [] for name in fns}
+    costs: dict[Key, list[float]] = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
             costs[name].append(time_call(fn, repeat=1))
     return {name: statistics.median(values) for name, values in costs.items()}
+
+
+def time_placed_in_turn(
+    runners: dict[str, list[Callable[[], object]]], rounds: int = 5
+) -> dict[str, float]:
+    """Seconds per call of each entry, its runners being one kernel on several placements
+    of its arguments (`bench.kernels.placed_kernel_runners`): every runner timed in turn
+    as `time_in_turn` does, and an entry's cost the mean over its placements, as the tuner
+    ranks candidates over the same placements."""
+    flat = {(name, index): run for name, runs in runners.items() for index, run in enumerate(runs)}
+    costs = time_in_turn(flat, rounds)
+    return {
+        name: statistics.fmean(costs[(name, index)] for index in range(len(runs)))
+        for name, runs in runners.items()
+    }
 
 
 def workload_flops(w: dict[str, Any]) -> int:

@@ -7,8 +7,10 @@ matmul_1024 and conv_64x56, numpy's matmul and ONNX Runtime (2 threads), in one 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from bench.common import (
 from bench.expert import expert_conv2d, expert_matmul
 from codegen.executor import hardware_of
 from codegen.llvm import Target, compile_kernel, host_target
+from codegen.placement import PLACEMENTS, placed_arguments
 from codegen.runtime.loader import aligned_copy, aligned_empty
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
@@ -48,14 +51,39 @@ def _kernel_runner(
     call: Call,
     target: Target | None = None,
 ) -> tuple[Any, list[np.ndarray]]:
+    kernel, args = _kernel_and_arguments(arrays, schedule, call, target)
+    return (lambda: kernel(*args)), [args[-1]]
+
+
+def placed_kernel_runners(
+    arrays: dict[str, np.ndarray],
+    schedule: Schedule,
+    call: Call,
+    target: Target | None = None,
+) -> list[Callable[[], object]]:
+    """The kernel on each placement of its arguments that the tuner times candidates at
+    (`codegen.placement`), one runner per placement (for `bench.common.time_placed_in_turn`)."""
+    kernel, args = _kernel_and_arguments(arrays, schedule, call, target)
+    runners: list[Callable[[], object]] = []
+    for placement in range(PLACEMENTS):
+        placed = placed_arguments(args, placement)
+        runners.append(functools.partial(kernel, *placed))
+    return runners
+
+
+def _kernel_and_arguments(
+    arrays: dict[str, np.ndarray], schedule: Schedule, call: Call, target: Target | None
+) -> tuple[Any, list[np.ndarray]]:
+    """The compiled kernel and its arguments: inputs (constants laid out as the schedule
+    asks), then the output."""
     kernel = compile_kernel(lower(schedule), target or host_target())
     args: list[np.ndarray] = []
     for index, arg in enumerate(call.args):
         value = np.array(arg.data) if isinstance(arg, Constant) else arrays[arg.name]  # type: ignore[attr-defined]
         layout = schedule.input_layouts.get(f"p{index}")
         args.append(aligned_copy(layout.apply(value) if layout is not None else value))
-    out = aligned_empty(call.checked_type.shape, np.float32)  # type: ignore[union-attr]
-    return (lambda: kernel(*args, out)), [out]
+    args.append(aligned_empty(call.checked_type.shape, np.float32))  # type: ignore[union-attr]
+    return kernel, args
 
 
 def measure(workload: dict[str, Any]) -> dict[str, Any]:

@@ -5,9 +5,10 @@ to our default schedule, numpy (matmuls) and ONNX Runtime measured in the same r
 
 Each workload is tuned from an empty record log per budget; the reported best is the
 tuner's declared best (re-measured) record, rebuilt and re-timed in turn with the default
-schedule (`default_N`: the default timed beside the N-trial best; `default`: the median
-over the budgets). numpy and ONNX Runtime come after (their thread pools keep spinning for
-a while after a call), each at the best of five spells a second apart
+schedule, each on the placements of its arguments the tuner measures at, averaged
+(`default_N`: the default timed beside the N-trial best; `default`: the median over the
+budgets). numpy and ONNX Runtime come after (their thread pools keep spinning for a while
+after a call), each at the best of five spells a second apart
 (`bench.common.time_baseline`).
 """
 
@@ -28,14 +29,13 @@ from bench.common import (
     load_workloads,
     onnxruntime_session,
     time_baseline,
-    time_call,
-    time_in_turn,
+    time_placed_in_turn,
     workload_arrays,
     workload_flops,
     workload_function,
     workload_onnx,
 )
-from bench.kernels import _kernel_runner
+from bench.kernels import placed_kernel_runners
 from codegen.executor import hardware_of
 from codegen.llvm import host_target
 from ir.graph.nodes import Call, Constant, Function
@@ -56,7 +56,7 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
     constants = frozenset(f"p{i}" for i, a in enumerate(prim_call.args) if isinstance(a, Constant))
     row: dict[str, Any] = {"name": workload["name"]}
     default = default_schedule(function_to_te(prim_call.op), hardware_of(target), constants)
-    default_run, _ = _kernel_runner(fn, arrays, default, prim_call)
+    default_runs = placed_kernel_runners(arrays, default, prim_call)
     default_costs = []
     for trials in budgets:
         with tempfile.TemporaryDirectory() as scratch:
@@ -71,13 +71,15 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
             if schedule is None:
                 row[f"tuned_{trials}"] = None
                 continue
-            run, _ = _kernel_runner(fn, arrays, schedule, prim_call)
-            costs = time_in_turn({"default": default_run, "tuned": run})
+            runs = placed_kernel_runners(arrays, schedule, prim_call)
+            costs = time_placed_in_turn({"default": default_runs, "tuned": runs})
             default_costs.append(costs["default"])
             row[f"tuned_{trials}"] = flops / costs["tuned"] / 1e9
             row[f"default_{trials}"] = flops / costs["default"] / 1e9
             row[f"trials_{trials}"] = len(records)
-    row["default"] = flops / statistics.median(default_costs or [time_call(default_run)]) / 1e9
+    if not default_costs:
+        default_costs = list(time_placed_in_turn({"default": default_runs}).values())
+    row["default"] = flops / statistics.median(default_costs) / 1e9
     if workload["op"] in ("matmul", "batch_matmul", "dense"):
         a, b = arrays["a"], arrays["b"]
         row["numpy"] = (

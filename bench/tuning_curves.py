@@ -17,7 +17,8 @@ per cent, while the best candidates of both searches are often within a per cent
 other. So the line also says whether model-guided search reaches random search's best
 within 96 trials when the two kernels are compared in the same run: the best candidate of
 model-guided search's first 96 trials and random search's best candidate, rebuilt and timed
-in turn (`retimed_*`). `--keep-records DIR` keeps each run's record log there as
+in turn on the placements of their arguments the tuner measures at (`retimed_*`).
+`--keep-records DIR` keeps each run's record log there as
 `<workload>_<search>_seed<N>.jsonl` (for `bench/cost_model_accuracy.py`).
 
 `--set KEY=VALUE` sets an XGBoost option (an `XGBConfig` field, the value as JSON) of the
@@ -43,12 +44,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import (
     json_settings,
     load_workloads,
-    time_in_turn,
+    time_placed_in_turn,
     workload_arrays,
     workload_flops,
     workload_function,
 )
-from bench.kernels import _kernel_runner
+from bench.kernels import placed_kernel_runners
 from codegen.llvm import Target, host_target, parse_target
 from ir.graph.nodes import Call, Function
 from ir.graph.traversal import post_order
@@ -98,23 +99,23 @@ def best_candidate(records: list[Record], within: int | None = None) -> Record |
 def retimed_gflops(
     workload: dict[str, Any], candidates: dict[str, Record], target: str
 ) -> dict[str, float]:
-    """GFLOPS of each candidate's kernel, rebuilt for `target` and timed in turn."""
+    """GFLOPS of each candidate's kernel, rebuilt for `target` and timed in turn on the
+    placements of its arguments that the tuner measured it at (their mean)."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
     (call,) = [n for n in post_order(fn.body) if isinstance(n, Call)]
     assert isinstance(call.op, Function)
     program = function_to_te(call.op)
     runners = {
-        label: _kernel_runner(
-            fn,
+        label: placed_kernel_runners(
             arrays,
             Trace.from_json(record.trace).replay(program),
             call,
             parse_target(target),
-        )[0]
+        )
         for label, record in candidates.items()
     }
-    costs = time_in_turn(runners, rounds=7)
+    costs = time_placed_in_turn(runners, rounds=7)
     return {label: workload_flops(workload) / cost / 1e9 for label, cost in costs.items()}
 
 

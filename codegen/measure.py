@@ -33,9 +33,12 @@ cache, where each child finds its candidate's: nvcc took about 0.6 s of a GPU ca
 1.3-1.8 s on an H200 machine, on one core. A candidate whose cubin is not there (it did not
 lower, or nvcc failed) is compiled by the child as before, which reports the error.
 
-Timing follows TVM: one warm-up run, then `repeat` repeats of `number` runs each; with
+Timing follows TVM: a warm-up run, then `repeat` repeats of `number` runs each; with
 `number=0` the count is chosen so one repeat lasts at least `min_repeat_ms`. Each repeat
-reports its mean cost. With `flush_cache` every run is timed alone after the kernel's
+reports its mean cost. Unlike TVM, the repeats rotate over three placements of the
+arguments in memory (`codegen.placement`): a memory-bound kernel's speed depends on where
+its buffers start within a page, and a candidate timed at a single placement would win or
+lose by that placement's luck. With `flush_cache` every run is timed alone after the kernel's
 arguments are evicted from every core's caches (like TVM's cache flush, which spares the
 data input), so a kernel is timed the way a network runs it, its data cold; `number=0`
 then means as many runs as `min_repeat_ms` asks, at most 10 per repeat. A repeat more

@@ -30,6 +30,7 @@ from codegen.llvm import CompiledKernel, compile_kernel, parse_target
 from codegen.llvm.cache_flush import can_evict, evict_arrays
 from codegen.llvm.jit import clear_kernel_cache
 from codegen.measure import MeasureOptions, candidate_schedule
+from codegen.placement import PLACEMENTS, placed_arguments
 from codegen.runtime.loader import aligned_copy, aligned_empty
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
@@ -362,8 +363,9 @@ def _cache_flusher(args: list[np.ndarray]) -> Callable[[], None]:
 def _time_kernel(
     kernel: CompiledKernel, args: list[np.ndarray], options: MeasureOptions
 ) -> list[float]:
-    """One warm-up run, then `repeat` repeats of `number` runs; each repeat's mean cost.
-    With `flush_cache` every run is timed alone right after the caches are emptied."""
+    """A warm-up run per placement, then `repeat` repeats of `number` runs, repeat r on
+    placement r mod PLACEMENTS of the arguments (`codegen.placement`); each repeat's mean
+    cost. With `flush_cache` every run is timed alone right after the caches are emptied."""
     with _collector_off():
         return undisturbed_repeats(_repeat_timer(kernel, args, options), options.repeat)
 
@@ -376,9 +378,9 @@ def _time_in_turns(
     with _collector_off():
         timers = [_repeat_timer(kernel, args, options) for kernel, args in kernels]
         costs: list[list[float]] = [[] for _ in timers]
-        for _ in range(options.repeat):
+        for index in range(options.repeat):
             for timer, taken in zip(timers, costs, strict=True):
-                taken.append(timer())
+                taken.append(timer(index))
         return costs
 
 
@@ -396,46 +398,54 @@ def _collector_off() -> Iterator[None]:
 
 def _repeat_timer(
     kernel: CompiledKernel, args: list[np.ndarray], options: MeasureOptions
-) -> Callable[[], float]:
-    """After a warm-up run (and calibrating `number`), a function that times one repeat:
-    the mean cost of `number` runs (each alone after a cache flush with `flush_cache`)."""
+) -> Callable[[int], float]:
+    """After a warm-up run on each placement of `args` (and calibrating `number`), a
+    function that times repeat r: the mean cost of `number` runs on placement r mod
+    PLACEMENTS (each run alone after a cache flush with `flush_cache`)."""
+    placements = [placed_arguments(args, placement) for placement in range(PLACEMENTS)]
     started = time.perf_counter()
-    kernel(*args)  # warm-up
-    number = options.number or _calibrate(kernel, args, options, time.perf_counter() - started)
+    kernel(*placements[0])  # warm-up
+    warm_up_s = time.perf_counter() - started
+    for placed in placements[1:]:
+        kernel(*placed)
+    number = options.number or _calibrate(kernel, placements[0], options, warm_up_s)
     if options.flush_cache:
         if not options.number:
             number = min(number, MAX_COLD_NUMBER)
-        flush = _cache_flusher(args)
+        flushes = [_cache_flusher(placed) for placed in placements]
 
-        def one_cold_repeat() -> float:
-            return _cold_mean(kernel, args, number, flush)
+        def one_cold_repeat(index: int) -> float:
+            placement = index % PLACEMENTS
+            return _cold_mean(kernel, placements[placement], number, flushes[placement])
 
         return one_cold_repeat
 
-    def one_repeat() -> float:
+    def one_repeat(index: int) -> float:
+        placed = placements[index % PLACEMENTS]
         started = time.perf_counter()
         for _ in range(number):
-            kernel(*args)
+            kernel(*placed)
         return (time.perf_counter() - started) / number
 
     return one_repeat
 
 
-def undisturbed_repeats(one_repeat: Callable[[], float], repeat: int) -> list[float]:
-    """The costs of `repeat` calls of `one_repeat`, where one over SLOW_REPEAT_FACTOR times
-    the fastest is taken again (at most MAX_RETAKEN_REPEATS times in all).
+def undisturbed_repeats(one_repeat: Callable[[int], float], repeat: int) -> list[float]:
+    """The costs of `one_repeat(r)` for r below `repeat`, where one over
+    SLOW_REPEAT_FACTOR times the fastest is taken again with the same r (at most
+    MAX_RETAKEN_REPEATS times in all).
 
     On a shared machine a repeat is only ever slowed down: when another process takes a
     core, a parallel kernel's threads wait for it at every barrier. Such repeats (seen 3-4x
     slow, two of three in a row) would otherwise decide the median a candidate is ranked
     by, and a good schedule, the default included, could lose to worse ones.
     """
-    costs = [one_repeat() for _ in range(repeat)]
+    costs = [one_repeat(index) for index in range(repeat)]
     for _ in range(MAX_RETAKEN_REPEATS):
         slowest = max(range(len(costs)), key=costs.__getitem__)
         if costs[slowest] <= SLOW_REPEAT_FACTOR * min(costs):
             break
-        costs[slowest] = one_repeat()
+        costs[slowest] = one_repeat(slowest)
     return costs
 
 

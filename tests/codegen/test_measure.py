@@ -39,6 +39,7 @@ from codegen.measure_child import (
     tolerance,
     undisturbed_repeats,
 )
+from codegen.placement import PLACEMENTS
 from ir.errors import IRError
 from ir.graph.canonical import function_to_json
 from ir.graph.nodes import Call, Constant, Function, Var, call
@@ -170,8 +171,9 @@ def test_kernels_timed_in_turns_take_one_repeat_each_in_order() -> None:
     kernels = [_LoggedKernel(name, cost, log) for name, cost in (("a", 1e-4), ("b", 3e-4))]
     options = MeasureOptions(number=2, repeat=3)
     costs = _time_in_turns([(kernel, []) for kernel in kernels], options)  # type: ignore[misc]
-    # Each: one warm-up run first; then repeats of `number` runs, alternating.
-    assert log == ["a", "b"] + ["a", "a", "b", "b"] * 3
+    # Each: a warm-up run per placement of its arguments first; then repeats of `number`
+    # runs, alternating.
+    assert log == ["a"] * PLACEMENTS + ["b"] * PLACEMENTS + ["a", "a", "b", "b"] * 3
     assert [len(c) for c in costs] == [3, 3]
     assert all(cost >= 1e-4 for cost in costs[0]) and all(cost >= 3e-4 for cost in costs[1])
     assert min(costs[1]) > max(costs[0])
@@ -216,12 +218,14 @@ def test_a_failure_in_turns_measures_the_batch_one_by_one(
     assert all(len(r.costs_s) == 2 for r in results[0::2])
 
 
-def test_timing_runs_one_warm_up_then_number_times_repeat() -> None:
+def test_timing_runs_a_warm_up_per_placement_then_number_times_repeat() -> None:
     kernel = _SleepyKernel(1e-4)
     options = MeasureOptions(number=3, repeat=4, flush_cache=True)
     costs = _time_kernel(kernel, [], options)  # type: ignore[arg-type]
     # Slow repeats (a busy machine) are taken again, a few at most.
-    assert kernel.calls in {1 + 3 * (4 + retaken) for retaken in range(MAX_RETAKEN_REPEATS + 1)}
+    assert kernel.calls in {
+        PLACEMENTS + 3 * (4 + retaken) for retaken in range(MAX_RETAKEN_REPEATS + 1)
+    }
     assert len(costs) == 4 and all(cost >= 1e-4 for cost in costs)
 
 
@@ -256,11 +260,13 @@ def test_cold_timing_bounds_the_runs_it_picks(monkeypatch: pytest.MonkeyPatch) -
     )  # type: ignore[arg-type]
     assert len(costs) == 2
     assert kernel.calls in {
-        1 + MAX_COLD_NUMBER * (2 + retaken) for retaken in range(MAX_RETAKEN_REPEATS + 1)
+        PLACEMENTS + MAX_COLD_NUMBER * (2 + retaken) for retaken in range(MAX_RETAKEN_REPEATS + 1)
     }
     hot = _SleepyKernel(1e-5)
     _time_kernel(hot, [], MeasureOptions(repeat=2))  # type: ignore[arg-type]
-    assert hot.calls in {1 + 500 * (2 + retaken) for retaken in range(MAX_RETAKEN_REPEATS + 1)}
+    assert hot.calls in {
+        PLACEMENTS + 500 * (2 + retaken) for retaken in range(MAX_RETAKEN_REPEATS + 1)
+    }
 
 
 def test_a_candidate_measures_on_cold_caches() -> None:
@@ -272,13 +278,23 @@ def test_a_candidate_measures_on_cold_caches() -> None:
 
 
 def test_slow_repeats_are_taken_again() -> None:
+    taken: list[int] = []
+
     def timings(*costs: float) -> tuple[list[float], list[float]]:
         queue = list(costs)
-        return queue, undisturbed_repeats(lambda: queue.pop(0), 3)
+        taken.clear()
+
+        def one_repeat(index: int) -> float:
+            taken.append(index)
+            return queue.pop(0)
+
+        return queue, undisturbed_repeats(one_repeat, 3)
 
     # Two disturbed repeats of three: both retaken, the median is the kernel's own cost.
+    # A repeat is taken again as itself (on the same placement of the arguments).
     left, costs = timings(1.0, 4.0, 3.0, 1.1, 1.2, 9.9)
     assert costs == [1.0, 1.1, 1.2] and left == [9.9]
+    assert taken == [0, 1, 2, 1, 2]
     # A quiet run is never retaken; a run disturbed throughout stops after the cap.
     left, costs = timings(1.0, 1.4, 1.2, 9.9)
     assert costs == [1.0, 1.4, 1.2] and left == [9.9]
