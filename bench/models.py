@@ -2,19 +2,23 @@
 ONNX Runtime (2 threads), measured in the same run, outputs checked against each other.
 
     .venv/bin/python bench/models.py [--only light_resnet50 ...] [--records RUN.jsonl]
-                                     [--runs 20] [--jit] [--json]
+                                     [--runs 20] [--rounds 3] [--jit] [--json]
 
 Models: light_resnet50, light_squeezenet, light_vgg19, light_inception_v1,
 light_densenet121 (seeded random weights) and the bundled model (light_squeezenet as
 shipped). Each runner is a fresh child process that imports only what it needs (the
 artifact runner: the standalone loader and numpy; ONNX Runtime: onnxruntime and numpy),
-loads the model, runs it once, then `--runs` timed runs. It reports the median latency,
-its peak RSS (VmHWM) and its RSS right after its imports; `model MiB` is the difference,
-the memory the model itself took at its peak. For artifacts it also reports the load
-time: cold (read the library, map or read the weights, check every gzip member's CRC and
-the library's sha256, dlopen, allocate the workspace) and warm (a fresh process whose
-loader cache already keeps the checked library and weights: read the manifest, dlopen,
-map, allocate). `model MiB` counts mapped weights, which the page cache shares. The
+loads the model, runs it once, then `--runs` timed runs, and reports their median. The
+runners take turns, `--rounds` times over (a fresh child each time), and a runner's
+latency is its fastest round: this machine's speed drops by up to half for seconds at a
+time, which only ever slows a round down, so a slow spell would otherwise decide which
+runner wins. Each runner also reports its peak RSS (VmHWM) and its RSS right after its
+imports; `model MiB` is the difference, the memory the model itself took at its peak
+(the largest over the rounds). For artifacts it also reports the load time (the fastest
+round's): cold (read the library, map or read the weights, check every gzip member's CRC
+and the library's sha256, dlopen, allocate the workspace) and warm (a fresh process
+whose loader cache already keeps the checked library and weights: read the manifest,
+dlopen, map, allocate). `model MiB` counts mapped weights, which the page cache shares. The
 memory plan's workspace is compared with the sum of all intermediate tensors (target on
 light_resnet50: <= 50%). `--jit` adds the in-process JIT executor.
 
@@ -161,8 +165,11 @@ def _model(name: str) -> Any:
     return randomize_weights(load_light_model(name), seed=3)
 
 
-def measure(name: str, runs: int, records: list[Any] | None, jit: bool) -> dict[str, Any]:
-    """One model: every runner's latency and memory, the artifacts' sizes and load times."""
+def measure(
+    name: str, runs: int, records: list[Any] | None, jit: bool, rounds: int = 3
+) -> dict[str, Any]:
+    """One model: every runner's latency and memory, the artifacts' sizes and load times
+    (the runners in turn, `rounds` times; see the module docstring)."""
     import numpy as np
     import onnx
 
@@ -181,6 +188,7 @@ def measure(name: str, runs: int, records: list[Any] | None, jit: bool) -> dict[
         variants: list[tuple[str, list[Any]]] = [("untuned", [])]
         if records is not None:
             variants.append(("tuned", records))
+        runners: dict[str, tuple[str, Path, Path]] = {}
         for label, chosen in variants:
             start = time.perf_counter()
             build = build_artifact(onnx_path, "llvm", chosen, work / label)
@@ -189,11 +197,14 @@ def measure(name: str, runs: int, records: list[Any] | None, jit: bool) -> dict[
             row[f"{label}_size_mib"] = build.size_bytes / 2**20
             row["workspace_mib"] = build.manifest["memory"]["workspace_bytes"] / 2**20
             row["intermediate_mib"] = build.manifest["memory"]["intermediate_bytes"] / 2**20
-            outputs = work / f"{label}.npz"
-            row[label] = _run_child("artifact", build.path, work / "inputs.npz", outputs, runs)
-        row["onnxruntime"] = _run_child(
-            "onnxruntime", onnx_path, work / "inputs.npz", work / "ort.npz", runs
-        )
+            runners[label] = ("artifact", build.path, work / f"{label}.npz")
+        runners["onnxruntime"] = ("onnxruntime", onnx_path, work / "ort.npz")
+        reports: dict[str, list[dict[str, Any]]] = {label: [] for label in runners}
+        for _ in range(rounds):
+            for label, (kind, path, outputs) in runners.items():
+                reports[label].append(_run_child(kind, path, work / "inputs.npz", outputs, runs))
+        for label, taken in reports.items():
+            row[label] = _fastest_round(taken)
         with np.load(work / "ort.npz") as expected_file:
             expected = expected_file["arr_0"]
         for label, _ in variants:
@@ -205,6 +216,18 @@ def measure(name: str, runs: int, records: list[Any] | None, jit: bool) -> dict[
     for label, _ in variants:
         row[f"{label}_ratio"] = row[label]["latency_ms"] / ort_ms
     return row
+
+
+def _fastest_round(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One runner's rounds as one report: the fastest round's latency and load times,
+    the largest memory figures, and every round's latency (`latency_ms_rounds`)."""
+    merged = dict(reports[0])
+    for key in ("latency_ms", "load_ms", "cached_load_ms"):
+        merged[key] = min(report[key] for report in reports)
+    for key in ("peak_rss_mib", "model_mib"):
+        merged[key] = max(report[key] for report in reports)
+    merged["latency_ms_rounds"] = [report["latency_ms"] for report in reports]
+    return merged
 
 
 def _jit_latency(path: Path, inputs: dict[str, Any], runs: int) -> dict[str, Any]:
@@ -255,13 +278,19 @@ def main() -> int:
         help="model names: any light model, bundled (the shipped model), or an .onnx file",
     )
     parser.add_argument("--records", metavar="RUN.jsonl", help="records for the tuned artifacts")
-    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=20, help="timed runs per round")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="turns of every runner (the fastest counts)"
+    )
     parser.add_argument("--jit", action="store_true", help="also time the JIT executor")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", nargs=4, metavar=("KIND", "MODEL", "INPUTS", "OUTPUTS"))
     args = parser.parse_args()
+    if args.runs < 1 or args.rounds < 1:
+        parser.error(f"--runs and --rounds must be at least 1; got {args.runs} and {args.rounds}")
     if args.child:
-        _child(*args.child, runs=args.runs)
+        kind, model, inputs, outputs = args.child
+        _child(kind, model, inputs, outputs, runs=args.runs)
         return 0
     sys.path.insert(0, str(ROOT))
     records = None
@@ -281,7 +310,7 @@ def main() -> int:
     if not args.json:
         _print_header(records is not None, args.jit)
     for name in args.only or BENCH_MODELS:
-        row = measure(name, args.runs, records, args.jit)
+        row = measure(name, args.runs, records, args.jit, args.rounds)
         rows.append(row)
         if not args.json:
             _print_row(row, records is not None)
