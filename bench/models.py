@@ -49,6 +49,7 @@ BENCH_MODELS = (
     "bundled",
 )
 ORT_THREADS = 2
+LOADER_CACHE = "loader-cache"  # beside the inputs: the artifacts' warm-load cache
 
 # -- child processes: one runner each, nothing of the compiler imported ---------------------
 
@@ -122,18 +123,21 @@ def _child(kind: str, model: str, inputs_path: str, outputs_path: str, runs: int
     print(json.dumps(report))
 
 
+def _fill_loader_cache(artifact: Path, cache: Path) -> None:
+    """Keep the artifact's checked files in the loader cache `cache` (for the warm load)."""
+    from codegen.runtime.loader import load_artifact
+
+    load_artifact(artifact, cache_dir=str(cache)).close()
+    # The artifact and the cache were just written: their writeback to disk would
+    # compete with the children's loads for the cores.
+    os.sync()
+
+
 def _run_child(kind: str, model: Path, inputs: Path, outputs: Path, runs: int) -> dict[str, Any]:
     command = [sys.executable, __file__, "--child", kind, str(model), str(inputs), str(outputs)]
     env = dict(os.environ)
     if kind == "artifact":
-        from codegen.runtime.loader import load_artifact
-
-        cache = inputs.parent / "loader-cache"
-        load_artifact(model, cache_dir=str(cache)).close()  # keeps the checked files
-        env["BENCH_ARTIFACT_CACHE"] = str(cache)
-        # The artifact and the cache were just written: their writeback to disk would
-        # compete with the child's load for the cores.
-        os.sync()
+        env["BENCH_ARTIFACT_CACHE"] = str(inputs.parent / LOADER_CACHE)
     completed = subprocess.run(
         [*command, "--runs", str(runs)],
         capture_output=True,
@@ -197,6 +201,7 @@ def measure(
             row[f"{label}_size_mib"] = build.size_bytes / 2**20
             row["workspace_mib"] = build.manifest["memory"]["workspace_bytes"] / 2**20
             row["intermediate_mib"] = build.manifest["memory"]["intermediate_bytes"] / 2**20
+            _fill_loader_cache(build.path, work / LOADER_CACHE)
             runners[label] = ("artifact", build.path, work / f"{label}.npz")
         runners["onnxruntime"] = ("onnxruntime", onnx_path, work / "ort.npz")
         reports: dict[str, list[dict[str, Any]]] = {label: [] for label in runners}
