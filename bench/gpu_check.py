@@ -12,10 +12,12 @@ For every workload in `workloads.json` it
 
 then tunes `--tune` workloads for `--trials` trials with the model-guided search. With
 `--compare-wide` the default schedule is also built with 64-bit index arithmetic (as the
-CUDA printer does when 32 bits cannot be proven enough) and timed in the same run.
+CUDA printer does when 32 bits cannot be proven enough) and timed in the same run. With
+`--default-blocks N ...` the default is also built with each N as its `min_blocks` (1:
+the fixed tiles however few blocks they launch), checked and timed in the same run.
 
     python bench/gpu_check.py [--only NAME ...] [--samples 6] [--trials 32] [--compare-wide]
-        [--json OUT]
+        [--default-blocks N ...] [--json OUT]
 
 Needs pycuda and a GPU (`pip install '.[gpu]'`); PyTorch only for the baseline column.
 """
@@ -49,7 +51,7 @@ from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
 from ir.lower import lower
 from ir.reference import check_close, evaluate
-from ir.schedule.default_gpu import default_gpu_schedule
+from ir.schedule.default_gpu import MIN_BLOCKS, default_gpu_schedule
 from ir.te.program import function_to_te
 from tuner.space.gpu_space import GpuSearchSpace
 from tuner.tasks import extract_tasks
@@ -82,15 +84,17 @@ def wide_indices() -> Iterator[None]:
         emit.INT32_MIN, emit.INT32_MAX = saved
 
 
-def default_gflops(workload: dict[str, Any], target: str) -> float:
+def default_gflops(workload: dict[str, Any], target: str, min_blocks: int = MIN_BLOCKS) -> float:
     """GFLOPS of the default GPU schedule of one workload (checked, then timed)."""
-    row = check_default(workload, target)
+    row = check_default(workload, target, min_blocks)
     if not row["correct"]:
         raise AssertionError(row["error"])
     return float(row["default_gflops"])
 
 
-def check_default(workload: dict[str, Any], target: str) -> dict[str, Any]:
+def check_default(
+    workload: dict[str, Any], target: str, min_blocks: int = MIN_BLOCKS
+) -> dict[str, Any]:
     """Build, run, check and time the default GPU schedule of one workload."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
@@ -100,7 +104,8 @@ def check_default(workload: dict[str, Any], target: str) -> dict[str, Any]:
     cuda_target = parse_cuda_target(target)
     row: dict[str, Any] = {"name": workload["name"]}
     started = time.perf_counter()
-    module = build_cuda(lower(default_gpu_schedule(program, cuda_target.limits)), cuda_target)
+    schedule = default_gpu_schedule(program, cuda_target.limits, min_blocks)
+    module = build_cuda(lower(schedule), cuda_target)
     loaded = LoadedModule(module, 0, cuda_target.arch)
     row["build_s"] = time.perf_counter() - started
     try:
@@ -237,6 +242,9 @@ def main() -> int:
     parser.add_argument("--tune", nargs="*", default=list(TUNE_DEFAULT), help="workloads to tune")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--compare-wide", action="store_true", help="also time 64-bit indices")
+    parser.add_argument(
+        "--default-blocks", nargs="*", type=int, default=[], help="also time these min_blocks"
+    )
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--torch-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -258,6 +266,9 @@ def main() -> int:
             if args.compare_wide:
                 with wide_indices():
                     row["wide_index_gflops"] = default_gflops(workload, target)
+            row["default_by_blocks"] = [
+                [blocks, check_default(workload, target, blocks)] for blocks in args.default_blocks
+            ]
             row["torch_gflops"] = baseline.get(workload["name"])
             if args.samples:
                 row.update(
@@ -283,6 +294,7 @@ def main() -> int:
         statuses = row.get("statuses", {})
         total = sum(statuses.values())
         failures += (not row["correct"]) + (total - statuses.get("ok", 0))
+        failures += sum(not v["correct"] for _, v in row.get("default_by_blocks", []))
         print(
             f"{row['name']:<21} {('yes' if row['correct'] else 'NO'):<7} "
             f"{_fmt(row['default_gflops']):>7} {_fmt(row.get('wide_index_gflops')):>7} "
@@ -290,6 +302,15 @@ def main() -> int:
             f"{statuses.get('ok', 0):>6}/{total:<6} {_fmt(row.get('sample_best_gflops')):>11} "
             f"{_fmt(row.get('tuned_gflops')):>6} {_fmt(row.get('tune_s')):>6}"
         )
+    if args.default_blocks:
+        print(f"\ndefault GFLOPS by min_blocks (the default is {MIN_BLOCKS})")
+        print(f"{'workload':<21} " + " ".join(f"{b:>8}" for b in args.default_blocks))
+        for row in rows:
+            cells = [
+                f"{v['default_gflops']:.1f}" + ("" if v["correct"] else " WRONG")
+                for _, v in row["default_by_blocks"]
+            ]
+            print(f"{row['name']:<21} " + " ".join(f"{cell:>8}" for cell in cells))
     for row in rows:
         if not row["correct"]:
             print(f"{row['name']}: default schedule wrong: {row.get('error', '')[:400]}")

@@ -6,6 +6,9 @@ Step 2. A reduction with data reuse (conv2d, dense, matmul, depthwise conv) is t
         SSSRRSRS (`gpu.apply_gpu_tiling`) with fixed sizes: the last two spatial axes
         spread over up to 16 x 16 threads with small register tiles, the axis before
         them tiled in registers, reductions stepped through shared memory 8 at a time.
+        Where that launches fewer than `MIN_BLOCKS` blocks (small outputs), register
+        tiles and then threads move to the block level until it launches about one
+        block per SM of a large GPU.
 Step 3. Every other root stage: spatial loops fused and bound to (blockIdx.x,
         threadIdx.x), reductions serial inside each thread.
 Step 4. When the lowered kernels need more shared memory than the device has, the
@@ -15,6 +18,7 @@ Step 4. When the lowered kernels need more shared memory than the device has, th
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +32,12 @@ from ir.tir.stmt import Allocate
 from ir.tir.visit import walk_expr, walk_stmt
 
 DEFAULT_THREADS = 256  # threads per block of a bound spatial loop
+# Blocks a default tiling launches at least where the output allows: about one per SM of
+# a large GPU (an H100 has 132), so few SMs idle while the others work. On an H100, 256
+# was 2-3x slower than 128 on the 64-channel convolutions of 56x56 (it halves the width's
+# register tile) and 128 was nowhere slower than the fixed tiles (bench/results/gpu_check_h100.txt).
+MIN_BLOCKS = 128
+MIN_TILED_THREADS = 64  # threads per block the spreading keeps (two warps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +111,9 @@ def tiling_anchor(schedule: Schedule, name: str, taken: set[str]) -> str | None:
     return reader
 
 
-def default_tiling(stage: Stage, level: TileLevel = SHRINK_LEVELS[0]) -> GpuTiling:
+def default_tiling(
+    stage: Stage, level: TileLevel = SHRINK_LEVELS[0], min_blocks: int = MIN_BLOCKS
+) -> GpuTiling:
     """Fixed SSSRRSRS sizes for a heavy stage (see the module docstring, Step 2)."""
     extents = [axis.extent for axis in stage.op.axes]
     spatial: list[tuple[int, ...]] = []
@@ -117,11 +129,39 @@ def default_tiling(stage: Stage, level: TileLevel = SHRINK_LEVELS[0]) -> GpuTili
             spatial.append((extent // register, 1, 1, register, 1))
         else:
             spatial.append((extent, 1, 1, 1, 1))
+    spread = _spread_blocks([list(sizes) for sizes in spatial], min_blocks)
     reduce = []
     for axis in stage.op.reduce_axes:
         step = _divisor_at_most(axis.extent, level.reduce_step)
         reduce.append((axis.extent // step, step, 1))
-    return GpuTiling(tuple(spatial), tuple(reduce), vector=1, unroll=64)
+    return GpuTiling(tuple(tuple(sizes) for sizes in spread), tuple(reduce), vector=1, unroll=64)
+
+
+def _smallest_factor(n: int) -> int:
+    return next(p for p in range(2, n + 1) if n % p == 0)
+
+
+def _spread_blocks(spatial: list[list[int]], min_blocks: int) -> list[list[int]]:
+    """Move factors of the register tiles (the channel axis' first, then the last two
+    axes'), then of the thread tiles, into S0 until `min_blocks` blocks launch, keeping
+    at least `MIN_TILED_THREADS` threads per block (sizes as in `GpuTiling.spatial`)."""
+    axes = len(spatial)
+    # (axis, level) in the order their factors move: register tiles, then threads.
+    order = [(axes - 3, 3), (axes - 1, 4), (axes - 2, 4)]
+    while math.prod(sizes[0] for sizes in spatial) < min_blocks:
+        movable = [(a, lv) for a, lv in order if a >= 0 and spatial[a][lv] > 1]
+        if not movable:
+            threads = math.prod(sizes[2] for sizes in spatial)
+            widest = max(range(axes), key=lambda a: spatial[a][2])
+            factor = _smallest_factor(spatial[widest][2]) if spatial[widest][2] > 1 else 0
+            if not factor or threads // factor < MIN_TILED_THREADS:
+                break
+            movable = [(widest, 2)]
+        axis, level = movable[0]
+        factor = _smallest_factor(spatial[axis][level])
+        spatial[axis][level] //= factor
+        spatial[axis][0] *= factor
+    return spatial
 
 
 def _shared_bytes(schedule: Schedule) -> int:
@@ -133,7 +173,9 @@ def _shared_bytes(schedule: Schedule) -> int:
     )
 
 
-def _build(program: TEProgram, limits: GpuParams, level: TileLevel | None) -> Schedule:
+def _build(
+    program: TEProgram, limits: GpuParams, level: TileLevel | None, min_blocks: int
+) -> Schedule:
     """Steps 1 to 3 with the tiles of `level` (None: no tiling, every stage bound)."""
     sch = Schedule(program)
     # Step 1.
@@ -153,7 +195,7 @@ def _build(program: TEProgram, limits: GpuParams, level: TileLevel | None) -> Sc
         anchor = tiling_anchor(sch, name, anchors)
         if anchor is not None:
             anchors.add(anchor)
-        handled |= apply_gpu_tiling(sch, name, anchor, default_tiling(stage, level))
+        handled |= apply_gpu_tiling(sch, name, anchor, default_tiling(stage, level, min_blocks))
     # Step 3.
     threads = min(DEFAULT_THREADS, limits.max_threads_per_block)
     for name in list(sch.stages):
@@ -162,14 +204,17 @@ def _build(program: TEProgram, limits: GpuParams, level: TileLevel | None) -> Sc
     return sch
 
 
-def default_gpu_schedule(program: TEProgram, params: GpuParams | None = None) -> Schedule:
-    """The schedule a fused function gets on a GPU without tuning (module docstring)."""
+def default_gpu_schedule(
+    program: TEProgram, params: GpuParams | None = None, min_blocks: int = MIN_BLOCKS
+) -> Schedule:
+    """The schedule a fused function gets on a GPU without tuning (module docstring);
+    `min_blocks` 1 keeps the fixed tiles however few blocks they launch."""
     limits = params or GpuParams()
     heavy = any(has_reuse(Stage.of(op, False)) for op in program.computes)
     if heavy:
         # Step 4.
         for level in SHRINK_LEVELS:
-            schedule = _build(program, limits, level)
+            schedule = _build(program, limits, level, min_blocks)
             if _shared_bytes(schedule) <= limits.max_shared_memory_per_block:
                 return schedule
-    return _build(program, limits, None)
+    return _build(program, limits, None, min_blocks)

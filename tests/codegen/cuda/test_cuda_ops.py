@@ -12,7 +12,7 @@ from codegen.cuda.nvcc import compile_source
 from ir.graph.ops import OP_TABLE
 from ir.lower import lower
 from ir.reference import check_close
-from ir.schedule.default_gpu import default_gpu_schedule
+from ir.schedule.default_gpu import MIN_BLOCKS, default_gpu_schedule
 from ir.te.program import function_to_te
 from tests.codegen.cuda.support import (
     build_named,
@@ -31,14 +31,15 @@ def test_the_cases_cover_every_op() -> None:
     assert not missing, f"ops without a GPU test case: {missing}"
 
 
+@pytest.mark.parametrize("min_blocks", [1, MIN_BLOCKS], ids=["fixed", "spread"])
 @pytest.mark.parametrize(
     ("op", "inputs", "attrs"), [pytest.param(*case, id=_case_id(case)) for case in CASES]
 )
 def test_default_gpu_schedule_computes_the_reference(
-    op: str, inputs: list[np.ndarray], attrs: dict[str, object]
+    op: str, inputs: list[np.ndarray], attrs: dict[str, object], min_blocks: int
 ) -> None:
     prim, args, expected = one_op(op, inputs, attrs)
-    func = lower(default_gpu_schedule(function_to_te(prim)))
+    func = lower(default_gpu_schedule(function_to_te(prim), min_blocks=min_blocks))
     for reverse in (False, True):
         outputs = run_interpreted(func, args, reverse_threads=reverse)
         for index, (got, want) in enumerate(zip(outputs, expected, strict=True)):

@@ -8,18 +8,15 @@ static __device__ __forceinline__ int at_floormod32(int a, int b) { int r = a % 
 
 extern "C" __global__ void __launch_bounds__(64) fused_nn_conv2d_add_nn_relu_kernel0(const float* __restrict__ p0, const float* __restrict__ p1, const float* __restrict__ p2, float* __restrict__ relu) {
   __shared__ __align__(16) float pad_shared[400];
-  __shared__ __align__(16) float p1_shared[144];
+  __shared__ __align__(16) float p1_shared[36];
   {
     const int relu_i0_o_i1_o_f_i2_o_f_i3_o_f = (int)blockIdx.x;
-    float conv2d[4];
+    float conv2d[1];
     {
       const int conv2d_y_i_o = (int)threadIdx.y;
       {
         const int conv2d_x_i_o = (int)threadIdx.x;
-#pragma unroll
-        for (int conv2d_k_i_i_o = 0; conv2d_k_i_i_o < 4; ++conv2d_k_i_i_o) {
-          conv2d[conv2d_k_i_i_o] = 0.0f;
-        }
+        conv2d[0] = 0.0f;
       }
     }
     for (int pad_shared_ax0_ax1_f_ax2_f_ax3_f_o = 0; pad_shared_ax0_ax1_f_ax2_f_ax3_f_o < 7; ++pad_shared_ax0_ax1_f_ax2_f_ax3_f_o) {
@@ -33,14 +30,20 @@ extern "C" __global__ void __launch_bounds__(64) fused_nn_conv2d_add_nn_relu_ker
         }
       }
     }
-    for (int p1_shared_ax0_ax1_f_ax2_f_ax3_f_o = 0; p1_shared_ax0_ax1_f_ax2_f_ax3_f_o < 3; ++p1_shared_ax0_ax1_f_ax2_f_ax3_f_o) {
-      {
-        const int p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o = (int)threadIdx.y;
+    {
+      const int p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o = (int)threadIdx.y;
+      if (p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o < 4) {
         {
           const int p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i = (int)threadIdx.x;
-          if (((((p1_shared_ax0_ax1_f_ax2_f_ax3_f_o * 64) + (p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o * 8)) + p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i) < 144)) {
-            p1_shared[((((((p1_shared_ax0_ax1_f_ax2_f_ax3_f_o * 64) + (p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o * 8)) + p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i) / 3) * 3) + at_floormod32(((p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i + p1_shared_ax0_ax1_f_ax2_f_ax3_f_o) - p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o), 3))] = p1[(((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 144) + (((((p1_shared_ax0_ax1_f_ax2_f_ax3_f_o * 64) + (p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o * 8)) + p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i) / 3) * 3)) + at_floormod32(((p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i + p1_shared_ax0_ax1_f_ax2_f_ax3_f_o) - p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o), 3))];
-          }
+          p1_shared[(((((p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o * 8) + p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i) / 3) * 3) + at_floormod32((p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i - p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o), 3))] = p1[(((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 36) + ((((p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o * 8) + p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i) / 3) * 3)) + at_floormod32((p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i - p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_o), 3))];
+        }
+      }
+    }
+    {
+      const int p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i = (int)threadIdx.x;
+      if (p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i < 4) {
+        if (threadIdx.y == 0) {
+          p1_shared[(p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i + 32)] = p1[(((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 36) + p1_shared_ax0_ax1_f_ax2_f_ax3_f_i_i) + 32)];
         }
       }
     }
@@ -49,15 +52,13 @@ extern "C" __global__ void __launch_bounds__(64) fused_nn_conv2d_add_nn_relu_ker
       const int conv2d_y_i_o = (int)threadIdx.y;
       {
         const int conv2d_x_i_o = (int)threadIdx.x;
+#pragma unroll
         for (int conv2d_rc_i_o = 0; conv2d_rc_i_o < 4; ++conv2d_rc_i_o) {
 #pragma unroll
           for (int conv2d_ry_i_o = 0; conv2d_ry_i_o < 3; ++conv2d_ry_i_o) {
 #pragma unroll
             for (int conv2d_rx_i_o = 0; conv2d_rx_i_o < 3; ++conv2d_rx_i_o) {
-#pragma unroll
-              for (int conv2d_k_i_i_o = 0; conv2d_k_i_i_o < 4; ++conv2d_k_i_i_o) {
-                conv2d[conv2d_k_i_i_o] = (conv2d[conv2d_k_i_i_o] + (pad_shared[(((((conv2d_rc_i_o * 100) + (conv2d_ry_i_o * 10)) + (conv2d_y_i_o * 10)) + conv2d_rx_i_o) + conv2d_x_i_o)] * p1_shared[((((conv2d_k_i_i_o * 36) + (conv2d_rc_i_o * 9)) + (conv2d_ry_i_o * 3)) + conv2d_rx_i_o)]));
-              }
+              conv2d[0] = (conv2d[0] + (pad_shared[(((((conv2d_rc_i_o * 100) + (conv2d_ry_i_o * 10)) + (conv2d_y_i_o * 10)) + conv2d_rx_i_o) + conv2d_x_i_o)] * p1_shared[(((conv2d_rc_i_o * 9) + (conv2d_ry_i_o * 3)) + conv2d_rx_i_o)]));
             }
           }
         }
@@ -67,9 +68,7 @@ extern "C" __global__ void __launch_bounds__(64) fused_nn_conv2d_add_nn_relu_ker
       const int relu_i2_i_i_o = (int)threadIdx.y;
       {
         const int relu_i3_i_i_o = (int)threadIdx.x;
-        for (int relu_i1_i_i_i = 0; relu_i1_i_i_i < 4; ++relu_i1_i_i_i) {
-          relu[((((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 256) + (relu_i1_i_i_i * 64)) + (relu_i2_i_i_o * 8)) + relu_i3_i_i_o)] = (((0.0f) != (0.0f) || (0.0f) > ((conv2d[relu_i1_i_i_i] + p2[((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 4) + relu_i1_i_i_i)]))) ? (0.0f) : ((conv2d[relu_i1_i_i_i] + p2[((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 4) + relu_i1_i_i_i)])));
-        }
+        relu[(((relu_i0_o_i1_o_f_i2_o_f_i3_o_f * 64) + (relu_i2_i_i_o * 8)) + relu_i3_i_i_o)] = (((0.0f) != (0.0f) || (0.0f) > ((conv2d[0] + p2[relu_i0_o_i1_o_f_i2_o_f_i3_o_f]))) ? (0.0f) : ((conv2d[0] + p2[relu_i0_o_i1_o_f_i2_o_f_i3_o_f])));
       }
     }
   }

@@ -2,23 +2,17 @@
 #include <cuda_fp16.h>
 
 
-extern "C" __global__ void __launch_bounds__(256) fused_nn_matmul_kernel0(const float* __restrict__ p0, const float* __restrict__ p1, float* __restrict__ matmul) {
-  __shared__ __align__(16) float p0_shared[256];
-  __shared__ __align__(16) float p1_shared[512];
+extern "C" __global__ void __launch_bounds__(64) fused_nn_matmul_kernel0(const float* __restrict__ p0, const float* __restrict__ p1, float* __restrict__ matmul) {
+  __shared__ __align__(16) float p0_shared[64];
+  __shared__ __align__(16) float p1_shared[64];
   {
     const int matmul_i0_o_i1_o_f = (int)blockIdx.x;
-    float matmul_local[8];
+    float matmul_local[1];
     {
       const int matmul_local_i0_i_o = (int)threadIdx.y;
       {
         const int matmul_local_i1_i_o = (int)threadIdx.x;
-#pragma unroll
-        for (int matmul_local_i0_i_i_i = 0; matmul_local_i0_i_i_i < 2; ++matmul_local_i0_i_i_i) {
-#pragma unroll
-          for (int matmul_local_i1_i_i_i = 0; matmul_local_i1_i_i_i < 4; ++matmul_local_i1_i_i_i) {
-            matmul_local[((matmul_local_i0_i_i_i * 4) + matmul_local_i1_i_i_i)] = 0.0f;
-          }
-        }
+        matmul_local[0] = 0.0f;
       }
     }
     for (int matmul_local_k_o = 0; matmul_local_k_o < 4; ++matmul_local_k_o) {
@@ -26,16 +20,14 @@ extern "C" __global__ void __launch_bounds__(256) fused_nn_matmul_kernel0(const 
         const int p0_shared_ax0_ax1_f_i_o = (int)threadIdx.y;
         {
           const int p0_shared_ax0_ax1_f_i_i = (int)threadIdx.x;
-          p0_shared[((p0_shared_ax0_ax1_f_i_o * 16) + p0_shared_ax0_ax1_f_i_i)] = p0[(((((matmul_i0_o_i1_o_f * 1024) + (p0_shared_ax0_ax1_f_i_o * 64)) + ((p0_shared_ax0_ax1_f_i_i / 8) * 32)) + (matmul_local_k_o * 8)) + (p0_shared_ax0_ax1_f_i_i % 8))];
+          p0_shared[((p0_shared_ax0_ax1_f_i_o * 8) + p0_shared_ax0_ax1_f_i_i)] = p0[(((((matmul_i0_o_i1_o_f / 8) * 256) + (p0_shared_ax0_ax1_f_i_o * 32)) + (matmul_local_k_o * 8)) + p0_shared_ax0_ax1_f_i_i)];
         }
       }
-      for (int p1_shared_ax0_ax1_f_o = 0; p1_shared_ax0_ax1_f_o < 2; ++p1_shared_ax0_ax1_f_o) {
+      {
+        const int p1_shared_ax0_ax1_f_i_o = (int)threadIdx.y;
         {
-          const int p1_shared_ax0_ax1_f_i_o = (int)threadIdx.y;
-          {
-            const int p1_shared_ax0_ax1_f_i_i = (int)threadIdx.x;
-            p1_shared[(((p1_shared_ax0_ax1_f_o * 256) + (p1_shared_ax0_ax1_f_i_o * 16)) + p1_shared_ax0_ax1_f_i_i)] = p1[((((matmul_local_k_o * 512) + (p1_shared_ax0_ax1_f_o * 256)) + (p1_shared_ax0_ax1_f_i_o * 16)) + p1_shared_ax0_ax1_f_i_i)];
-          }
+          const int p1_shared_ax0_ax1_f_i_i = (int)threadIdx.x;
+          p1_shared[((p1_shared_ax0_ax1_f_i_o * 8) + p1_shared_ax0_ax1_f_i_i)] = p1[((((matmul_local_k_o * 512) + (p1_shared_ax0_ax1_f_i_o * 64)) + ((matmul_i0_o_i1_o_f % 8) * 8)) + p1_shared_ax0_ax1_f_i_i)];
         }
       }
       __syncthreads();
@@ -45,13 +37,7 @@ extern "C" __global__ void __launch_bounds__(256) fused_nn_matmul_kernel0(const 
           const int matmul_local_i1_i_o = (int)threadIdx.x;
 #pragma unroll
           for (int matmul_local_k_i_o = 0; matmul_local_k_i_o < 8; ++matmul_local_k_i_o) {
-#pragma unroll
-            for (int matmul_local_i0_i_i_i = 0; matmul_local_i0_i_i_i < 2; ++matmul_local_i0_i_i_i) {
-#pragma unroll
-              for (int matmul_local_i1_i_i_i = 0; matmul_local_i1_i_i_i < 4; ++matmul_local_i1_i_i_i) {
-                matmul_local[((matmul_local_i0_i_i_i * 4) + matmul_local_i1_i_i_i)] = (matmul_local[((matmul_local_i0_i_i_i * 4) + matmul_local_i1_i_i_i)] + (p0_shared[(((matmul_local_i0_i_o * 16) + (matmul_local_i0_i_i_i * 8)) + matmul_local_k_i_o)] * p1_shared[(((matmul_local_k_i_o * 64) + (matmul_local_i1_i_o * 4)) + matmul_local_i1_i_i_i)]));
-              }
-            }
+            matmul_local[0] = (matmul_local[0] + (p0_shared[((matmul_local_i0_i_o * 8) + matmul_local_k_i_o)] * p1_shared[((matmul_local_k_i_o * 8) + matmul_local_i1_i_o)]));
           }
         }
       }
@@ -61,11 +47,7 @@ extern "C" __global__ void __launch_bounds__(256) fused_nn_matmul_kernel0(const 
       const int matmul_i0_i_i_o = (int)threadIdx.y;
       {
         const int matmul_i1_i_i_o = (int)threadIdx.x;
-        for (int matmul_i0_i_i_i = 0; matmul_i0_i_i_i < 2; ++matmul_i0_i_i_i) {
-          for (int matmul_i1_i_i_i = 0; matmul_i1_i_i_i < 4; ++matmul_i1_i_i_i) {
-            matmul[(((((matmul_i0_o_i1_o_f * 2048) + (matmul_i0_i_i_o * 128)) + (matmul_i0_i_i_i * 64)) + (matmul_i1_i_i_o * 4)) + matmul_i1_i_i_i)] = matmul_local[((matmul_i0_i_i_i * 4) + matmul_i1_i_i_i)];
-          }
-        }
+        matmul[(((((matmul_i0_o_i1_o_f / 8) * 512) + (matmul_i0_i_i_o * 64)) + ((matmul_i0_o_i1_o_f % 8) * 8)) + matmul_i1_i_i_o)] = matmul_local[0];
       }
     }
   }
