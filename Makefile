@@ -64,13 +64,16 @@ bench-service: install
 	$(PY) bench/service_load.py --duration 60
 
 # On a machine with an NVIDIA GPU and the CUDA toolkit: the CUDA tests on the device, then
-# every default and sampled GPU schedule checked and timed next to PyTorch (if installed).
+# every default and sampled GPU schedule checked and timed next to PyTorch (if installed),
+# then the light models compiled for the GPU, run and timed.
 GPU_TESTS := tests/codegen/cuda tests/codegen/aot/test_cuda_artifact.py \
-	tests/workers/test_device.py tests/service/test_cli_cuda.py tests/tuner/space/test_gpu_space.py
+	tests/workers/test_device.py tests/service/test_cli_cuda.py tests/tuner/space/test_gpu_space.py \
+	tests/ir/schedule
 gpu-check: install
 	$(VENV)/bin/pip install -e '.[gpu]'
 	$(PY) -m pytest -q $(GPU_TESTS)
 	$(PY) bench/gpu_check.py
+	$(PY) bench/gpu_models.py
 
 golden: install
 	if [ -f tests/golden/regenerate.py ]; then $(PY) -m tests.golden.regenerate; \

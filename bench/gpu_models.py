@@ -1,0 +1,151 @@
+"""The light models on a CUDA GPU, untuned: right results, and how fast.
+
+For each model it compiles a CUDA artifact with the default GPU schedules (`autotune
+compile --target cuda` does the same), loads it with the CUDA loader, runs it on the
+model's runtime inputs and checks the output against the reference shipped with the model
+(`light_*_output_0.pb`), then times `--runs` runs (median, wall clock around each run,
+which waits for the GPU). ONNX Runtime on the CPU is timed in the same run as a point of
+reference. With `--min-blocks N ...` the artifact is also built with each N as the default
+tiling's `min_blocks` (1: the fixed tiles) and the variants are timed in turn.
+
+    python bench/gpu_models.py [--only light_resnet50 ...] [--runs 20] [--min-blocks 1]
+        [--json OUT]
+
+Needs pycuda, nvcc and a GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from codegen.cuda.device import gpu_device
+from codegen.runtime.cuda_loader import load_cuda_artifact
+from ir.reference import check_close
+from ir.schedule import default_gpu
+from service.artifact_build import build_artifact
+from service.example_models import runtime_inputs
+from tests.support.onnx_models import LIGHT_MODELS, expected_output, light_model_path
+
+
+@contextlib.contextmanager
+def default_min_blocks(min_blocks: int | None) -> Iterator[None]:
+    """Inside, default GPU schedules are built with `min_blocks` (None: as shipped)."""
+    saved = default_gpu.default_gpu_schedule.__defaults__
+    if min_blocks is not None:
+        default_gpu.default_gpu_schedule.__defaults__ = (None, min_blocks)
+    try:
+        yield
+    finally:
+        default_gpu.default_gpu_schedule.__defaults__ = saved
+
+
+def _median_s(run: Callable[[], Any], runs: int) -> float:
+    run()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _onnxruntime_ms(path: Path, inputs: dict[str, np.ndarray], runs: int) -> float:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3
+    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return _median_s(lambda: session.run(None, inputs), runs) * 1e3
+
+
+def measure(name: str, target: str, variants: list[int | None], runs: int) -> dict[str, Any]:
+    """One model: per variant its compile time, correctness and median latency."""
+    path = light_model_path(name)
+    inputs = runtime_inputs(onnx.load(str(path)))
+    expected = expected_output(name)
+    row: dict[str, Any] = {"model": name, "variants": []}
+    with tempfile.TemporaryDirectory(prefix="gpu-models-") as directory:
+        for index, min_blocks in enumerate(variants):
+            start = time.perf_counter()
+            with default_min_blocks(min_blocks):
+                build = build_artifact(path, target, [], Path(directory) / str(index))
+            variant: dict[str, Any] = {
+                "min_blocks": min_blocks or default_gpu.MIN_BLOCKS,
+                "compile_s": time.perf_counter() - start,
+            }
+            with load_cuda_artifact(build.path) as model:
+                (got,) = model.run(inputs).values()
+                try:
+                    check_close(got, expected, rtol=1e-3, atol=1e-5, what=name)
+                    variant["correct"] = True
+                except AssertionError as err:
+                    variant["correct"], variant["error"] = False, str(err)[:400]
+                variant["max_abs_err"] = float(np.max(np.abs(got - expected)))
+                variant["kernels"] = int(model.manifest.get("kernels", 0))
+                variant["latency_ms"] = _median_s(lambda: model.run(inputs), runs) * 1e3
+            row["variants"].append(variant)
+    row["onnxruntime_cpu_ms"] = _onnxruntime_ms(path, inputs, runs)
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="*", help="model names (default: the nine light models)")
+    parser.add_argument("--runs", type=int, default=20, help="timed runs per model")
+    parser.add_argument(
+        "--min-blocks", nargs="*", type=int, default=[], help="also build with these min_blocks"
+    )
+    parser.add_argument("--json", type=Path, help="write every figure to this file")
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    device = gpu_device(0)
+    target = device.target
+    print(f"device: {device.name} ({target}), {device.multiprocessors} SMs", file=sys.stderr)
+    variants: list[int | None] = [None, *args.min_blocks]
+    rows = []
+    for name in args.only or LIGHT_MODELS:
+        row = measure(name, target, variants, args.runs)
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+    if args.json:
+        args.json.write_text(json.dumps({"device": device.to_json(), "rows": rows}, indent=1))
+
+    print(f"\n{device.name}, {target}; latency ms (median of {args.runs}), untuned")
+    labels = [f"blocks {v['min_blocks']}" for v in rows[0]["variants"]] if rows else []
+    print(f"{'model':<20} " + " ".join(f"{label:>14}" for label in labels) + "   ORT cpu")
+    failures = 0
+    for row in rows:
+        cells = []
+        for variant in row["variants"]:
+            failures += not variant["correct"]
+            mark = "" if variant["correct"] else " WRONG"
+            cells.append(f"{variant['latency_ms']:.3f}{mark}")
+        print(
+            f"{row['model']:<20} "
+            + " ".join(f"{cell:>14}" for cell in cells)
+            + f" {row['onnxruntime_cpu_ms']:>9.3f}"
+        )
+    for row in rows:
+        for variant in row["variants"]:
+            if not variant["correct"]:
+                print(f"{row['model']} (min_blocks {variant['min_blocks']}): {variant['error']}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
