@@ -77,7 +77,9 @@ STORE_FEATURES: tuple[str, ...] = (
     "unrolled_loops",
     "unrolled_extent",
     "innermost_extent",
-    "work_per_thread",  # trip / parallel extent
+    "work_per_thread",  # trip / (parallel extent x GPU blocks x GPU threads)
+    "gpu_blocks",  # product of the loops bound to blockIdx.* (0: none, as on a CPU)
+    "gpu_threads",  # product of the loops bound to threadIdx.* (0: none)
     "guards",  # enclosing if-statements
     # Memory: the store and every load of its value.
     "loads",
@@ -153,6 +155,8 @@ _REUSE, _ARITH_INTENSITY, _FLOPS = _S["reuse"], _S["arith_intensity"], _S["flops
 _TRAFFIC_FIELDS = ((_S["traffic_l1"], L1_BYTES), (_S["traffic_l2"], L2_BYTES))
 _LANE_USE = _S["vector_lane_use"]
 _REGISTER_KINDS = ("unrolled", "vectorized")
+# A GPU-bound loop's kind, by the start of its thread tag (a vthread stays serial).
+_BINDING_KINDS = {"blockIdx.": "block", "threadIdx": "thread"}
 _STORE_CHAINS, _STORE_CHAINS_TILE = _S["store_chains"], _S["store_chains_tile"]
 _RUN_FIELDS = (
     (("vectorized",), _S["store_run_vector"], _S["loads_per_iteration_vector"]),
@@ -267,9 +271,10 @@ class _Kernel:
         self.kernel[_K["loops"]] += 1
         self.depth_of[stmt.var.name] = len(self.loops)
         body_kind = type(stmt.body)
-        self.loops.append(
-            _Loop(stmt.var, extent, stmt.kind, body_kind is For or body_kind is Store)
-        )
+        kind = stmt.kind
+        if kind == "thread_binding":
+            kind = _BINDING_KINDS.get(stmt.thread_tag[:9], "serial")  # vthread: serial
+        self.loops.append(_Loop(stmt.var, extent, kind, body_kind is For or body_kind is Store))
         self.ranges[stmt.var] = (0, extent - 1 if extent > 0 else 0)
         self.visit(stmt.body)
         self.loops.pop()
@@ -313,7 +318,14 @@ class _Kernel:
         loops = self.loops
         row[_S["depth"]] = float(len(loops))
         row[_S["guards"]] = float(self.guards)
-        products = {"serial": 1, "parallel": 1, "vectorized": 1, "unrolled": 1}
+        products = {
+            "serial": 1,
+            "parallel": 1,
+            "vectorized": 1,
+            "unrolled": 1,
+            "block": 1,
+            "thread": 1,
+        }
         numbers = dict.fromkeys(products, 0)
         for loop in loops:
             kind = loop.kind if loop.kind in products else "serial"
@@ -327,7 +339,12 @@ class _Kernel:
             row[_S["innermost_extent"]] = float(innermost.extent)
             if innermost.kind == "vectorized":
                 row[_S["innermost_vector_len"]] = float(innermost.extent)
-        row[_S["work_per_thread"]] = trip / max(1, products["parallel"])
+        if numbers["block"]:
+            row[_S["gpu_blocks"]] = float(products["block"])
+        if numbers["thread"]:
+            row[_S["gpu_threads"]] = float(products["thread"])
+        workers = products["parallel"] * products["block"] * products["thread"]
+        row[_S["work_per_thread"]] = trip / max(1, workers)
 
     def access(self, buffer: Buffer, index: PrimExpr, is_store: bool) -> _Access:
         # An update reads the element it stores (the same index object): analyse it once.

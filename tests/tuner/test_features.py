@@ -17,6 +17,7 @@ from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from ir.lower import lower
 from ir.schedule.default import default_schedule
+from ir.schedule.default_gpu import default_gpu_schedule
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from ir.te.program import TEProgram, function_to_te
@@ -162,6 +163,22 @@ def test_different_schedules_give_different_features() -> None:
         extract_features(lower(space.sample(rng).replay(program))).tobytes() for _ in range(10)
     }
     assert len(vectors) >= 8
+
+
+def test_gpu_blocks_and_threads_are_read_off_the_bound_loops() -> None:
+    fixed = extract_features(lower(default_gpu_schedule(dense_program(), min_blocks=1)))
+    spread = extract_features(lower(default_gpu_schedule(dense_program(), min_blocks=128)))
+    # 16 x 128 outputs, each a 256-long sum: 2 blocks of 128 threads with the fixed tiles,
+    # 32 blocks of 64 threads spread (threads then down to the floor of 64).
+    assert value(fixed, "main.gpu_blocks") == pytest.approx(2, rel=1e-4)
+    assert value(fixed, "main.gpu_threads") == pytest.approx(128, rel=1e-4)
+    assert value(spread, "main.gpu_blocks") == pytest.approx(32, rel=1e-4)
+    assert value(spread, "main.gpu_threads") == pytest.approx(64, rel=1e-4)
+    trip = value(fixed, "main.trip")
+    assert value(fixed, "main.work_per_thread") == pytest.approx(trip / 256, rel=1e-4)
+    assert value(spread, "main.work_per_thread") == pytest.approx(trip / 2048, rel=1e-4)
+    cpu = extract_features(default_kernel(dense_program()))
+    assert value(cpu, "max.gpu_blocks") == value(cpu, "max.gpu_threads") == 0
 
 
 def test_batch_matches_single() -> None:
