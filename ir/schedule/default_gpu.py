@@ -35,7 +35,9 @@ DEFAULT_THREADS = 256  # threads per block of a bound spatial loop
 # Blocks a default tiling launches at least where the output allows: about one per SM of
 # a large GPU (an H100 has 132), so few SMs idle while the others work. On an H100, 256
 # was 2-3x slower than 128 on the 64-channel convolutions of 56x56 (it halves the width's
-# register tile) and 128 was nowhere slower than the fixed tiles (bench/results/gpu_check_h100.txt).
+# register tile), and 128 was no slower than the fixed tiles on any standard workload
+# (bench/results/gpu_check_h100.txt) but slower on shufflenet's grouped convolutions
+# (gpu_models_h100.txt).
 MIN_BLOCKS = 128
 MIN_TILED_THREADS = 64  # threads per block the spreading keeps (two warps)
 
