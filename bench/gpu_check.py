@@ -84,7 +84,7 @@ def wide_indices() -> Iterator[None]:
         emit.INT32_MIN, emit.INT32_MAX = saved
 
 
-def default_gflops(workload: dict[str, Any], target: str, min_blocks: int = MIN_BLOCKS) -> float:
+def default_gflops(workload: dict[str, Any], target: str, min_blocks: int | None = None) -> float:
     """GFLOPS of the default GPU schedule of one workload (checked, then timed)."""
     row = check_default(workload, target, min_blocks)
     if not row["correct"]:
@@ -93,7 +93,7 @@ def default_gflops(workload: dict[str, Any], target: str, min_blocks: int = MIN_
 
 
 def check_default(
-    workload: dict[str, Any], target: str, min_blocks: int = MIN_BLOCKS
+    workload: dict[str, Any], target: str, min_blocks: int | None = None
 ) -> dict[str, Any]:
     """Build, run, check and time the default GPU schedule of one workload."""
     arrays = workload_arrays(workload)

@@ -46,13 +46,13 @@ from tests.support.onnx_models import LIGHT_MODELS, load_light_model, randomize_
 @contextlib.contextmanager
 def default_min_blocks(min_blocks: int | None) -> Iterator[None]:
     """Inside, default GPU schedules are built with `min_blocks` (None: as shipped)."""
-    saved = default_gpu.default_gpu_schedule.__defaults__
+    saved = default_gpu.MIN_BLOCKS
     if min_blocks is not None:
-        default_gpu.default_gpu_schedule.__defaults__ = (None, min_blocks)
+        default_gpu.MIN_BLOCKS = min_blocks
     try:
         yield
     finally:
-        default_gpu.default_gpu_schedule.__defaults__ = saved
+        default_gpu.MIN_BLOCKS = saved
 
 
 def _median_s(run: Callable[[], Any], runs: int) -> float:

@@ -155,8 +155,6 @@ _REUSE, _ARITH_INTENSITY, _FLOPS = _S["reuse"], _S["arith_intensity"], _S["flops
 _TRAFFIC_FIELDS = ((_S["traffic_l1"], L1_BYTES), (_S["traffic_l2"], L2_BYTES))
 _LANE_USE = _S["vector_lane_use"]
 _REGISTER_KINDS = ("unrolled", "vectorized")
-# A GPU-bound loop's kind, by the start of its thread tag (a vthread stays serial).
-_BINDING_KINDS = {"blockIdx.": "block", "threadIdx": "thread"}
 _STORE_CHAINS, _STORE_CHAINS_TILE = _S["store_chains"], _S["store_chains_tile"]
 _RUN_FIELDS = (
     (("vectorized",), _S["store_run_vector"], _S["loads_per_iteration_vector"]),
@@ -273,7 +271,14 @@ class _Kernel:
         body_kind = type(stmt.body)
         kind = stmt.kind
         if kind == "thread_binding":
-            kind = _BINDING_KINDS.get(stmt.thread_tag[:9], "serial")  # vthread: serial
+            tag = stmt.thread_tag
+            kind = (
+                "block"
+                if tag.startswith("blockIdx.")
+                else "thread"
+                if tag.startswith("threadIdx.")
+                else "serial"  # a vthread runs serially inside its thread
+            )
         self.loops.append(_Loop(stmt.var, extent, kind, body_kind is For or body_kind is Store))
         self.ranges[stmt.var] = (0, extent - 1 if extent > 0 else 0)
         self.visit(stmt.body)

@@ -114,9 +114,10 @@ def tiling_anchor(schedule: Schedule, name: str, taken: set[str]) -> str | None:
 
 
 def default_tiling(
-    stage: Stage, level: TileLevel = SHRINK_LEVELS[0], min_blocks: int = MIN_BLOCKS
+    stage: Stage, level: TileLevel = SHRINK_LEVELS[0], min_blocks: int | None = None
 ) -> GpuTiling:
-    """Fixed SSSRRSRS sizes for a heavy stage (see the module docstring, Step 2)."""
+    """Fixed SSSRRSRS sizes for a heavy stage (see the module docstring, Step 2), spread
+    over `min_blocks` blocks (None: `MIN_BLOCKS`)."""
     extents = [axis.extent for axis in stage.op.axes]
     spatial: list[tuple[int, ...]] = []
     for position, extent in enumerate(extents):
@@ -131,7 +132,8 @@ def default_tiling(
             spatial.append((extent // register, 1, 1, register, 1))
         else:
             spatial.append((extent, 1, 1, 1, 1))
-    spread = _spread_blocks([list(sizes) for sizes in spatial], min_blocks)
+    goal = MIN_BLOCKS if min_blocks is None else min_blocks
+    spread = _spread_blocks([list(sizes) for sizes in spatial], goal)
     reduce = []
     for axis in stage.op.reduce_axes:
         step = _divisor_at_most(axis.extent, level.reduce_step)
@@ -176,7 +178,7 @@ def _shared_bytes(schedule: Schedule) -> int:
 
 
 def _build(
-    program: TEProgram, limits: GpuParams, level: TileLevel | None, min_blocks: int
+    program: TEProgram, limits: GpuParams, level: TileLevel | None, min_blocks: int | None
 ) -> Schedule:
     """Steps 1 to 3 with the tiles of `level` (None: no tiling, every stage bound)."""
     sch = Schedule(program)
@@ -207,10 +209,11 @@ def _build(
 
 
 def default_gpu_schedule(
-    program: TEProgram, params: GpuParams | None = None, min_blocks: int = MIN_BLOCKS
+    program: TEProgram, params: GpuParams | None = None, min_blocks: int | None = None
 ) -> Schedule:
     """The schedule a fused function gets on a GPU without tuning (module docstring);
-    `min_blocks` 1 keeps the fixed tiles however few blocks they launch."""
+    `min_blocks` (None: `MIN_BLOCKS`, read at each call) 1 keeps the fixed tiles however
+    few blocks they launch."""
     limits = params or GpuParams()
     heavy = any(has_reuse(Stage.of(op, False)) for op in program.computes)
     if heavy:
