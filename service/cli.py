@@ -81,7 +81,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
             from service.run_model import RecordCoverage
             from tuner.records import load_records
 
-            coverage = RecordCoverage(load_records(Path(args.records)), str(host_target()))
+            records_file = Path(args.records)
+            if not records_file.is_file():
+                raise CliError(f"--records {records_file}: no such file")
+            coverage = RecordCoverage(load_records(records_file), str(host_target()))
         start = time.perf_counter()
         model = prepare_model(
             path,

@@ -87,6 +87,10 @@ def run_tune(
         raise TuneError("--batch-size must be at least 1")
     if feature_workers is not None and feature_workers < 0:
         raise TuneError("--feature-workers must be 0 or more")
+    if time_limit_s is not None and not time_limit_s > 0:  # (NaN too)
+        raise TuneError(f"--time-limit must be a positive number of seconds, not {time_limit_s}")
+    if records.is_dir():
+        raise TuneError(f"--records {records}: is a directory, not a record log")
     if is_cuda_target(target):
         # Before the model is imported: a missing GPU is one clear error, not a traceback.
         target = normalize_target(target)
@@ -132,6 +136,13 @@ def run_tune(
     for line in _failure_lines(failed, records, normalize_target(target)):
         print(line, file=sys.stderr)
     status = 1 if failed else 0
+    resumed_trials = sum(task.trials for task in result.tasks)
+    if result.measured == 0 and resumed_trials >= trials:
+        print(
+            f"{records} already holds {resumed_trials} trials of this model's tasks, the whole "
+            f"budget of --trials {trials}: raise --trials to tune further",
+            file=sys.stderr,
+        )
     if as_json:
         print(json.dumps(_summary_json(result), indent=2))
         return status

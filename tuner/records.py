@@ -18,7 +18,7 @@ import logging
 import math
 import os
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -259,9 +259,24 @@ def load_records(path_or_lines: str | os.PathLike[str] | Iterable[str]) -> list[
     """
     if isinstance(path_or_lines, str | os.PathLike):
         source = str(path_or_lines)
-        with open(path_or_lines, encoding="utf-8") as file:
-            return _parse_lines(file, source)
+        with open(path_or_lines, "rb") as file:
+            return _parse_lines(_decoded_lines(file, source), source)
     return _parse_lines(path_or_lines, "<lines>")
+
+
+def _decoded_lines(lines: Iterable[bytes], source: str) -> Iterator[str]:
+    """The lines of a record file as text; RecordError naming the line that is not UTF-8
+    (a binary file given as records, such as the model itself)."""
+    for number, line in enumerate(lines, start=1):
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError:
+            if not line.endswith(b"\n"):  # the last line, cut mid-character: torn or not,
+                yield line.decode("utf-8", "replace")  # `_parse_lines` decides
+                continue
+            raise RecordError(
+                f"{source}:{number}: not UTF-8 text: a record log holds JSON lines"
+            ) from None
 
 
 def _parse_lines(lines: Iterable[str], source: str) -> list[Record]:

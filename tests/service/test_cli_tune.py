@@ -62,6 +62,7 @@ def test_tune_then_run_with_records(tmp_path: Path) -> None:
     again = _run("tune", str(model_path), "--trials", "12", "--records", str(records), "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["measured"] == 0
+    assert "the whole budget of --trials 12: raise --trials" in again.stderr
     # Run with the tuned records: same numbers as onnxruntime.
     data = np.random.default_rng(1).normal(size=(1, 4, 6, 6)).astype(np.float32)
     np.save(tmp_path / "x.npy", data)
@@ -92,6 +93,11 @@ def test_tune_then_run_with_records(tmp_path: Path) -> None:
     assert "-num-cores=7" in elsewhere.stderr and "core count included" in elsewhere.stderr
     summary = json.loads(elsewhere.stdout)
     assert summary["tuned_kernels"] == 0 and summary["latency_ms"]["median"] is None
+    missing = tmp_path / "missing.jsonl"
+    absent = _run("run", str(model_path), "--input", f"x={tmp_path / 'x.npy'}",
+                  "--records", str(missing))  # fmt: skip
+    assert absent.returncode == 1 and "Traceback" not in absent.stderr
+    assert f"--records {missing}: no such file" in absent.stderr
 
 
 def test_tune_on_cuda_without_pycuda_is_one_clear_error(tmp_path: Path) -> None:
@@ -122,11 +128,24 @@ def test_tune_rejects_bad_arguments(tmp_path: Path) -> None:
         (("--trials", "0"), "--trials"),
         (("--trials", "4", "--target", "opencl"), "unsupported target"),
         (("--trials", "4", "--feature-workers", "-1"), "--feature-workers must be 0 or more"),
+        (("--trials", "4", "--time-limit", "-1"), "--time-limit must be a positive number"),
+        (("--trials", "4", "--time-limit", "0"), "--time-limit must be a positive number"),
     ):
         result = _run("tune", str(model_path), "--records", str(tmp_path / "r.jsonl"), *args)
         assert result.returncode != 0
         assert "Traceback" not in result.stderr
         assert fragment in result.stderr
+        assert not (tmp_path / "r.jsonl").exists()
+    folder = _run("tune", str(model_path), "--records", str(tmp_path), "--trials", "4")
+    assert folder.returncode == 1 and "Traceback" not in folder.stderr
+    assert f"--records {tmp_path}: is a directory" in folder.stderr
+    # A binary file given as records is refused by line and left as it was.
+    binary_path = tmp_path / "binary.jsonl"
+    binary_path.write_bytes(b"\x08\x07\xad\xff\x12\n" * 3)
+    binary = _run("tune", str(model_path), "--records", str(binary_path), "--trials", "4")
+    assert binary.returncode == 1 and "Traceback" not in binary.stderr
+    assert f"{binary_path}:1: not UTF-8 text" in binary.stderr
+    assert binary_path.read_bytes() == b"\x08\x07\xad\xff\x12\n" * 3
 
 
 def test_tune_batch_size_spreads_a_small_budget_over_the_tasks(tmp_path: Path) -> None:

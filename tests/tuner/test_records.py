@@ -145,6 +145,30 @@ def test_malformed_lines_name_file_and_line(tmp_path: Path, line: str, message: 
     assert f"{path}:3:" in str(info.value)
 
 
+def test_a_binary_file_is_refused_naming_its_first_bad_line(tmp_path: Path) -> None:
+    """A file that is not text (a model given as --records by mistake) is a RecordError
+    naming the file and the line, not a decoding traceback; nothing is appended to it."""
+    path = tmp_path / "model.onnx"
+    path.write_bytes(_record().dumps().encode() + b"\n\x08\x07\xad\xff\x12\n{}\n")
+    with pytest.raises(RecordError, match="not UTF-8 text") as info:
+        load_records(path)
+    assert f"{path}:2:" in str(info.value)
+    before = path.read_bytes()
+    with pytest.raises(RecordError):
+        RecordLog(path).load()
+    assert path.read_bytes() == before
+
+
+def test_a_last_line_cut_inside_a_character_is_torn(tmp_path: Path) -> None:
+    """A writer that dies inside a multi-byte character leaves a torn line, skipped as
+    any other (records are ASCII today; an error text of a later version need not be)."""
+    path = tmp_path / "run.jsonl"
+    whole = _record(4).dumps().encode() + b"\n"
+    cut = b'{"error":"caf\xc3'
+    path.write_bytes(whole + cut)
+    assert load_records(path) == [_record(4)]
+
+
 def test_best_record_ignores_failures_and_other_workloads() -> None:
     records = [
         _record(2, costs=[5e-3, 5e-3, 5e-3]),
