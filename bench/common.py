@@ -24,9 +24,12 @@ HERE = Path(__file__).resolve().parent
 SHARED_WORKLOADS = HERE.parent.parent / "shared" / "bench" / "workloads.json"
 
 
-def load_workloads() -> list[dict[str, Any]]:
-    """The standard workloads: the shared file when present, else the copy in bench/."""
-    path = SHARED_WORKLOADS if SHARED_WORKLOADS.is_file() else HERE / "workloads.json"
+def load_workloads(path: str | Path | None = None) -> list[dict[str, Any]]:
+    """The workloads of the file at `path` (the same format), by default the standard ones:
+    the shared file when present, else the copy in bench/."""
+    if path is None:
+        path = SHARED_WORKLOADS if SHARED_WORKLOADS.is_file() else HERE / "workloads.json"
+    path = Path(path)
     workloads: list[dict[str, Any]] = json.loads(path.read_text())["workloads"]
     return workloads
 

@@ -124,6 +124,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", help="workload names to run")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--workloads", metavar="FILE", help="another workloads file of the same format"
+    )
     args = parser.parse_args()
     rows = []
     print(f"target: {host_target()}", file=sys.stderr)
@@ -131,7 +134,7 @@ def main() -> int:
     header = f"{'workload':<22}{'GFLOP':>7}" + "".join(f"{c:>9}" for c in columns)
     if not args.json:
         print(header)
-    for workload in load_workloads():
+    for workload in load_workloads(args.workloads):
         if args.only and workload["name"] not in args.only:
             continue
         row = measure(workload)

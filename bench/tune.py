@@ -2,6 +2,7 @@
 to our default schedule, numpy (matmuls) and ONNX Runtime measured in the same run.
 
     .venv/bin/python bench/tune.py [--trials 64 256] [--only NAME ...] [--search evolutionary]
+        [--workloads FILE]
 
 Each workload is tuned from an empty record log per budget; the reported best is the
 tuner's declared best (re-measured) record, rebuilt and re-timed in turn with the default
@@ -97,9 +98,14 @@ def main() -> int:
     parser.add_argument("--trials", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--search", default="evolutionary", choices=("evolutionary", "random"))
+    parser.add_argument(
+        "--workloads",
+        metavar="FILE",
+        help="another workloads file of the same format (e.g. bench/workloads_offbeat.json)",
+    )
     args = parser.parse_args()
     print(f"target: {host_target()}  search: {args.search}", file=sys.stderr)
-    for workload in load_workloads():
+    for workload in load_workloads(args.workloads):
         if args.only and workload["name"] not in args.only:
             continue
         row = measure(workload, args.trials, args.search)

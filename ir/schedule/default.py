@@ -116,14 +116,20 @@ def gemm_register_tile(rows: int, cols: int, lanes: int, registers: int = 32) ->
     """The register tile of a matrix product's output of `rows` x `cols`: (rows, columns)
     per tile, the columns two vectors wide (or all of them when fewer), up to 8 rows (6
     with 16 vector registers, which must also hold the column vectors and a broadcast).
-    Where the rows leave fewer than `FMA_CHAINS` accumulators (13 rows tile by 1), up to
-    `GEMV_VECTORS` vectors wide, but only a width that divides the columns: a column
-    tail cost more than the wider tile saved (4 x 1024 x 1024 with 3 vectors and a tail:
-    173 GFLOPS against 183 with 2)."""
+    The rows are a divisor of `rows` unless the largest one is at most half the limit:
+    then the limit, the last tile shorter (a row tail; a dense layer of 197 rows ran 2.4x
+    faster than with tiles of one row). Where the rows leave fewer than `FMA_CHAINS`
+    accumulators, up to `GEMV_VECTORS` vectors wide, but only a width that divides the
+    columns: a column tail cost more than the wider tile saved (4 x 1024 x 1024 with 3
+    vectors and a tail: 173 GFLOPS against 183 with 2)."""
     col_tile = min(cols, 2 * lanes)
     vectors = -(-col_tile // lanes)
-    row_limit = min(8, _accumulators(registers, vectors + 1) // vectors)
-    row_tile = _divisor_at_most(rows, max(1, row_limit))
+    row_limit = max(1, min(8, _accumulators(registers, vectors + 1) // vectors))
+    row_tile = _divisor_at_most(rows, row_limit)
+    if 2 * row_tile <= row_limit < rows:
+        # Rows without a divisor near the limit (a prime count, as ViT's 197 tokens):
+        # full tiles and one shorter last tile rather than a tile of one or two rows.
+        return row_limit, col_tile
     for wider in range(min(GEMV_VECTORS, -(-FMA_CHAINS // row_tile)), vectors, -1):
         fits = _accumulators(registers, wider + 1) // wider >= row_tile
         if fits and cols % (wider * lanes) == 0:
@@ -413,25 +419,38 @@ class _DefaultScheduler:
         row_outer, row_inner = sch.split(output, row_axis, factor=row_tile)
         col_outer, col_inner = sch.split(output, col_axis, factor=col_tile)
         outer = [row_outer if a is None else a for a in outer_axes]
-        if tag != "conv2d" and col_extent % col_tile == 0:
-            # Column panels outside row tiles: one panel of the right-hand side stays in
-            # cache while the row tiles stream past it.
-            outer = [*outer[:-1], col_outer, outer[-1]]
-            order = [*outer, row_inner, col_inner]
+        if row_extent % row_tile != 0:
+            attach = self._order_gemm_row_tail(
+                output,
+                compute,
+                outer[:-1],
+                row_outer,
+                col_outer,
+                (row_inner, col_inner),
+                col_extent % col_tile != 0,
+            )
         else:
-            order = [*outer, col_outer, row_inner, col_inner]
-        sch.reorder(output, *order)
-        # A column tail keeps its own loop, so it is partitioned, not guarded.
-        fused = outer[0]
-        for axis in outer[1:]:
-            fused = sch.fuse(output, fused, axis)
-        if col_outer not in outer and loop_extents(sch.stages[output])[0][fused] == 1:
-            # One row tile and a column tail: the column panels are the only parallel work.
-            self._parallel(output, col_outer, compute)
-        else:
-            self._parallel(output, fused, compute)
+            if tag != "conv2d" and col_extent % col_tile == 0:
+                # Column panels outside row tiles: one panel of the right-hand side stays
+                # in cache while the row tiles stream past it.
+                outer = [*outer[:-1], col_outer, outer[-1]]
+                order = [*outer, row_inner, col_inner]
+            else:
+                order = [*outer, col_outer, row_inner, col_inner]
+            sch.reorder(output, *order)
+            # A column tail keeps its own loop, so it is partitioned, not guarded.
+            fused = outer[0]
+            for axis in outer[1:]:
+                fused = sch.fuse(output, fused, axis)
+            if col_outer not in outer and loop_extents(sch.stages[output])[0][fused] == 1:
+                # One row tile and a column tail: the column panels are the only parallel
+                # work.
+                self._parallel(output, col_outer, compute)
+            else:
+                self._parallel(output, fused, compute)
+            attach = col_outer if col_outer not in outer else fused
         sch.vectorize(output, col_inner)
-        sch.compute_at(anchor, output, col_outer if col_outer not in outer else fused)
+        sch.compute_at(anchor, output, attach)
         # The accumulator: reductions outside, the spatial tile inside.
         local = sch.stages[anchor]
         spatial = [axis.name for axis in local.op.axes]
@@ -453,6 +472,42 @@ class _DefaultScheduler:
         ):
             handled |= self._pack_right_operand(anchor, col_tile)
         return handled
+
+    def _order_gemm_row_tail(
+        self,
+        output: str,
+        compute: Stage,
+        batch: list[str],
+        row_outer: str,
+        col_outer: str,
+        inner: tuple[str, str],
+        col_tail: bool,
+    ) -> str:
+        """Order a matrix product's tile loops when the last row tile is shorter: the
+        loops with a tail stay loops of their own (lowering partitions each into
+        guard-free full tiles and one shorter tile), the batch loops (and column panels
+        without a tail) before them are fused and run in parallel, else the first loop of
+        its own does. Column panels go outside the row tiles (one panel of the right-hand
+        side stays in cache while the row tiles stream past it) unless, without batch
+        loops, there are more row tiles than panels and too few panels to give each core
+        two. Returns the loop the accumulator is computed at."""
+        sch = self.schedule
+        extents = loop_extents(sch.stages[output])[0]
+        panels, row_tiles = extents[col_outer], extents[row_outer]
+        panels_first = bool(batch) or panels >= row_tiles or panels >= 2 * self.hardware.num_cores
+        loops = [col_outer, row_outer] if panels_first else [row_outer, col_outer]
+        sch.reorder(output, *batch, *loops, *inner)
+        fused_axes = [*batch, col_outer] if panels_first and not col_tail else list(batch)
+        own = [loop for loop in loops if loop not in fused_axes]
+        if fused_axes:
+            fused = fused_axes[0]
+            for axis in fused_axes[1:]:
+                fused = sch.fuse(output, fused, axis)
+            if loop_extents(sch.stages[output])[0][fused] > 1:
+                self._parallel(output, fused, compute)
+                return own[-1]
+        self._parallel(output, own[0], compute)
+        return own[-1]
 
     def _pack_weight(self, anchor: str, col_tile: int) -> bool:
         """Repack a constant dense/matmul weight so the vectorized axis is contiguous;

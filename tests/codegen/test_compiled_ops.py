@@ -29,10 +29,12 @@ from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from ir.lower import lower
 from ir.reference import check_close, evaluate
-from ir.schedule.default import FMA_CHAINS, GEMV_VECTORS, default_schedule
+from ir.schedule.default import FMA_CHAINS, GEMV_VECTORS, default_schedule, gemm_register_tile
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import loop_extents
 from ir.te.program import function_to_te
+from ir.tir.stmt import IfThenElse
+from ir.tir.visit import walk_stmt
 from tests.ir.graph.ops.test_te_compute import CASES, Case, _case_id
 from tests.support.guarded_memory import guarded_copy
 
@@ -401,5 +403,50 @@ def test_default_schedule_spreads_a_matrix_vector_product_over_cores(
     ]
     if cols > col_tile:
         ((stage, axis),) = parallel
-        assert loop_extents(stage)[0][axis] == -(-cols // col_tile) * (rows // row_tile)
+        # (row tiles with a shorter last one stay a loop of their own, inside the panels)
+        row_tiles = rows // row_tile if rows % row_tile == 0 else 1
+        assert loop_extents(stage)[0][axis] == -(-cols // col_tile) * row_tiles
     _compile_and_check(fn, {"x": data}, f"dense {rows} x {cols}")
+
+
+@pytest.mark.parametrize("vector_bytes", [32, 64])
+@pytest.mark.parametrize(
+    ("op", "shapes"),
+    [
+        ("nn.dense", [(197, 96), (64, 96)]),  # ViT's 197 tokens; the columns divide
+        ("nn.dense", [(197, 96), (32, 96)]),  # too few panels for the cores: rows first
+        ("nn.dense", [(11, 64), (100, 64)]),  # few rows, a column tail: panels first
+        ("nn.matmul", [(197, 64), (64, 72)]),  # both tails
+        ("nn.batch_matmul", [(3, 197, 32), (3, 32, 197)]),  # batched, both tails
+        ("nn.batch_matmul", [(1, 37, 16), (1, 16, 48)]),  # a batch of one
+    ],
+)
+def test_default_schedule_gives_rows_without_a_divisor_a_shorter_last_tile(
+    op: str, shapes: list[tuple[int, ...]], vector_bytes: int
+) -> None:
+    """Rows whose largest divisor within the register tile's limit is at most half of it
+    (a prime count) get full register tiles and one shorter last tile, partitioned off
+    rather than guarded; one loop of more than one iteration runs in parallel; the
+    product computes the reference. Small integers keep the float32 sums exact."""
+    inputs = [RNG.integers(-2, 3, shape).astype(np.float32) for shape in shapes]
+    fn = _single_op_graph(op, inputs, {})
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=vector_bytes, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), hardware, frozenset())
+    rows = shapes[0][-2]
+    cols = shapes[1][0] if op == "nn.dense" else shapes[1][-1]
+    row_tile, _ = gemm_register_tile(rows, cols, hardware.lanes("float32"), hardware.registers)
+    assert rows % row_tile != 0 and row_tile > 2
+    output = next(stage for stage in schedule.stages.values() if stage.is_output)
+    assert loop_extents(output)[0][output.leaves[-2]] == row_tile
+    parallel = [
+        loop_extents(stage)[0][axis]
+        for stage in schedule.stages.values()
+        for axis, annotation in stage.annotations.items()
+        if annotation == "parallel" and stage is output
+    ]
+    assert len(parallel) == 1 and parallel[0] > 1
+    kernel = lower(schedule)
+    assert not [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, IfThenElse)]
+    _compile_and_check(fn, {f"x{i}": x for i, x in enumerate(inputs)}, f"{op} {shapes}")
