@@ -41,11 +41,15 @@ from tuner.space.rules import (
 )
 from tuner.space.tiles import (
     MAX_INNERMOST,
+    ROW_TAIL_PROBABILITY,
     is_perfect,
+    is_row_tail,
     is_tail,
     neighbour_perfect,
+    row_tail_tiles,
     sample_perfect,
     sample_vector_tile,
+    tail_sizes,
 )
 
 Loop = tuple[str, int]  # a loop's name and extent
@@ -90,11 +94,19 @@ class _Tiling:
             )
             for axis in op.reduce_axes
         ]
-        self.tail = self.vector is not None and is_tail(
-            self.spatial[self.vector], self.extents[self.vector]
-        )
+        # The axes tiled with a partial last tile (the vector axis', or rows without a
+        # divisor): each keeps its outermost loop to itself, to be partitioned.
+        self.tails = {
+            index
+            for index, (sizes, extent) in enumerate(zip(self.spatial, self.extents, strict=True))
+            if (
+                is_tail(sizes, extent)
+                if index == self.vector
+                else is_row_tail(sizes, extent, REGISTER_ROWS)
+            )
+        }
         self.attach = chooser.choose_int(f"{stage}.attach_level", ATTACH_LEVELS)
-        orders = OUTER_ORDERS if self.vector is not None and not self.tail else OUTER_ORDERS[:1]
+        orders = OUTER_ORDERS if self.vector is not None and not self.tails else OUTER_ORDERS[:1]
         self.vector_first = chooser.choose(f"{stage}.outer_order", orders) == "vector_first"
         self.tiled_writer = chooser.choose(f"{stage}.writer_order", WRITER_ORDERS) == "tiled"
         self.unroll = chooser.choose_int(f"{stage}.unroll", UNROLL_BUDGETS)
@@ -103,7 +115,7 @@ class _Tiling:
         self, context: BuildContext, key: str, extent: int, index: int
     ) -> tuple[int, ...]:
         if index != self.vector:
-            return _perfect_tile(context, key, extent, SPATIAL_LEVELS, REGISTER_ROWS)
+            return _row_tile(context, key, extent)
         lanes = context.hardware.lanes(context.schedule.stages[self.stage].op.dtype)
 
         def valid(value: Decision) -> bool:
@@ -134,6 +146,36 @@ def _is_sizes(value: Decision, levels: int) -> TypeGuard[tuple[int, ...]]:
         and len(value) == levels
         and all(isinstance(size, int) and size >= 1 for size in value)
     )
+
+
+def _row_tile(context: BuildContext, key: str, extent: int) -> tuple[int, ...]:
+    """A non-vector spatial axis' tiling: perfect, or, where no divisor gives a register
+    tile of several rows (`row_tail_tiles`), also a tail tiling."""
+    tails = row_tail_tiles(extent, REGISTER_ROWS)
+    if not tails:
+        return _perfect_tile(context, key, extent, SPATIAL_LEVELS, REGISTER_ROWS)
+
+    def draw(rng: random.Random) -> Decision:
+        if rng.random() < ROW_TAIL_PROBABILITY:
+            return tail_sizes(extent, rng.choice(tails), SPATIAL_LEVELS)
+        limit = REGISTER_ROWS if rng.random() < PREFERRED_PROBABILITY else MAX_INNERMOST
+        return sample_perfect(rng, extent, SPATIAL_LEVELS, limit)
+
+    def valid(value: Decision) -> bool:
+        return _is_sizes(value, SPATIAL_LEVELS) and (
+            is_perfect(value, extent) or is_row_tail(value, extent, REGISTER_ROWS)
+        )
+
+    def neighbour(rng: random.Random, old: Decision) -> Decision | None:
+        assert isinstance(old, tuple)
+        if is_row_tail(old, extent, REGISTER_ROWS):  # another tail's rows
+            others = [rows for rows in tails if rows != old[-1]]
+            return tail_sizes(extent, rng.choice(others), SPATIAL_LEVELS) if others else None
+        return neighbour_perfect(rng, old)
+
+    value = context.chooser.choose_by(key, valid, draw, neighbour)
+    assert isinstance(value, tuple)
+    return value
 
 
 def _perfect_tile(
@@ -205,24 +247,25 @@ def _tile_writer(context: BuildContext, writer: str, tiling: _Tiling) -> str | N
         loop
         for level in range(levels)
         for index in axis_order
-        if (loop := per_axis[index][level]) is not None
-        and not (tiling.tail and index == tiling.vector)
+        if (loop := per_axis[index][level]) is not None and index not in tiling.tails
     ]
     # A tail tile loop is never fused: it stays a loop of its own, so it is partitioned.
     tail = [
         loop
         for index, loops in enumerate(per_axis)
-        if (loop := loops[0]) is not None and tiling.tail and index == tiling.vector
+        if (loop := loops[0]) is not None and index in tiling.tails
     ]
     if tiling.tiled_writer:
         inner = _by_level([loops[levels:] for loops in per_axis], tiling.vector)
     else:
         inner = [loop for loops in per_axis if (loop := loops[levels]) is not None]
     reorder_if_needed(schedule, writer, [name for name, _ in (*outer, *tail, *inner)])
-    choices = parallel_choices([extent for _, extent in outer], context.hardware)
+    # Without outer loops to fuse, the first tail loop may run in parallel on its own.
+    shared = outer if outer else tail[:1]
+    choices = parallel_choices([extent for _, extent in shared], context.hardware)
     count = context.chooser.choose_int(f"{tiling.stage}.parallel", choices, nearest=True)
-    outer_names = fuse_parallel(schedule, writer, [name for name, _ in outer], count)
-    outer_names += [name for name, _ in tail]
+    outer_names = fuse_parallel(schedule, writer, [name for name, _ in shared], count)
+    outer_names += [name for name, _ in (tail if outer else tail[1:])]
     vector_axis = tiling.vector if tiling.tiled_writer else len(axes) - 1
     vector_loop = None if vector_axis is None else per_axis[vector_axis][-1]
     if inner and inner[-1] == vector_loop and vector_loop[1] >= 2:

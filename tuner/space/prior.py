@@ -33,8 +33,8 @@ from ir.schedule.schedule import Schedule, Stage
 from ir.te.program import TEProgram
 from tuner.space.analysis import is_compute_heavy, is_padding
 from tuner.space.decisions import Decisions
-from tuner.space.multi_level_tiling import SPATIAL_LEVELS, UNROLL_BUDGETS
-from tuner.space.tiles import divisors, tail_sizes, tail_tiles
+from tuner.space.multi_level_tiling import REGISTER_ROWS, SPATIAL_LEVELS, UNROLL_BUDGETS
+from tuner.space.tiles import divisors, row_tail_tiles, tail_sizes, tail_tiles
 
 ALL_LOOPS = 1 << 30  # a parallel loop count above any: repaired to the most loops there are
 
@@ -133,9 +133,11 @@ def _tile_decisions(
 
 def _innermost_tile(extent: int, size: int, tail: bool) -> tuple[int, ...]:
     """`extent` split into an outermost level and an innermost one of `size`, the levels
-    between 1: a tail tiling when `tail` allows one of `size`, else the largest divisor of
-    `extent` up to `size` innermost."""
-    if tail and size in tail_tiles(extent):
+    between 1: a tail tiling when `tail` (the vector axis) allows one of `size` or, on
+    another axis, when its rows allow one (`row_tail_tiles`, as the default's rows
+    without a divisor), else the largest divisor of `extent` up to `size` innermost."""
+    tails = tail_tiles(extent) if tail else row_tail_tiles(extent, REGISTER_ROWS)
+    if size in tails:
         return tail_sizes(extent, size, SPATIAL_LEVELS)
     size = max(d for d in divisors(extent) if d <= size) if size < extent else extent
     return (extent // size, *([1] * (SPATIAL_LEVELS - 2)), size)

@@ -5,7 +5,9 @@ A spatial axis of a multi-level tiled stage is split into 4 levels and a reduce 
 multiplies to the extent. The vectorized axis may instead use a power-of-two innermost
 tile that does not divide its extent ("tail tiling" `(ceil(E / T), 1, 1, T)`): the one
 split leaves a partial last tile, which lowering partitions off so the vector loop of
-the full tiles stays branch-free.
+the full tiles stays branch-free. So may another spatial axis that has no divisor from
+`MIN_ROW_TAIL` to its register tile's limit (a prime extent): its rows would otherwise
+be 1 or the whole extent.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ MAX_INNERMOST = 64  # largest innermost tile (Ansor's max_innermost_split_factor
 TAIL_TILES = (4, 8, 16, 32, 64)  # power-of-two innermost tiles that may leave a tail
 TAIL_PROBABILITY = 0.2  # how often the vectorized axis draws a tail tiling when it can
 LANE_PROBABILITY = 0.85  # how often a vector tile is a multiple of the lanes when it can be
+MIN_ROW_TAIL = 4  # the fewest rows of a non-vector axis' tail tiling
+ROW_TAIL_PROBABILITY = 0.5  # how often such an axis draws a tail tiling when it may
 
 
 def prime_factors(extent: int) -> list[int]:
@@ -57,6 +61,27 @@ def tail_tiles(extent: int) -> list[int]:
 def tail_sizes(extent: int, tile: int, levels: int) -> tuple[int, ...]:
     """The tail tiling of `extent` by `tile`: `(ceil(extent / tile), 1, ..., 1, tile)`."""
     return (-(-extent // tile), *([1] * (levels - 2)), tile)
+
+
+def row_tail_tiles(extent: int, limit: int) -> list[int]:
+    """Register-tile rows from `MIN_ROW_TAIL` to `limit` that leave a partial last tile of
+    a non-vector axis of `extent`, offered only where no divisor of `extent` in that range
+    exists (a prime count of rows, as ViT's 197 tokens): otherwise a perfect tiling
+    already gives a register tile of several rows."""
+    low = MIN_ROW_TAIL
+    if any(extent % rows == 0 for rows in range(low, min(limit, extent) + 1)):
+        return []
+    return [rows for rows in range(low, limit + 1) if rows < extent]
+
+
+def is_row_tail(sizes: Sequence[int], extent: int, limit: int) -> bool:
+    """Whether `sizes` is a tail tiling of a non-vector axis of `extent` (rows up to
+    `limit`)."""
+    return (
+        len(sizes) >= 2
+        and sizes[-1] in row_tail_tiles(extent, limit)
+        and tuple(sizes) == tail_sizes(extent, sizes[-1], len(sizes))
+    )
 
 
 def is_tail(sizes: Sequence[int], extent: int) -> bool:

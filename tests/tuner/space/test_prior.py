@@ -111,24 +111,31 @@ def test_a_depthwise_conv_vectorizes_columns_under_rows_like_the_default() -> No
     assert decisions["conv2d.parallel"] == 2  # channels and row tiles
 
 
-@pytest.mark.parametrize(("name", "vector_bytes"), [("matmul", 64), ("matmul", 32), ("dense", 64)])
+@pytest.mark.parametrize(
+    ("name", "vector_bytes"),
+    [("matmul", 64), ("matmul", 32), ("dense", 64), ("dense_prime_rows", 64)],
+)
 def test_a_matrix_product_gets_the_default_rows_and_vector_columns(
     name: str, vector_bytes: int
 ) -> None:
+    """(37 rows have no divisor near the default's 8: full tiles and a shorter last one.)"""
     hardware = HardwareParams(vector_bytes=vector_bytes, num_cores=2)
     space = space_of(name, hardware)
     decisions = decisions_of_point(space)
+    stage = space.program.outputs[0].op.name
     rows, cols = space.program.outputs[0].shape
     row_tile, col_tile = gemm_register_tile(
         rows, cols, hardware.lanes("float32"), hardware.registers
     )
-    assert decisions[f"{name}.vector_axis"] == "i1"
-    assert decisions[f"{name}.tile.i1"] == (-(-cols // col_tile), 1, 1, col_tile)
-    assert decisions.get(f"{name}.tile.i0", (1, 1, 1, 1)) == (rows // row_tile, 1, 1, row_tile)
+    assert decisions[f"{stage}.vector_axis"] == "i1"
+    assert decisions[f"{stage}.tile.i1"] == (-(-cols // col_tile), 1, 1, col_tile)
+    row_tiles = -(-rows // row_tile)
+    assert decisions.get(f"{stage}.tile.i0", (1, 1, 1, 1)) == (row_tiles, 1, 1, row_tile)
+    assert (rows % row_tile != 0) == (name == "dense_prime_rows")
     # Column tiles that divide the columns: column panels outside the row tiles, as the
     # default orders them (80 columns: tiles of 16 divide them, tiles of 32 leave a tail).
     panels = "vector_first" if cols % col_tile == 0 else "natural"
-    assert decisions[f"{name}.outer_order"] == panels
+    assert decisions[f"{stage}.outer_order"] == panels
     assert (panels == "vector_first") == (name == "matmul" and vector_bytes == 32)
 
 

@@ -21,8 +21,10 @@ from tuner.space import (
 )
 from tuner.space.tiles import (
     is_perfect,
+    is_row_tail,
     is_tail,
     neighbour_perfect,
+    row_tail_tiles,
     sample_perfect,
     sample_vector_tile,
 )
@@ -133,6 +135,37 @@ def test_conv_tiles_are_factorizations_with_tails_only_on_the_vector_axis() -> N
     assert vector_axes == {"k", "x"}
 
 
+def test_rows_without_a_divisor_draw_tail_tilings_kept_out_of_the_fused_loops() -> None:
+    """A non-vector axis with no divisor from 4 to the register tile's 16 rows (37 rows)
+    draws tail tilings as well as perfect ones; its outer tile loop is then a loop of its
+    own (partitioned when lowered), never fused into the parallel loop; the first tail
+    loop may run in parallel when no other outer loop exists. Mutation keeps tails
+    valid."""
+    space = space_of("dense_prime_rows")
+    rng = random.Random(3)
+    tails = perfect = parallel_tails = 0
+    for _ in range(60):
+        trace = space.sample(rng)
+        for _ in range(2):
+            trace = space.mutate(trace, rng)
+        decisions = space.decisions_of(trace)
+        rows = decisions["dense.tile.i0"]
+        assert isinstance(rows, tuple)
+        schedule = trace.replay(space.program)
+        if is_row_tail(rows, 37, 16):
+            tails += 1
+            assert decisions["dense.outer_order"] == "natural"
+            writer = next(stage for stage in schedule.stages.values() if stage.is_output)
+            (row_loop,) = [leaf for leaf in writer.leaves if leaf.startswith("i0")][:1]
+            assert "_f" not in row_loop  # not fused
+            if writer.annotations.get(row_loop) == "parallel":
+                parallel_tails += 1
+        else:
+            assert is_perfect(rows, 37)
+            perfect += 1
+    assert tails >= 15 and perfect >= 15 and parallel_tails >= 1
+
+
 def test_the_rules_read_the_structure_of_fused_functions() -> None:
     space = space_of(SQUEEZENET_CONV)
     rng = random.Random(7)
@@ -207,6 +240,14 @@ def test_tile_sampling_helpers() -> None:
             if extent > 1:
                 assert vector[-1] >= 2
                 assert is_perfect(vector, extent) or is_tail(vector, extent)
+    # Rows: a tail tiling only where no divisor from 4 to the limit exists.
+    assert row_tail_tiles(197, 16) == list(range(4, 17))
+    assert row_tail_tiles(11, 16) == []  # one tile of all 11 rows fits
+    assert row_tail_tiles(11, 8) == list(range(4, 9))
+    assert row_tail_tiles(34, 16) and not row_tail_tiles(56, 16) and not row_tail_tiles(7, 16)
+    assert row_tail_tiles(3, 16) == [] and row_tail_tiles(1, 16) == []
+    assert is_row_tail((25, 1, 1, 8), 197, 16) and not is_row_tail((25, 1, 1, 8), 200, 16)
+    assert not is_row_tail((13, 1, 1, 16), 197, 8)  # rows beyond the limit
     # 97 is prime and longer than a vector: only a tail tiling gives it vectors.
     assert is_tail(sample_vector_tile(rng, 97, lanes=16), 97)
     assert is_tail((4, 1, 1, 16), 56) and not is_tail((4, 1, 1, 16), 64)

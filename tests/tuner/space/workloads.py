@@ -194,6 +194,9 @@ def workloads() -> dict[str, Workload]:
     lhs, rhs = _var("a", 64, 48), _var("b", 48, 80)
     dense_in, dense_weight = _var("a", 1, 96), _var("w", 40, 96)
     batch_lhs, batch_rhs = _var("a", 4, 32, 16), _var("b", 4, 16, 24)
+    # Prime row counts (as ViT's 197 tokens): tail tilings on a non-vector axis.
+    prime_lhs, prime_weight = _var("a", 37, 24), _var("w", 40, 24)
+    prime_batch_lhs, prime_batch_rhs = _var("a", 2, 19, 8), _var("b", 2, 8, 19)
     logits = _var("x", 2, 5, 20)
     norm_in, gamma, beta = _var("x", 3, 4, 24), _var("g", 24), _var("b", 24)
     weights = frozenset({"p1"})
@@ -207,6 +210,19 @@ def workloads() -> dict[str, Workload]:
         Workload(
             "batch_matmul",
             _primitive([batch_lhs, batch_rhs], call("nn.batch_matmul", batch_lhs, batch_rhs)),
+            frozenset(),
+        ),
+        Workload(
+            "dense_prime_rows",
+            _primitive([prime_lhs, prime_weight], call("nn.dense", prime_lhs, prime_weight)),
+            weights,
+        ),
+        Workload(
+            "batch_matmul_prime_rows",
+            _primitive(
+                [prime_batch_lhs, prime_batch_rhs],
+                call("nn.batch_matmul", prime_batch_lhs, prime_batch_rhs),
+            ),
             frozenset(),
         ),
         Workload("conv2d", _conv(1), weights),
