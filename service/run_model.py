@@ -119,6 +119,9 @@ class RecordCoverage:
         return lines
 
 
+NPY_MAGIC = b"\x93NUMPY"  # the first bytes of every .npy file
+
+
 def parse_input_files(values: Sequence[str]) -> dict[str, np.ndarray]:
     """Load `NAME=FILE.npy` arguments."""
     arrays: dict[str, np.ndarray] = {}
@@ -129,6 +132,10 @@ def parse_input_files(values: Sequence[str]) -> dict[str, np.ndarray]:
         if name in arrays:
             raise RunError(f"--input {name} is given twice")
         try:
+            with open(path, "rb") as file:
+                is_npy = file.read(len(NPY_MAGIC)) == NPY_MAGIC
+            if not is_npy:  # (numpy would take it for a pickle and say so)
+                raise RunError(f"--input {name}: {path} is not a .npy file (numpy.save's format)")
             arrays[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as err:
             raise RunError(f"--input {name}: cannot read {path}: {err}") from None

@@ -82,3 +82,9 @@ def test_bad_inputs_and_artifacts(
                  cwd=tmp_path)  # fmt: skip
     assert twice.returncode == 1
     assert twice.stderr.strip() == "autotune run: error: --input x is given twice"
+    (tmp_path / "x.txt").write_text("1 2 3\n")
+    text_input = _run("run", str(build.path), "--input", "x=x.txt", cwd=tmp_path)
+    assert text_input.returncode == 1 and "Traceback" not in text_input.stderr
+    assert text_input.stderr.strip() == (
+        "autotune run: error: --input x: x.txt is not a .npy file (numpy.save's format)"
+    )
