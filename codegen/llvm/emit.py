@@ -6,7 +6,9 @@ array of those pointers: one calling convention for every kernel, for runtimes.
 
 Statements map one to one: serial loops to counted loops, unrolled loops to copies
 of their body, vectorized loops to vector code (vectorize.py), parallel loops to
-GOMP regions (parallel.py), allocations to stack arrays or the heap.
+GOMP regions (parallel.py), allocations to stack arrays or the heap; a loop over columns
+around vectorized loops that read down a column becomes row loads and shuffles
+(transpose.py).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from codegen.llvm.memory import (
 )
 from codegen.llvm.parallel import emit_parallel_loop
 from codegen.llvm.target import Target
+from codegen.llvm.transpose import emit_transposed_nest
 from codegen.llvm.vectorize import bind_vector_let, emit_vectorized_loop
 from ir.tir.expr import IntImm
 from ir.tir.stmt import (
@@ -163,6 +166,8 @@ def _emit_for(ctx: FunctionContext, loop: For) -> None:
         emit_vectorized_loop(ctx, loop, emit_stmt)
     elif loop.kind == "parallel":
         emit_parallel_loop(ctx, loop, emit_stmt)
+    elif emit_transposed_nest(ctx, loop, emit_stmt):
+        pass
     elif loop.kind == "unrolled":
         _emit_unrolled(ctx, loop)
     elif loop.kind == "serial":
