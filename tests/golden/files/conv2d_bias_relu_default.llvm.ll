@@ -62,7 +62,7 @@ entry:
 body:
   br label %"relu_i0_i1_o_f_i2_f.header"
 relu_i0_i1_o_f_i2_f.header:
-  %"relu_i0_i1_o_f_i2_f" = phi  i64 [%".5", %"body"], [%"relu_i0_i1_o_f_i2_f.next", %"relu_i1_i.exit"]
+  %"relu_i0_i1_o_f_i2_f" = phi  i64 [%".5", %"body"], [%"relu_i0_i1_o_f_i2_f.next", %"conv2d_rc.exit"]
   %".9" = icmp slt i64 %"relu_i0_i1_o_f_i2_f", %".6"
   br i1 %".9", label %"relu_i0_i1_o_f_i2_f.body", label %"relu_i0_i1_o_f_i2_f.exit"
 relu_i0_i1_o_f_i2_f.body:
@@ -100,7 +100,184 @@ conv2d_rc.header:
 conv2d_rc.body:
   br label %"conv2d_ry.header"
 conv2d_rc.exit:
-  br label %"relu_i1_i.header"
+  %".256" = mul i64 0, 8
+  %".257" = add i64 %".256", 0
+  %".258" = getelementptr inbounds float, ptr %".11", i64 %".257"
+  %".259" = load <8 x float>, ptr %".258", align 4
+  %".260" = mul i64 1, 8
+  %".261" = add i64 %".260", 0
+  %".262" = getelementptr inbounds float, ptr %".11", i64 %".261"
+  %".263" = load <8 x float>, ptr %".262", align 4
+  %".264" = mul i64 2, 8
+  %".265" = add i64 %".264", 0
+  %".266" = getelementptr inbounds float, ptr %".11", i64 %".265"
+  %".267" = load <8 x float>, ptr %".266", align 4
+  %".268" = mul i64 3, 8
+  %".269" = add i64 %".268", 0
+  %".270" = getelementptr inbounds float, ptr %".11", i64 %".269"
+  %".271" = load <8 x float>, ptr %".270", align 4
+  %".272" = mul i64 4, 8
+  %".273" = add i64 %".272", 0
+  %".274" = getelementptr inbounds float, ptr %".11", i64 %".273"
+  %".275" = load <8 x float>, ptr %".274", align 4
+  %".276" = mul i64 5, 8
+  %".277" = add i64 %".276", 0
+  %".278" = getelementptr inbounds float, ptr %".11", i64 %".277"
+  %".279" = load <8 x float>, ptr %".278", align 4
+  %".280" = mul i64 6, 8
+  %".281" = add i64 %".280", 0
+  %".282" = getelementptr inbounds float, ptr %".11", i64 %".281"
+  %".283" = load <8 x float>, ptr %".282", align 4
+  %".284" = mul i64 7, 8
+  %".285" = add i64 %".284", 0
+  %".286" = getelementptr inbounds float, ptr %".11", i64 %".285"
+  %".287" = load <8 x float>, ptr %".286", align 4
+  %".288" = shufflevector <8 x float> %".259", <8 x float> %".263", <8 x i32> <i32 0, i32 8, i32 2, i32 10, i32 4, i32 12, i32 6, i32 14>
+  %".289" = shufflevector <8 x float> %".259", <8 x float> %".263", <8 x i32> <i32 1, i32 9, i32 3, i32 11, i32 5, i32 13, i32 7, i32 15>
+  %".290" = shufflevector <8 x float> %".267", <8 x float> %".271", <8 x i32> <i32 0, i32 8, i32 2, i32 10, i32 4, i32 12, i32 6, i32 14>
+  %".291" = shufflevector <8 x float> %".267", <8 x float> %".271", <8 x i32> <i32 1, i32 9, i32 3, i32 11, i32 5, i32 13, i32 7, i32 15>
+  %".292" = shufflevector <8 x float> %".275", <8 x float> %".279", <8 x i32> <i32 0, i32 8, i32 2, i32 10, i32 4, i32 12, i32 6, i32 14>
+  %".293" = shufflevector <8 x float> %".275", <8 x float> %".279", <8 x i32> <i32 1, i32 9, i32 3, i32 11, i32 5, i32 13, i32 7, i32 15>
+  %".294" = shufflevector <8 x float> %".283", <8 x float> %".287", <8 x i32> <i32 0, i32 8, i32 2, i32 10, i32 4, i32 12, i32 6, i32 14>
+  %".295" = shufflevector <8 x float> %".283", <8 x float> %".287", <8 x i32> <i32 1, i32 9, i32 3, i32 11, i32 5, i32 13, i32 7, i32 15>
+  %".296" = shufflevector <8 x float> %".288", <8 x float> %".290", <8 x i32> <i32 0, i32 1, i32 8, i32 9, i32 4, i32 5, i32 12, i32 13>
+  %".297" = shufflevector <8 x float> %".288", <8 x float> %".290", <8 x i32> <i32 2, i32 3, i32 10, i32 11, i32 6, i32 7, i32 14, i32 15>
+  %".298" = shufflevector <8 x float> %".289", <8 x float> %".291", <8 x i32> <i32 0, i32 1, i32 8, i32 9, i32 4, i32 5, i32 12, i32 13>
+  %".299" = shufflevector <8 x float> %".289", <8 x float> %".291", <8 x i32> <i32 2, i32 3, i32 10, i32 11, i32 6, i32 7, i32 14, i32 15>
+  %".300" = shufflevector <8 x float> %".292", <8 x float> %".294", <8 x i32> <i32 0, i32 1, i32 8, i32 9, i32 4, i32 5, i32 12, i32 13>
+  %".301" = shufflevector <8 x float> %".292", <8 x float> %".294", <8 x i32> <i32 2, i32 3, i32 10, i32 11, i32 6, i32 7, i32 14, i32 15>
+  %".302" = shufflevector <8 x float> %".293", <8 x float> %".295", <8 x i32> <i32 0, i32 1, i32 8, i32 9, i32 4, i32 5, i32 12, i32 13>
+  %".303" = shufflevector <8 x float> %".293", <8 x float> %".295", <8 x i32> <i32 2, i32 3, i32 10, i32 11, i32 6, i32 7, i32 14, i32 15>
+  %".304" = shufflevector <8 x float> %".296", <8 x float> %".300", <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 8, i32 9, i32 10, i32 11>
+  %".305" = shufflevector <8 x float> %".296", <8 x float> %".300", <8 x i32> <i32 4, i32 5, i32 6, i32 7, i32 12, i32 13, i32 14, i32 15>
+  %".306" = shufflevector <8 x float> %".298", <8 x float> %".302", <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 8, i32 9, i32 10, i32 11>
+  %".307" = shufflevector <8 x float> %".298", <8 x float> %".302", <8 x i32> <i32 4, i32 5, i32 6, i32 7, i32 12, i32 13, i32 14, i32 15>
+  %".308" = shufflevector <8 x float> %".297", <8 x float> %".301", <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 8, i32 9, i32 10, i32 11>
+  %".309" = shufflevector <8 x float> %".297", <8 x float> %".301", <8 x i32> <i32 4, i32 5, i32 6, i32 7, i32 12, i32 13, i32 14, i32 15>
+  %".310" = shufflevector <8 x float> %".299", <8 x float> %".303", <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 8, i32 9, i32 10, i32 11>
+  %".311" = shufflevector <8 x float> %".299", <8 x float> %".303", <8 x i32> <i32 4, i32 5, i32 6, i32 7, i32 12, i32 13, i32 14, i32 15>
+  %".312" = shufflevector <8 x float> %".304", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %".313" = shufflevector <8 x float> %".306", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %".314" = shufflevector <8 x float> %".308", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %".315" = shufflevector <8 x float> %".310", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %".316" = shufflevector <8 x float> %".305", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %".317" = shufflevector <8 x float> %".307", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %".318" = shufflevector <8 x float> %".309", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %".319" = shufflevector <8 x float> %".311", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %".320" = mul i64 0, 64
+  %".321" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".322" = add i64 %".320", %".321"
+  %".323" = getelementptr inbounds float, ptr %".2", i64 0
+  %".324" = load float, ptr %".323", align 4
+  %".325" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".324", i32 0
+  %".326" = shufflevector <8 x float> %".325", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".327" = fadd contract <8 x float> %".312", %".326"
+  %".328" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".327"
+  %".329" = select  <8 x i1> %".328", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".327"
+  %".330" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".331" = select  <8 x i1> %".330", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".329"
+  %".332" = getelementptr inbounds float, ptr %".4", i64 %".322"
+  store <8 x float> %".331", ptr %".332", align 4
+  %".334" = mul i64 1, 64
+  %".335" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".336" = add i64 %".334", %".335"
+  %".337" = getelementptr inbounds float, ptr %".2", i64 1
+  %".338" = load float, ptr %".337", align 4
+  %".339" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".338", i32 0
+  %".340" = shufflevector <8 x float> %".339", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".341" = fadd contract <8 x float> %".313", %".340"
+  %".342" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".341"
+  %".343" = select  <8 x i1> %".342", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".341"
+  %".344" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".345" = select  <8 x i1> %".344", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".343"
+  %".346" = getelementptr inbounds float, ptr %".4", i64 %".336"
+  store <8 x float> %".345", ptr %".346", align 4
+  %".348" = mul i64 2, 64
+  %".349" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".350" = add i64 %".348", %".349"
+  %".351" = getelementptr inbounds float, ptr %".2", i64 2
+  %".352" = load float, ptr %".351", align 4
+  %".353" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".352", i32 0
+  %".354" = shufflevector <8 x float> %".353", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".355" = fadd contract <8 x float> %".314", %".354"
+  %".356" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".355"
+  %".357" = select  <8 x i1> %".356", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".355"
+  %".358" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".359" = select  <8 x i1> %".358", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".357"
+  %".360" = getelementptr inbounds float, ptr %".4", i64 %".350"
+  store <8 x float> %".359", ptr %".360", align 4
+  %".362" = mul i64 3, 64
+  %".363" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".364" = add i64 %".362", %".363"
+  %".365" = getelementptr inbounds float, ptr %".2", i64 3
+  %".366" = load float, ptr %".365", align 4
+  %".367" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".366", i32 0
+  %".368" = shufflevector <8 x float> %".367", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".369" = fadd contract <8 x float> %".315", %".368"
+  %".370" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".369"
+  %".371" = select  <8 x i1> %".370", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".369"
+  %".372" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".373" = select  <8 x i1> %".372", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".371"
+  %".374" = getelementptr inbounds float, ptr %".4", i64 %".364"
+  store <8 x float> %".373", ptr %".374", align 4
+  %".376" = mul i64 4, 64
+  %".377" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".378" = add i64 %".376", %".377"
+  %".379" = getelementptr inbounds float, ptr %".2", i64 4
+  %".380" = load float, ptr %".379", align 4
+  %".381" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".380", i32 0
+  %".382" = shufflevector <8 x float> %".381", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".383" = fadd contract <8 x float> %".316", %".382"
+  %".384" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".383"
+  %".385" = select  <8 x i1> %".384", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".383"
+  %".386" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".387" = select  <8 x i1> %".386", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".385"
+  %".388" = getelementptr inbounds float, ptr %".4", i64 %".378"
+  store <8 x float> %".387", ptr %".388", align 4
+  %".390" = mul i64 5, 64
+  %".391" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".392" = add i64 %".390", %".391"
+  %".393" = getelementptr inbounds float, ptr %".2", i64 5
+  %".394" = load float, ptr %".393", align 4
+  %".395" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".394", i32 0
+  %".396" = shufflevector <8 x float> %".395", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".397" = fadd contract <8 x float> %".317", %".396"
+  %".398" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".397"
+  %".399" = select  <8 x i1> %".398", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".397"
+  %".400" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".401" = select  <8 x i1> %".400", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".399"
+  %".402" = getelementptr inbounds float, ptr %".4", i64 %".392"
+  store <8 x float> %".401", ptr %".402", align 4
+  %".404" = mul i64 6, 64
+  %".405" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".406" = add i64 %".404", %".405"
+  %".407" = getelementptr inbounds float, ptr %".2", i64 6
+  %".408" = load float, ptr %".407", align 4
+  %".409" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".408", i32 0
+  %".410" = shufflevector <8 x float> %".409", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".411" = fadd contract <8 x float> %".318", %".410"
+  %".412" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".411"
+  %".413" = select  <8 x i1> %".412", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".411"
+  %".414" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".415" = select  <8 x i1> %".414", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".413"
+  %".416" = getelementptr inbounds float, ptr %".4", i64 %".406"
+  store <8 x float> %".415", ptr %".416", align 4
+  %".418" = mul i64 7, 64
+  %".419" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
+  %".420" = add i64 %".418", %".419"
+  %".421" = getelementptr inbounds float, ptr %".2", i64 7
+  %".422" = load float, ptr %".421", align 4
+  %".423" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".422", i32 0
+  %".424" = shufflevector <8 x float> %".423", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+  %".425" = fadd contract <8 x float> %".319", %".424"
+  %".426" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".425"
+  %".427" = select  <8 x i1> %".426", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".425"
+  %".428" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
+  %".429" = select  <8 x i1> %".428", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".427"
+  %".430" = getelementptr inbounds float, ptr %".4", i64 %".420"
+  store <8 x float> %".429", ptr %".430", align 4
+  %"relu_i0_i1_o_f_i2_f.next" = add nsw i64 %"relu_i0_i1_o_f_i2_f", 1
+  br label %"relu_i0_i1_o_f_i2_f.header"
 conv2d_ry.header:
   %"conv2d_ry" = phi  i64 [0, %"conv2d_rc.body"], [%"conv2d_ry.next", %"conv2d_rx.exit"]
   %".40" = icmp slt i64 %"conv2d_ry", 3
@@ -328,39 +505,7 @@ conv2d_rx.body:
 conv2d_rx.exit:
   %"conv2d_ry.next" = add nsw i64 %"conv2d_ry", 1
   br label %"conv2d_ry.header"
-relu_i1_i.header:
-  %"relu_i1_i" = phi  i64 [0, %"conv2d_rc.exit"], [%"relu_i1_i.next", %"relu_i1_i.body"]
-  %".257" = icmp slt i64 %"relu_i1_i", 8
-  br i1 %".257", label %"relu_i1_i.body", label %"relu_i1_i.exit"
-relu_i1_i.body:
-  %".259" = mul i64 %"relu_i1_i", 64
-  %".260" = mul i64 %"relu_i0_i1_o_f_i2_f", 8
-  %".261" = add i64 %".259", %".260"
-  %".262" = mul <8 x i64> <i64 0, i64 1, i64 2, i64 3, i64 4, i64 5, i64 6, i64 7>, <i64 8, i64 8, i64 8, i64 8, i64 8, i64 8, i64 8, i64 8>
-  %".263" = insertelement <8 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, i64 %"relu_i1_i", i32 0
-  %".264" = shufflevector <8 x i64> %".263", <8 x i64> <i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef, i64 undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
-  %".265" = add <8 x i64> %".262", %".264"
-  %".266" = getelementptr inbounds float, ptr %".11", <8 x i64> %".265"
-  %".267" = call <8 x float> @"llvm.masked.gather.v8f32.v8p0"(<8 x ptr> %".266", i32 4, <8 x i1> <i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1>, <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>)
-  %".268" = getelementptr inbounds float, ptr %".2", i64 %"relu_i1_i"
-  %".269" = load float, ptr %".268", align 4
-  %".270" = insertelement <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, float %".269", i32 0
-  %".271" = shufflevector <8 x float> %".270", <8 x float> <float undef, float undef, float undef, float undef, float undef, float undef, float undef, float undef>, <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
-  %".272" = fadd contract <8 x float> %".267", %".271"
-  %".273" = fcmp ogt <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, %".272"
-  %".274" = select  <8 x i1> %".273", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".272"
-  %".275" = fcmp uno <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>
-  %".276" = select  <8 x i1> %".275", <8 x float> <float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0, float              0x0>, <8 x float> %".274"
-  %".277" = getelementptr inbounds float, ptr %".4", i64 %".261"
-  store <8 x float> %".276", ptr %".277", align 4
-  %"relu_i1_i.next" = add nsw i64 %"relu_i1_i", 1
-  br label %"relu_i1_i.header"
-relu_i1_i.exit:
-  %"relu_i0_i1_o_f_i2_f.next" = add nsw i64 %"relu_i0_i1_o_f_i2_f", 1
-  br label %"relu_i0_i1_o_f_i2_f.header"
 }
-
-declare <8 x float> @"llvm.masked.gather.v8f32.v8p0"(<8 x ptr> %".1", i32 %".2", <8 x i1> %".3", <8 x float> %".4")
 
 define internal void @"fused_nn_conv2d_add_nn_relu_parallel0"(ptr %".1") nounwind
 {
