@@ -153,7 +153,7 @@ def _transposable(load: Load, row_var: Var, column_var: Var, written: set[Buffer
     return (
         linear_coefficient(load.index, column_var) == 1
         and row_step is not None
-        and (abs(row_step) >= 2)
+        and abs(row_step) >= 2
     )
 
 
@@ -210,7 +210,7 @@ def _butterfly(builder: ir.IRBuilder, rows: list[Any], columns: int) -> list[Any
         ]
     registers = [*rows, *[undefined] * (count - len(rows))]
     low_bits = (width // count).bit_length() - 1
-    for stage in range((count).bit_length() - 1):
+    for stage in range(count.bit_length() - 1):
         register_bit, lane_bit = 1 << stage, 1 << (low_bits + stage)
         low_mask = [(lane & ~lane_bit) + (width if lane & lane_bit else 0) for lane in range(width)]
         high_mask = [(lane | lane_bit) + (width if lane & lane_bit else 0) for lane in range(width)]
