@@ -21,7 +21,7 @@ from collections.abc import Collection
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule, Stage, loop_extents
 from ir.te.program import TEProgram
-from ir.tir.expr import Reduce, TensorRead
+from ir.tir.expr import Reduce, TensorRead, Var
 from ir.tir.visit import walk_expr
 
 GEMM_TAGS = ("conv2d", "conv2d_nchwc", "dense", "matmul", "batch_matmul")
@@ -183,6 +183,21 @@ def _read_stage_names(schedule: Schedule, stage: Stage) -> list[str]:
             if name is not None and name not in names:
                 names.append(name)
     return names
+
+
+def _reduces_along_rows(stage: Stage) -> bool:
+    """Whether a reduction reads some input's innermost dimension along its innermost
+    reduce axis (softmax's or layer_norm's statistics over the last axis), and not
+    along its last spatial axis."""
+    last_reduce = stage.op.reduce_axes[-1].var
+    last_spatial = stage.op.axes[-1].var
+    for node in walk_expr(stage.op.body):
+        if isinstance(node, TensorRead) and node.indices:
+            innermost = node.indices[-1]
+            mentions = {n for n in walk_expr(innermost) if isinstance(n, Var)}
+            if last_reduce in mentions and last_spatial not in mentions:
+                return True
+    return False
 
 
 def _work(stage: Stage) -> int:
@@ -604,7 +619,14 @@ class _DefaultScheduler:
                 inner = [last]
         else:
             outer.append(last)
-        sch.reorder(name, *outer, *reduces, *inner)
+        if reduces and len(inner) == 2 and _reduces_along_rows(stage):
+            # Each lane reads its own row along the reduction: with the reduction right
+            # around the vector loop, code generation loads the rows' runs whole and
+            # transposes them (codegen/llvm/transpose.py) instead of gathering a
+            # column per step.
+            sch.reorder(name, *outer, inner[0], *reduces, inner[1])
+        else:
+            sch.reorder(name, *outer, *reduces, *inner)
         if outer:
             fused = outer[0]
             for axis in outer[1:]:

@@ -33,7 +33,7 @@ from ir.schedule.default import FMA_CHAINS, GEMV_VECTORS, default_schedule, gemm
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import loop_extents
 from ir.te.program import function_to_te
-from ir.tir.stmt import IfThenElse
+from ir.tir.stmt import For, IfThenElse, Seq
 from ir.tir.visit import walk_stmt
 from tests.ir.graph.ops.test_te_compute import CASES, Case, _case_id
 from tests.support.guarded_memory import guarded_copy
@@ -450,3 +450,30 @@ def test_default_schedule_gives_rows_without_a_divisor_a_shorter_last_tile(
     kernel = lower(schedule)
     assert not [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, IfThenElse)]
     _compile_and_check(fn, {f"x{i}": x for i, x in enumerate(inputs)}, f"{op} {shapes}")
+
+
+@pytest.mark.parametrize("shape", [(2, 37, 37), (3, 48, 100), (20, 77)])
+def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
+    shape: tuple[int, ...],
+) -> None:
+    """softmax over the last axis: its max and sum reductions vectorize over rows, with
+    the reduction loop right around the vector loop (which code generation turns into
+    row loads and a transpose, not a gather per step), and compute the reference."""
+    x = RNG.standard_normal(shape).astype(np.float32)
+    fn = _single_op_graph("nn.softmax", [x], {})
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=64, num_cores=2)
+    kernel = lower(default_schedule(function_to_te(prim), hardware, frozenset()))
+    reductions = [
+        stmt
+        for stmt in walk_stmt(kernel.body)
+        if isinstance(stmt, For)
+        and stmt.var.name.endswith("_k")
+        and getattr(stmt.extent, "value", None) == shape[-1]
+    ]
+    assert reductions
+    for loop in reductions:
+        inner = loop.body.stmts if isinstance(loop.body, Seq) else (loop.body,)
+        assert all(isinstance(s, For) and s.kind in ("vectorized", "serial") for s in inner)
+    _compile_and_check(fn, {"x0": x}, f"softmax {shape}")
