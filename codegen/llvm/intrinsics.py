@@ -1,7 +1,8 @@
 """Math intrinsics of the loop IR (`Call` nodes) as LLVM intrinsics or libm calls.
 
-exp, log, sqrt, fabs, floor, ceil, round, trunc, pow, sin and cos map to LLVM intrinsics
-(vector forms included; LLVM expands or scalarises them). tanh and erf have no LLVM
+exp of float32 vectors is computed inline (`_exp`: within 1 ulp; LLVM would call libm's
+expf lane by lane). exp otherwise, log, sqrt, fabs, floor, ceil, round, trunc, pow, sin
+and cos map to LLVM intrinsics (vector forms included; LLVM expands or scalarises them). tanh and erf have no LLVM
 intrinsic and call libm (`tanhf`, `erff`, ...) lane by lane. `round` rounds half to
 even (llvm.roundeven), as numpy.round does. sigmoid is 1 / (1 + exp(-x)) and rsqrt
 is 1 / sqrt(x).
@@ -9,6 +10,7 @@ is 1 / sqrt(x).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import llvmlite.ir as ir
@@ -38,6 +40,8 @@ def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str)
     if not is_float(dtype):
         raise CodegenError(f"math intrinsic {name}() needs a float argument; got {dtype}")
     args = unify(ctx.builder, *args)
+    if name == "exp":
+        return _exp(ctx, args[0])
     if name in _LLVM_INTRINSICS:
         return call_llvm_intrinsic(ctx, _LLVM_INTRINSICS[name], args)
     if name in _LIBM:
@@ -45,7 +49,7 @@ def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str)
     builder = ctx.builder
     one = constant(args[0].type, 1.0)
     if name == "sigmoid":
-        exp_neg = call_llvm_intrinsic(ctx, "llvm.exp", [builder.fneg(args[0])])
+        exp_neg = _exp(ctx, builder.fneg(args[0]))
         return builder.fdiv(one, builder.fadd(one, exp_neg))
     if name == "rsqrt":
         return builder.fdiv(one, call_llvm_intrinsic(ctx, "llvm.sqrt", args))
@@ -81,3 +85,74 @@ def _call_libm(ctx: FunctionContext, name: str, value: Any, dtype: str) -> Any:
         wide = builder.call(function, [builder.fpext(value, ir.FloatType())])
         return builder.fptrunc(wide, ir.HalfType())
     return builder.call(function, [value])
+
+
+# exp of float32 vectors, inline: LLVM has no vector expf and calls libm's lane by lane
+# (softmax over 12 x 197 x 197 spent most of its 1 ms there). Cody-Waite reduction
+# x = n ln2 + r, |r| <= ln2 / 2, then Cephes' degree-6 polynomial for e^r (within 2 ulp
+# of expf), scaled by 2^n built in the exponent bits as two halves (n reaches 128 and,
+# for results below the normal range, -150).
+_EXP_HIGH = 88.72283935546875  # above: +inf (the float32 just past ln(FLT_MAX) overflows)
+_EXP_LOW = -103.97208404541016  # below: 0 (under half the smallest denormal)
+_LOG2E = 1.4426950408889634
+_LN2_HIGH, _LN2_LOW = 0.693359375, -2.12194440e-4
+_EXP_POLYNOMIAL = (
+    1.9875691500e-4,
+    1.3981999507e-3,
+    8.3334519073e-3,
+    4.1665795894e-2,
+    1.6666665459e-1,
+    5.0000001201e-1,
+)
+
+
+def _exp(ctx: FunctionContext, value: Any) -> Any:
+    """e ** value: inline for float32 vectors, else the LLVM intrinsic (libm)."""
+    vector = value.type
+    if not (isinstance(vector, ir.VectorType) and isinstance(vector.element, ir.FloatType)):
+        return call_llvm_intrinsic(ctx, "llvm.exp", [value])
+    builder = ctx.builder
+    ints = ir.VectorType(ir.IntType(32), vector.count)
+
+    def real(number: float) -> Any:
+        return constant(vector, number)
+
+    def integer(number: int) -> Any:
+        return constant(ints, number)
+
+    def mul(lhs: Any, rhs: Any) -> Any:
+        return builder.fmul(lhs, rhs, flags=("contract",))
+
+    def add(lhs: Any, rhs: Any) -> Any:
+        return builder.fadd(lhs, rhs, flags=("contract",))
+
+    # Step 1. Clamp into the computed range (NaN lanes are fixed up at the end).
+    low, high = real(_EXP_LOW), real(_EXP_HIGH)
+    x = builder.select(builder.fcmp_ordered("<", value, low), low, value)
+    x = builder.select(builder.fcmp_ordered(">", x, high), high, x)
+    # Step 2. n = floor(x log2(e) + 1/2) without a floor instruction (SSE2 has none):
+    # truncate, then step down where truncation rounded up (negative values).
+    scaled = add(mul(x, real(_LOG2E)), real(0.5))
+    truncated = builder.fptosi(scaled, ints)
+    n = builder.sitofp(truncated, vector)
+    rounded_up = builder.fcmp_ordered(">", n, scaled)
+    n = builder.select(rounded_up, builder.fsub(n, real(1.0)), n)
+    exponent = builder.select(rounded_up, builder.sub(truncated, integer(1)), truncated)
+    # Step 3. r = x - n ln2 in two steps (ln2's high part is exact in few bits), then
+    # e^r = 1 + r + r^2 P(r).
+    r = builder.fsub(builder.fsub(x, mul(n, real(_LN2_HIGH))), mul(n, real(_LN2_LOW)))
+    polynomial = real(_EXP_POLYNOMIAL[0])
+    for coefficient in _EXP_POLYNOMIAL[1:]:
+        polynomial = add(mul(polynomial, r), real(coefficient))
+    e_r = add(add(mul(mul(polynomial, r), r), r), real(1.0))
+    # Step 4. Times 2^n, as 2^(n >> 1) * 2^(n - (n >> 1)): each factor a normal float.
+    half = builder.ashr(exponent, integer(1))
+    factors = [
+        builder.bitcast(builder.shl(builder.add(part, integer(127)), integer(23)), vector)
+        for part in (half, builder.sub(exponent, half))
+    ]
+    result = mul(mul(e_r, factors[0]), factors[1])
+    # Step 5. Out of range: +inf above, 0 below; NaN stays NaN.
+    result = builder.select(builder.fcmp_ordered(">", value, high), real(math.inf), result)
+    result = builder.select(builder.fcmp_ordered("<", value, low), real(0.0), result)
+    return builder.select(builder.fcmp_unordered("uno", value, value), value, result)
