@@ -1,8 +1,9 @@
 """Math intrinsics of the loop IR (`Call` nodes) as LLVM intrinsics or libm calls.
 
-exp of float32 vectors is computed inline (`_exp`: within 1 ulp; LLVM would call libm's
-expf lane by lane). exp otherwise, log, sqrt, fabs, floor, ceil, round, trunc, pow, sin
-and cos map to LLVM intrinsics (vector forms included; LLVM expands or scalarises them). tanh and erf have no LLVM
+exp of float32 vectors is computed inline (`_exp`: within 1 ulp; LLVM would call
+libm's expf lane by lane). exp otherwise, log, sqrt, fabs, floor, ceil, round, trunc,
+pow, sin and cos map to LLVM intrinsics (vector forms included; LLVM expands or
+scalarises them). tanh and erf have no LLVM
 intrinsic and call libm (`tanhf`, `erff`, ...) lane by lane. `round` rounds half to
 even (llvm.roundeven), as numpy.round does. sigmoid is 1 / (1 + exp(-x)) and rsqrt
 is 1 / sqrt(x).
