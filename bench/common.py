@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import time
 from collections.abc import Callable, Mapping
@@ -92,6 +93,10 @@ def time_placed_in_turn(
 def workload_flops(w: dict[str, Any]) -> int:
     """FLOPs of a workload (a multiply-add counts 2)."""
     op = w["op"]
+    if op == "softmax":
+        # Counted as 5 operations per element (max, subtract, exp, sum, divide): a
+        # throughput figure to compare runs by, not arithmetic the hardware does.
+        return 5 * math.prod(w["shape"])
     if op == "matmul" or op == "dense":
         return 2 * w["M"] * w["N"] * w["K"]
     if op == "batch_matmul":
@@ -111,6 +116,8 @@ def workload_arrays(w: dict[str, Any], seed: int = 0) -> dict[str, np.ndarray]:
         return rng.uniform(-1.0, 1.0, shape).astype(np.float32)
 
     op = w["op"]
+    if op == "softmax":
+        return {"a": rand(*w["shape"]) * 8.0}
     if op == "matmul":
         return {"a": rand(w["M"], w["K"]), "b": rand(w["K"], w["N"])}
     if op == "dense":
@@ -129,7 +136,11 @@ def workload_arrays(w: dict[str, Any], seed: int = 0) -> dict[str, np.ndarray]:
 def workload_function(w: dict[str, Any], arrays: dict[str, np.ndarray]) -> Function:
     """The workload as a fused graph: activations are inputs, weights are constants."""
     op = w["op"]
-    if op in ("matmul", "batch_matmul"):
+    if op == "softmax":  # over the last axis
+        a = Var("a", TensorType(arrays["a"].shape))
+        body = call("nn.softmax", a)
+        params: tuple[Var, ...] = (a,)
+    elif op in ("matmul", "batch_matmul"):
         a = Var("a", TensorType(arrays["a"].shape))
         b = Var("b", TensorType(arrays["b"].shape))
         name = "nn.matmul" if op == "matmul" else "nn.batch_matmul"
@@ -165,7 +176,11 @@ def workload_onnx(
     floats = TensorProto.FLOAT
     initializers = []
     feeds: dict[str, np.ndarray] = {}
-    if op in ("matmul", "batch_matmul"):
+    if op == "softmax":
+        nodes = [helper.make_node("Softmax", ["a"], ["y"], axis=-1)]
+        inputs = ["a"]
+        feeds = {"a": arrays["a"]}
+    elif op in ("matmul", "batch_matmul"):
         nodes = [helper.make_node("MatMul", ["a", "b"], ["y"])]
         inputs = ["a", "b"]
         feeds = {"a": arrays["a"], "b": arrays["b"]}
