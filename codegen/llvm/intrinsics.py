@@ -3,8 +3,9 @@
 exp and erf of float32 vectors are computed inline (`_exp`, `_erf`: within 1 ulp and
 2e-7; LLVM would call libm lane by lane). exp otherwise, log, sqrt, fabs, floor, ceil,
 round, trunc, pow, sin and cos map to LLVM intrinsics (vector forms included; LLVM
-expands or scalarises them). tanh, and erf of other types, have no LLVM intrinsic and
-call libm (`tanhf`, `erff`, ...) lane by lane. `round` rounds half to
+expands or scalarises them). tanh is also inline for float32 vectors (`_tanh`, as
+Cephes' tanhf); tanh and erf of other types have no LLVM intrinsic and call libm
+(`tanhf`, `erff`, ...) lane by lane. `round` rounds half to
 even (llvm.roundeven), as numpy.round does. sigmoid is 1 / (1 + exp(-x)) and rsqrt
 is 1 / sqrt(x).
 """
@@ -45,6 +46,8 @@ def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str)
         return _exp(ctx, args[0])
     if name == "erf" and _is_float32_vector(args[0]):
         return _erf(ctx, args[0])
+    if name == "tanh" and _is_float32_vector(args[0]):
+        return _tanh(ctx, args[0])
     if name in _LLVM_INTRINSICS:
         return call_llvm_intrinsic(ctx, _LLVM_INTRINSICS[name], args)
     if name in _LIBM:
@@ -218,4 +221,44 @@ def _erf(ctx: FunctionContext, value: Any) -> Any:
     )
     # The sign of x (erf is odd), and NaN stays NaN.
     result = call_llvm_intrinsic(ctx, "llvm.copysign", [result, value])
+    return builder.select(builder.fcmp_unordered("uno", value, value), value, result)
+
+
+# tanh of float32 vectors, inline, as Cephes' tanhf: below |x| = 0.625 an odd polynomial,
+# x + x^3 P(x^2); above, 1 - 2 / (e^(2|x|) + 1) through the inline exp (which gives +inf,
+# so 1, far out). The sign is x's.
+_TANH_SERIES_LIMIT = 0.625
+_TANH_POLYNOMIAL = (
+    -5.70498872745e-3,
+    2.06390887954e-2,
+    -5.37397155531e-2,
+    1.33314422036e-1,
+    -3.33332819422e-1,
+)
+
+
+def _tanh(ctx: FunctionContext, value: Any) -> Any:
+    """tanh(value) for a float32 vector (see above)."""
+    builder = ctx.builder
+    vector = value.type
+    one = constant(vector, 1.0)
+    magnitude = call_llvm_intrinsic(ctx, "llvm.fabs", [value])
+    square = builder.fmul(value, value)
+    polynomial = constant(vector, _TANH_POLYNOMIAL[0])
+    for coefficient in _TANH_POLYNOMIAL[1:]:
+        polynomial = builder.fadd(
+            builder.fmul(polynomial, square, flags=("contract",)),
+            constant(vector, coefficient),
+            flags=("contract",),
+        )
+    near = builder.fadd(
+        builder.fmul(builder.fmul(polynomial, square), magnitude, flags=("contract",)),
+        magnitude,
+        flags=("contract",),
+    )
+    grown = _exp(ctx, builder.fadd(magnitude, magnitude))
+    far = builder.fsub(one, builder.fdiv(constant(vector, 2.0), builder.fadd(grown, one)))
+    limit = constant(vector, _TANH_SERIES_LIMIT)
+    result = builder.select(builder.fcmp_ordered("<", magnitude, limit), near, far)
+    result = call_llvm_intrinsic(ctx, "llvm.copysign", [result, value])  # (-0 too)
     return builder.select(builder.fcmp_unordered("uno", value, value), value, result)

@@ -232,3 +232,24 @@ def test_vector_erf_is_within_a_few_ulps_without_libm(lanes: int) -> None:
     np.testing.assert_array_equal(
         np.signbit(got[values.ravel() == 0]), np.signbit(values.ravel()[values.ravel() == 0])
     )
+
+
+@pytest.mark.parametrize("lanes", [4, 16])
+def test_vector_tanh_is_within_an_ulp_without_libm(lanes: int) -> None:
+    """float32 vectors compute tanh inline: within 1 ulp of the correctly rounded value
+    on both sides of the series' limit, odd (-0 stays -0), exact at the edges."""
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.625, 0.62499994, 1e-30, -1e-8, 45.0]
+    values = np.concatenate(
+        [np.linspace(-12, 12, 65536, dtype=np.float32), np.array(specials, np.float32)]
+    )
+    values = np.resize(values, -(-values.size // 64) * 64).reshape(1, -1)
+    func = split_inner(
+        f"tanh_range_l{lanes}", lambda x: intrinsic("tanh", x), lanes, shape=values.shape
+    )
+    got = run(func, values).ravel()
+    assert "tanhf" not in compile_kernel(func).stages["asm"]  # no libm call per lane
+    exact = np.tanh(values.ravel().astype(np.float64)).astype(np.float32)
+    finite = np.isfinite(values.ravel())
+    ulps = np.abs(got[finite].view(np.int32).astype(np.int64) - exact[finite].view(np.int32))
+    assert ulps.max() <= 1  # (a sign error on a zero would be 2**31 ulps)
+    np.testing.assert_array_equal(got[~finite], exact[~finite])
