@@ -203,7 +203,9 @@ def test_a_failure_in_turns_measures_the_batch_one_by_one(
     task = _matmul_task()
     good = default_trace(task, TARGET)
     invalid = {"version": good["version"], "steps": [{"kind": "fuse", "stage": "nope"}]}
-    options = MeasureOptions(number=1, repeat=2, run_timeout_s=4, in_turn=True)
+    # (No failure here waits on the run timeout; a short one made a loaded machine's
+    # slow first candidate a "timeout".)
+    options = MeasureOptions(number=1, repeat=2, run_timeout_s=20, in_turn=True)
     monkeypatch.setenv(FAULT_ENV, "wrong@1")
     results = measure_batch([MeasureInput(task, good, TARGET)] * 3, options)
     assert [r.status for r in results] == ["ok", "wrong_result", "ok"]
