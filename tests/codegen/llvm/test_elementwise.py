@@ -182,6 +182,23 @@ def test_pow_intrinsic() -> None:
     np.testing.assert_allclose(run(func, data), data**3, rtol=2e-6)
 
 
+def _inline_math(
+    op: str, lanes: int, low: float, high: float, specials: list[float]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """`op` over 65,536 float32 values from `low` to `high` and `specials`, as vectors of
+    `lanes`: the values and the results, after checking that no libm function is called
+    (`expf`, `erff`, `tanhf`) lane by lane."""
+    values = np.concatenate(
+        [np.linspace(low, high, 65536, dtype=np.float32), np.array(specials, np.float32)]
+    )
+    values = np.resize(values, -(-values.size // 64) * 64).reshape(1, -1)
+    func = split_inner(
+        f"{op}_range_l{lanes}", lambda x: intrinsic(op, x), lanes, shape=values.shape
+    )
+    assert f"{op}f" not in compile_kernel(func).stages["asm"]
+    return values.ravel(), run(func, values).ravel()
+
+
 @pytest.mark.parametrize("lanes", [4, 16])
 def test_vector_exp_is_within_an_ulp_of_the_correctly_rounded_one(lanes: int) -> None:
     """float32 vectors compute exp inline (not libm lane by lane): within 1 ulp of the
@@ -189,17 +206,9 @@ def test_vector_exp_is_within_an_ulp_of_the_correctly_rounded_one(lanes: int) ->
     step, and the edges (overflow to inf, underflow to 0, infinities, NaN) exact."""
     specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.72283, 88.7229, 89.0, -87.34, -103.9]
     specials += [-104.0, -150.0, 1e-40, -1e-40, 0.34657359, -0.34657359, 1.0, -1.0]
-    values = np.concatenate(
-        [np.linspace(-110, 95, 65536, dtype=np.float32), np.array(specials, np.float32)]
-    )
-    values = np.resize(values, -(-values.size // 64) * 64).reshape(1, -1)
-    func = split_inner(
-        f"exp_range_l{lanes}", lambda x: intrinsic("exp", x), lanes, shape=values.shape
-    )
-    got = run(func, values).ravel()
-    assert "expf" not in compile_kernel(func).stages["asm"]  # no libm call per lane
+    values, got = _inline_math("exp", lanes, -110, 95, specials)
     with np.errstate(over="ignore"):
-        exact = np.exp(values.ravel().astype(np.float64)).astype(np.float32)
+        exact = np.exp(values.astype(np.float64)).astype(np.float32)
     normal = np.isfinite(exact) & (exact >= np.finfo(np.float32).tiny)
     ulps = np.abs(got[normal].view(np.int32).astype(np.int64) - exact[normal].view(np.int32))
     assert ulps.max() <= 1
@@ -214,24 +223,15 @@ def test_vector_erf_is_within_a_few_ulps_without_libm(lanes: int) -> None:
     """float32 vectors compute erf inline (not libm lane by lane): within 2e-7 of the
     exact value (and 3e-7 of it relatively), odd, and exact at the edges."""
     specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.49999997, 0.5, -0.5, 1e-30, -1e-8]
-    values = np.concatenate(
-        [np.linspace(-7, 7, 65536, dtype=np.float32), np.array(specials, np.float32)]
-    )
-    values = np.resize(values, -(-values.size // 64) * 64).reshape(1, -1)
-    func = split_inner(
-        f"erf_range_l{lanes}", lambda x: intrinsic("erf", x), lanes, shape=values.shape
-    )
-    got = run(func, values).ravel().astype(np.float64)
-    assert "erff" not in compile_kernel(func).stages["asm"]  # no libm call per lane
-    exact = np.vectorize(math.erf)(values.ravel().astype(np.float64))
-    finite = np.isfinite(values.ravel())
-    error = np.abs(got - exact)[finite]
+    values, got = _inline_math("erf", lanes, -7, 7, specials)
+    exact = np.vectorize(math.erf)(values.astype(np.float64))
+    finite = np.isfinite(values)
+    error = np.abs(got.astype(np.float64) - exact)[finite]
     assert error.max() <= 2e-7
     assert (error / np.maximum(np.abs(exact[finite]), 1e-38)).max() <= 3e-7
     np.testing.assert_array_equal(got[~finite], exact[~finite])
-    np.testing.assert_array_equal(
-        np.signbit(got[values.ravel() == 0]), np.signbit(values.ravel()[values.ravel() == 0])
-    )
+    zeros = values == 0
+    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(values[zeros]))
 
 
 @pytest.mark.parametrize("lanes", [4, 16])
@@ -239,17 +239,9 @@ def test_vector_tanh_is_within_an_ulp_without_libm(lanes: int) -> None:
     """float32 vectors compute tanh inline: within 1 ulp of the correctly rounded value
     on both sides of the series' limit, odd (-0 stays -0), exact at the edges."""
     specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.625, 0.62499994, 1e-30, -1e-8, 45.0]
-    values = np.concatenate(
-        [np.linspace(-12, 12, 65536, dtype=np.float32), np.array(specials, np.float32)]
-    )
-    values = np.resize(values, -(-values.size // 64) * 64).reshape(1, -1)
-    func = split_inner(
-        f"tanh_range_l{lanes}", lambda x: intrinsic("tanh", x), lanes, shape=values.shape
-    )
-    got = run(func, values).ravel()
-    assert "tanhf" not in compile_kernel(func).stages["asm"]  # no libm call per lane
-    exact = np.tanh(values.ravel().astype(np.float64)).astype(np.float32)
-    finite = np.isfinite(values.ravel())
+    values, got = _inline_math("tanh", lanes, -12, 12, specials)
+    exact = np.tanh(values.astype(np.float64)).astype(np.float32)
+    finite = np.isfinite(values)
     ulps = np.abs(got[finite].view(np.int32).astype(np.int64) - exact[finite].view(np.int32))
     assert ulps.max() <= 1  # (a sign error on a zero would be 2**31 ulps)
     np.testing.assert_array_equal(got[~finite], exact[~finite])
