@@ -1,13 +1,11 @@
 """Math intrinsics of the loop IR (`Call` nodes) as LLVM intrinsics or libm calls.
 
-exp and erf of float32 vectors are computed inline (`_exp`, `_erf`: within 1 ulp and
-2e-7; LLVM would call libm lane by lane). exp otherwise, log, sqrt, fabs, floor, ceil,
-round, trunc, pow, sin and cos map to LLVM intrinsics (vector forms included; LLVM
-expands or scalarises them). tanh is also inline for float32 vectors (`_tanh`, as
-Cephes' tanhf); tanh and erf of other types have no LLVM intrinsic and call libm
-(`tanhf`, `erff`, ...) lane by lane. `round` rounds half to
-even (llvm.roundeven), as numpy.round does. sigmoid is 1 / (1 + exp(-x)) and rsqrt
-is 1 / sqrt(x).
+exp, erf and tanh of float32 vectors are computed here (`_INLINE`: within 1 ulp, 2e-7
+and 1 ulp), since LLVM would call libm lane by lane. Otherwise exp, log, sqrt, fabs,
+floor, ceil, round, trunc, pow, sin and cos map to LLVM intrinsics (vector forms
+included; LLVM expands or scalarises them), and tanh and erf call libm (`tanhf`, `erff`,
+...) lane by lane. `round` rounds half to even (llvm.roundeven), as numpy.round does.
+sigmoid is 1 / (1 + exp(-x)) and rsqrt is 1 / sqrt(x).
 """
 
 from __future__ import annotations
@@ -42,12 +40,8 @@ def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str)
     if not is_float(dtype):
         raise CodegenError(f"math intrinsic {name}() needs a float argument; got {dtype}")
     args = unify(ctx.builder, *args)
-    if name == "exp":
-        return _exp(ctx, args[0])
-    if name == "erf" and _is_float32_vector(args[0]):
-        return _erf(ctx, args[0])
-    if name == "tanh" and _is_float32_vector(args[0]):
-        return _tanh(ctx, args[0])
+    if name in _INLINE and _is_float32_vector(args[0]):
+        return _INLINE[name](ctx, args[0])
     if name in _LLVM_INTRINSICS:
         return call_llvm_intrinsic(ctx, _LLVM_INTRINSICS[name], args)
     if name in _LIBM:
@@ -147,9 +141,7 @@ def _exp(ctx: FunctionContext, value: Any) -> Any:
     # Step 3. r = x - n ln2 in two steps (ln2's high part is exact in few bits), then
     # e^r = 1 + r + r^2 P(r).
     r = builder.fsub(builder.fsub(x, mul(n, real(_LN2_HIGH))), mul(n, real(_LN2_LOW)))
-    polynomial = real(_EXP_POLYNOMIAL[0])
-    for coefficient in _EXP_POLYNOMIAL[1:]:
-        polynomial = add(mul(polynomial, r), real(coefficient))
+    polynomial = _polynomial(builder, r, _EXP_POLYNOMIAL)
     e_r = add(add(mul(mul(polynomial, r), r), r), real(1.0))
     # Step 4. Times 2^n, as 2^(n >> 1) * 2^(n - (n >> 1)): each factor a normal float.
     half = builder.ashr(exponent, integer(1))
@@ -166,6 +158,16 @@ def _exp(ctx: FunctionContext, value: Any) -> Any:
 
 def _is_float32_vector(value: Any) -> bool:
     return isinstance(value.type, ir.VectorType) and isinstance(value.type.element, ir.FloatType)
+
+
+def _polynomial(builder: ir.IRBuilder, variable: Any, coefficients: tuple[float, ...]) -> Any:
+    """The polynomial of `coefficients` (highest power first) at `variable`, by Horner's
+    rule (multiply-adds where the target has them)."""
+    result = constant(variable.type, coefficients[0])
+    for coefficient in coefficients[1:]:
+        product = builder.fmul(result, variable, flags=("contract",))
+        result = builder.fadd(product, constant(variable.type, coefficient), flags=("contract",))
+    return result
 
 
 # erf of float32 vectors, inline (libm's erff lane by lane made an erf-GELU's 197 x 3072
@@ -198,23 +200,13 @@ def _erf(ctx: FunctionContext, value: Any) -> Any:
     def real(number: float) -> Any:
         return constant(vector, number)
 
-    def horner(variable: Any, coefficients: tuple[float, ...]) -> Any:
-        result = real(coefficients[0])
-        for coefficient in coefficients[1:]:
-            result = builder.fadd(
-                builder.fmul(result, variable, flags=("contract",)),
-                real(coefficient),
-                flags=("contract",),
-            )
-        return result
-
     magnitude = call_llvm_intrinsic(ctx, "llvm.fabs", [value])
     # Near zero: x P(x^2), P the series' coefficients from the highest power down.
     square = builder.fmul(magnitude, magnitude)
-    near = builder.fmul(magnitude, horner(square, _ERF_SERIES[::-1]))
+    near = builder.fmul(magnitude, _polynomial(builder, square, _ERF_SERIES[::-1]))
     # Further out: 1 - t exp(-x^2 + P(t)).
     t = builder.fdiv(real(1.0), builder.fadd(real(1.0), builder.fmul(magnitude, real(0.5))))
-    exponent = builder.fadd(builder.fneg(square), horner(t, _ERFC_POLYNOMIAL))
+    exponent = builder.fadd(builder.fneg(square), _polynomial(builder, t, _ERFC_POLYNOMIAL))
     far = builder.fsub(real(1.0), builder.fmul(t, _exp(ctx, exponent)))
     result = builder.select(
         builder.fcmp_ordered("<", magnitude, real(_ERF_SERIES_LIMIT)), near, far
@@ -244,13 +236,7 @@ def _tanh(ctx: FunctionContext, value: Any) -> Any:
     one = constant(vector, 1.0)
     magnitude = call_llvm_intrinsic(ctx, "llvm.fabs", [value])
     square = builder.fmul(value, value)
-    polynomial = constant(vector, _TANH_POLYNOMIAL[0])
-    for coefficient in _TANH_POLYNOMIAL[1:]:
-        polynomial = builder.fadd(
-            builder.fmul(polynomial, square, flags=("contract",)),
-            constant(vector, coefficient),
-            flags=("contract",),
-        )
+    polynomial = _polynomial(builder, square, _TANH_POLYNOMIAL)
     near = builder.fadd(
         builder.fmul(builder.fmul(polynomial, square), magnitude, flags=("contract",)),
         magnitude,
@@ -262,3 +248,7 @@ def _tanh(ctx: FunctionContext, value: Any) -> Any:
     result = builder.select(builder.fcmp_ordered("<", magnitude, limit), near, far)
     result = call_llvm_intrinsic(ctx, "llvm.copysign", [result, value])  # (-0 too)
     return builder.select(builder.fcmp_unordered("uno", value, value), value, result)
+
+
+# Computed here for float32 vectors (LLVM would call libm lane by lane).
+_INLINE = {"exp": _exp, "erf": _erf, "tanh": _tanh}
