@@ -2,16 +2,20 @@
 
 For each model, its weights randomised (the shipped light models fill every weight with
 one constant, so that their outputs are the same for every class and a wrong kernel can
-still match them), it compiles a CUDA artifact with the default GPU schedules (`autotune
+still match them) and cut at its pre-softmax logits (with random weights, the softmax of
+some models saturates to one class: a check of it would check little more than the
+argmax), it compiles a CUDA artifact with the default GPU schedules (`autotune
 compile --target cuda` does the same), loads it with the CUDA loader, runs it on the
 model's runtime inputs and checks the output against ONNX Runtime's on the CPU, then times
 `--runs` runs (median, wall clock around each run, which waits for the GPU). ONNX Runtime's
 CPU latency is timed in the same run as a point of reference. With `--min-blocks N ...`
 the artifact is also built with each N as the default tiling's `min_blocks` (1: the fixed
-tiles) and the variants are timed in turn.
+tiles) and the variants are timed in turn. With `--kernels N`, every launch of each
+variant is also timed on its own (CUDA events over back-to-back launches), and the N
+launches whose time differs most between the first two variants are listed per model.
 
     python bench/gpu_models.py [--only light_resnet50 ...] [--runs 20] [--min-blocks 1]
-        [--json OUT]
+        [--kernels 10] [--json OUT]
 
 Needs pycuda, nvcc and a GPU.
 """
@@ -40,7 +44,12 @@ from ir.reference import check_close
 from ir.schedule import default_gpu
 from service.artifact_build import build_artifact
 from service.example_models import runtime_inputs
-from tests.support.onnx_models import LIGHT_MODELS, load_light_model, randomize_weights
+from tests.support.onnx_models import (
+    LIGHT_MODELS,
+    cut_at_logits,
+    load_light_model,
+    randomize_weights,
+)
 
 
 @contextlib.contextmanager
@@ -76,9 +85,13 @@ def _onnxruntime(path: Path, inputs: dict[str, np.ndarray], runs: int) -> tuple[
     return np.asarray(output), _median_s(lambda: session.run(None, inputs), runs) * 1e3
 
 
-def measure(name: str, target: str, variants: list[int | None], runs: int) -> dict[str, Any]:
-    """One model: per variant its compile time, correctness and median latency."""
-    model = randomize_weights(load_light_model(name), seed=3)
+def measure(
+    name: str, target: str, variants: list[int | None], runs: int, per_kernel: bool = False
+) -> dict[str, Any]:
+    """One model: per variant its compile time, correctness and median latency (and with
+    `per_kernel`, each launch's time)."""
+    shipped = load_light_model(name)
+    model = cut_at_logits(randomize_weights(shipped, seed=3), shapes_from=shipped)
     inputs = runtime_inputs(model)
     row: dict[str, Any] = {"model": name, "variants": []}
     with tempfile.TemporaryDirectory(prefix="gpu-models-") as directory:
@@ -103,8 +116,31 @@ def measure(name: str, target: str, variants: list[int | None], runs: int) -> di
                 variant["max_abs_err"] = float(np.max(np.abs(got - expected)))
                 variant["kernels"] = int(loaded.manifest.get("kernels", 0))
                 variant["latency_ms"] = _median_s(lambda: loaded.run(inputs), runs) * 1e3
+                if per_kernel:
+                    variant["launches"] = loaded.time_launches(inputs, repeats=runs)
             row["variants"].append(variant)
     return row
+
+
+def print_launch_differences(row: dict[str, Any], count: int) -> None:
+    """The `count` launches of a model whose time differs most between its first two
+    variants, with each one's grid x block, and the sums of the per-launch times."""
+    first, second = row["variants"][:2]
+    pairs = list(zip(first["launches"], second["launches"], strict=True))
+    total_first = sum(a["ms"] for a, _ in pairs)
+    total_second = sum(b["ms"] for _, b in pairs)
+    print(
+        f"\n{row['model']}: {len(pairs)} launches, per-launch sums {total_first:.3f} ms "
+        f"(blocks {first['min_blocks']}) and {total_second:.3f} ms (blocks {second['min_blocks']})"
+    )
+    ranked = sorted(enumerate(pairs), key=lambda item: -abs(item[1][0]["ms"] - item[1][1]["ms"]))
+    for index, (a, b) in ranked[:count]:
+        shape_a = "x".join(map(str, a["grid"])) + " / " + "x".join(map(str, a["block"]))
+        shape_b = "x".join(map(str, b["grid"])) + " / " + "x".join(map(str, b["block"]))
+        print(
+            f"  #{index:<3} {a['kernel'][:44]:<44} {a['ms'] * 1e3:8.1f} us {shape_a:<22}"
+            f" {b['ms'] * 1e3:8.1f} us {shape_b}"
+        )
 
 
 def main() -> int:
@@ -113,6 +149,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20, help="timed runs per model")
     parser.add_argument(
         "--min-blocks", nargs="*", type=int, default=[], help="also build with these min_blocks"
+    )
+    parser.add_argument(
+        "--kernels", type=int, default=0, help="list the N launches that differ most per model"
     )
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     args = parser.parse_args()
@@ -124,7 +163,7 @@ def main() -> int:
     variants: list[int | None] = [None, *args.min_blocks]
     rows = []
     for name in args.only or LIGHT_MODELS:
-        row = measure(name, target, variants, args.runs)
+        row = measure(name, target, variants, args.runs, per_kernel=args.kernels > 0)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     if args.json:
@@ -145,6 +184,9 @@ def main() -> int:
             + " ".join(f"{cell:>14}" for cell in cells)
             + f" {row['onnxruntime_cpu_ms']:>9.3f}"
         )
+    if args.kernels > 0 and len(variants) > 1:
+        for row in rows:
+            print_launch_differences(row, args.kernels)
     for row in rows:
         for variant in row["variants"]:
             if not variant["correct"]:

@@ -134,3 +134,34 @@ def logits_name(model: onnx.ModelProto) -> str:
     if softmax:
         return str(softmax[-1].input[0])
     return str(model.graph.output[-1].name)
+
+
+def cut_at_logits(
+    model: onnx.ModelProto, shapes_from: onnx.ModelProto | None = None
+) -> onnx.ModelProto:
+    """A copy of `model` that ends at its pre-softmax logits (`logits_name`), keeping only
+    the nodes they depend on. The logits' shape is inferred on `shapes_from` (the same graph,
+    for example before `randomize_weights`, whose small ConstantOfShape weights infer much
+    faster) or on `model`."""
+    logits = logits_name(model)
+    inferred = onnx.shape_inference.infer_shapes(shapes_from or model).graph
+    info = next((v for v in [*inferred.value_info, *inferred.output] if v.name == logits), None)
+    if info is None:
+        raise AutotuneError(f"cannot infer the shape of the logits {logits!r}")
+    shape = [dim.dim_value for dim in info.type.tensor_type.shape.dim]
+    nodes = list(model.graph.node)
+    producer = {output: index for index, node in enumerate(nodes) for output in node.output}
+    needed: set[int] = set()
+    pending = [logits]
+    while pending:
+        index = producer.get(pending.pop())
+        if index is not None and index not in needed:
+            needed.add(index)
+            pending.extend(nodes[index].input)
+    result = onnx.ModelProto()
+    result.CopyFrom(model)
+    del result.graph.node[:]
+    result.graph.node.extend(node for index, node in enumerate(nodes) if index in needed)
+    del result.graph.output[:]
+    result.graph.output.append(helper.make_tensor_value_info(logits, onnx.TensorProto.FLOAT, shape))
+    return result

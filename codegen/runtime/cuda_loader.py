@@ -278,12 +278,7 @@ class CudaArtifact:
                 for buffer, array in zip(self._input_buffers, arrays, strict=True):
                     driver.memcpy_htod(buffer, array)
                 for launch in self._plan["launches"]:
-                    kernel = self._kernels[launch["kernel"]]
-                    self._functions[launch["kernel"]](
-                        *(np.uintp(self._address(argument)) for argument in launch["args"]),
-                        block=tuple(kernel["block"]),
-                        grid=tuple(kernel["grid"]),
-                    )
+                    self._launch(launch)
                 for copy in self._plan.get("copies", []):
                     destination = int(self._output_buffers[int(copy["output"])])
                     driver.memcpy_dtod(destination, self._address(copy["source"]), copy["nbytes"])
@@ -295,6 +290,49 @@ class CudaArtifact:
             finally:
                 self._context.pop()
         return {info.name: array for info, array in zip(self.outputs, outputs, strict=True)}
+
+    def _launch(self, launch: Mapping[str, Any]) -> None:
+        kernel = self._kernels[launch["kernel"]]
+        self._functions[launch["kernel"]](
+            *(np.uintp(self._address(argument)) for argument in launch["args"]),
+            block=tuple(kernel["block"]),
+            grid=tuple(kernel["grid"]),
+        )
+
+    def time_launches(self, inputs: Mapping[str, Any], repeats: int = 20) -> list[dict[str, Any]]:
+        """Each launch of the plan, in order: its kernel, grid, block and mean milliseconds
+        over `repeats` back-to-back launches (CUDA events), after one run of the whole plan
+        on `inputs` so that every launch reads the values it reads in a run."""
+        if repeats < 1:
+            raise ValueError(f"repeats must be at least 1, got {repeats}")
+        self.run(inputs)
+        driver = self._driver
+        timings = []
+        with self._lock:
+            self._context.push()
+            try:
+                start, end = driver.Event(), driver.Event()
+                for launch in self._plan["launches"]:
+                    self._launch(launch)
+                    start.record()
+                    for _ in range(repeats):
+                        self._launch(launch)
+                    end.record()
+                    end.synchronize()
+                    kernel = self._kernels[launch["kernel"]]
+                    timings.append(
+                        {
+                            "kernel": str(launch["kernel"]),
+                            "grid": list(kernel["grid"]),
+                            "block": list(kernel["block"]),
+                            "ms": end.time_since(start) / repeats,
+                        }
+                    )
+            except driver.Error as err:
+                raise CudaArtifactError(f"artifact {self.path} failed on the GPU: {err}") from None
+            finally:
+                self._context.pop()
+        return timings
 
     def close(self) -> None:
         """Free the device memory of the model."""

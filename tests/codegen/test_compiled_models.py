@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import helper
 
 from codegen.executor import CompiledModel, compile_model
 from ir.frontend.onnx import from_onnx
@@ -29,6 +28,7 @@ from ir.graph.traversal import post_order
 from ir.reference import check_close, evaluate
 from tests.support.onnx_models import (
     LIGHT_MODELS,
+    cut_at_logits,
     load_light_model,
     logits_name,
     randomize_weights,
@@ -50,30 +50,10 @@ CLI_TIMEOUT_S = 300
 def truncated_model(name: str) -> onnx.ModelProto:
     """The light model `name` with random weights (seeded by its name), ending at its logits."""
     model = randomize_weights(load_light_model(name), seed=sum(map(ord, name)))
-    logits = logits_name(model)
-    result = onnx.ModelProto()
-    result.CopyFrom(model)
-    # Keep only the nodes the logits depend on (this drops the final Softmax).
-    nodes = list(result.graph.node)
-    producer = {output: index for index, node in enumerate(nodes) for output in node.output}
-    needed: set[int] = set()
-    pending = [logits]
-    while pending:
-        index = producer.get(pending.pop())
-        if index is not None and index not in needed:
-            needed.add(index)
-            pending.extend(nodes[index].input)
-    kept = [node for index, node in enumerate(nodes) if index in needed]
+    result = cut_at_logits(model, shapes_from=load_light_model(name))
     # densenet121 ends at its classifier conv, without a softmax.
-    if any(node.op_type == "Softmax" for node in nodes):
-        assert len(kept) < len(nodes), f"{name}: the softmax was kept"
-    del result.graph.node[:]
-    result.graph.node.extend(kept)
-    inferred = onnx.shape_inference.infer_shapes(model).graph
-    info = next(v for v in [*inferred.value_info, *inferred.output] if v.name == logits)
-    shape = [dim.dim_value for dim in info.type.tensor_type.shape.dim]
-    del result.graph.output[:]
-    result.graph.output.append(helper.make_tensor_value_info(logits, onnx.TensorProto.FLOAT, shape))
+    if any(node.op_type == "Softmax" for node in model.graph.node):
+        assert len(result.graph.node) < len(model.graph.node), f"{name}: the softmax was kept"
     onnx.checker.check_model(result)
     return result
 

@@ -15,6 +15,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from service.example_models import cut_at_logits as cut_at_logits
 from service.example_models import logits_name as logits_name
 from service.example_models import randomize_weights as randomize_weights
 from service.example_models import runtime_inputs as runtime_inputs

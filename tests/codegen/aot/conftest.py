@@ -24,8 +24,8 @@ from ir.graph.passes.pipeline import optimize
 from service.cli import bundled_model_path
 from tests.support.onnx_models import (
     LIGHT_MODELS,
+    cut_at_logits,
     load_light_model,
-    logits_name,
     randomize_weights,
     runtime_inputs,
 )
@@ -47,29 +47,9 @@ class CompiledCase:
 
 def logits_model(name: str) -> onnx.ModelProto:
     """The light model `name` with random weights (seeded by its name), ending at its
-    pre-softmax logits. (Like tests/codegen/test_compiled_models.py's, but shapes are
-    inferred on the shipped model, whose weights are tiny ConstantOfShape nodes: on the
-    randomised 500 MB models shape inference takes seconds.)"""
+    pre-softmax logits."""
     shipped = load_light_model(name)
-    logits = logits_name(shipped)
-    inferred = onnx.shape_inference.infer_shapes(shipped).graph
-    info = next(v for v in [*inferred.value_info, *inferred.output] if v.name == logits)
-    shape = [dim.dim_value for dim in info.type.tensor_type.shape.dim]
-    model = randomize_weights(shipped, seed=sum(map(ord, name)))
-    nodes = list(model.graph.node)
-    producer = {output: index for index, node in enumerate(nodes) for output in node.output}
-    needed: set[int] = set()
-    pending = [logits]
-    while pending:
-        index = producer.get(pending.pop())
-        if index is not None and index not in needed:
-            needed.add(index)
-            pending.extend(nodes[index].input)
-    del model.graph.node[:]
-    model.graph.node.extend(node for index, node in enumerate(nodes) if index in needed)
-    del model.graph.output[:]
-    model.graph.output.append(helper.make_tensor_value_info(logits, TensorProto.FLOAT, shape))
-    return model
+    return cut_at_logits(randomize_weights(shipped, seed=sum(map(ord, name))), shapes_from=shipped)
 
 
 def compile_onnx(model: onnx.ModelProto, out_dir: Path) -> ArtifactResult:

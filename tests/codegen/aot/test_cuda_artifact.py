@@ -176,3 +176,25 @@ def test_the_cuda_artifact_runs_and_matches_onnxruntime(
         again = model.run({"x": x})
     np.testing.assert_allclose(outputs["y"], expected, rtol=1e-4, atol=1e-5)
     np.testing.assert_array_equal(outputs["y"], again["y"])
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _gpu_available(), reason="needs pycuda and an sm_90 CUDA GPU")
+def test_the_launches_are_timed_one_by_one_and_leave_the_results_right(
+    built: dict[str, ArtifactBuild],
+) -> None:
+    x = np.random.default_rng(1).standard_normal((1, 4, 6, 6)).astype(np.float32)
+    expected = run_onnxruntime(small_conv_model(), {"x": x}, "y")
+    with load_cuda_artifact(built["small_conv"].path) as model:
+        timings = model.time_launches({"x": x}, repeats=3)
+        launches = model.manifest["launch"]["launches"]
+        kernels = {kernel["name"]: kernel for kernel in model.manifest["launch"]["kernels"]}
+        assert [timing["kernel"] for timing in timings] == [launch["kernel"] for launch in launches]
+        for timing in timings:
+            assert timing["grid"] == kernels[timing["kernel"]]["grid"]
+            assert timing["block"] == kernels[timing["kernel"]]["block"]
+            assert 0 < timing["ms"] < 1e3
+        with pytest.raises(ValueError, match="repeats must be at least 1"):
+            model.time_launches({"x": x}, repeats=0)
+        outputs = model.run({"x": x})
+    np.testing.assert_allclose(outputs["y"], expected, rtol=1e-4, atol=1e-5)
