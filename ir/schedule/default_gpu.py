@@ -36,8 +36,10 @@ DEFAULT_THREADS = 256  # threads per block of a bound spatial loop
 # a large GPU (an H100 has 132), so few SMs idle while the others work. On an H100, 256
 # was 2-3x slower than 128 on the 64-channel convolutions of 56x56 (it halves the width's
 # register tile), and 128 was no slower than the fixed tiles on any standard workload
-# (bench/results/gpu_check_h100.txt) but slower on shufflenet's grouped convolutions
-# (gpu_models_h100.txt).
+# (bench/results/gpu_check_h100.txt). Timed launch by launch on an H200, it made the dense
+# layers of the light models 1.4-5.4x faster, two convs of densenet121 and inception_v2
+# 1.6-1.9x slower, and shufflenet's whole-model slowdown (gpu_models_h100.txt) was mostly
+# host launch time, not tiling (gpu_models_h200.txt).
 MIN_BLOCKS = 128
 MIN_TILED_THREADS = 64  # threads per block the spreading keeps (two warps)
 
