@@ -11,6 +11,7 @@ sigmoid is 1 / (1 + exp(-x)) and rsqrt is 1 / sqrt(x).
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 import llvmlite.ir as ir
@@ -40,7 +41,7 @@ def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str)
     if not is_float(dtype):
         raise CodegenError(f"math intrinsic {name}() needs a float argument; got {dtype}")
     args = unify(ctx.builder, *args)
-    if name in _INLINE and _is_float32_vector(args[0]):
+    if name in _INLINE and _is_float32(args[0]):
         return _INLINE[name](ctx, args[0])
     if name in _LLVM_INTRINSICS:
         return call_llvm_intrinsic(ctx, _LLVM_INTRINSICS[name], args)
@@ -91,9 +92,12 @@ def _call_libm(ctx: FunctionContext, name: str, value: Any, dtype: str) -> Any:
 # (softmax over 12 x 197 x 197 spent most of its 1 ms there). Cody-Waite reduction
 # x = n ln2 + r, |r| <= ln2 / 2, then Cephes' degree-6 polynomial for e^r (within 2 ulp
 # of expf), scaled by 2^n built in the exponent bits as two halves (n reaches 128 and,
-# for results below the normal range, -150).
-_EXP_HIGH = 88.72283935546875  # above: +inf (the float32 just past ln(FLT_MAX) overflows)
-_EXP_LOW = -103.97208404541016  # below: 0 (under half the smallest denormal)
+# for results below the normal range, -150). The input is clamped to [_EXP_LOW,
+# _EXP_CLAMP_HIGH], where the scaling itself overflows to +inf above ln(FLT_MAX) and
+# rounds to 0 at the low end, and NaN passes through every step: no fix-ups at the end.
+_EXP_LOW = -103.97208404541016  # at and below: 0 (e^x under half the smallest denormal)
+_EXP_CLAMP_HIGH = 89.0  # above ln(FLT_MAX) = 88.7228...: the result overflows to +inf
+_ROUNDING_BIAS = 12582912.0  # 1.5 * 2^23: adding it rounds to an integer, kept in the bits
 _LOG2E = 1.4426950408889634
 _LN2_HIGH, _LN2_LOW = 0.693359375, -2.12194440e-4
 _EXP_POLYNOMIAL = (
@@ -107,12 +111,16 @@ _EXP_POLYNOMIAL = (
 
 
 def _exp(ctx: FunctionContext, value: Any) -> Any:
-    """e ** value: inline for float32 vectors, else the LLVM intrinsic (libm)."""
+    """e ** value: inline for float32 (scalars and vectors), else the LLVM intrinsic."""
     vector = value.type
-    if not _is_float32_vector(value):
+    if not _is_float32(value):
         return call_llvm_intrinsic(ctx, "llvm.exp", [value])
     builder = ctx.builder
-    ints = ir.VectorType(ir.IntType(32), vector.count)
+    ints = (
+        ir.VectorType(ir.IntType(32), vector.count)
+        if isinstance(vector, ir.VectorType)
+        else ir.IntType(32)
+    )
 
     def real(number: float) -> Any:
         return constant(vector, number)
@@ -126,38 +134,49 @@ def _exp(ctx: FunctionContext, value: Any) -> Any:
     def add(lhs: Any, rhs: Any) -> Any:
         return builder.fadd(lhs, rhs, flags=("contract",))
 
-    # Step 1. Clamp into the computed range (NaN lanes are fixed up at the end).
-    low, high = real(_EXP_LOW), real(_EXP_HIGH)
+    # Step 1. Clamp (ordered compares: a NaN lane keeps its NaN).
+    low, high = real(_EXP_LOW), real(_EXP_CLAMP_HIGH)
     x = builder.select(builder.fcmp_ordered("<", value, low), low, value)
     x = builder.select(builder.fcmp_ordered(">", x, high), high, x)
-    # Step 2. n = floor(x log2(e) + 1/2) without a floor instruction (SSE2 has none):
-    # truncate, then step down where truncation rounded up (negative values).
-    scaled = add(mul(x, real(_LOG2E)), real(0.5))
-    truncated = builder.fptosi(scaled, ints)
-    n = builder.sitofp(truncated, vector)
-    rounded_up = builder.fcmp_ordered(">", n, scaled)
-    n = builder.select(rounded_up, builder.fsub(n, real(1.0)), n)
-    exponent = builder.select(rounded_up, builder.sub(truncated, integer(1)), truncated)
+    # Step 2. n = x log2(e) rounded to the nearest integer: adding 1.5 * 2^23 leaves n in
+    # the low bits of the sum (read in step 4), and subtracting it again gives n as a float.
+    biased = add(mul(x, real(_LOG2E)), real(_ROUNDING_BIAS))
+    n = builder.fsub(biased, real(_ROUNDING_BIAS))
     # Step 3. r = x - n ln2 in two steps (ln2's high part is exact in few bits), then
     # e^r = 1 + r + r^2 P(r).
     r = builder.fsub(builder.fsub(x, mul(n, real(_LN2_HIGH))), mul(n, real(_LN2_LOW)))
     polynomial = _polynomial(builder, r, _EXP_POLYNOMIAL)
     e_r = add(add(mul(mul(polynomial, r), r), r), real(1.0))
-    # Step 4. Times 2^n, as 2^(n >> 1) * 2^(n - (n >> 1)): each factor a normal float.
+    # Step 4. Times 2^n: AVX-512's vscalefps where a register holds the vector (it rounds
+    # results in the denormal range and overflows as the product would), else as
+    # 2^(n >> 1) * 2^(n - (n >> 1)), each factor a normal float.
+    if isinstance(vector, ir.VectorType) and vector.count == 16 and ctx.target.vector_bits == 512:
+        scalef = ctx.module_ctx.declare(
+            "llvm.x86.avx512.mask.scalef.ps.512",
+            ir.FunctionType(vector, [vector, vector, vector, ir.IntType(16), ir.IntType(32)]),
+        )
+        all_lanes, current_rounding = ir.Constant(ir.IntType(16), -1), I32(4)
+        return builder.call(scalef, [e_r, n, e_r, all_lanes, current_rounding])
+    exponent = builder.sub(builder.bitcast(biased, ints), integer(_float_bits(_ROUNDING_BIAS)))
     half = builder.ashr(exponent, integer(1))
     factors = [
         builder.bitcast(builder.shl(builder.add(part, integer(127)), integer(23)), vector)
         for part in (half, builder.sub(exponent, half))
     ]
-    result = mul(mul(e_r, factors[0]), factors[1])
-    # Step 5. Out of range: +inf above, 0 below; NaN stays NaN.
-    result = builder.select(builder.fcmp_ordered(">", value, high), real(math.inf), result)
-    result = builder.select(builder.fcmp_ordered("<", value, low), real(0.0), result)
-    return builder.select(builder.fcmp_unordered("uno", value, value), value, result)
+    return mul(mul(e_r, factors[0]), factors[1])
 
 
-def _is_float32_vector(value: Any) -> bool:
-    return isinstance(value.type, ir.VectorType) and isinstance(value.type.element, ir.FloatType)
+def _float_bits(number: float) -> int:
+    """The bits of float32 `number` as a signed 32-bit integer."""
+    return int(struct.unpack("<i", struct.pack("<f", number))[0])
+
+
+def _is_float32(value: Any) -> bool:
+    """Whether `value` is a float32 scalar or vector: the inline functions' domain (a
+    scalar too, so that a vector loop's one-lane tail does not call libm, saving and
+    restoring the vector registers around the call)."""
+    type_ = value.type
+    return isinstance(type_.element if isinstance(type_, ir.VectorType) else type_, ir.FloatType)
 
 
 def _polynomial(builder: ir.IRBuilder, variable: Any, coefficients: tuple[float, ...]) -> Any:

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from codegen.llvm import compile_kernel
+from codegen.llvm import compile_kernel, host_target, parse_target
+from codegen.llvm.target import Target
 from ir.tir.expr import (
     Buffer,
     FloatImm,
@@ -183,11 +184,16 @@ def test_pow_intrinsic() -> None:
 
 
 def _inline_math(
-    op: str, lanes: int, low: float, high: float, specials: list[float]
+    op: str,
+    lanes: int,
+    low: float,
+    high: float,
+    specials: list[float],
+    target: Target | None = None,
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """`op` over 65,536 float32 values from `low` to `high` and `specials`, as vectors of
-    `lanes`: the values and the results, after checking that no libm function is called
-    (`expf`, `erff`, `tanhf`) lane by lane."""
+    `lanes` (1: scalars): the values and the results, after checking that no libm
+    function is called (`expf`, `erff`, `tanhf`); compiled for `target` (the host's)."""
     values = np.concatenate(
         [np.linspace(low, high, 65536, dtype=np.float32), np.array(specials, np.float32)]
     )
@@ -195,18 +201,17 @@ def _inline_math(
     func = split_inner(
         f"{op}_range_l{lanes}", lambda x: intrinsic(op, x), lanes, shape=values.shape
     )
-    assert f"{op}f" not in compile_kernel(func).stages["asm"]
-    return values.ravel(), run(func, values).ravel()
+    assert f"{op}f" not in compile_kernel(func, target).stages["asm"]
+    return values.ravel(), run(func, values, target=target).ravel()
 
 
-@pytest.mark.parametrize("lanes", [4, 16])
-def test_vector_exp_is_within_an_ulp_of_the_correctly_rounded_one(lanes: int) -> None:
-    """float32 vectors compute exp inline (not libm lane by lane): within 1 ulp of the
-    correctly rounded value over the whole range, denormal results within one denormal
+EXP_SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.72283, 88.7229, 89.0, -87.34, -103.9]
+EXP_SPECIALS += [-104.0, -150.0, 1e-40, -1e-40, 0.34657359, -0.34657359, 1.0, -1.0]
+
+
+def _check_exp(values: np.ndarray[Any, Any], got: np.ndarray[Any, Any]) -> None:
+    """Within 1 ulp of the correctly rounded value, denormal results within one denormal
     step, and the edges (overflow to inf, underflow to 0, infinities, NaN) exact."""
-    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.72283, 88.7229, 89.0, -87.34, -103.9]
-    specials += [-104.0, -150.0, 1e-40, -1e-40, 0.34657359, -0.34657359, 1.0, -1.0]
-    values, got = _inline_math("exp", lanes, -110, 95, specials)
     with np.errstate(over="ignore"):
         exact = np.exp(values.astype(np.float64)).astype(np.float32)
     normal = np.isfinite(exact) & (exact >= np.finfo(np.float32).tiny)
@@ -218,7 +223,29 @@ def test_vector_exp_is_within_an_ulp_of_the_correctly_rounded_one(lanes: int) ->
     np.testing.assert_array_equal(got[edges], exact[edges])
 
 
-@pytest.mark.parametrize("lanes", [4, 16])
+@pytest.mark.parametrize("lanes", [1, 4, 16])
+def test_vector_exp_is_within_an_ulp_of_the_correctly_rounded_one(lanes: int) -> None:
+    """float32 scalars and vectors compute exp inline (not with libm), accurately over the
+    whole range and exact at the edges."""
+    _check_exp(*_inline_math("exp", lanes, -110, 95, EXP_SPECIALS))
+
+
+def test_exp_without_avx512_scales_by_two_halves_as_accurately() -> None:
+    """Without AVX-512 (no vscalefps) 2^n is built in two normal halves, as accurate."""
+    target = parse_target("llvm -mattr=-avx512f")
+    values, got = _inline_math("exp", 16, -110, 95, EXP_SPECIALS, target)
+    _check_exp(values, got)
+    func = split_inner("exp_scaled", lambda x: intrinsic("exp", x), 16)
+    assert "vscalefps" not in compile_kernel(func, target).stages["asm"]
+
+
+@pytest.mark.skipif(host_target().vector_bits < 512, reason="the host has no AVX-512")
+def test_exp_scales_with_vscalefps_on_avx512() -> None:
+    func = split_inner("exp_scalef", lambda x: intrinsic("exp", x), 16)
+    assert "vscalefps" in compile_kernel(func).stages["asm"]
+
+
+@pytest.mark.parametrize("lanes", [1, 4, 16])
 def test_vector_erf_is_within_a_few_ulps_without_libm(lanes: int) -> None:
     """float32 vectors compute erf inline (not libm lane by lane): within 2e-7 of the
     exact value (and 3e-7 of it relatively), odd, and exact at the edges."""
@@ -234,7 +261,7 @@ def test_vector_erf_is_within_a_few_ulps_without_libm(lanes: int) -> None:
     np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(values[zeros]))
 
 
-@pytest.mark.parametrize("lanes", [4, 16])
+@pytest.mark.parametrize("lanes", [1, 4, 16])
 def test_vector_tanh_is_within_an_ulp_without_libm(lanes: int) -> None:
     """float32 vectors compute tanh inline: within 1 ulp of the correctly rounded value
     on both sides of the series' limit, odd (-0 stays -0), exact at the edges."""
