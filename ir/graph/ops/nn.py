@@ -532,7 +532,8 @@ def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
             total = expsum[_drop(indices, axis)]
             if log:
                 return cast(data.dtype, shifted(indices) - intrinsic("log", total))
-            return cast(data.dtype, intrinsic("exp", shifted(indices)) / total)
+            # One division per row (hoisted out of the row's loop), a multiply per element.
+            return cast(data.dtype, intrinsic("exp", shifted(indices)) * (1.0 / total))
 
         return check_output(compute(data.shape, body, name=name, tag="reduce"), out_type, name)
 
