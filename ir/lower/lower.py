@@ -24,7 +24,7 @@ from typing import Any
 from ir.errors import ScheduleError
 from ir.lower.index import LinearIndexer, VarForm, combine_forms
 from ir.lower.region import Region, constant_range, infer_region
-from ir.schedule.schedule import Fuse, Schedule, Split, Stage, loop_extents
+from ir.schedule.schedule import RFACTOR_TAIL, Fuse, Schedule, Split, Stage, loop_extents
 from ir.te.tensor import ComputeOp, Operation, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
 from ir.tir.expr import (
@@ -46,6 +46,7 @@ from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Stmt, Stor
 from ir.tir.visit import Rewrite, map_expr, map_expr_shared, substitute, walk_expr
 
 _LOOP_KIND = {"parallel": "parallel", "vectorize": "vectorized", "unroll": "unrolled"}
+RFACTOR_PEELED = -1  # in `proven`: an rfactor's tail is peeled (split positions are >= 0)
 _COMBINE = {"sum": "add", "max": "max", "min": "min", "prod": "mul"}
 
 
@@ -746,7 +747,28 @@ class _Lowering:
                 - (nest.extents[leaf] - 1) * nest.extents[relation.inner]
             )
             return position, relation.inner, remainder
-        return None
+        return self._rfactor_tail(nest, leaf, proven)
+
+    @staticmethod
+    def _rfactor_tail(
+        nest: _Nest, leaf: str, proven: frozenset[int]
+    ) -> tuple[int, str, int] | None:
+        """An rfactor's outer reduce loop whose last iteration covers only part of the
+        inner loop: peeled like a split's tail (position -1 marks it proven), so that the
+        bound the reduction checks is proven in both parts."""
+        tail = nest.stage.op.attr(RFACTOR_TAIL)
+        if tail is None or RFACTOR_PEELED in proven:
+            return None
+        outer, inner, extent = tail
+        leaves = nest.stage.leaves
+        if leaf != outer or inner not in leaves or leaves.index(inner) < leaves.index(leaf):
+            return None
+        # Only where the inner loop runs whole (from 0): a stage computed at another's loop
+        # may compute part of it.
+        factor = nest.stage.iter_vars[inner].extent
+        if nest.extents[inner] != factor:
+            return None
+        return RFACTOR_PEELED, inner, extent - (nest.extents[leaf] - 1) * factor
 
     def loop(
         self,

@@ -16,8 +16,18 @@ from typing import TYPE_CHECKING, Any
 from ir.errors import ScheduleError
 from ir.schedule.trace import Step, Trace
 from ir.te.tensor import ComputeOp, PlaceholderOp, Tensor
-from ir.tir.expr import IterVar, PrimExpr, Reduce, TensorRead, Var, slot_setters
-from ir.tir.visit import Rewrite, map_expr_shared, walk_expr
+from ir.tir.expr import (
+    IterVar,
+    PrimExpr,
+    Reduce,
+    TensorRead,
+    Var,
+    binary,
+    compare,
+    logical_and,
+    slot_setters,
+)
+from ir.tir.visit import Rewrite, map_expr_shared, substitute, walk_expr
 
 ANNOTATIONS = ("parallel", "vectorize", "unroll")
 SCOPES = ("global", "shared", "local")
@@ -402,6 +412,15 @@ class Schedule:
         result: str = self._record("cache_write", stage=stage, scope=scope)
         return result
 
+    def rfactor(self, stage: str, axis: str, factor: int) -> str:
+        """Split the reduce axis `axis` of `stage` by `factor` and reduce its outer part in
+        a new stage (its name is returned), in which the inner part is a spatial axis of
+        extent `factor` (vectorizable: each lane a partial result); `stage` then reduces
+        the `factor` partials. A `factor` that does not divide the axis leaves a tail that
+        the new stage's reduction skips."""
+        result: str = self._record("rfactor", stage=stage, axis=axis, factor=factor)
+        return result
+
     def cache_read(self, tensor: str, scope: str, readers: Sequence[str]) -> str:
         """Copy `tensor` into a new buffer of `scope` that `readers` read instead."""
         result: str = self._record("cache_read", tensor=tensor, scope=scope, readers=list(readers))
@@ -594,6 +613,37 @@ class Schedule:
         self.stage_of_op[id(copy_op)] = stage
         return name
 
+    def _rfactor(self, stage: str, axis: str, factor: object) -> str:
+        original = self.stage(stage)
+        op = original.op
+        if not isinstance(op.body, Reduce):
+            raise ScheduleError(f"{stage} is not a reduction; only a reduction has a factor")
+        if original.relations or original.attach.kind != "root" or original.annotations:
+            raise ScheduleError(f"rfactor must come before other steps on {stage}")
+        reduced = next((a for a in op.reduce_axes if a.name == axis), None)
+        if reduced is None:
+            names = [a.name for a in op.reduce_axes]
+            raise ScheduleError(f"{axis!r} is not a reduce axis of {stage}; reduce axes: {names}")
+        if (
+            not isinstance(factor, int)
+            or isinstance(factor, bool)
+            or not 2 <= factor < reduced.extent
+        ):
+            raise ScheduleError(
+                f"rfactor factor must be an integer from 2 to {reduced.extent - 1} (below the "
+                f"extent of {axis}), got {factor!r}"
+            )
+        name = self._fresh_stage_name(f"{stage}_rf")
+        partial_op, final_op = _rfactor_ops(op, axis, factor, name)
+        partial_stage = Stage.of(partial_op, False)
+        final_stage = Stage.of(final_op, original.is_output)
+        final_stage.scope = original.scope
+        self._insert_before(stage, partial_stage)
+        self.stages[stage] = final_stage
+        self.stage_of_op[id(partial_op)] = name
+        self.stage_of_op[id(final_op)] = stage
+        return name
+
     def _cache_read(self, tensor: str, scope: str, readers: Sequence[str]) -> str:
         if scope not in SCOPES:
             raise ScheduleError(f"unknown scope {scope!r}; known: {SCOPES}")
@@ -718,6 +768,69 @@ def _cache_write_ops(op: ComputeOp, name: str) -> tuple[ComputeOp, ComputeOp]:
     return cached_op, copy_op
 
 
+# The attribute of an rfactor's partial op whose split of the reduce axis leaves a tail:
+# (outer reduce axis, inner spatial axis, the original extent).
+RFACTOR_TAIL = "rfactor_tail"
+_RFACTORS: dict[tuple[int, str, int, str], tuple[ComputeOp, ComputeOp, ComputeOp]] = {}
+
+
+def _fresh_var_name(base: str, taken: set[str]) -> str:
+    name, counter = base, 1
+    while name in taken:
+        name, counter = f"{base}{counter}", counter + 1
+    taken.add(name)
+    return name
+
+
+def _rfactor_ops(op: ComputeOp, axis: str, factor: int, name: str) -> tuple[ComputeOp, ComputeOp]:
+    """The op computing `op`'s partial reductions under `name` (the inner part of `axis`
+    spatial, innermost) and the op reducing them under `op`'s name; shared like
+    `_cache_write_ops`'."""
+    key = (id(op), axis, factor, name)
+    known = _RFACTORS.get(key)
+    if known is not None and known[0] is op:
+        return known[1], known[2]
+    body = op.body
+    assert isinstance(body, Reduce)
+    reduced = next(a for a in body.axes if a.name == axis)
+    taken = {a.name for a in (*op.axes, *body.axes)}
+    taken |= {node.name for node in walk_expr(body) if isinstance(node, Var)}
+    inner = IterVar(Var(_fresh_var_name(f"{axis}_i", taken)), factor)
+    outer = IterVar(
+        Var(_fresh_var_name(f"{axis}_o", taken)), -(-reduced.extent // factor), "reduce"
+    )
+    index = binary("add", binary("mul", outer.var, factor), inner.var)
+    mapping = {reduced.var: index}
+    condition = None if body.condition is None else substitute(body.condition, mapping)
+    if reduced.extent % factor:
+        bound = compare("lt", index, reduced.extent)
+        condition = bound if condition is None else logical_and(condition, bound)
+    attrs = op.attrs
+    if reduced.extent % factor:
+        # Lowering peels the last outer iteration, with a shorter inner loop, so the
+        # bound is proven in both parts and the vector loop needs no masks.
+        tail = (RFACTOR_TAIL, (outer.name, inner.name, reduced.extent))
+        attrs = tuple(sorted((*attrs, tail)))
+    partial_axes = tuple(outer if a is reduced else a for a in body.axes)
+    partial_op = ComputeOp(
+        name,
+        (*op.axes, inner),
+        Reduce(body.combiner, substitute(body.source, mapping), partial_axes, condition),
+        op.tag,
+        attrs,
+    )
+    spatial = tuple(IterVar(Var(a.name), a.extent) for a in op.axes)
+    lanes = IterVar(Var(inner.name), factor, "reduce")
+    partials = Tensor(partial_op)[(*(a.var for a in spatial), lanes.var)]
+    final_op = ComputeOp(
+        op.name, spatial, Reduce(body.combiner, partials, (lanes,)), op.tag, op.attrs
+    )
+    if len(_RFACTORS) >= _CACHE_WRITES_LIMIT:
+        _RFACTORS.clear()
+    _RFACTORS[key] = (op, partial_op, final_op)
+    return partial_op, final_op
+
+
 STEP_KINDS = (
     "split",
     "tile",
@@ -730,6 +843,7 @@ STEP_KINDS = (
     "compute_root",
     "cache_write",
     "cache_read",
+    "rfactor",
     "set_scope",
     "layout_rewrite",
 )

@@ -2,7 +2,7 @@
 reference's numbers, and replaying its JSON gives the same loop IR.
 
 Hypothesis draws 3-12 random primitives (split, tile, reorder, fuse, vectorize, parallel,
-unroll, compute_inline, compute_at, cache_read, cache_write, layout_rewrite) for small
+unroll, compute_inline, compute_at, cache_read, cache_write, rfactor, layout_rewrite) for small
 workloads: matmul, conv2d (stride 1 and 2, depthwise, with bias and relu), max and average
 pooling with padding, softmax. A step the schedule rejects with ScheduleError is skipped,
 as is a schedule whose lowering rejects it; any other exception is a bug. Malformed
@@ -12,6 +12,7 @@ ScheduleError and nothing else, or, when accepted, compute the reference too.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -261,8 +262,17 @@ def _cache_read(schedule: Schedule, draw: Draw, stage: str) -> None:
         schedule.cache_read(tensor, draw(st.sampled_from(["local", "global"])), chosen)
 
 
+def _rfactor(schedule: Schedule, draw: Draw, stage: str) -> None:
+    """rfactor a reduce axis of `stage` by any amount (invalid ones are rejected)."""
+    reduce_axes = schedule.stages[stage].op.reduce_axes
+    if reduce_axes:
+        axis = draw(st.sampled_from(reduce_axes))
+        schedule.rfactor(stage, axis.name, draw(st.integers(1, axis.extent + 2)))
+
+
 PRIMITIVES: dict[str, Callable[[Schedule, Draw, str], None]] = {
     "cache_read": _cache_read,
+    "rfactor": _rfactor,
     "split": _split,
     "tile": _tile,
     "reorder": _reorder,
@@ -295,6 +305,11 @@ def random_schedule(workload: Workload, draw: Draw) -> Schedule:
         schedule.cache_write(draw(st.sampled_from(outputs)), "local")
     if workload.weights and draw(st.booleans()):
         _layout_rewrite(schedule, draw, draw(st.sampled_from(workload.weights)))
+    # rfactor too must come before other steps on its stage.
+    reductions = sorted(n for n, s in schedule.stages.items() if s.op.reduce_axes)
+    if reductions and draw(st.booleans()):
+        with contextlib.suppress(ScheduleError):
+            _rfactor(schedule, draw, draw(st.sampled_from(reductions)))
     # Step 2. Random primitives on random stages.
     for _ in range(draw(st.integers(3, 12))):
         stage = draw(st.sampled_from(sorted(schedule.stages)))
