@@ -10,7 +10,10 @@ Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is re
         constant input is repacked so the vectorized axis is contiguous. A depthwise
         conv tiles rows x columns, its window unrolled.
 Step 3. Every other stage: parallel over its fused outer spatial loops, reductions
-        inside, and the innermost spatial loop vectorized when it is long enough.
+        inside, and the innermost spatial loop vectorized when it is long enough. A
+        reduction along rows of at least two vectors (softmax's and layer_norm's
+        statistics over the last axis) first reduces each row into a vector of partial
+        results (rfactor: contiguous vector loads), whose rows are then reduced.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ FMA_CHAINS = 10
 GEMV_VECTORS = 4  # the widest matrix-product column tile, in vectors (few output rows)
 CONV_BROADCASTS = 3  # input broadcasts a conv tile's inner loop keeps in flight
 CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB on x86 servers)
+# A reduction along rows of at least this many vectors is reduced into a vector of partial
+# results per row (rfactor) rather than across rows.
+PARTIAL_VECTORS = 2
 
 
 def _divisor_at_most(extent: int, limit: int) -> int:
@@ -185,7 +191,7 @@ def _read_stage_names(schedule: Schedule, stage: Stage) -> list[str]:
     return names
 
 
-def _reduces_along_rows(stage: Stage) -> bool:
+def reduces_along_rows(stage: Stage) -> bool:
     """Whether a reduction reads some input's innermost dimension along its innermost
     reduce axis (softmax's or layer_norm's statistics over the last axis), and not
     along its last spatial axis."""
@@ -593,10 +599,35 @@ class _DefaultScheduler:
         sch.vectorize(packed, lane)
         return {packed}
 
+    def rows_by_partial_vectors(self, name: str, lanes: int) -> None:
+        """A reduction along rows long enough for `lanes`-wide partial results: each row
+        reduced into one vector of partials (`rfactor`, contiguous vector loads, the
+        reduction right around the vector loop), then the partials reduced per row."""
+        sch = self.schedule
+        stage = sch.stages[name]
+        partial = sch.rfactor(name, stage.op.reduce_axes[-1].name, lanes)
+        partial_stage = sch.stages[partial]
+        *rows, lane = [axis.name for axis in partial_stage.op.axes]
+        reduces = [axis.name for axis in partial_stage.op.reduce_axes]
+        sch.reorder(partial, *rows, *reduces, lane)
+        if rows:
+            fused = rows[0]
+            for axis in rows[1:]:
+                fused = sch.fuse(partial, fused, axis)
+            self._parallel(partial, fused, partial_stage)
+        sch.vectorize(partial, lane)
+
     def generic(self, name: str) -> None:
         sch = self.schedule
         stage = sch.stages[name]
         lanes = self.hardware.lanes(stage.op.dtype)
+        if (
+            stage.op.reduce_axes
+            and stage.op.reduce_axes[-1].extent >= PARTIAL_VECTORS * lanes
+            and reduces_along_rows(stage)
+        ):
+            self.rows_by_partial_vectors(name, lanes)
+            stage = sch.stages[name]
         spatial = [axis.name for axis in stage.op.axes]
         extents = {axis.name: axis.extent for axis in stage.op.axes}
         reduces = [axis.name for axis in stage.op.reduce_axes]
@@ -619,7 +650,7 @@ class _DefaultScheduler:
                 inner = [last]
         else:
             outer.append(last)
-        if reduces and len(inner) == 2 and _reduces_along_rows(stage):
+        if reduces and len(inner) == 2 and reduces_along_rows(stage):
             # Each lane reads its own row along the reduction: with the reduction right
             # around the vector loop, code generation loads the rows' runs whole and
             # transposes them (codegen/llvm/transpose.py) instead of gathering a

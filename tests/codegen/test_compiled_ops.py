@@ -452,28 +452,45 @@ def test_default_schedule_gives_rows_without_a_divisor_a_shorter_last_tile(
     _compile_and_check(fn, {f"x{i}": x for i, x in enumerate(inputs)}, f"{op} {shapes}")
 
 
-@pytest.mark.parametrize("shape", [(2, 37, 37), (3, 48, 100), (20, 77)])
+@pytest.mark.parametrize("shape", [(2, 37, 37), (3, 48, 100), (20, 77), (4, 64), (5, 40, 20)])
 def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
     shape: tuple[int, ...],
 ) -> None:
-    """softmax over the last axis: its max and sum reductions vectorize over rows, with
-    the reduction loop right around the vector loop (which code generation turns into
-    row loads and a transpose, not a gather per step), and compute the reference."""
+    """softmax over the last axis: rows of two vectors or more are reduced into a vector
+    of partials each (rfactor: a vector loop of contiguous loads inside the loop over the
+    row's vectors, the last vector peeled instead of masked), whose rows are then reduced
+    with the reduction loop right around a vector loop over rows (code generation turns
+    it into row loads and a transpose); shorter rows go that way directly. Both compute
+    the reference."""
     x = RNG.standard_normal(shape).astype(np.float32)
     fn = _single_op_graph("nn.softmax", [x], {})
     prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
     assert isinstance(prim, Function)
     hardware = HardwareParams(vector_bytes=64, num_cores=2)
+    lanes, row = 16, shape[-1]
     kernel = lower(default_schedule(function_to_te(prim), hardware, frozenset()))
-    reductions = [
-        stmt
-        for stmt in walk_stmt(kernel.body)
-        if isinstance(stmt, For)
-        and stmt.var.name.endswith("_k")
-        and getattr(stmt.extent, "value", None) == shape[-1]
+    loops = [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, For)]
+    partials = [loop for loop in loops if loop.var.name.endswith("_rf_k_o")]
+    across_rows = [
+        loop
+        for loop in loops
+        if re.search(r"_k(_i)?$", loop.var.name) and "_rf_" not in loop.var.name
     ]
-    assert reductions
-    for loop in reductions:
+    if row >= 2 * lanes:
+        assert len(partials) == 2  # max and sum
+        for loop in partials:
+            peeled = row % lanes != 0  # the last vector, partly beyond the row
+            assert getattr(loop.extent, "value", None) == -(-row // lanes) - peeled
+            (vector,) = loop.body.stmts if isinstance(loop.body, Seq) else (loop.body,)
+            assert isinstance(vector, For) and vector.kind == "vectorized"
+            assert getattr(vector.extent, "value", None) == lanes
+        assert {getattr(loop.extent, "value", None) for loop in across_rows} == {lanes}
+    else:
+        assert not partials
+        assert {getattr(loop.extent, "value", None) for loop in across_rows} == {row}
+    assert across_rows
+    for loop in across_rows:
         inner = loop.body.stmts if isinstance(loop.body, Seq) else (loop.body,)
         assert all(isinstance(s, For) and s.kind in ("vectorized", "serial") for s in inner)
+    assert not [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, IfThenElse)]
     _compile_and_check(fn, {"x0": x}, f"softmax {shape}")

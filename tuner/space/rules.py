@@ -8,7 +8,11 @@ Generic rule (pure spatial stages, and reductions without reuse: softmax, poolin
 layer_norm): the innermost spatial axis is split by a vector length (a power of two or
 the lanes, with a tail, or the whole axis) and vectorized, or left scalar; reduce axes
 go between the outer spatial loops and the vector loop; a chosen number of the leading
-outer loops is fused and run in parallel.
+outer loops is fused and run in parallel. A reduction along rows (its innermost reduce
+axis reads an input's innermost dimension) may first be rfactored: each row reduced into
+a vector of partial results of a chosen length (half, one or two vectors), that vector
+innermost and its rows fused in parallel by a chosen count, before the stage itself, now
+reducing the partials, is scheduled as above.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ir.schedule.default import reduces_along_rows
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from tuner.space.analysis import is_padding, is_reduction
@@ -133,12 +138,44 @@ def vector_lengths(extent: int, lanes: int, tails: bool) -> list[int]:
     return lengths
 
 
+def partial_lengths(extent: int, lanes: int) -> list[int]:
+    """rfactor lengths for a reduction of `extent` along rows: 1 (none), and half, one or
+    two vectors where each row holds at least two of them."""
+    lengths = {lanes // 2, lanes, 2 * lanes}
+    return [1, *sorted(n for n in lengths if 2 <= n <= MAX_VECTOR and 2 * n <= extent)]
+
+
+def partial_rule(context: BuildContext, name: str) -> None:
+    """Maybe rfactor a reduction along rows (see the module docstring)."""
+    schedule, chooser = context.schedule, context.chooser
+    stage = schedule.stages[name]
+    if not stage.op.reduce_axes or not reduces_along_rows(stage):
+        return
+    reduced = stage.op.reduce_axes[-1]
+    lanes = context.hardware.lanes(stage.op.dtype)
+    length = chooser.choose_int(f"{name}.rfactor", partial_lengths(reduced.extent, lanes))
+    if length == 1:
+        return
+    partial = schedule.rfactor(name, reduced.name, length)
+    partial_stage = schedule.stages[partial]
+    *rows, lane = [axis.name for axis in partial_stage.op.axes]
+    reorder_if_needed(
+        schedule, partial, [*rows, *(axis.name for axis in partial_stage.op.reduce_axes), lane]
+    )
+    extents = [axis.extent for axis in partial_stage.op.axes[:-1]]
+    choices = parallel_choices(extents, context.hardware)
+    count = chooser.choose_int(f"{name}.rfactor_parallel", choices, nearest=True)
+    fuse_parallel(schedule, partial, rows, count)
+    schedule.vectorize(partial, lane)
+
+
 def generic_rule(context: BuildContext, name: str) -> None:
     """Schedule a root stage that is not multi-level tiled (see the module docstring)."""
     schedule, chooser = context.schedule, context.chooser
-    stage = schedule.stages[name]
-    if not stage.op.axes:
+    if not schedule.stages[name].op.axes:
         return
+    partial_rule(context, name)
+    stage = schedule.stages[name]
     spatial = [axis.name for axis in stage.op.axes]
     extents = {axis.name: axis.extent for axis in stage.op.axes}
     reduces = [axis.name for axis in stage.op.reduce_axes]

@@ -25,6 +25,6 @@ extern "C" __global__ void __launch_bounds__(4) fused_nn_softmax_kernel1(const f
 extern "C" __global__ void __launch_bounds__(160) fused_nn_softmax_kernel2(const float* __restrict__ p0, float* __restrict__ softmax, const float* __restrict__ softmax_maxelem, const float* __restrict__ softmax_expsum) {
   {
     const int softmax_i0_i1_f_i = (int)threadIdx.x;
-    softmax[softmax_i0_i1_f_i] = (expf((p0[softmax_i0_i1_f_i] - softmax_maxelem[(softmax_i0_i1_f_i / 40)])) / softmax_expsum[(softmax_i0_i1_f_i / 40)]);
+    softmax[softmax_i0_i1_f_i] = (expf((p0[softmax_i0_i1_f_i] - softmax_maxelem[(softmax_i0_i1_f_i / 40)])) * (1.0f / softmax_expsum[(softmax_i0_i1_f_i / 40)]));
   }
 }

@@ -220,6 +220,33 @@ def test_reductions_without_reuse_get_the_generic_rule() -> None:
                 assert f"{stage}.vector" in decisions and f"{stage}.parallel" in decisions
 
 
+def test_reductions_along_rows_may_reduce_each_row_into_partial_vectors() -> None:
+    """softmax's and layer_norm's statistics (rows of 20 and 24) may be rfactored by
+    half a 16-lane vector: then the trace holds the rfactor, the partial stage's vector
+    loop is its innermost and the stage reduces the partials; pooling never is."""
+    space = space_of("softmax", HardwareParams(vector_bytes=64, num_cores=2))
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(30):
+        trace = space.sample(rng)
+        decisions = space.decisions_of(trace)
+        schedule = trace.replay(workloads()["softmax"].program())
+        for stage in ("softmax_maxelem", "softmax_expsum"):
+            length = decisions[f"{stage}.rfactor"]
+            seen.add(length)
+            assert length in (1, 8)
+            partial = schedule.stages.get(f"{stage}_rf")
+            if length == 1:
+                assert partial is None and f"{stage}.rfactor_parallel" not in decisions
+                continue
+            assert partial is not None
+            assert partial.annotations[partial.leaves[-1]] == "vectorize"
+            assert [a.extent for a in schedule.stages[stage].op.reduce_axes] == [8]
+    assert seen == {1, 8}
+    assert any(".rfactor" in key for d in _decisions("layer_norm", 10) for key in d)
+    assert not any(".rfactor" in key for d in _decisions("max_pool2d", 10) for key in d)
+
+
 def test_one_core_never_runs_parallel_loops() -> None:
     space = space_of("matmul", HardwareParams(vector_bytes=64, num_cores=1))
     rng = random.Random(0)
