@@ -2,7 +2,9 @@
 
 Step 1. Inline elementwise and injective stages into their readers, except a padding
         stage feeding a convolution (materialised once, so the hot loop has no selects)
-        that is not depthwise (whose few multiply-adds per input do not pay for a copy).
+        that is not depthwise (whose few multiply-adds per input do not pay for a copy),
+        and a stage computing exp, log, erf, ... that several stages read (softmax's
+        exponentials, read by the row sum and the output: computed once).
 Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is register
         tiled: the output stage is split into tiles, outer tiles run in parallel and the
         reduction is computed per tile into a local accumulator, spatial tile innermost
@@ -24,7 +26,7 @@ from collections.abc import Collection
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule, Stage, loop_extents
 from ir.te.program import TEProgram
-from ir.tir.expr import Reduce, TensorRead, Var
+from ir.tir.expr import Call, Reduce, TensorRead, Var
 from ir.tir.visit import walk_expr
 
 GEMM_TAGS = ("conv2d", "conv2d_nchwc", "dense", "matmul", "batch_matmul")
@@ -206,6 +208,23 @@ def reduces_along_rows(stage: Stage) -> bool:
     return False
 
 
+# Functions a vector computes in tens of instructions: an elementwise stage computing one
+# is computed once rather than inlined into several readers.
+TRANSCENDENTALS = frozenset({"exp", "log", "erf", "tanh", "sigmoid", "pow", "sin", "cos"})
+
+
+def recomputes_transcendentals(schedule: Schedule, name: str) -> bool:
+    """Whether inlining the elementwise stage `name` would compute a transcendental
+    function once per reader: it computes one and two stages or more read it (softmax's
+    exp(x - max), read by the row sum and the output)."""
+    stage = schedule.stages[name]
+    if isinstance(stage.op.body, Reduce) or len(schedule.readers(name)) < 2:
+        return False
+    return any(
+        isinstance(node, Call) and node.name in TRANSCENDENTALS for node in walk_expr(stage.op.body)
+    )
+
+
 def _work(stage: Stage) -> int:
     total = 1
     for axis in (*stage.op.axes, *stage.op.reduce_axes):
@@ -227,6 +246,8 @@ class _DefaultScheduler:
         for name in list(sch.stages):
             stage = sch.stages[name]
             if stage.is_output or isinstance(stage.op.body, Reduce):
+                continue
+            if recomputes_transcendentals(sch, name):
                 continue
             if name.startswith("pad") and any(
                 sch.stages[reader].op.tag in GEMM_TAGS

@@ -32,9 +32,12 @@ from ir.reference import check_close, evaluate
 from ir.schedule.default import FMA_CHAINS, GEMV_VECTORS, default_schedule, gemm_register_tile
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import loop_extents
-from ir.te.program import function_to_te
-from ir.tir.stmt import For, IfThenElse, Seq
-from ir.tir.visit import walk_stmt
+from ir.te.program import TEProgram, function_to_te
+from ir.te.tensor import compute, placeholder, reduce_axis, sum_reduce
+from ir.tir.expr import Call as TirCall
+from ir.tir.expr import intrinsic
+from ir.tir.stmt import For, IfThenElse, Seq, Store
+from ir.tir.visit import walk_expr, walk_stmt
 from tests.ir.graph.ops.test_te_compute import CASES, Case, _case_id
 from tests.support.guarded_memory import guarded_copy
 
@@ -493,4 +496,33 @@ def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
         inner = loop.body.stmts if isinstance(loop.body, Seq) else (loop.body,)
         assert all(isinstance(s, For) and s.kind in ("vectorized", "serial") for s in inner)
     assert not [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, IfThenElse)]
+    # exp(x - max), read by the sum and the output, is computed once, in its own stage.
+    exp_stores = {
+        stmt.buffer.name
+        for stmt in walk_stmt(kernel.body)
+        if isinstance(stmt, Store)
+        and any(isinstance(n, TirCall) and n.name == "exp" for n in walk_expr(stmt.value))
+    }
+    assert exp_stores == {"softmax_exp"}
     _compile_and_check(fn, {"x0": x}, f"softmax {shape}")
+
+
+def test_a_transcendental_read_once_is_inlined_and_one_read_twice_is_not() -> None:
+    """exp(x) read by one stage is computed where it is read; read by two (a row sum and
+    the output), it is computed once into its own buffer."""
+    x = placeholder((6, 40), name="x")
+    once = compute((6, 40), lambda i, j: intrinsic("exp", x[i, j]), name="once")
+    out = compute((6, 40), lambda i, j: once[i, j] + 1.0, name="out")
+    schedule = default_schedule(TEProgram("one_reader", (x,), (out,)), HardwareParams())
+    assert schedule.stages["once"].attach.kind == "inline"
+    twice = compute((6, 40), lambda i, j: intrinsic("exp", x[i, j]), name="twice")
+    k = reduce_axis(40, "k")
+    total = compute((6,), lambda i: sum_reduce(twice[i, k], k), name="total")
+    scaled = compute((6, 40), lambda i, j: twice[i, j] * total[i], name="scaled")
+    schedule = default_schedule(TEProgram("two_readers", (x,), (scaled,)), HardwareParams())
+    assert schedule.stages["twice"].attach.kind == "root"
+    values = RNG.standard_normal((6, 40)).astype(np.float32)
+    result = np.full((6, 40), np.nan, np.float32)
+    compile_kernel(lower(schedule))(values, result)
+    expected = np.exp(values) * np.exp(values).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(result, expected, rtol=1e-5)

@@ -2,7 +2,8 @@
 
 Inline rule: every elementwise or injective stage that is not an output is inlined into
 its readers, except a padding stage feeding a reduction, where inlining (selects in the
-hot loop) or materialising it at the root is a decision.
+hot loop) or materialising it at the root is a decision, and likewise a stage computing
+exp, log, erf, ... that several stages read (inlined, each computes it again).
 
 Generic rule (pure spatial stages, and reductions without reuse: softmax, pooling,
 layer_norm): the innermost spatial axis is split by a vector length (a power of two or
@@ -21,7 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ir.schedule.default import reduces_along_rows
+from ir.schedule.default import recomputes_transcendentals, reduces_along_rows
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from tuner.space.analysis import is_padding, is_reduction
@@ -106,13 +107,14 @@ def unroll_innermost(
 
 
 def inline_rule(context: BuildContext) -> None:
-    """Inline non-output elementwise/injective stages; padding is a decision."""
+    """Inline non-output elementwise/injective stages; padding and shared transcendentals
+    are a decision."""
     schedule = context.schedule
     for name in list(schedule.stages):
         stage = schedule.stages[name]
         if stage.is_output or is_reduction(stage):
             continue
-        if is_padding(schedule, name):
+        if is_padding(schedule, name) or recomputes_transcendentals(schedule, name):
             choice = context.chooser.choose(f"{name}.placement", PLACEMENTS)
             if choice == "root":
                 continue

@@ -496,7 +496,7 @@ def _drop(indices: Sequence[PrimExpr], axis: int) -> tuple[PrimExpr, ...]:
 def _softmax_stages(
     data: Tensor, axis: int, name: str
 ) -> tuple[Tensor, Callable[[Sequence[PrimExpr]], PrimExpr]]:
-    """The sum of exp(x - max) along `axis`, and x - max at full indices (accumulate dtype)."""
+    """The row max along `axis`, and x - max at full indices (accumulate dtype)."""
     acc = accumulate_dtype(data.dtype)
     reduced = data.shape[:axis] + data.shape[axis + 1 :]
     k = reduce_axis(data.shape[axis], "k")
@@ -510,14 +510,21 @@ def _softmax_stages(
     def shifted(indices: Sequence[PrimExpr]) -> PrimExpr:
         return cast(acc, data[tuple(indices)]) - cast(acc, maxelem[_drop(indices, axis)])
 
+    return maxelem, shifted
+
+
+def _row_sum(
+    values: Callable[[Sequence[PrimExpr]], PrimExpr], data: Tensor, axis: int, name: str
+) -> Tensor:
+    """The sum along `axis` of `values` (a function of full indices)."""
+    reduced = data.shape[:axis] + data.shape[axis + 1 :]
     j = reduce_axis(data.shape[axis], "k")
-    expsum = compute(
+    return compute(
         reduced,
-        lambda *i: sum_reduce(intrinsic("exp", shifted(_insert(i, axis, j.var))), j),
+        lambda *i: sum_reduce(values(_insert(i, axis, j.var)), j),
         name=f"{name}_expsum",
         tag="reduce",
     )
-    return expsum, shifted
 
 
 def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
@@ -526,14 +533,26 @@ def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
     def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
         data = inputs[0]
         axis = int(attrs["axis"]) % data.ndim
-        expsum, shifted = _softmax_stages(data, axis, name)
+        _, shifted = _softmax_stages(data, axis, name)
+        if log:
+            expsum = _row_sum(lambda i: intrinsic("exp", shifted(i)), data, axis, name)
+
+            def log_body(*indices: PrimExpr) -> PrimExpr:
+                total = expsum[_drop(indices, axis)]
+                return cast(data.dtype, shifted(indices) - intrinsic("log", total))
+
+            return check_output(
+                compute(data.shape, log_body, name=name, tag="reduce"), out_type, name
+            )
+        # exp(x - max) is its own stage, read by the sum and the output: a schedule may
+        # compute it once (inlining it computes it in both).
+        exps = compute(data.shape, lambda *i: intrinsic("exp", shifted(i)), name=f"{name}_exp")
+        expsum = _row_sum(lambda i: exps[tuple(i)], data, axis, name)
 
         def body(*indices: PrimExpr) -> PrimExpr:
-            total = expsum[_drop(indices, axis)]
-            if log:
-                return cast(data.dtype, shifted(indices) - intrinsic("log", total))
             # One division per row (hoisted out of the row's loop), a multiply per element.
-            return cast(data.dtype, intrinsic("exp", shifted(indices)) * (1.0 / total))
+            reciprocal = 1.0 / expsum[_drop(indices, axis)]
+            return cast(data.dtype, exps[indices] * reciprocal)
 
         return check_output(compute(data.shape, body, name=name, tag="reduce"), out_type, name)
 

@@ -247,6 +247,16 @@ def test_reductions_along_rows_may_reduce_each_row_into_partial_vectors() -> Non
     assert not any(".rfactor" in key for d in _decisions("max_pool2d", 10) for key in d)
 
 
+def test_exponentials_read_twice_are_computed_once_or_inlined_by_choice() -> None:
+    """softmax's exp(x - max) is read by the row sum and the output: the space chooses
+    between computing it once at the root (then scheduled like any stage) and inlining it."""
+    seen = set()
+    for decisions in _decisions("softmax", 20):
+        seen.add(decisions["softmax_exp.placement"])
+        assert ("softmax_exp.vector" in decisions) == (decisions["softmax_exp.placement"] == "root")
+    assert seen == {"inline", "root"}
+
+
 def test_one_core_never_runs_parallel_loops() -> None:
     space = space_of("matmul", HardwareParams(vector_bytes=64, num_cores=1))
     rng = random.Random(0)
