@@ -198,7 +198,7 @@ def reduces_along_rows(stage: Stage) -> bool:
     reduce axis (softmax's or layer_norm's statistics over the last axis), and not
     along its last spatial axis."""
     last_reduce = stage.op.reduce_axes[-1].var
-    last_spatial = stage.op.axes[-1].var
+    last_spatial = stage.op.axes[-1].var if stage.op.axes else None
     for node in walk_expr(stage.op.body):
         if isinstance(node, TensorRead) and node.indices:
             innermost = node.indices[-1]

@@ -507,6 +507,20 @@ def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
     _compile_and_check(fn, {"x0": x}, f"softmax {shape}")
 
 
+@pytest.mark.parametrize("length", [7, 1000])
+def test_a_reduction_to_a_scalar_gets_a_default_schedule(length: int) -> None:
+    """A sum of a whole vector (no spatial axis): long enough, its partials vectorized."""
+    x = placeholder((length,), name="x")
+    k = reduce_axis(length, "k")
+    total = compute((), lambda: sum_reduce(x[k], k), name="total")
+    schedule = default_schedule(TEProgram("total", (x,), (total,)), HardwareParams())
+    assert ("total_rf" in schedule.stages) == (length >= 32)
+    values = RNG.standard_normal(length).astype(np.float32)
+    result = np.full((), np.nan, np.float32)
+    compile_kernel(lower(schedule))(values, result)
+    np.testing.assert_allclose(result, values.sum(), rtol=1e-5, atol=1e-5)
+
+
 def test_a_transcendental_read_once_is_inlined_and_one_read_twice_is_not() -> None:
     """exp(x) read by one stage is computed where it is read; read by two (a row sum and
     the output), it is computed once into its own buffer."""
