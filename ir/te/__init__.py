@@ -12,7 +12,7 @@ from ir.te.tensor import (
     sum_reduce,
 )
 
-TE_VERSION = "1"  # bump when a TE compute changes what a workload computes or how it lowers
+TE_VERSION = "2"  # bump when a TE compute changes what a workload computes or how it lowers
 
 __all__ = [
     "ComputeOp",
