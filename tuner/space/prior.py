@@ -11,7 +11,11 @@ accumulator at the last outer loop, the outer loops fused and run in parallel, p
 materialised (inlined into a depthwise conv), and a matrix product's right-hand input that
 is not constant copied into column panels where the default copies it. The default
 unrolls a depthwise conv's whole window, which the space's unroll budgets (counting a
-vector's lanes) cannot always match. Stages left out here are drawn when the point is built.
+vector's lanes) cannot always match. The stages the generic rule schedules (softmax,
+layer_norm, pooling, elementwise outputs) get the default's choices too: partial vectors
+for long reductions along rows, a stage computing exp read twice kept at the root, vectors
+of the lanes, the outer loops in parallel. Stages left out here are drawn when the point is
+built.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import math
 from collections.abc import Collection
 
 from ir.schedule.default import (
+    MIN_PARALLEL_WORK,
+    PARTIAL_VECTORS,
     blocked_conv_register_tile,
     channel_conv_register_tile,
     channel_vector_lanes,
@@ -27,13 +33,16 @@ from ir.schedule.default import (
     depthwise_register_tile,
     gemm_register_tile,
     is_depthwise_conv,
+    recomputes_transcendentals,
+    reduces_along_rows,
 )
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule, Stage
 from ir.te.program import TEProgram
-from tuner.space.analysis import is_compute_heavy, is_padding
+from tuner.space.analysis import is_compute_heavy, is_padding, is_reduction
 from tuner.space.decisions import Decisions
 from tuner.space.multi_level_tiling import REGISTER_ROWS, SPATIAL_LEVELS, UNROLL_BUDGETS
+from tuner.space.rules import vector_lengths
 from tuner.space.tiles import divisors, row_tail_tiles, tail_sizes, tail_tiles
 
 ALL_LOOPS = 1 << 30  # a parallel loop count above any: repaired to the most loops there are
@@ -43,11 +52,11 @@ def default_like_decisions(
     program: TEProgram, hardware: HardwareParams, constant_inputs: Collection[str]
 ) -> Decisions:
     """Decisions of `program`'s space that rebuild its default schedule's register tiles
-    (see the module docstring); empty where the default register-tiles no stage (such a
-    point would be one more random sample)."""
+    and generic stages (see the module docstring); empty where there are none."""
     schedule = Schedule(program)
     tiles: Decisions = {}
     padding: Decisions = {}
+    generic: Decisions = {}
     for name, stage in schedule.stages.items():
         if is_padding(schedule, name):
             if any(is_depthwise_conv(program, schedule.stages[r]) for r in schedule.readers(name)):
@@ -58,7 +67,37 @@ def default_like_decisions(
             padding[f"{name}.parallel"] = ALL_LOOPS
         elif is_compute_heavy(stage):
             tiles.update(_tile_decisions(program, name, stage, hardware, constant_inputs))
-    return {**padding, **tiles} if tiles else {}
+        else:
+            shared = recomputes_transcendentals(schedule, name)
+            if shared:
+                generic[f"{name}.placement"] = "root"
+            if shared or stage.is_output or is_reduction(stage):
+                generic.update(_generic_decisions(name, stage, hardware))
+    return {**padding, **generic, **tiles} if tiles or generic else {}
+
+
+def _generic_decisions(name: str, stage: Stage, hardware: HardwareParams) -> Decisions:
+    """The default's choices for a stage the generic rule schedules: a long reduction
+    along rows reduced into vectors of partials, the innermost axis in vectors of the lanes
+    (the whole axis when shorter, none below 4; else the nearest length the space has),
+    every outer loop in parallel where the default runs them so."""
+    op = stage.op
+    if not op.axes:
+        return {}
+    lanes = hardware.lanes(op.dtype)
+    decisions: Decisions = {}
+    if op.reduce_axes and reduces_along_rows(stage):
+        partial = lanes if op.reduce_axes[-1].extent >= PARTIAL_VECTORS * lanes else 1
+        decisions[f"{name}.rfactor"] = partial
+        if partial > 1:
+            decisions[f"{name}.rfactor_parallel"] = ALL_LOOPS
+    extent = op.axes[-1].extent
+    wanted = (lanes if extent > lanes else extent) if extent >= 4 else 1
+    allowed = vector_lengths(extent, lanes, tails=stage.is_output)
+    decisions[f"{name}.vector"] = max(length for length in allowed if length <= wanted)
+    work = math.prod(axis.extent for axis in (*op.axes, *op.reduce_axes))
+    decisions[f"{name}.parallel"] = ALL_LOOPS if work >= MIN_PARALLEL_WORK else 0
+    return decisions
 
 
 def _tile_decisions(
