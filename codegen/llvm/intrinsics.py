@@ -1,11 +1,12 @@
 """Math intrinsics of the loop IR (`Call` nodes) as LLVM intrinsics or libm calls.
 
-exp, erf and tanh of float32 vectors are computed here (`_INLINE`: within 1 ulp, 2e-7
-and 1 ulp), since LLVM would call libm lane by lane. Otherwise exp, log, sqrt, fabs,
-floor, ceil, round, trunc, pow, sin and cos map to LLVM intrinsics (vector forms
-included; LLVM expands or scalarises them), and tanh and erf call libm (`tanhf`, `erff`,
-...) lane by lane. `round` rounds half to even (llvm.roundeven), as numpy.round does.
-sigmoid is 1 / (1 + exp(-x)) and rsqrt is 1 / sqrt(x).
+exp, erf and tanh of float32, scalars and vectors, are computed here (`_INLINE`: within
+1 ulp, 2e-7 and 1 ulp), since LLVM would call libm lane by lane. For other float types
+exp, and log, sqrt, fabs, floor, ceil, round, trunc, pow, sin and cos of any, map to LLVM
+intrinsics (vector forms included; LLVM expands or scalarises them), and tanh and erf
+call libm (`tanh`, `erf`, ...) lane by lane. `round` rounds half to even
+(llvm.roundeven), as numpy.round does. sigmoid is 1 / (1 + exp(-x)) and rsqrt is
+1 / sqrt(x).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _call_libm(ctx: FunctionContext, name: str, value: Any, dtype: str) -> Any:
     return builder.call(function, [value])
 
 
-# exp of float32 vectors, inline: LLVM has no vector expf and calls libm's lane by lane
+# exp of float32, inline: LLVM has no vector expf and calls libm's lane by lane
 # (softmax over 12 x 197 x 197 spent most of its 1 ms there). Cody-Waite reduction
 # x = n ln2 + r, |r| <= ln2 / 2, then Cephes' degree-6 polynomial for e^r (within 2 ulp
 # of expf), scaled by 2^n built in the exponent bits as two halves (n reaches 128 and,
