@@ -97,8 +97,8 @@ class MeasureOptions:
     flush_cache: bool = False
     seed: int = 0
     # Time a batch's candidates in turns, in one child (CPU targets, more than one
-    # candidate): see `MeasureSession.measure_batch`. For the re-measurement that declares
-    # a best; a failure anywhere measures them one by one instead.
+    # candidate): see `MeasureSession.measure_batch`. The tuner's batches and its
+    # re-measurement ask for it; a crash, hang or timing failure measures them one by one.
     in_turn: bool = False
 
     def __post_init__(self) -> None:
@@ -286,9 +286,10 @@ class MeasureSession:
 
         With `options.in_turn`, CPU candidates are first built and checked together in one
         child and timed in turns of one repeat each, so that they all meet the same slow
-        spells of a shared machine. If any candidate fails there (or the child dies or
-        runs past its timeouts), the batch is measured one candidate per child instead,
-        with the same candidate indices, and each failure gets its own status."""
+        spells of a shared machine; a candidate that does not build or check gets its
+        status there. If the child dies, runs past its timeouts or fails to time them,
+        the batch is measured one candidate per child instead, with the same candidate
+        indices, and each failure gets its own status."""
         options = options or MeasureOptions()
         for target in {c.target for c in inputs if is_cuda_target(c.target)}:
             self._check_gpu(target)  # (before compiling for a GPU that is not there)
@@ -345,9 +346,10 @@ class MeasureSession:
         self, inputs: Sequence[MeasureInput], options: MeasureOptions
     ) -> list[MeasureResult] | None:
         """CPU candidates built and checked together in one child and timed in turns of
-        one repeat each (see measure_batch); None when any of them fails there, for the
-        caller to measure them one by one. Candidate indices advance only on success: the
-        one-by-one measurement that then follows numbers the candidates the same way."""
+        one repeat each (see measure_batch); None when the child dies, runs past its
+        timeouts or fails to time them, for the caller to measure them one by one.
+        Candidate indices advance only on success: the one-by-one measurement that then
+        follows numbers the candidates the same way."""
         if any(is_cuda_target(c.target) for c in inputs):
             return None
         with _MEASURE_LOCK:
@@ -558,8 +560,10 @@ class _Child:
         device_index: int = 0,
     ) -> list[MeasureResult] | None:
         """Build, check and time `candidates` together in this child (timed in turns);
-        None when one fails, the child dies, or it runs past the sum of their timeouts
-        (the child is then killed)."""
+        a failed build or check is that candidate's result. None when the child dies, a
+        candidate's build and check run past build_timeout_s + run_timeout_s, a group's
+        timing past run_timeout_s per candidate (the child is then killed), or timing
+        fails: the caller then measures them one by one, which tells whose fault it was."""
         self.used += len(candidates)
         request = {
             "device": device_index,
@@ -582,24 +586,29 @@ class _Child:
         except OSError:
             self.kill()
             return None
-        limit_s = len(candidates) * (options.build_timeout_s + options.run_timeout_s)
-        try:
-            event = self._next_event(limit_s)
-        except _Timeout:
-            self.kill()
-            return None
-        if event is None or event.get("event") != "results":
-            return None
-        share = 1.0 / len(candidates)
-        return [
-            MeasureResult(
-                "ok",
-                costs_s=tuple(float(cost) for cost in costs),
-                build_s=float(event["build_s"]) * share,
-                measure_s=float(event["measure_s"]) * share,
-            )
-            for costs in event["costs_s"]
-        ]
+        limit_s = options.build_timeout_s + options.run_timeout_s  # the first build and check
+        while True:
+            try:
+                event = self._next_event(limit_s)
+            except _Timeout:
+                self.kill()
+                return None
+            kind = None if event is None else event.get("event")
+            if kind == "checked":
+                limit_s = options.build_timeout_s + options.run_timeout_s
+            elif kind == "timing":
+                assert event is not None
+                limit_s = int(event["candidates"]) * options.run_timeout_s
+            elif kind == "results":
+                assert event is not None
+                outcomes = event["results"]
+                if len(outcomes) != len(candidates):
+                    return None
+                return [MeasureResult.from_json(outcome) for outcome in outcomes]
+            else:
+                if event is None:  # it died (and may not be reaped yet: never reuse it)
+                    self.kill()
+                return None  # (or timing failed)
 
     # -- ending --------------------------------------------------------------------------
 

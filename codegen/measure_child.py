@@ -45,6 +45,8 @@ MAX_NUMBER = 1_000_000  # runs per repeat, however fast the kernel
 MAX_COLD_NUMBER = 10  # runs per repeat with flush_cache (each pays for a flush) unless set
 SLOW_REPEAT_FACTOR = 1.5  # a repeat this much slower than the fastest was disturbed ...
 MAX_RETAKEN_REPEATS = 3  # ... and is taken again, this many times at most per candidate
+# Arguments (with their placed copies) of the candidates timed together in one group.
+IN_TURN_MAX_BYTES = 1 << 30
 FAULT_ENV = "AUTOTUNE_MEASURE_FAULT"  # test hook, read by the child only (see _fault_for)
 
 # float32 sums over more than this many elements are checked with a looser tolerance.
@@ -136,61 +138,90 @@ def _serve(request: Mapping[str, Any], protocol: IO[str]) -> None:
 
 def _serve_in_turn(request: Mapping[str, Any], protocol: IO[str]) -> None:
     """Build and check every candidate of `request["in_turn"]` (each a request as
-    `_serve`'s, without options), then time them in turns: one repeat of each, in order,
-    `repeat` times. Replies one "results" event with each candidate's costs; or, at the
-    first candidate that does not build, check or run, a "result" event with its index
-    and status (the parent then measures the candidates one by one).
+    `_serve`'s, without options), then time the ones that passed in turns: one repeat of
+    each, in order, `repeat` times. Events: "checked" after each candidate's build and
+    check (with its position), "timing" before a group of candidates is timed (with their
+    number), then one "results" event with each candidate's outcome (status, costs_s,
+    error, build_s, measure_s), failures included; or "failed" when timing raised.
 
-    A best is declared between a few candidates whose first measurements are within a few
-    per cent of each other, and a shared machine slows down for seconds at a time: timed
-    one after the other, whichever ran in a slow spell would lose; timed in turns, every
-    candidate meets the same spells."""
+    Candidates are timed in groups of at most IN_TURN_MAX_BYTES of arguments (their
+    placed copies included), so a batch of large workloads does not hold every
+    candidate's copies at once.
+
+    A shared machine slows down for a fraction of a second to seconds at a time. Timed one
+    after the other, the candidates that ran in a slow spell would be ranked by it (and the
+    cost model trained on it); timed in turns, a spell falls on one repeat of several
+    candidates, and each candidate's median leaves it out."""
     options = MeasureOptions.from_json(request["options"])
-    started = time.perf_counter()
-    kernels: list[tuple[CompiledKernel, list[np.ndarray]]] = []
-    try:
-        for position, item in enumerate(request["in_turn"]):
-            fault = _fault_for(int(item.get("index", -1)))
-            try:
-                built = _build({**item, "device": request.get("device", 0)})
-                workload = _workload(item["task"], built.function, options.seed)
-            except Exception as err:
-                status, error = "build_error", _describe(err)
-            else:
-                if not isinstance(built.kernel, CompiledKernel):
-                    if isinstance(built.kernel, GpuKernel):
-                        built.kernel.close()
-                    status, error = "runtime_error", "only CPU kernels are timed in turns"
-                else:
-                    status, args, error = _checked_args(built, workload, fault)
-            if status != "ok":
-                _reply(
-                    protocol,
-                    {"event": "result", "position": position, "status": status, "error": error},
-                )
-                return
-            kernels.append((built.kernel, args))  # type: ignore[arg-type]
-        build_s = time.perf_counter() - started
+    outcomes: list[dict[str, Any]] = []
+    group: list[tuple[int, CompiledKernel, list[np.ndarray]]] = []
+    group_bytes = 0
+
+    def time_group() -> bool:
+        nonlocal group_bytes
+        if not group:
+            return True
+        _reply(protocol, {"event": "timing", "candidates": len(group)})
         started = time.perf_counter()
         try:
-            costs = _time_in_turns(kernels, options)
+            costs = _time_in_turns([(kernel, args) for _, kernel, args in group], options)
         except Exception as err:
-            _reply(
-                protocol, {"event": "result", "status": "runtime_error", "error": _describe(err)}
+            _reply(protocol, {"event": "failed", "error": _describe(err)})
+            return False
+        share = (time.perf_counter() - started) / len(group)
+        for (position, _, _), taken in zip(group, costs, strict=True):
+            outcomes[position].update(costs_s=taken, measure_s=share)
+        group.clear()
+        group_bytes = 0
+        clear_kernel_cache()  # the group's code is no longer needed
+        return True
+
+    try:
+        for position, item in enumerate(request["in_turn"]):
+            started = time.perf_counter()
+            status, kernel, args, error = _built_and_checked(
+                {**item, "device": request.get("device", 0)}, options
             )
-            return
-        _reply(
-            protocol,
-            {
-                "event": "results",
-                "costs_s": costs,
-                "build_s": build_s,
-                "measure_s": time.perf_counter() - started,
-            },
-        )
+            outcomes.append(
+                {
+                    "status": status,
+                    "error": error,
+                    "costs_s": [],
+                    "build_s": time.perf_counter() - started,
+                    "measure_s": 0.0,
+                }
+            )
+            _reply(protocol, {"event": "checked", "position": position, "status": status})
+            if kernel is None:
+                continue
+            group.append((position, kernel, args))
+            group_bytes += sum(array.nbytes for array in args) * (1 + PLACEMENTS)
+            if group_bytes >= IN_TURN_MAX_BYTES and not time_group():
+                return
+        if time_group():
+            _reply(protocol, {"event": "results", "results": outcomes})
     finally:
-        kernels.clear()
+        group.clear()
         clear_kernel_cache()
+
+
+def _built_and_checked(
+    item: Mapping[str, Any], options: MeasureOptions
+) -> tuple[str, CompiledKernel | None, list[np.ndarray], str]:
+    """Build and check one candidate of an in-turn request: (status, the kernel and its
+    arguments when it is ok to time, error)."""
+    fault = _fault_for(int(item.get("index", -1)))
+    try:
+        built = _build(item)
+        workload = _workload(item["task"], built.function, options.seed)
+    except Exception as err:  # every build failure is data, whatever its kind
+        return "build_error", None, [], _describe(err)
+    if not isinstance(built.kernel, CompiledKernel):
+        if isinstance(built.kernel, GpuKernel):
+            built.kernel.close()
+        return "runtime_error", None, [], "only CPU kernels are timed in turns"
+    status, args, error = _checked_args(built, workload, fault)
+    return status, (built.kernel if status == "ok" else None), args, error
 
 
 def _fault_for(index: int) -> str:

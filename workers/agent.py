@@ -241,7 +241,7 @@ class Agent:
         if self._prebuild:
             inputs = [MeasureInput(c.task, c.trace, c.target) for c in batch.candidates]
             if options.in_turn and len(inputs) > 1:
-                # (a re-measurement: timed together, in turns, or else one by one below)
+                # (timed together, in turns, or else one by one below)
                 with contextlib.suppress(MeasureError):
                     together = self._session.measure_in_turn(inputs, options)
                     if together is not None:

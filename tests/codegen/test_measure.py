@@ -7,6 +7,8 @@ followed by a good candidate that must still measure ok.
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import time
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from codegen import measure_child
 from codegen.llvm import host_target
 from codegen.measure import (
     MeasureInput,
@@ -189,17 +192,18 @@ def test_a_batch_timed_in_turns_measures_each_candidate_ok() -> None:
     assert [r.status for r in results] == ["ok"] * 3, [r.error for r in results]
     assert all(len(r.costs_s) == 4 and min(r.costs_s) > 0 for r in results)
     assert all(r.build_s > 0 and r.measure_s > 0 for r in results)
-    # Built and timed together: each is given an equal share of the two phases.
-    assert len({(r.build_s, r.measure_s) for r in results}) == 1
+    # Timed together: each is given an equal share of the timing.
+    assert len({r.measure_s for r in results}) == 1
     apart = measure_batch([MeasureInput(task, trace, TARGET) for trace in traces[:2]])
-    assert len({(r.build_s, r.measure_s) for r in apart}) == 2
+    assert len({r.measure_s for r in apart}) == 2
 
 
-def test_a_failure_in_turns_measures_the_batch_one_by_one(
+def test_failures_in_turns_are_results_and_a_crash_measures_the_batch_one_by_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Any candidate that fails in the shared child sends the whole batch back to one
-    child per candidate, numbered as before: each failure gets its own status."""
+    """A candidate that does not build or check gets its status in the shared child and
+    the others are still timed there together; a crash sends the whole batch back to
+    one child per candidate, numbered as before, where it costs only its candidate."""
     task = _matmul_task()
     good = default_trace(task, TARGET)
     invalid = {"version": good["version"], "steps": [{"kind": "fuse", "stage": "nope"}]}
@@ -209,15 +213,63 @@ def test_a_failure_in_turns_measures_the_batch_one_by_one(
     monkeypatch.setenv(FAULT_ENV, "wrong@1")
     results = measure_batch([MeasureInput(task, good, TARGET)] * 3, options)
     assert [r.status for r in results] == ["ok", "wrong_result", "ok"]
+    assert "output 0" in results[1].error and results[1].costs_s == ()
+    assert results[0].measure_s == results[2].measure_s > 0  # timed together
     monkeypatch.setenv(FAULT_ENV, "crash@2")
     results = measure_batch([MeasureInput(task, good, TARGET)] * 3, options)
     assert [r.status for r in results] == ["ok", "ok", "runtime_error"]
     assert "SIGABRT" in results[2].error
+    assert results[0].measure_s != results[1].measure_s  # one by one
     monkeypatch.delenv(FAULT_ENV)
     traces = [good, invalid, good]
     results = measure_batch([MeasureInput(task, t, TARGET) for t in traces], options)
     assert [r.status for r in results] == ["ok", "build_error", "ok"]
+    assert "fuse(stage='nope')" in results[1].error
     assert all(len(r.costs_s) == 2 for r in results[0::2])
+    assert results[0].measure_s == results[2].measure_s > 0
+
+
+def test_a_hang_in_turns_costs_its_own_timeouts_then_one_child_per_candidate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shared child waits build_timeout_s + run_timeout_s for each candidate's build
+    and check, not the batch's sum, before the batch is measured one by one."""
+    task = _matmul_task()
+    good = default_trace(task, TARGET)
+    options = MeasureOptions(number=1, repeat=2, build_timeout_s=20, run_timeout_s=3, in_turn=True)
+    monkeypatch.setenv(FAULT_ENV, "hang@1")
+    results = measure_batch([MeasureInput(task, good, TARGET)] * 3, options)
+    assert [r.status for r in results] == ["ok", "timeout", "ok"]
+    assert "run_timeout_s=3" in results[1].error
+
+
+def test_in_turns_large_arguments_are_timed_in_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Candidates whose arguments would pass IN_TURN_MAX_BYTES together are timed in
+    successive groups, each in turns, and every candidate still gets its result."""
+    task = _matmul_task()
+    good = default_trace(task, TARGET)
+    built = _build({"target": TARGET, "task": task, "trace": good})
+    _, args, _ = _checked_args(built, _workload(task, built.function, seed=0), "")
+    one_candidate = sum(a.nbytes for a in args) * (1 + PLACEMENTS)
+    monkeypatch.setattr(measure_child, "IN_TURN_MAX_BYTES", 2 * one_candidate)
+    request = {
+        "options": MeasureOptions(number=1, repeat=2).to_json(),
+        "in_turn": [
+            {"index": index, "task": task, "trace": good, "target": TARGET, "cubin_cache": None}
+            for index in range(5)
+        ],
+    }
+    protocol = io.StringIO()
+    measure_child._serve_in_turn(request, protocol)
+    events = [json.loads(line) for line in protocol.getvalue().splitlines()]
+    timing = [e["candidates"] for e in events if e["event"] == "timing"]
+    assert timing == [2, 2, 1]
+    assert [e["position"] for e in events if e["event"] == "checked"] == [0, 1, 2, 3, 4]
+    (results,) = [e["results"] for e in events if e["event"] == "results"]
+    assert [r["status"] for r in results] == ["ok"] * 5
+    assert all(len(r["costs_s"]) == 2 for r in results)
+    measure_s = [r["measure_s"] for r in results]
+    assert measure_s[0] == measure_s[1] and measure_s[2] == measure_s[3]
 
 
 def test_timing_runs_a_warm_up_per_placement_then_number_times_repeat() -> None:
