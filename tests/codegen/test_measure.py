@@ -175,11 +175,37 @@ def test_kernels_timed_in_turns_take_one_repeat_each_in_order() -> None:
     options = MeasureOptions(number=2, repeat=3)
     costs = _time_in_turns([(kernel, []) for kernel in kernels], options)  # type: ignore[misc]
     # Each: a warm-up run per placement of its arguments first; then repeats of `number`
-    # runs, alternating.
-    assert log == ["a"] * PLACEMENTS + ["b"] * PLACEMENTS + ["a", "a", "b", "b"] * 3
+    # runs, alternating; then (on a busy machine) a few slow repeats taken again.
+    turns = ["a"] * PLACEMENTS + ["b"] * PLACEMENTS + ["a", "a", "b", "b"] * 3
+    assert log[: len(turns)] == turns
+    retaken = log[len(turns) :]
+    assert len(retaken) <= 2 * 2 * MAX_RETAKEN_REPEATS
+    assert all(retaken[i] == retaken[i + 1] for i in range(0, len(retaken), 2))
     assert [len(c) for c in costs] == [3, 3]
     assert all(cost >= 1e-4 for cost in costs[0]) and all(cost >= 3e-4 for cost in costs[1])
     assert min(costs[1]) > max(costs[0])
+
+
+def test_a_repeat_disturbed_in_turns_is_taken_again() -> None:
+    """A kernel slowed down for two repeats in a row (a spell of a shared machine) gets
+    its slowest repeat taken again, after the turns; an undisturbed one does not."""
+    log: list[str] = []
+    steady = _LoggedKernel("steady", 2e-4, log)
+    spelled = _LoggedKernel("spelled", 2e-4, log)
+    calls = 0
+
+    def slowed(*arrays: np.ndarray) -> None:
+        nonlocal calls
+        calls += 1
+        # (runs 4-7 are its first two repeats of two runs: after the placements' warm-ups
+        # and a calibration that `number` skips)
+        spelled.cost_s = 2e-3 if 4 <= calls <= 7 else 2e-4
+        spelled(*arrays)
+
+    options = MeasureOptions(number=2, repeat=3)
+    costs = _time_in_turns([(steady, []), (slowed, [])], options)  # type: ignore[list-item]
+    assert len(costs[1]) == 3 and max(costs[1]) < 5 * min(costs[1])
+    assert log.count("spelled") > PLACEMENTS + 2 * 3  # retaken
 
 
 def test_a_batch_timed_in_turns_measures_each_candidate_ok() -> None:
