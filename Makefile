@@ -58,6 +58,7 @@ bench: install
 	$(PY) bench/tune.py --trials 64 256
 	$(PY) bench/tuning_curves.py --trials 256 --keep-records build/curve-records
 	$(PY) bench/cost_model_accuracy.py build/curve-records
+	$(PY) bench/record_fidelity.py build/curve-records
 
 # Service under load: 8 simulated workers + 50 polling clients, on SQLite and PostgreSQL.
 bench-service: install
