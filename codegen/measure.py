@@ -79,10 +79,15 @@ from ir.te.program import TEProgram, function_to_te
 STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result")
 CHILD_START_TIMEOUT_S = 120.0  # imports only, but the machine may be busy
 CHILD_MAX_CANDIDATES = 64  # a child is replaced after this many, to bound its memory
+STOP_POLL_S = 0.2  # how often a measurement that can be stopped looks at its stop event
 
 
 class MeasureError(AutotuneError):
     """The measurement machinery itself failed (e.g. a child process cannot start)."""
+
+
+class MeasureStopped(AutotuneError):
+    """A measurement was abandoned (its child killed) because its caller is stopping."""
 
 
 @dataclass(frozen=True)
@@ -343,19 +348,23 @@ class MeasureSession:
                 return child.measure(index, candidate, options, self.device_index, cache)
 
     def measure_in_turn(
-        self, inputs: Sequence[MeasureInput], options: MeasureOptions
+        self,
+        inputs: Sequence[MeasureInput],
+        options: MeasureOptions,
+        stop: threading.Event | None = None,
     ) -> list[MeasureResult] | None:
         """CPU candidates built and checked together in one child and timed in turns of
         one repeat each (see measure_batch); None when the child dies, runs past its
         timeouts or fails to time them, for the caller to measure them one by one.
         Candidate indices advance only on success: the one-by-one measurement that then
-        follows numbers the candidates the same way."""
+        follows numbers the candidates the same way. When `stop` is set meanwhile, the
+        child is killed and MeasureStopped raised: none of the candidates is measured."""
         if any(is_cuda_target(c.target) for c in inputs):
             return None
         with _MEASURE_LOCK:
             child = self._usable_child()
             # (a child that died here is replaced by the next `_usable_child`)
-            results = child.measure_in_turn(self._index, inputs, options, self.device_index)
+            results = child.measure_in_turn(self._index, inputs, options, self.device_index, stop)
         if results is not None:
             self._index += len(inputs)
         return results
@@ -480,12 +489,25 @@ class _Child:
         for line in stream:
             self._stderr.append(line.decode(errors="replace").rstrip())
 
-    def _next_event(self, timeout_s: float) -> dict[str, Any] | None:
-        """The child's next reply; None when it exited; raises _Timeout."""
-        try:
-            return self._events.get(timeout=timeout_s)
-        except queue.Empty:
-            raise _Timeout from None
+    def _next_event(
+        self, timeout_s: float, stop: threading.Event | None = None
+    ) -> dict[str, Any] | None:
+        """The child's next reply; None when it exited; raises _Timeout, or MeasureStopped
+        (having killed the child) as soon as `stop` is set."""
+        if stop is None:
+            try:
+                return self._events.get(timeout=timeout_s)
+            except queue.Empty:
+                raise _Timeout from None
+        deadline = time.monotonic() + timeout_s
+        while not stop.is_set():
+            try:
+                return self._events.get(timeout=min(STOP_POLL_S, timeout_s))
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    raise _Timeout from None
+        self.kill()
+        raise MeasureStopped("the measurement was stopped; its child is killed")
 
     # -- one candidate -------------------------------------------------------------------
 
@@ -558,12 +580,14 @@ class _Child:
         candidates: Sequence[MeasureInput],
         options: MeasureOptions,
         device_index: int = 0,
+        stop: threading.Event | None = None,
     ) -> list[MeasureResult] | None:
         """Build, check and time `candidates` together in this child (timed in turns);
         a failed build or check is that candidate's result. None when the child dies, a
         candidate's build and check run past build_timeout_s + run_timeout_s, a group's
         timing past run_timeout_s per candidate (the child is then killed), or timing
-        fails: the caller then measures them one by one, which tells whose fault it was."""
+        fails: the caller then measures them one by one, which tells whose fault it was.
+        Raises MeasureStopped, having killed the child, when `stop` is set meanwhile."""
         self.used += len(candidates)
         request = {
             "device": device_index,
@@ -589,7 +613,7 @@ class _Child:
         limit_s = options.build_timeout_s + options.run_timeout_s  # the first build and check
         while True:
             try:
-                event = self._next_event(limit_s)
+                event = self._next_event(limit_s, stop)
             except _Timeout:
                 self.kill()
                 return None

@@ -7,8 +7,9 @@ Step 2. Resume from the record log: candidates measured before count against the
         budget, seed the searches (never measured again: dedupe by candidate id) and
         train the cost model (records of every task of this model on this target).
 Step 3. Until the scheduler says stop: it picks a task, the task's search proposes a
-        batch, the measurer measures it (in a child process), the records are appended
-        to the log, the cost model is updated and the search is told the costs.
+        batch, the measurer measures it (in a child process; a CPU batch's candidates
+        timed in turns, `MeasureOptions.in_turn`), the records are appended to the log,
+        the cost model is updated and the search is told the costs.
 Step 4. Re-measure the top candidates of each task (by their first measurement) and its
         default schedule with more repeats, once; the best is then declared among the
         re-measured candidates.
@@ -294,7 +295,11 @@ def tune_tasks(
         timing = options.timing(target)
         records = _comparable(store.load(), target, timing)
         _resume(runs, records, model, scheduler, counts_toward_budget)
-        # Step 3.
+        # Step 3. A batch is timed in turns: on a shared machine, a candidate timed alone
+        # in a slow spell of a fraction of a second would be recorded up to twice too slow
+        # (seen on every repeat of two or three candidates in a row), misleading the
+        # search and the cost model it trains.
+        batch_options = replace(options, in_turn=True)
         measured = 0
         pace = _Pace()
         while (chosen := scheduler.next_task()) is not None:
@@ -310,7 +315,7 @@ def tune_tasks(
             if not traces:
                 scheduler.finish(chosen, "search space exhausted")
                 continue
-            results = _measure(run, traces, target, options, store, measurer)
+            results = _measure(run, traces, target, batch_options, store, measurer)
             measured += len(traces)
             pace.note(len(traces), time.monotonic() - batch_start)
             costs = [_cost(result) for result in results]

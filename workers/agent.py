@@ -1,13 +1,16 @@
 """The measurement agent: register → heartbeat → loop(lease → measure → post) → stop.
 
-Each leased candidate is measured with a `codegen.measure.MeasureSession`, one at a time,
-in a child process kept between candidates (a crash or hang, or a GPU kernel that faults,
-costs that candidate, reported as runtime_error, never the agent), and its result is
-posted as soon as it is measured. A result that cannot be posted (the service is down)
-stays in the agent's outbox and goes with the next post; it is never dropped while the
-agent holds the batch. On stop (SIGTERM/SIGINT) the agent finishes the candidate in
-progress, posts what it measured, releases the rest of the batch and exits 0. With
-`burst` it exits 0 as soon as a lease poll finds no work.
+A leased batch is measured with a `codegen.measure.MeasureSession`, in a child process
+kept between batches (a crash or hang, or a GPU kernel that faults, costs that candidate,
+reported as runtime_error, never the agent). A batch whose options ask for `in_turn` (the
+tuner's CPU batches) is built, checked and timed together, in turns, and its results are
+posted together; any other batch, or one whose timing in turns failed, is measured one
+candidate at a time, each result posted as soon as it is measured. A result that cannot
+be posted (the service is down) stays in the agent's outbox and goes with the next post;
+it is never dropped while the agent holds the batch. On stop (SIGTERM/SIGINT) the agent
+finishes the candidate in progress (a batch being timed in turns is abandoned at once:
+none of it is measured yet), posts what it measured, releases the rest of the batch and
+exits 0. With `burst` it exits 0 as soon as a lease poll finds no work.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from codegen.measure import (
     MeasureOptions,
     MeasureResult,
     MeasureSession,
+    MeasureStopped,
 )
 from workers.client import (
     Forbidden,
@@ -230,44 +234,41 @@ class Agent:
             self._polling = False
 
     def _run_batch(self, batch: Batch) -> None:
-        """Measure a batch's candidates one at a time, posting each result as it comes
-        (a batch whose options ask for `in_turn` timing is first measured together)."""
+        """Measure a batch and post its results: a batch whose options ask for `in_turn`
+        timing together, its results posted together; otherwise (or when that fails) its
+        candidates one at a time, each result posted as it comes."""
         self._state = ("busy", batch.batch_id)
         log.info("leased batch %s: %d candidates", batch.batch_id, len(batch.candidates))
         outbox: list[CandidateResult] = []  # measured, not yet accepted by the service
-        done = 0
         options = batch.measure_options
-        measured: dict[str, MeasureResult] = {}
+        measured: list[MeasureResult] | None = None
         if self._prebuild:
             inputs = [MeasureInput(c.task, c.trace, c.target) for c in batch.candidates]
             if options.in_turn and len(inputs) > 1:
-                # (timed together, in turns, or else one by one below)
-                with contextlib.suppress(MeasureError):
-                    together = self._session.measure_in_turn(inputs, options)
-                    if together is not None:
-                        ids = [c.candidate_id for c in batch.candidates]
-                        measured = dict(zip(ids, together, strict=True))
-            if not measured:
-                self._session.prebuild(inputs, options)
-        for candidate in batch.candidates:
-            if self._stop.is_set():
-                break
-            result = measured.get(candidate.candidate_id)
-            if result is None:
                 try:
-                    result = self.measure(candidate, options)
-                except MeasureError as err:  # no child starts: this machine, not the candidate
-                    self._give_up(batch, outbox)
-                    raise WorkerError(f"cannot measure on this machine: {err}") from None
-                if self._stop.is_set() and _killed_by_stop_signal(result):
-                    break  # Ctrl-C reached the child too: not the candidate's fault
-            done += 1
-            outbox.append(CandidateResult.of(candidate.candidate_id, result))
-            log.info("%s: %s %s", candidate.candidate_id, result.status, _summary(result))
+                    measured = self._session.measure_in_turn(inputs, options, self._stop)
+                except MeasureError:
+                    measured = None  # (measured one by one below, which reports it)
+                except MeasureStopped:
+                    log.info("stopped while batch %s was timed in turns", batch.batch_id)
+                    self._release(batch)
+                    return
+            if measured is None:
+                self._session.prebuild(inputs, options)
+        if measured is not None:  # (posted even when stopping: it is all measured)
+            done = len(measured)
+            for candidate, result in zip(batch.candidates, measured, strict=True):
+                outbox.append(CandidateResult.of(candidate.candidate_id, result))
+                log.info("%s: %s %s", candidate.candidate_id, result.status, _summary(result))
             try:
                 self._post(batch, outbox, RetryUntil.once())
             except ServiceUnreachable as err:
                 log.warning("%s; keeping %d result(s) to post later", err, len(outbox))
+            except _BatchGone:
+                return
+        else:
+            try:
+                done = self._measure_one_by_one(batch, outbox)
             except _BatchGone:
                 return
         # Step 2. Post what is left: while running, until it is accepted; when stopping,
@@ -290,6 +291,30 @@ class Agent:
         # Step 3. A stopping agent gives back what it did not measure.
         if done < len(batch.candidates):
             self._release(batch)
+
+    def _measure_one_by_one(self, batch: Batch, outbox: list[CandidateResult]) -> int:
+        """Measure the batch's candidates in order until done or stopping, posting each
+        result as it comes (kept in `outbox` while the service is unreachable); how many
+        were measured. Raises _BatchGone when the batch is no longer this worker's."""
+        done = 0
+        for candidate in batch.candidates:
+            if self._stop.is_set():
+                break
+            try:
+                result = self.measure(candidate, batch.measure_options)
+            except MeasureError as err:  # no child starts: this machine, not the candidate
+                self._give_up(batch, outbox)
+                raise WorkerError(f"cannot measure on this machine: {err}") from None
+            if self._stop.is_set() and _killed_by_stop_signal(result):
+                break  # Ctrl-C reached the child too: not the candidate's fault
+            done += 1
+            outbox.append(CandidateResult.of(candidate.candidate_id, result))
+            log.info("%s: %s %s", candidate.candidate_id, result.status, _summary(result))
+            try:
+                self._post(batch, outbox, RetryUntil.once())
+            except ServiceUnreachable as err:
+                log.warning("%s; keeping %d result(s) to post later", err, len(outbox))
+        return done
 
     def _post(self, batch: Batch, outbox: list[CandidateResult], retry: RetryUntil) -> None:
         """Post the outbox; empties it when accepted; raises _BatchGone when the batch is

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import threading
 import time
 from typing import Any
 
@@ -22,6 +23,8 @@ from codegen.measure import (
     MeasureInput,
     MeasureOptions,
     MeasureResult,
+    MeasureSession,
+    MeasureStopped,
     child_environment,
     default_trace,
     measure_batch,
@@ -267,6 +270,24 @@ def test_a_hang_in_turns_costs_its_own_timeouts_then_one_child_per_candidate(
     results = measure_batch([MeasureInput(task, good, TARGET)] * 3, options)
     assert [r.status for r in results] == ["ok", "timeout", "ok"]
     assert "run_timeout_s=3" in results[1].error
+
+
+def test_a_stopped_batch_in_turns_kills_its_child_and_the_session_measures_on() -> None:
+    """Setting the stop event while a batch is timed in turns kills the child at once
+    (MeasureStopped, no result); the session's next batch gets a fresh child."""
+    task = _matmul_task()
+    good = default_trace(task, TARGET)
+    inputs = [MeasureInput(task, good, TARGET)] * 2
+    slow = MeasureOptions(repeat=40, min_repeat_ms=250, in_turn=True)  # 20 s of timing
+    stop = threading.Event()
+    with MeasureSession() as session:
+        threading.Timer(2.0, stop.set).start()
+        started = time.monotonic()
+        with pytest.raises(MeasureStopped, match="stopped"):
+            session.measure_in_turn(inputs, slow, stop)
+        assert time.monotonic() - started < 10
+        results = session.measure_in_turn(inputs, MeasureOptions(repeat=2, min_repeat_ms=5))
+    assert results is not None and [r.status for r in results] == ["ok", "ok"]
 
 
 def test_in_turns_large_arguments_are_timed_in_groups(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,11 +2,11 @@
 
 Each test starts the service (SQLite, fresh data directory), creates a job on a tiny
 workload, and runs worker subprocesses: a burst worker measures the queued work and exits;
-SIGTERM in the middle of a batch posts what was measured and releases the rest, which
-another worker then measures (each candidate gets exactly one result); SIGTERM while idle
-ends the long poll at once; results measured while the service restarts are kept and
-posted when it is back; a candidate whose measurement child crashes becomes runtime_error
-and the worker goes on.
+SIGTERM in the middle of a batch timed in turns posts the batches measured before and
+releases that one, which another worker then measures (each candidate gets exactly one
+result); SIGTERM while idle ends the long poll at once; results measured while the
+service restarts are kept and posted when it is back; a candidate whose measurement child
+crashes becomes runtime_error and the worker goes on.
 """
 
 from __future__ import annotations
@@ -52,21 +52,25 @@ def test_a_burst_worker_measures_a_queued_job_and_exits(tmp_path: Path) -> None:
 
 def test_sigterm_mid_batch_posts_the_measured_and_releases_the_rest(tmp_path: Path) -> None:
     with running_service(tmp_path / "data") as service:
-        job_id = service.create_job(tiny_workload(), trials=12, batch_size=12)
+        # Two batches, each timed in turns (its results posted together at its end); the
+        # second's timing (12 candidates x 2 x 100 ms, after its builds) is under way
+        # when the worker is told to stop.
+        job_id = service.create_job(tiny_workload(), trials=24, batch_size=12, min_repeat_ms=100)
         first = service.worker("--name", "stopped")
-        _wait_for_records(service, job_id, first)  # the first result is in
+        _wait_for_records(service, job_id, first)  # the first batch is in
+        _wait_for_lease(service, first)  # and the second leased
         first.send_signal(signal.SIGTERM)
         code, stderr = stop_process(first, timeout_s=60)
         assert code == 0, stderr
         measured_before = len(service.records(job_id))
-        assert "released" in stderr, stderr
+        assert "released 12 unmeasured" in stderr, stderr
         second = service.worker("--burst", "--lease-wait-s", "10", "--name", "finisher")
         code, stderr = stop_process(second, timeout_s=300)
         assert code == 0, stderr
         job = service.wait_for_job(job_id, timeout_s=30)
         records = service.records(job_id)
     assert job["state"] == "completed", job
-    assert 1 <= measured_before < len(records)
+    assert measured_before == 12 and len(records) == 24
     per_candidate = Counter(record["candidate_id"] for record in records)
     assert set(per_candidate.values()) == {1}, per_candidate  # none lost, none twice
     assert len({record["worker"] for record in records}) == 2  # both workers measured
@@ -83,6 +87,18 @@ def test_a_crashing_candidate_is_a_runtime_error_and_the_worker_goes_on(tmp_path
     assert len(records) >= 2, records  # it went on after the first crash
     assert {record["status"] for record in records} == {"runtime_error"}
     assert all("SIGABRT" in record["error"] for record in records), records[0]["error"]
+
+
+def _wait_for_lease(service: RunningService, worker: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 180
+    while True:
+        with service.client() as client:
+            items = client.get("/v1/workers").json()["items"]
+        if any(item["live_leases"] for item in items):
+            return
+        assert worker.poll() is None, f"the worker exited early: {worker.communicate()[1]}"
+        assert time.monotonic() < deadline, service.log()
+        time.sleep(0.2)
 
 
 def _wait_for_records(service: RunningService, job_id: str, worker: subprocess.Popen[str]) -> None:
@@ -113,11 +129,14 @@ def test_results_measured_while_the_service_restarts_are_posted_after(tmp_path: 
     data_dir = tmp_path / "data"
     with running_service(data_dir) as service:
         port = int(service.url.rsplit(":", 1)[1])
-        job_id = service.create_job(tiny_workload(), trials=10, batch_size=10)
+        # A batch timed in turns posts its results together at its end: its repeats (10
+        # candidates x 2 x 100 ms, with builds and checks a few seconds) end while the
+        # service is down.
+        job_id = service.create_job(tiny_workload(), trials=10, batch_size=10, min_repeat_ms=100)
         worker = service.worker("--burst", "--lease-wait-s", "10", "--name", "patient")
-        _wait_for_records(service, job_id, worker)
+        _wait_for_lease(service, worker)
     # The service is stopped: the worker measures on and keeps its results.
-    time.sleep(4.0)
+    time.sleep(15.0)
     assert worker.poll() is None
     with running_service(data_dir, port=port) as service:
         code, stderr = stop_process(worker, timeout_s=300)

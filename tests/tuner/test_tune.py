@@ -78,14 +78,14 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     assert len(extract_tasks(fn, "llvm")) == 2
     path = tmp_path / "records.jsonl"
     events: list[TuneProgress] = []
-    batches: list[tuple[int, bool]] = []  # (candidates, timed in turns) of each batch
+    batches: list[tuple[int, bool, int]] = []  # (candidates, timed in turns, repeats)
 
     with MeasureSession() as session:
 
         def measurer(
             inputs: Sequence[MeasureInput], options: MeasureOptions
         ) -> list[MeasureResult]:
-            batches.append((len(inputs), options.in_turn))
+            batches.append((len(inputs), options.in_turn, options.repeat))
             return session.measure_batch(inputs, options)
 
         result = tune_model(
@@ -106,10 +106,11 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     assert 0 < result.remeasured <= 8
     assert len(records) == 16 + result.remeasured
     assert all(len(r.costs_s) == FAST.repeat * 3 for r in records[16:] if r.status == "ok")
-    # ... timed in turns (one batch per task), and only they.
-    in_turns = [turns for _, turns in batches]
-    assert in_turns == sorted(in_turns) and sum(in_turns) <= 2
-    assert sum(count for count, turns in batches if turns) == result.remeasured
+    # ... in one batch per task, after the tuning batches. Every batch is timed in turns.
+    assert all(turns for _, turns, _ in batches)
+    repeats = [repeat for _, _, repeat in batches]
+    assert repeats == sorted(repeats) and repeats.count(FAST.repeat * 3) <= 2
+    assert sum(count for count, _, repeat in batches if repeat > FAST.repeat) == result.remeasured
     target = normalize_target("llvm")
     remeasured = {r.candidate_id for r in records[16:]}
     for each in extract_tasks(fn, "llvm"):

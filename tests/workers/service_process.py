@@ -65,7 +65,9 @@ class RunningService:
             env={**os.environ, **(env or {})},
         )
 
-    def create_job(self, workload: Mapping[str, Any], trials: int, batch_size: int) -> str:
+    def create_job(
+        self, workload: Mapping[str, Any], trials: int, batch_size: int, min_repeat_ms: float = 1
+    ) -> str:
         """Create a job tuning one workload; returns its id."""
         body = {
             "workload": dict(workload),
@@ -75,7 +77,7 @@ class RunningService:
                 "batch_size": batch_size,
                 "search": "random",
                 "remeasure_top": 0,
-                "measure": {"repeat": 2, "min_repeat_ms": 1},
+                "measure": {"repeat": 2, "min_repeat_ms": min_repeat_ms},
             },
         }
         with self.client() as client:

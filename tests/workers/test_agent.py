@@ -6,6 +6,7 @@ The same behaviour with real measurement and the real service: tests/service/tes
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -170,3 +171,30 @@ def test_a_batch_for_timing_in_turns_is_measured_together_in_one_child() -> None
     assert [r.status for r in results] == ["ok", "ok"], [r.error for r in results]
     assert all(len(r.costs_s) == 3 for r in results)
     assert len({r.measure_s for r in results}) == 1  # an equal share of the timing
+
+
+def test_a_stop_while_a_batch_is_timed_in_turns_abandons_it_and_releases_it_all() -> None:
+    """None of a batch timed in turns is measured until its timing ends: a stop kills
+    its child at once, posts nothing of it and gives it all back."""
+    task = _matmul_task()
+    trace = default_trace(task, TARGET)
+    candidates = tuple(Candidate(f"b1-c{index}", TARGET, task, trace) for index in range(3))
+    # (long enough repeats that the stop arrives while they are timed)
+    options = MeasureOptions(repeat=50, min_repeat_ms=200, in_turn=True)
+    fake = FakeService()
+    fake.enqueue(Batch("b1", 120.0, options, candidates))
+    with fake.serve() as server:
+        client = ServiceClient(server.url, SECRET, backoff=FAST)
+        config = AgentConfig(name="test", burst=True, lease_wait_s=0.3, stop_grace_s=2.0)
+        agent = Agent(client, detect_device(), config, None)
+        stopper = threading.Timer(3.0, agent.request_stop)
+        stopper.start()
+        started = time.monotonic()
+        try:
+            assert agent.run() == 0
+        finally:
+            stopper.cancel()
+        took_s = time.monotonic() - started
+    assert fake.results == {}
+    assert fake.released == [c.candidate_id for c in candidates]
+    assert took_s < 15, f"the agent took {took_s:.1f} s to stop"  # the timing takes 30 s
