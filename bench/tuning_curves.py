@@ -3,6 +3,7 @@
     .venv/bin/python bench/tuning_curves.py [--trials 256] [--only conv_64x56 ...]
         [--out bench/results] [--cores N] [--seed N] [--keep-records DIR]
         [--searches evolutionary random] [--set objective=reg ...]
+        [--batches in-turn|one-by-one]
 
 For each workload (by default conv_64x56, matmul_1024 and dwconv_32x112) both searches tune
 from an empty record log with the same budget. The curve is the best GFLOPS measured so far
@@ -32,6 +33,10 @@ timed in turn together; a search's figure is the fastest of its own.
 `--from-records DIR` reads such logs instead of tuning (the curves and both comparisons
 again, re-timed now; no tuning times or model fits).
 
+`--batches one-by-one` measures the tuning batches' candidates one after the other, each
+timed alone, as the tuner did before its batches were timed in turns (for comparing the
+two protocols on one machine; the default `in-turn` is what the tuner does).
+
 `--set KEY=VALUE` sets an XGBoost option (an `XGBConfig` field, the value as JSON) of the
 model-guided search, and `--searches` runs only some of the searches (a comparison of two
 model settings runs `--searches evolutionary` once per setting); the line counts the
@@ -47,6 +52,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +69,7 @@ from bench.common import (
 )
 from bench.kernels import placed_kernel_runners
 from codegen.llvm import Target, host_target, parse_target
+from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, MeasureSession
 from ir.graph.nodes import Call, Function
 from ir.graph.traversal import post_order
 from ir.schedule import Trace
@@ -157,12 +165,22 @@ def tune_curve(
     seed: int = 0,
     keep_records: Path | None = None,
     cost_model_options: dict[str, Any] | None = None,
+    batches_in_turn: bool = True,
 ) -> dict[str, Any]:
     """Tune one workload with one search strategy (and `seed`); its curve, wall time and
-    cost-model fits. The record log is kept in `keep_records` when given."""
+    cost-model fits. The record log is kept in `keep_records` when given; with
+    `batches_in_turn` False each batch's candidates are timed one after the other."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch, MeasureSession() as session:
+
+        def measurer(
+            inputs: Sequence[MeasureInput], options: MeasureOptions
+        ) -> list[MeasureResult]:
+            if not batches_in_turn:
+                options = replace(options, in_turn=False)
+            return session.measure_batch(inputs, options)
+
         path = Path(scratch) / "run.jsonl"
         start = time.perf_counter()
         result = tune_model(
@@ -174,6 +192,7 @@ def tune_curve(
             remeasure_top=0,
             seed=seed,
             cost_model_options=cost_model_options,
+            measurer=measurer,
         )
         wall = time.perf_counter() - start
         records = load_records(path)
@@ -251,6 +270,12 @@ def main() -> int:
     parser.add_argument(
         "--set", nargs="*", default=[], help="KEY=VALUE: XGBoost options of model-guided search"
     )
+    parser.add_argument(
+        "--batches",
+        choices=("in-turn", "one-by-one"),
+        default="in-turn",
+        help="how a tuning batch's candidates are timed (default: in turns, as the tuner)",
+    )
     args = parser.parse_args()
     options = json_settings(args.set)
     out = Path(args.out)
@@ -277,6 +302,7 @@ def main() -> int:
                     args.seed,
                     Path(args.keep_records) if args.keep_records else None,
                     options if search == "evolutionary" else None,
+                    args.batches == "in-turn",
                 )
             )
             for search in args.searches
@@ -287,6 +313,7 @@ def main() -> int:
             "seed": args.seed,
             "trials": args.trials,
             **({"cost_model_options": options} if options else {}),
+            **({"batches": args.batches} if args.batches != "in-turn" else {}),
             **{f"best_{s}": curves[s][-1] if curves[s] else None for s in curves},
             **{f"best_{s}_at_96": curves[s][min(95, len(curves[s]) - 1)] for s in curves},
             **{f"tune_s_{s}": _rounded(runs[s]["tune_s"]) for s in curves},
