@@ -26,12 +26,18 @@ class TuneError(AutotuneError):
     """A tuning argument is wrong."""
 
 
+def _best(gflops: float | None, cost_s: float | None) -> str:
+    """A task's best as GFLOPS, or as its time where the task does no arithmetic (a
+    concatenation, a layout change), 14 characters wide."""
+    if gflops is not None and gflops > 0:
+        return f"{gflops:7.1f} GFLOPS"
+    if cost_s is not None:
+        return f"{cost_s * 1e6:7.1f} us    "
+    return "      -       "
+
+
 def _progress_line(progress: TuneProgress) -> str:
-    best = (
-        f"{progress.task_best_gflops:7.1f} GFLOPS"
-        if progress.task_best_gflops is not None
-        else "      - GFLOPS"
-    )
+    best = _best(progress.task_best_gflops, progress.task_best_cost_s)
     return (
         f"[{progress.total_trials:>5}/{progress.max_trials}] task {progress.task_index:>3} "
         f"{progress.task_name[:40]:<40} trials {progress.task_trials:>4}  best {best}  "
@@ -147,10 +153,11 @@ def run_tune(
         print(json.dumps(_summary_json(result), indent=2))
         return status
     print(f"measured {result.measured} new candidates ({result.remeasured} re-measured)")
-    print(f"{'task':<48}{'weight':>7}{'trials':>8}{'best GFLOPS':>13}  stopped")
+    print(f"{'task':<48}{'weight':>7}{'trials':>8}{'best us':>10}{'GFLOPS':>9}  stopped")
     for task in result.tasks:
-        best = f"{task.best_gflops:13.1f}" if task.best_gflops is not None else f"{'-':>13}"
-        print(f"{task.name[:47]:<48}{task.weight:>7}{task.trials:>8}{best}  {task.stopped}")
+        cost = f"{task.best_cost_s * 1e6:10.1f}" if task.best_cost_s is not None else f"{'-':>10}"
+        gflops = f"{task.best_gflops:9.1f}" if task.best_gflops else f"{'-':>9}"
+        print(f"{task.name[:47]:<48}{task.weight:>7}{task.trials:>8}{cost}{gflops}  {task.stopped}")
     if result.estimated_latency_s is not None:
         print(f"estimated model latency: {result.estimated_latency_s * 1e3:.3f} ms")
     print(f"records: {records}")

@@ -262,3 +262,18 @@ def test_tune_fails_when_no_candidate_of_a_task_ran(
     )
     assert json.loads(out)["estimated_latency_ms"] is None
     assert len(records.read_text().splitlines()) == 2
+
+
+def test_progress_shows_gflops_or_the_time_of_a_task_without_arithmetic() -> None:
+    from service.tune_command import _progress_line
+    from tuner.tune import TuneProgress
+
+    def line(gflops: float | None, cost_s: float | None) -> str:
+        progress = TuneProgress(3, "fused_concatenate", 16, 16, 32, 64, cost_s, gflops, 1e-3, 2.0)
+        return _progress_line(progress)
+
+    assert "best   140.3 GFLOPS" in line(140.3, 2e-4)
+    assert "best    12.5 us" in line(0.0, 12.5e-6)  # no FLOPs: its time instead of 0 GFLOPS
+    assert "best       -" in line(None, None)
+    widths = {len(line(*each)) for each in [(140.3, 2e-4), (0.0, 12.5e-6), (None, None)]}
+    assert len(widths) == 1  # the columns stay aligned
