@@ -255,22 +255,16 @@ class Agent:
                     return
             if measured is None:
                 self._session.prebuild(inputs, options)
-        if measured is not None:  # (posted even when stopping: it is all measured)
-            done = len(measured)
-            for candidate, result in zip(batch.candidates, measured, strict=True):
-                outbox.append(CandidateResult.of(candidate.candidate_id, result))
-                log.info("%s: %s %s", candidate.candidate_id, result.status, _summary(result))
-            try:
-                self._post(batch, outbox, RetryUntil.once())
-            except ServiceUnreachable as err:
-                log.warning("%s; keeping %d result(s) to post later", err, len(outbox))
-            except _BatchGone:
-                return
-        else:
-            try:
+        try:
+            if measured is not None:  # (posted even when stopping: it is all measured)
+                for candidate, result in zip(batch.candidates, measured, strict=True):
+                    _add_result(outbox, candidate, result)
+                done = len(measured)
+                self._post_once(batch, outbox)
+            else:
                 done = self._measure_one_by_one(batch, outbox)
-            except _BatchGone:
-                return
+        except _BatchGone:
+            return
         # Step 2. Post what is left: while running, until it is accepted; when stopping,
         # for at most the stop grace period.
         try:
@@ -308,13 +302,17 @@ class Agent:
             if self._stop.is_set() and _killed_by_stop_signal(result):
                 break  # Ctrl-C reached the child too: not the candidate's fault
             done += 1
-            outbox.append(CandidateResult.of(candidate.candidate_id, result))
-            log.info("%s: %s %s", candidate.candidate_id, result.status, _summary(result))
-            try:
-                self._post(batch, outbox, RetryUntil.once())
-            except ServiceUnreachable as err:
-                log.warning("%s; keeping %d result(s) to post later", err, len(outbox))
+            _add_result(outbox, candidate, result)
+            self._post_once(batch, outbox)
         return done
+
+    def _post_once(self, batch: Batch, outbox: list[CandidateResult]) -> None:
+        """Try to post the outbox once, keeping it when the service is unreachable; raises
+        _BatchGone when the batch is no longer this worker's."""
+        try:
+            self._post(batch, outbox, RetryUntil.once())
+        except ServiceUnreachable as err:
+            log.warning("%s; keeping %d result(s) to post later", err, len(outbox))
 
     def _post(self, batch: Batch, outbox: list[CandidateResult], retry: RetryUntil) -> None:
         """Post the outbox; empties it when accepted; raises _BatchGone when the batch is
@@ -381,6 +379,11 @@ class Agent:
 
 class _BatchGone(Exception):
     """The batch's lease is no longer this worker's."""
+
+
+def _add_result(outbox: list[CandidateResult], candidate: Candidate, result: MeasureResult) -> None:
+    outbox.append(CandidateResult.of(candidate.candidate_id, result))
+    log.info("%s: %s %s", candidate.candidate_id, result.status, _summary(result))
 
 
 def _killed_by_stop_signal(result: MeasureResult) -> bool:

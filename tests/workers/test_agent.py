@@ -35,7 +35,8 @@ def _quick_ok(candidate: Candidate, options: MeasureOptions) -> MeasureResult:
     return MeasureResult("ok", (1e-3,) * options.repeat, build_s=0.01, measure_s=0.01)
 
 
-def _agent(url: str, measure: MeasureFn = _quick_ok, token: str = SECRET) -> Agent:
+def _agent(url: str, measure: MeasureFn | None = _quick_ok, token: str = SECRET) -> Agent:
+    """An agent against `url`; with `measure` None it really measures, in its session."""
     client = ServiceClient(url, token, backoff=FAST)
     config = AgentConfig(name="test", burst=True, lease_wait_s=0.3, stop_grace_s=2.0)
     return Agent(client, detect_device(), config, measure)
@@ -164,9 +165,7 @@ def test_a_batch_for_timing_in_turns_is_measured_together_in_one_child() -> None
     fake = FakeService()
     fake.enqueue(Batch("b1", 60.0, options, candidates))
     with fake.serve() as server:
-        client = ServiceClient(server.url, SECRET, backoff=FAST)
-        config = AgentConfig(name="test", burst=True, lease_wait_s=0.3, stop_grace_s=2.0)
-        assert Agent(client, detect_device(), config, None).run() == 0
+        assert _agent(server.url, None).run() == 0
     results = [fake.results[c.candidate_id] for c in candidates]
     assert [r.status for r in results] == ["ok", "ok"], [r.error for r in results]
     assert all(len(r.costs_s) == 3 for r in results)
@@ -184,9 +183,7 @@ def test_a_stop_while_a_batch_is_timed_in_turns_abandons_it_and_releases_it_all(
     fake = FakeService()
     fake.enqueue(Batch("b1", 120.0, options, candidates))
     with fake.serve() as server:
-        client = ServiceClient(server.url, SECRET, backoff=FAST)
-        config = AgentConfig(name="test", burst=True, lease_wait_s=0.3, stop_grace_s=2.0)
-        agent = Agent(client, detect_device(), config, None)
+        agent = _agent(server.url, None)
         stopper = threading.Timer(3.0, agent.request_stop)
         stopper.start()
         started = time.monotonic()
