@@ -87,7 +87,13 @@ class MeasureError(AutotuneError):
 
 
 class MeasureStopped(AutotuneError):
-    """A measurement was abandoned (its child killed) because its caller is stopping."""
+    """A measurement was abandoned (its child killed) because its caller is stopping.
+    `settled` holds the outcomes already known then, by the candidate's position in the
+    batch: those whose build or check failed (nothing else of the batch was measured)."""
+
+    def __init__(self, message: str, settled: Mapping[int, MeasureResult] | None = None):
+        super().__init__(message)
+        self.settled: dict[int, MeasureResult] = dict(settled or {})
 
 
 @dataclass(frozen=True)
@@ -358,7 +364,8 @@ class MeasureSession:
         timeouts or fails to time them, for the caller to measure them one by one.
         Candidate indices advance only on success: the one-by-one measurement that then
         follows numbers the candidates the same way. When `stop` is set meanwhile, the
-        child is killed and MeasureStopped raised: none of the candidates is measured."""
+        child is killed and MeasureStopped raised: none of the candidates is timed (its
+        `settled` holds those whose build or check had failed)."""
         if any(is_cuda_target(c.target) for c in inputs):
             return None
         with _MEASURE_LOCK:
@@ -587,7 +594,8 @@ class _Child:
         candidate's build and check run past build_timeout_s + run_timeout_s, a group's
         timing past run_timeout_s per candidate (the child is then killed), or timing
         fails: the caller then measures them one by one, which tells whose fault it was.
-        Raises MeasureStopped, having killed the child, when `stop` is set meanwhile."""
+        Raises MeasureStopped, having killed the child, when `stop` is set meanwhile (with
+        the failed builds and checks found until then)."""
         self.used += len(candidates)
         request = {
             "device": device_index,
@@ -611,14 +619,20 @@ class _Child:
             self.kill()
             return None
         limit_s = options.build_timeout_s + options.run_timeout_s  # the first build and check
+        settled: dict[int, MeasureResult] = {}  # failed builds and checks, by position
         while True:
             try:
                 event = self._next_event(limit_s, stop)
             except _Timeout:
                 self.kill()
                 return None
+            except MeasureStopped as err:
+                raise MeasureStopped(str(err), settled) from None
             kind = None if event is None else event.get("event")
             if kind == "checked":
+                assert event is not None
+                if "outcome" in event:
+                    settled[int(event["position"])] = MeasureResult.from_json(event["outcome"])
                 limit_s = options.build_timeout_s + options.run_timeout_s
             elif kind == "timing":
                 assert event is not None

@@ -140,7 +140,8 @@ def _serve_in_turn(request: Mapping[str, Any], protocol: IO[str]) -> None:
     """Build and check every candidate of `request["in_turn"]` (each a request as
     `_serve`'s, without options), then time the ones that passed in turns: one repeat of
     each, in order, `repeat` times. Events: "checked" after each candidate's build and
-    check (with its position), "timing" before a group of candidates is timed (with their
+    check (with its position; with its outcome when that is final: a failed build or
+    check), "timing" before a group of candidates is timed (with their
     number), then one "results" event with each candidate's outcome (status, costs_s,
     error, build_s, measure_s), failures included; or "failed" when timing raised.
 
@@ -191,9 +192,11 @@ def _serve_in_turn(request: Mapping[str, Any], protocol: IO[str]) -> None:
                     "measure_s": 0.0,
                 }
             )
-            _reply(protocol, {"event": "checked", "position": position, "status": status})
-            if kernel is None:
+            checked = {"event": "checked", "position": position, "status": status}
+            if kernel is None:  # its outcome is final (kept by a parent that stops)
+                _reply(protocol, {**checked, "outcome": outcomes[-1]})
                 continue
+            _reply(protocol, checked)
             group.append((position, kernel, args))
             group_bytes += sum(array.nbytes for array in args) * (1 + PLACEMENTS)
             if group_bytes >= IN_TURN_MAX_BYTES and not time_group():

@@ -9,8 +9,9 @@ candidate at a time, each result posted as soon as it is measured. A result that
 be posted (the service is down) stays in the agent's outbox and goes with the next post;
 it is never dropped while the agent holds the batch. On stop (SIGTERM/SIGINT) the agent
 finishes the candidate in progress (a batch being timed in turns is abandoned at once:
-none of it is measured yet), posts what it measured, releases the rest of the batch and
-exits 0. With `burst` it exits 0 as soon as a lease poll finds no work.
+none of it is timed yet, and only its failed builds and checks are posted), posts what it
+measured, releases the rest of the batch and exits 0. With `burst` it exits 0 as soon as a
+lease poll finds no work.
 """
 
 from __future__ import annotations
@@ -249,9 +250,11 @@ class Agent:
                     measured = self._session.measure_in_turn(inputs, options, self._stop)
                 except MeasureError:
                     measured = None  # (measured one by one below, which reports it)
-                except MeasureStopped:
+                except MeasureStopped as stopped:
                     log.info("stopped while batch %s was timed in turns", batch.batch_id)
-                    self._release(batch)
+                    for position, result in sorted(stopped.settled.items()):
+                        _add_result(outbox, batch.candidates[position], result)
+                    self._give_up(batch, outbox)  # (the failures found, then the rest back)
                     return
             if measured is None:
                 self._session.prebuild(inputs, options)

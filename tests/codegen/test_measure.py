@@ -274,18 +274,23 @@ def test_a_hang_in_turns_costs_its_own_timeouts_then_one_child_per_candidate(
 
 def test_a_stopped_batch_in_turns_kills_its_child_and_the_session_measures_on() -> None:
     """Setting the stop event while a batch is timed in turns kills the child at once
-    (MeasureStopped, no result); the session's next batch gets a fresh child."""
+    (MeasureStopped, with the failed builds found until then); the session's next batch
+    gets a fresh child."""
     task = _matmul_task()
     good = default_trace(task, TARGET)
-    inputs = [MeasureInput(task, good, TARGET)] * 2
+    invalid = {"version": good["version"], "steps": [{"kind": "fuse", "stage": "nope"}]}
+    inputs = [MeasureInput(task, trace, TARGET) for trace in (invalid, good, good)]
     slow = MeasureOptions(repeat=40, min_repeat_ms=250, in_turn=True)  # 20 s of timing
     stop = threading.Event()
     with MeasureSession() as session:
         threading.Timer(2.0, stop.set).start()
         started = time.monotonic()
-        with pytest.raises(MeasureStopped, match="stopped"):
+        with pytest.raises(MeasureStopped, match="stopped") as stopped:
             session.measure_in_turn(inputs, slow, stop)
         assert time.monotonic() - started < 10
+        # (the failed build is known before the timing; the others are not timed)
+        assert {p: r.status for p, r in stopped.value.settled.items()} == {0: "build_error"}
+        inputs = inputs[1:]
         results = session.measure_in_turn(inputs, MeasureOptions(repeat=2, min_repeat_ms=5))
     assert results is not None and [r.status for r in results] == ["ok", "ok"]
 

@@ -172,12 +172,15 @@ def test_a_batch_for_timing_in_turns_is_measured_together_in_one_child() -> None
     assert len({r.measure_s for r in results}) == 1  # an equal share of the timing
 
 
-def test_a_stop_while_a_batch_is_timed_in_turns_abandons_it_and_releases_it_all() -> None:
-    """None of a batch timed in turns is measured until its timing ends: a stop kills
-    its child at once, posts nothing of it and gives it all back."""
+def test_a_stop_while_a_batch_is_timed_in_turns_posts_its_failures_and_releases_the_rest() -> None:
+    """None of a batch timed in turns is timed until its timing ends: a stop kills its
+    child at once, posts only the candidates whose build already failed and gives the
+    rest back."""
     task = _matmul_task()
     trace = default_trace(task, TARGET)
-    candidates = tuple(Candidate(f"b1-c{index}", TARGET, task, trace) for index in range(3))
+    invalid = {"version": trace["version"], "steps": [{"kind": "fuse", "stage": "nope"}]}
+    traces = [invalid, trace, trace, trace]
+    candidates = tuple(Candidate(f"b1-c{index}", TARGET, task, t) for index, t in enumerate(traces))
     # (long enough repeats that the stop arrives while they are timed)
     options = MeasureOptions(repeat=50, min_repeat_ms=200, in_turn=True)
     fake = FakeService()
@@ -192,6 +195,7 @@ def test_a_stop_while_a_batch_is_timed_in_turns_abandons_it_and_releases_it_all(
         finally:
             stopper.cancel()
         took_s = time.monotonic() - started
-    assert fake.results == {}
-    assert fake.released == [c.candidate_id for c in candidates]
+    assert {cid: r.status for cid, r in fake.results.items()} == {"b1-c0": "build_error"}
+    assert "fuse(stage='nope')" in fake.results["b1-c0"].error
+    assert fake.released == ["b1-c1", "b1-c2", "b1-c3"]
     assert took_s < 15, f"the agent took {took_s:.1f} s to stop"  # the timing takes 30 s
