@@ -266,6 +266,7 @@ class _Lowering:
                     for name, other in self.schedule.stages.items()
                     if name not in (stage.name, stage.attach.stage)
                     and other.attach.kind != "inline"
+                    and other.attach != stage.attach  # (a sibling: computed after it)
                     and stage.name in self.schedule._stages_read_by(name)
                 ]
                 if others:
@@ -801,27 +802,25 @@ class _Lowering:
         producers = self.attached.get((nest.stage.name, leaf))
         if not producers:
             return self.build(nest, position + 1, overrides, proven, ranges)
+        # Regions last to first: a producer may be read by a later one computed here too.
+        free = {
+            nest.loop_vars[inner]: overrides.get(inner, nest.extents[inner])
+            for inner in nest.stage.leaves[position + 1 :]
+        }
+        regions: dict[str, Region] = {}
+        for producer in reversed(producers):
+            reads = self._reads_of(producer, nest, producers, regions, free)
+            regions[producer.name] = infer_region(reads, free, producer.op.shape)
         # Producers first: their buffers must exist before the consumer's reads are lowered.
-        prepared = [self.emit_attached(p, nest, position, overrides, ranges) for p in producers]
+        prepared = [self.emit_attached(p, regions[p.name], ranges) for p in producers]
         inner = self.build(nest, position + 1, overrides, proven, ranges)
         for buffer, compute in reversed(prepared):
             inner = Allocate(buffer, seq(compute, inner))
         return inner
 
     def emit_attached(
-        self,
-        producer: Stage,
-        consumer: _Nest,
-        position: int,
-        overrides: Mapping[str, int],
-        ranges: dict[Var, tuple[int, int]],
+        self, producer: Stage, region: Region, ranges: dict[Var, tuple[int, int]]
     ) -> tuple[Buffer, Stmt]:
-        free = {
-            consumer.loop_vars[leaf]: overrides.get(leaf, consumer.extents[leaf])
-            for leaf in consumer.stage.leaves[position + 1 :]
-        }
-        reads = self._reads_of(producer, consumer)
-        region = infer_region(reads, free, producer.op.shape)
         nest = self.make_nest(producer, region)
         layout = self.storage_layout(producer, nest.extents)
         shape = region.extents if layout is None else layout.shape
@@ -832,21 +831,52 @@ class _Lowering:
         self.offsets[producer.name] = region.starts
         return buffer, self.emit_stage(producer, region, ranges, nest)
 
-    def _reads_of(self, producer: Stage, consumer: _Nest) -> list[tuple[PrimExpr, ...]]:
-        op = consumer.stage.op
-        mapping = self.absolute(consumer)
-        body = self._expanded_body(op)
+    def _reads_of(
+        self,
+        producer: Stage,
+        consumer: _Nest,
+        siblings: Sequence[Stage],
+        regions: Mapping[str, Region],
+        free: dict[Var, int],
+    ) -> list[tuple[PrimExpr, ...]]:
+        """Where one iteration of the consumer's loop reads `producer`: the consumer's own
+        reads, and those of the `siblings` computed at the same loop (over their
+        `regions`, already inferred), in absolute indices. Adds each sibling's axes, as
+        free variables, to `free`."""
+        reads = self._reads_in(producer, consumer.stage.op, self.absolute(consumer))
+        for sibling in siblings:
+            region = regions.get(sibling.name)
+            if region is None or sibling is producer:
+                continue
+            mapping: dict[Var, PrimExpr] = {}
+            for axis, start, extent in zip(
+                sibling.op.axes, region.starts, region.extents, strict=True
+            ):
+                var = Var(f"__{sibling.name}_{axis.name}")
+                free[var] = extent
+                mapping[axis.var] = binary("add", start, var) if extent > 1 else start
+            for axis in sibling.op.reduce_axes:
+                var = Var(f"__{sibling.name}_{axis.name}")
+                free[var] = axis.extent
+                mapping[axis.var] = var
+            reads += self._reads_in(producer, sibling.op, mapping)
+        if not reads:
+            raise ScheduleError(
+                f"{producer.name} is computed at {consumer.stage.name}, which does not read it"
+            )
+        return reads
+
+    def _reads_in(
+        self, producer: Stage, op: ComputeOp, mapping: Mapping[Var, PrimExpr]
+    ) -> list[tuple[PrimExpr, ...]]:
+        """The indices, under `mapping`, of every read of `producer` in `op`'s body."""
         reads = []
-        for node in walk_expr(body):
+        for node in walk_expr(self._expanded_body(op)):
             if (
                 isinstance(node, TensorRead)
                 and self.schedule.stage_of_op.get(id(node.tensor.op)) == producer.name
             ):
                 reads.append(tuple(substitute(index, mapping) for index in node.indices))
-        if not reads:
-            raise ScheduleError(
-                f"{producer.name} is computed at {consumer.stage.name}, which does not read it"
-            )
         return reads
 
     # Step 4 -------------------------------------------------------------------------------

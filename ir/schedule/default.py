@@ -11,7 +11,12 @@ Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is re
         and vectorized, the other tile axis unrolled. A dense/matmul weight that is a
         constant input is repacked so the vectorized axis is contiguous. A depthwise
         conv tiles rows x columns, its window unrolled.
-Step 3. Every other stage: parallel over its fused outer spatial loops, reductions
+Step 3. An output whose producers are needed a row at a time (softmax's and layer_norm's
+        statistics and exponentials: `row_producers`), when those reduce rows of at least
+        two vectors, runs its rows in parallel and computes the producers per row, inside
+        its row loop (compute_at): each row's statistics are reduced into a vector of
+        partials, then the partials reduced; a row of intermediates stays in L1.
+Step 4. Every other stage: parallel over its fused outer spatial loops, reductions
         inside, and the innermost spatial loop vectorized when it is long enough. A
         reduction along rows of at least two vectors (softmax's and layer_norm's
         statistics over the last axis) first reduces each row into a vector of partial
@@ -225,6 +230,50 @@ def recomputes_transcendentals(schedule: Schedule, name: str) -> bool:
     )
 
 
+def row_producers(schedule: Schedule, output: str) -> list[str]:
+    """The root stages that one row of `output` (one iteration of its loops but the last)
+    needs only a row of, in stage order: softmax's and layer_norm's statistics and
+    intermediates, which can then be computed per row inside the output's row loop
+    (compute_at) rather than each over the whole tensor. Such a stage has the output's
+    leading extents and every reader (the output, another such stage, or a stage inlined
+    into one) reads it at the reader's own row indices; matrix products are left out
+    (they are tiled)."""
+    stages = schedule.stages
+    out = stages[output]
+    rows = len(out.op.axes) - 1
+    if rows < 1 or out.op.reduce_axes:
+        return []
+    leading = out.op.shape[:rows]
+    aligned = {output}
+    found: list[str] = []
+    for name in reversed(list(stages)):
+        stage = stages[name]
+        if name in aligned or stage.is_output or stage.op.tag in GEMM_TAGS:
+            continue
+        if len(stage.op.axes) < rows or stage.op.shape[:rows] != leading:
+            continue
+        readers = schedule.readers(name)
+        if readers and all(
+            reader in aligned and _reads_at_rows(stages[reader], name, schedule, rows)
+            for reader in readers
+        ):
+            aligned.add(name)
+            if stage.attach.kind == "root":
+                found.append(name)
+    return found[::-1]
+
+
+def _reads_at_rows(reader: Stage, name: str, schedule: Schedule, rows: int) -> bool:
+    """Whether every read of stage `name` in `reader` indexes its first `rows` dimensions
+    by the reader's first `rows` axes."""
+    axes = [axis.var for axis in reader.op.axes[:rows]]
+    return all(
+        len(axes) == rows and list(node.indices[:rows]) == axes
+        for node in walk_expr(reader.op.body)
+        if isinstance(node, TensorRead) and schedule.stage_of_op.get(id(node.tensor.op)) == name
+    )
+
+
 def _work(stage: Stage) -> int:
     total = 1
     for axis in (*stage.op.axes, *stage.op.reduce_axes):
@@ -256,12 +305,14 @@ class _DefaultScheduler:
             ):
                 continue
             sch.compute_inline(name)
-        # Step 2 and 3, outputs first so producers can be attached to their tiles.
+        # Steps 2 to 4, outputs first so producers can be attached to their tiles or rows.
         done: set[str] = set()
         for name in [n for n, s in sch.stages.items() if s.is_output]:
             anchor = self._gemm_anchor(name)
             if anchor is not None:
                 done |= self.tile_gemm(name, anchor)
+            elif self._rows_are_long(name):
+                done |= self.by_rows(name)
         for name, stage in list(sch.stages.items()):
             if name in done or stage.attach.kind != "root":
                 continue
@@ -637,6 +688,66 @@ class _DefaultScheduler:
                 fused = sch.fuse(partial, fused, axis)
             self._parallel(partial, fused, partial_stage)
         sch.vectorize(partial, lane)
+
+    def _rows_are_long(self, output: str) -> bool:
+        """Whether the output has row producers and every statistic among them reduces
+        rows of at least PARTIAL_VECTORS vectors (shorter rows are reduced faster across
+        rows, a vector of rows at a time, than one row at a time)."""
+        sch = self.schedule
+        producers = [sch.stages[name] for name in row_producers(sch, output)]
+        lanes = self.hardware.lanes(sch.stages[output].op.dtype)
+        return bool(producers) and all(
+            p.op.reduce_axes[-1].extent >= PARTIAL_VECTORS * lanes and reduces_along_rows(p)
+            for p in producers
+            if p.op.reduce_axes
+        )
+
+    def by_rows(self, output: str) -> set[str]:
+        """The output's rows in parallel, each row's producers (`row_producers`) computed
+        inside its row loop: the statistics reduced into a vector of partials when their
+        rows are long enough, elementwise intermediates vectorized. The stages done."""
+        sch = self.schedule
+        producers = row_producers(sch, output)
+        stage = sch.stages[output]
+        lanes = self.hardware.lanes(stage.op.dtype)
+        *rows, last = [axis.name for axis in stage.op.axes]
+        fused = rows[0]
+        for axis in rows[1:]:
+            fused = sch.fuse(output, fused, axis)
+        self._vectorize_last(output, last, lanes)
+        self._parallel(output, fused, max([stage, *(sch.stages[n] for n in producers)], key=_work))
+        done = {output}
+        for name in reversed(producers):
+            producer = sch.stages[name]
+            partial = None
+            if (
+                producer.op.reduce_axes
+                and producer.op.reduce_axes[-1].extent >= PARTIAL_VECTORS * lanes
+                and reduces_along_rows(producer)
+            ):
+                partial = sch.rfactor(name, producer.op.reduce_axes[-1].name, lanes)
+            sch.compute_at(name, output, fused)
+            done.add(name)
+            if partial is not None:
+                sch.compute_at(partial, output, fused)
+                partial_stage = sch.stages[partial]
+                *partial_rows, lane = [axis.name for axis in partial_stage.op.axes]
+                reduces = [axis.name for axis in partial_stage.op.reduce_axes]
+                sch.reorder(partial, *partial_rows, *reduces, lane)
+                sch.vectorize(partial, lane)
+                done.add(partial)
+            elif not producer.op.reduce_axes:
+                self._vectorize_last(name, producer.op.axes[-1].name, lanes)
+        return done
+
+    def _vectorize_last(self, name: str, last: str, lanes: int) -> None:
+        """Vectorize the stage's loop `last` (innermost), split by `lanes` when longer."""
+        sch = self.schedule
+        extent = next(a.extent for a in sch.stages[name].op.axes if a.name == last)
+        if extent > lanes:
+            sch.vectorize(name, sch.split(name, last, factor=lanes)[1])
+        elif extent >= 4:
+            sch.vectorize(name, last)
 
     def generic(self, name: str) -> None:
         sch = self.schedule

@@ -541,23 +541,39 @@ class Schedule:
             raise ScheduleError(f"{stage} is an output; it cannot be computed at another stage")
         if stage == target:
             raise ScheduleError(f"{stage} cannot be computed at itself")
-        if stage not in self._stages_read_by(target):
-            raise ScheduleError(
-                f"{target} does not read {stage} (directly or through inlined stages)"
-            )
-        others = [
+        point = Attach("at", target, axis)
+        readers = [
             name
             for name in self.stages
-            if name not in (stage, target)
+            if name != stage
             and self.stages[name].attach.kind != "inline"
             and stage in self._stages_read_by(name)
         ]
-        if others:
+        if not any(name == target or self.stages[name].attach == point for name in readers):
             raise ScheduleError(
-                f"{stage} is also read by {', '.join(others)}; compute_at needs {target} to "
-                "be its only reader"
+                f"{target} does not read {stage} (directly, through inlined stages or through "
+                f"stages computed at {target}.{axis})"
             )
-        producer.attach = Attach("at", target, axis)
+        outside = [name for name in readers if name != target and self.stages[name].attach != point]
+        if outside:
+            raise ScheduleError(
+                f"{stage} is also read by {', '.join(outside)}; compute_at needs each of its "
+                f"readers to be {target} or computed at {target}.{axis} already"
+            )
+        producer.attach = point
+
+    def attached_readers(self, name: str) -> list[str]:
+        """The stages computed at the same loop as `name` that read it (directly or through
+        inlined stages), in stage order."""
+        point = self.stage(name).attach
+        return [
+            other
+            for other, stage in self.stages.items()
+            if other != name
+            and point.kind == "at"
+            and stage.attach == point
+            and name in self._stages_read_by(other)
+        ]
 
     def _stages_read_by(self, name: str) -> set[str]:
         """Stages read by `name` directly or through inlined stages."""

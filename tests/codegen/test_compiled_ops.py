@@ -9,6 +9,7 @@ the default schedule may repack them (layout rewrites) before the kernel runs.
 
 from __future__ import annotations
 
+import math
 import re
 import signal
 import subprocess
@@ -35,8 +36,8 @@ from ir.schedule.schedule import loop_extents
 from ir.te.program import TEProgram, function_to_te
 from ir.te.tensor import compute, placeholder, reduce_axis, sum_reduce
 from ir.tir.expr import Call as TirCall
-from ir.tir.expr import intrinsic
-from ir.tir.stmt import For, IfThenElse, Seq, Store
+from ir.tir.expr import IntImm, intrinsic
+from ir.tir.stmt import Allocate, For, IfThenElse, Seq, Store
 from ir.tir.visit import walk_expr, walk_stmt
 from tests.ir.graph.ops.test_te_compute import CASES, Case, _case_id
 from tests.support.guarded_memory import guarded_copy
@@ -459,12 +460,13 @@ def test_default_schedule_gives_rows_without_a_divisor_a_shorter_last_tile(
 def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
     shape: tuple[int, ...],
 ) -> None:
-    """softmax over the last axis: rows of two vectors or more are reduced into a vector
-    of partials each (rfactor: a vector loop of contiguous loads inside the loop over the
-    row's vectors, the last vector peeled instead of masked), whose rows are then reduced
-    with the reduction loop right around a vector loop over rows (code generation turns
-    it into row loads and a transpose); shorter rows go that way directly. Both compute
-    the reference."""
+    """softmax over the last axis: rows of two vectors or more are computed one row at a
+    time, inside one loop over the rows: each row's statistics reduced into a vector of
+    partials (rfactor: a vector loop of contiguous loads inside the loop over the row's
+    vectors, the last vector peeled instead of masked), then the partials reduced, every
+    intermediate a row long. Shorter rows are reduced with the reduction loop right
+    around a vector loop over rows (code generation turns it into row loads and a
+    transpose). Both compute the reference."""
     x = RNG.standard_normal(shape).astype(np.float32)
     fn = _single_op_graph("nn.softmax", [x], {})
     prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
@@ -487,14 +489,25 @@ def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
             (vector,) = loop.body.stmts if isinstance(loop.body, Seq) else (loop.body,)
             assert isinstance(vector, For) and vector.kind == "vectorized"
             assert getattr(vector.extent, "value", None) == lanes
+        assert isinstance(kernel.body, For)  # the row loop, holding every stage
+        assert kernel.body.extent == IntImm(math.prod(shape[:-1]))
+        rows_of = [stmt.buffer for stmt in walk_stmt(kernel.body) if isinstance(stmt, Allocate)]
+        assert {b.name for b in rows_of} == {
+            "softmax_maxelem_rf",
+            "softmax_maxelem",
+            "softmax_exp",
+            "softmax_expsum_rf",
+            "softmax_expsum",
+        }
+        assert all(math.prod(b.shape) <= lanes * -(-row // lanes) for b in rows_of)
         assert {getattr(loop.extent, "value", None) for loop in across_rows} == {lanes}
     else:
         assert not partials
         assert {getattr(loop.extent, "value", None) for loop in across_rows} == {row}
+        for loop in across_rows:
+            inner = loop.body.stmts if isinstance(loop.body, Seq) else (loop.body,)
+            assert all(isinstance(s, For) and s.kind in ("vectorized", "serial") for s in inner)
     assert across_rows
-    for loop in across_rows:
-        inner = loop.body.stmts if isinstance(loop.body, Seq) else (loop.body,)
-        assert all(isinstance(s, For) and s.kind in ("vectorized", "serial") for s in inner)
     assert not [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, IfThenElse)]
     # exp(x - max), read by the sum and the output, is computed once, in its own stage.
     exp_stores = {
@@ -523,7 +536,7 @@ def test_a_reduction_to_a_scalar_gets_a_default_schedule(length: int) -> None:
 
 def test_a_transcendental_read_once_is_inlined_and_one_read_twice_is_not() -> None:
     """exp(x) read by one stage is computed where it is read; read by two (a row sum and
-    the output), it is computed once into its own buffer."""
+    the output), it is computed once into its own buffer (a row of it at a time)."""
     x = placeholder((6, 40), name="x")
     once = compute((6, 40), lambda i, j: intrinsic("exp", x[i, j]), name="once")
     out = compute((6, 40), lambda i, j: once[i, j] + 1.0, name="out")
@@ -534,7 +547,7 @@ def test_a_transcendental_read_once_is_inlined_and_one_read_twice_is_not() -> No
     total = compute((6,), lambda i: sum_reduce(twice[i, k], k), name="total")
     scaled = compute((6, 40), lambda i, j: twice[i, j] * total[i], name="scaled")
     schedule = default_schedule(TEProgram("two_readers", (x,), (scaled,)), HardwareParams())
-    assert schedule.stages["twice"].attach.kind == "root"
+    assert schedule.stages["twice"].attach.kind == "at"  # once, per row of the output
     values = RNG.standard_normal((6, 40)).astype(np.float32)
     result = np.full((6, 40), np.nan, np.float32)
     compile_kernel(lower(schedule))(values, result)

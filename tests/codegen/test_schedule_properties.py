@@ -40,7 +40,7 @@ from ir.te.program import TEProgram, function_to_te
 from ir.tir.expr import Reduce, TensorRead
 from ir.tir.interpret import interpret
 from ir.tir.printer import format_func
-from ir.tir.stmt import PrimFunc
+from ir.tir.stmt import For, PrimFunc
 from ir.tir.visit import walk_expr
 
 # --- the workloads -------------------------------------------------------------------------
@@ -239,8 +239,14 @@ def _compute_at(schedule: Schedule, draw: Draw, stage: str) -> None:
     readers = schedule.readers(producer)
     if not readers:
         return
-    consumer = draw(st.sampled_from(readers))
-    axis = draw(st.sampled_from(schedule.stages[consumer].leaves))
+    # A reader's own loops, or the loop a reader is computed at (beside that reader).
+    points = [(reader, axis) for reader in readers for axis in schedule.stages[reader].leaves]
+    points += [
+        (attach.stage, attach.axis)
+        for attach in (schedule.stages[reader].attach for reader in readers)
+        if attach.kind == "at"
+    ]
+    consumer, axis = draw(st.sampled_from(points))
     schedule.compute_at(producer, consumer, axis)
 
 
@@ -436,6 +442,26 @@ def test_compute_at_a_stage_that_another_stage_also_reads() -> None:
     schedule = Schedule(workload.program())
     with pytest.raises(ScheduleError, match="softmax_exp is also read by softmax"):
         schedule.compute_at("softmax_exp", "softmax_expsum", "i0")
+
+
+def test_stages_computed_at_one_loop_may_read_each_other() -> None:
+    """softmax by rows: every producer computed at the output's outermost loop, exp(x - max)
+    read there by the row sum's partials and by the output. A producer is attached after
+    its readers; attached before them, or left with a reader elsewhere, it is refused."""
+    workload = workloads()["softmax"]
+    schedule = Schedule(workload.program())
+    partial = schedule.rfactor("softmax_expsum", "k", 4)
+    with pytest.raises(ScheduleError, match="softmax_exp is also read by softmax_expsum_rf"):
+        schedule.compute_at("softmax_exp", "softmax", "i0")
+    for name in ("softmax_expsum", partial, "softmax_exp", "softmax_maxelem"):
+        schedule.compute_at(name, "softmax", "i0")
+    schedule.reorder(partial, "i0", "i1", "k_o", "k_i")
+    schedule.vectorize(partial, "k_i")
+    assert check_schedule(workload, schedule)
+    assert isinstance(lower(schedule).body, For)  # one loop over the rows holds them all
+    schedule.compute_root("softmax_expsum")  # its partials are now read outside the row
+    with pytest.raises(ScheduleError, match="softmax_expsum_rf is computed at softmax but also"):
+        lower(schedule)
 
 
 def test_a_rejected_step_leaves_the_schedule_unchanged() -> None:

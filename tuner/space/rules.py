@@ -14,6 +14,13 @@ axis reads an input's innermost dimension) may first be rfactored: each row redu
 a vector of partial results of a chosen length (half, one or two vectors), that vector
 innermost and its rows fused in parallel by a chosen count, before the stage itself, now
 reducing the partials, is scheduled as above.
+
+Rows rule (an output whose statistics and intermediates are needed a row at a time:
+softmax, layer_norm; `row_producers`): a decision between the generic rule for each
+stage and computing them per row inside the output's row loop. Per row, the output's
+rows are fused and run in parallel or not, its last axis is vectorized by a chosen
+length; each reduction along rows is rfactored into partials of a chosen length (or
+not), each elementwise intermediate vectorized by a chosen length.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ir.schedule.default import recomputes_transcendentals, reduces_along_rows
+from ir.schedule.default import recomputes_transcendentals, reduces_along_rows, row_producers
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from tuner.space.analysis import is_padding, is_reduction
@@ -31,6 +38,7 @@ from tuner.space.decisions import Chooser
 MAX_VECTOR = 64  # longest loop emitted as one vector (codegen's MAX_VECTOR_LANES)
 VECTOR_LENGTHS = (4, 8, 16, 32, 64)  # split lengths tried besides the hardware lanes
 PLACEMENTS = ("inline", "root")
+ROW_PLACEMENTS = ("stages", "rows")  # an output's row producers: each over the tensor, or per row
 
 
 @dataclass
@@ -211,3 +219,61 @@ def generic_rule(context: BuildContext, name: str) -> None:
     fuse_parallel(schedule, name, [axis for axis, _ in outer], count)
     if inner:
         schedule.vectorize(name, inner[-1])
+
+
+def rows_rule(context: BuildContext, output: str) -> set[str]:
+    """Maybe compute the output's row producers per row (see the module docstring); the
+    stages scheduled (none when the decision is to schedule each stage on its own)."""
+    schedule, chooser = context.schedule, context.chooser
+    producers = row_producers(schedule, output)
+    if not producers or chooser.choose_str(f"{output}.by_rows", ROW_PLACEMENTS) == "stages":
+        return set()
+    stage = schedule.stages[output]
+    lanes = context.hardware.lanes(stage.op.dtype)
+    *rows, last = [axis.name for axis in stage.op.axes]
+    fused = rows[0]
+    for axis in rows[1:]:
+        fused = schedule.fuse(output, fused, axis)
+    _vector_split(context, output, last, f"{output}.row_vector")
+    parallel = parallel_choices([math.prod(stage.op.shape[:-1])], context.hardware)
+    if chooser.choose_int(f"{output}.row_parallel", parallel, nearest=True):
+        schedule.parallel(output, fused)
+    done = {output}
+    for name in reversed(producers):
+        producer = schedule.stages[name]
+        partial = None
+        if producer.op.reduce_axes and reduces_along_rows(producer):
+            reduced = producer.op.reduce_axes[-1]
+            lengths = partial_lengths(reduced.extent, lanes)
+            length = chooser.choose_int(f"{name}.row_rfactor", lengths)
+            if length > 1:
+                partial = schedule.rfactor(name, reduced.name, length)
+        schedule.compute_at(name, output, fused)
+        done.add(name)
+        if partial is not None:
+            schedule.compute_at(partial, output, fused)
+            partial_stage = schedule.stages[partial]
+            *partial_rows, lane = [axis.name for axis in partial_stage.op.axes]
+            reduces = [axis.name for axis in partial_stage.op.reduce_axes]
+            reorder_if_needed(schedule, partial, [*partial_rows, *reduces, lane])
+            schedule.vectorize(partial, lane)
+            done.add(partial)
+        elif not producer.op.reduce_axes:
+            _vector_split(context, name, producer.op.axes[-1].name, f"{name}.row_vector")
+    return done
+
+
+def _vector_split(context: BuildContext, name: str, axis: str, key: str) -> None:
+    """Split the stage's innermost loop `axis` by a chosen vector length and vectorize
+    the inner part (a tail allowed: a row's buffer is small), or leave it scalar."""
+    schedule = context.schedule
+    stage = schedule.stages[name]
+    extent = next(a.extent for a in stage.op.axes if a.name == axis)
+    lanes = context.hardware.lanes(stage.op.dtype)
+    vector = context.chooser.choose_int(key, vector_lengths(extent, lanes, tails=True))
+    if vector == 1:
+        return
+    if vector >= extent:
+        schedule.vectorize(name, axis)
+    else:
+        schedule.vectorize(name, schedule.split(name, axis, factor=vector)[1])

@@ -4,7 +4,8 @@ Step 1. Inline elementwise/injective non-output stages (padding feeding a reduct
         decision between inlining and materialising it).
 Step 2. Multi-level tile every compute-heavy reduction ("SSRSRS", multi_level_tiling.py),
         computed at the tiles of the output that inlines its elementwise tail.
-Step 3. Every other root stage gets the generic rule (rules.py).
+Step 3. An output whose producers are needed a row at a time may compute them per row
+        (the rows rule); every other root stage gets the generic rule (rules.py).
 
 Each trace is built from `Decisions`; `mutate` rebuilds a trace with one decision
 re-drawn. The decisions of every trace this space built are remembered (`decisions_of`),
@@ -26,7 +27,7 @@ from tuner.space.decisions import Chooser, Decision, Decisions
 from tuner.space.multi_level_tiling import multi_level_tiling
 from tuner.space.points import PointMemory, SpacePoint
 from tuner.space.prior import default_like_decisions
-from tuner.space.rules import BuildContext, generic_rule, inline_rule
+from tuner.space.rules import BuildContext, generic_rule, inline_rule, rows_rule
 
 MUTATION_ATTEMPTS = 8  # decisions tried before a mutation gives up looking for a new trace
 
@@ -114,6 +115,8 @@ class SearchSpace:
                 anchors.add(anchor)
             handled |= multi_level_tiling(context, name, anchor)
         # Step 3.
+        for name in [n for n, s in schedule.stages.items() if s.is_output and n not in handled]:
+            handled |= rows_rule(context, name)
         for name in list(schedule.stages):
             if name not in handled and schedule.stages[name].attach.kind == "root":
                 generic_rule(context, name)

@@ -209,16 +209,52 @@ def test_the_rules_read_the_structure_of_fused_functions() -> None:
     assert attached >= 10
 
 
-def test_reductions_without_reuse_get_the_generic_rule() -> None:
+def test_reductions_without_reuse_get_the_generic_rule_or_are_computed_per_row() -> None:
+    """softmax's and layer_norm's statistics are needed a row at a time: each space point
+    schedules every stage on its own (the generic rule) or computes them per row of the
+    output (the rows rule, with its own decisions); pooling has no such producers."""
     for name, stages in [
         ("softmax", ("softmax_maxelem", "softmax_expsum", "softmax")),
         ("layer_norm", ("layer_norm_sum", "layer_norm_sqsum", "layer_norm")),
         ("max_pool2d", ("max_pool2d",)),
     ]:
-        for decisions in _decisions(name, 5):
+        output = stages[-1]
+        seen = set()
+        for decisions in _decisions(name, 12):
             assert not any(".tile." in key for key in decisions), name
-            for stage in stages:
-                assert f"{stage}.vector" in decisions and f"{stage}.parallel" in decisions
+            placement = decisions.get(f"{output}.by_rows", "stages")
+            seen.add(placement)
+            if placement == "stages":
+                for stage in stages:
+                    assert f"{stage}.vector" in decisions and f"{stage}.parallel" in decisions
+                continue
+            assert f"{output}.row_vector" in decisions
+            assert not any(f"{stage}.vector" in decisions for stage in stages)
+            for stage in stages[:-1]:
+                assert f"{stage}.row_rfactor" in decisions
+        assert seen == ({"stages"} if name == "max_pool2d" else {"stages", "rows"}), name
+
+
+def test_per_row_producers_are_computed_inside_the_output_row_loop() -> None:
+    """Under the rows rule every producer of softmax is computed at the output's fused
+    row loop, which is its outermost (the property tests check what they compute)."""
+    space = space_of("softmax", HardwareParams(vector_bytes=64, num_cores=2))
+    rng = random.Random(5)
+    by_rows = 0
+    for _ in range(20):
+        trace = space.sample(rng)
+        if space.decisions_of(trace)["softmax.by_rows"] != "rows":
+            continue
+        by_rows += 1
+        schedule = trace.replay(workloads()["softmax"].program())
+        output = schedule.stages["softmax"]
+        row_loop = output.leaves[0]
+        producers = [s for name, s in schedule.stages.items() if name != "softmax"]
+        assert producers and all(
+            s.attach.kind == "inline" or (s.attach.stage, s.attach.axis) == ("softmax", row_loop)
+            for s in producers
+        )
+    assert by_rows >= 3
 
 
 def test_reductions_along_rows_may_reduce_each_row_into_partial_vectors() -> None:
@@ -233,7 +269,7 @@ def test_reductions_along_rows_may_reduce_each_row_into_partial_vectors() -> Non
         decisions = space.decisions_of(trace)
         schedule = trace.replay(workloads()["softmax"].program())
         for stage in ("softmax_maxelem", "softmax_expsum"):
-            length = decisions[f"{stage}.rfactor"]
+            length = decisions.get(f"{stage}.rfactor", decisions.get(f"{stage}.row_rfactor"))
             seen.add(length)
             assert length in (1, 8)
             partial = schedule.stages.get(f"{stage}_rf")
@@ -254,7 +290,8 @@ def test_exponentials_read_twice_are_computed_once_or_inlined_by_choice() -> Non
     seen = set()
     for decisions in _decisions("softmax", 20):
         seen.add(decisions["softmax_exp.placement"])
-        assert ("softmax_exp.vector" in decisions) == (decisions["softmax_exp.placement"] == "root")
+        vector = "softmax_exp.vector" in decisions or "softmax_exp.row_vector" in decisions
+        assert vector == (decisions["softmax_exp.placement"] == "root")
     assert seen == {"inline", "root"}
 
 
