@@ -263,6 +263,23 @@ def row_producers(schedule: Schedule, output: str) -> list[str]:
     return found[::-1]
 
 
+def compute_per_row(
+    schedule: Schedule, name: str, partial: str | None, output: str, row_loop: str
+) -> None:
+    """Compute the row producer `name` at `output`'s `row_loop`, and `partial`, its
+    rfactored partials (when it has them), there too, their vector loop innermost."""
+    schedule.compute_at(name, output, row_loop)
+    if partial is None:
+        return
+    schedule.compute_at(partial, output, row_loop)
+    stage = schedule.stages[partial]
+    *rows, lane = [axis.name for axis in stage.op.axes]
+    order = [*rows, *(axis.name for axis in stage.op.reduce_axes), lane]
+    if order != stage.leaves:
+        schedule.reorder(partial, *order)
+    schedule.vectorize(partial, lane)
+
+
 def _reads_at_rows(reader: Stage, name: str, schedule: Schedule, rows: int) -> bool:
     """Whether every read of stage `name` in `reader` indexes its first `rows` dimensions
     by the reader's first `rows` axes."""
@@ -726,17 +743,9 @@ class _DefaultScheduler:
                 and reduces_along_rows(producer)
             ):
                 partial = sch.rfactor(name, producer.op.reduce_axes[-1].name, lanes)
-            sch.compute_at(name, output, fused)
-            done.add(name)
-            if partial is not None:
-                sch.compute_at(partial, output, fused)
-                partial_stage = sch.stages[partial]
-                *partial_rows, lane = [axis.name for axis in partial_stage.op.axes]
-                reduces = [axis.name for axis in partial_stage.op.reduce_axes]
-                sch.reorder(partial, *partial_rows, *reduces, lane)
-                sch.vectorize(partial, lane)
-                done.add(partial)
-            elif not producer.op.reduce_axes:
+            compute_per_row(sch, name, partial, output, fused)
+            done |= {name} if partial is None else {name, partial}
+            if not producer.op.reduce_axes:
                 self._vectorize_last(name, producer.op.axes[-1].name, lanes)
         return done
 

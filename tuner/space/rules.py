@@ -29,7 +29,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ir.schedule.default import recomputes_transcendentals, reduces_along_rows, row_producers
+from ir.schedule.default import (
+    compute_per_row,
+    recomputes_transcendentals,
+    reduces_along_rows,
+    row_producers,
+)
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from tuner.space.analysis import is_padding, is_reduction
@@ -248,17 +253,9 @@ def rows_rule(context: BuildContext, output: str) -> set[str]:
             length = chooser.choose_int(f"{name}.row_rfactor", lengths)
             if length > 1:
                 partial = schedule.rfactor(name, reduced.name, length)
-        schedule.compute_at(name, output, fused)
-        done.add(name)
-        if partial is not None:
-            schedule.compute_at(partial, output, fused)
-            partial_stage = schedule.stages[partial]
-            *partial_rows, lane = [axis.name for axis in partial_stage.op.axes]
-            reduces = [axis.name for axis in partial_stage.op.reduce_axes]
-            reorder_if_needed(schedule, partial, [*partial_rows, *reduces, lane])
-            schedule.vectorize(partial, lane)
-            done.add(partial)
-        elif not producer.op.reduce_axes:
+        compute_per_row(schedule, name, partial, output, fused)
+        done |= {name} if partial is None else {name, partial}
+        if not producer.op.reduce_axes:
             _vector_split(context, name, producer.op.axes[-1].name, f"{name}.row_vector")
     return done
 
