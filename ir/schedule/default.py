@@ -13,7 +13,7 @@ Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is re
         conv tiles rows x columns, its window unrolled.
 Step 3. An output whose producers are needed a row at a time (softmax's and layer_norm's
         statistics and exponentials: `row_producers`), when those reduce rows of at least
-        two vectors, runs its rows in parallel and computes the producers per row, inside
+        four vectors, runs its rows in parallel and computes the producers per row, inside
         its row loop (compute_at): each row's statistics are reduced into a vector of
         partials, then the partials reduced; a row of intermediates stays in L1.
 Step 4. Every other stage: parallel over its fused outer spatial loops, reductions
@@ -53,6 +53,11 @@ CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB o
 # A reduction along rows of at least this many vectors is reduced into a vector of partial
 # results per row (rfactor) rather than across rows.
 PARTIAL_VECTORS = 2
+# Rows of at least this many vectors are computed one at a time, every statistic and
+# intermediate inside the output's row loop. Shorter rows reduced per row pay for each
+# row's serial sum of its partials: 64 x 40 softmax 1.25x slower per row on one thread,
+# 64 x 64 0.63x (bench/results/softmax_emeraldrapids.txt).
+ROW_VECTORS = 4
 
 
 def _divisor_at_most(extent: int, limit: int) -> int:
@@ -708,13 +713,13 @@ class _DefaultScheduler:
 
     def _rows_are_long(self, output: str) -> bool:
         """Whether the output has row producers and every statistic among them reduces
-        rows of at least PARTIAL_VECTORS vectors (shorter rows are reduced faster across
+        rows of at least ROW_VECTORS vectors (shorter rows are reduced faster across
         rows, a vector of rows at a time, than one row at a time)."""
         sch = self.schedule
         producers = [sch.stages[name] for name in row_producers(sch, output)]
         lanes = self.hardware.lanes(sch.stages[output].op.dtype)
         return bool(producers) and all(
-            p.op.reduce_axes[-1].extent >= PARTIAL_VECTORS * lanes and reduces_along_rows(p)
+            p.op.reduce_axes[-1].extent >= ROW_VECTORS * lanes and reduces_along_rows(p)
             for p in producers
             if p.op.reduce_axes
         )

@@ -1,0 +1,99 @@
+"""Default schedules of softmax and layer_norm computed per row against each stage over the
+whole tensor, timed in turn in one process (`bench.common.time_in_turn`).
+
+    .venv/bin/python bench/per_row.py [--softmax 12x197x197 ...] [--layer-norm 197x768 ...]
+
+"per row" is today's default (`ir.schedule.default`, Step 3: the statistics and
+intermediates computed inside the output's row loop, for rows of ROW_VECTORS vectors or
+more); "per stage" is the same default with no row producers found, as it was before
+(each stage over the whole tensor, the statistics' rows reduced a vector of rows at a
+time). Both kernels run on the same inputs and must agree; prints microseconds per call
+and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import ir.schedule.default as default
+from bench.common import time_in_turn
+from codegen.executor import hardware_of
+from codegen.llvm import compile_kernel, host_target
+from ir.graph.nodes import Call, Function, Var, call
+from ir.graph.passes.fuse_ops import fuse_ops
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.traversal import post_order
+from ir.graph.types import TensorType
+from ir.lower import lower
+from ir.te.program import TEProgram, function_to_te
+
+SOFTMAX = ("12x197x197", "12x128x128", "3x48x100", "8x4096", "1x4096", "64x64", "64x40", "1x1000")
+LAYER_NORM = ("197x768", "128x768", "3136x96")
+
+
+def _program(op: str, shapes: list[tuple[int, ...]]) -> TEProgram:
+    params = [Var(f"x{i}", TensorType(shape, "float32")) for i, shape in enumerate(shapes)]
+    fn = infer_type(Function(tuple(params), call(op, *params)))
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    return function_to_te(prim)
+
+
+def compare(op: str, shapes: list[tuple[int, ...]], rounds: int = 9) -> dict[str, float]:
+    """Seconds per call of the per-row and the per-stage default of `op` on `shapes`."""
+    target = host_target()
+    program = _program(op, shapes)
+    hardware = hardware_of(target)
+    per_row = compile_kernel(lower(default.default_schedule(program, hardware)), target)
+    with mock.patch.object(default, "row_producers", lambda schedule, output: []):
+        per_stage = compile_kernel(lower(default.default_schedule(program, hardware)), target)
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    outputs = {
+        name: [np.empty(t.shape, np.float32) for t in program.outputs]
+        for name in ("per_row", "per_stage")
+    }
+    per_row(*inputs, *outputs["per_row"])
+    per_stage(*inputs, *outputs["per_stage"])
+    for a, b in zip(outputs["per_row"], outputs["per_stage"], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    return time_in_turn(
+        {
+            "per_row": lambda: per_row(*inputs, *outputs["per_row"]),
+            "per_stage": lambda: per_stage(*inputs, *outputs["per_stage"]),
+        },
+        rounds,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--softmax", nargs="*", default=list(SOFTMAX), metavar="SHAPE")
+    parser.add_argument("--layer-norm", nargs="*", default=list(LAYER_NORM), metavar="SHAPE")
+    args = parser.parse_args()
+    print(f"target: {host_target()}", file=sys.stderr)
+    print(f"{'op':14} {'shape':>12} {'per stage us':>13} {'per row us':>11} {'row/stage':>10}")
+    cases = [("nn.softmax", [text]) for text in args.softmax]
+    for text in args.layer_norm:  # (the normalised axis' gamma and beta beside the input)
+        width = text.split("x")[-1]
+        cases.append(("nn.layer_norm", [text, width, width]))
+    for op, texts in cases:
+        shapes = [tuple(int(n) for n in text.split("x")) for text in texts]
+        costs = compare(op, shapes)
+        print(
+            f"{op:14} {texts[0]:>12} {costs['per_stage'] * 1e6:13.1f} "
+            f"{costs['per_row'] * 1e6:11.1f} {costs['per_row'] / costs['per_stage']:10.2f}",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
