@@ -528,6 +528,32 @@ def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
     _compile_and_check(fn, {"x0": x}, f"softmax {shape}")
 
 
+@pytest.mark.parametrize("shape", [(3, 5, 56), (10, 3), (4, 197)])
+def test_an_exponential_read_by_two_stages_is_computed_a_row_at_a_time(
+    shape: tuple[int, ...],
+) -> None:
+    """exp(x) read by the output and by another stage (inlined into it) is computed once,
+    a row at a time inside the output's row loop, into a buffer one row long (vectorized
+    where the row is long enough); the kernel computes the reference."""
+    x = placeholder(shape, name="x")
+    shared = compute(shape, lambda *i: intrinsic("exp", x[i]), name="shared")
+    doubled = compute(shape, lambda *i: shared[i] * 2.0, name="doubled")
+    out = compute(shape, lambda *i: shared[i] * x[i] + doubled[i], name="out")
+    schedule = default_schedule(TEProgram("shared_exp", (x,), (out,)), HardwareParams())
+    stage = schedule.stages["shared"]
+    assert (stage.attach.kind, stage.attach.stage) == ("at", "out")
+    assert stage.attach.axis == schedule.stages["out"].leaves[0]
+    assert (shape[-1] >= 4) == ("vectorize" in stage.annotations.values())
+    kernel = lower(schedule)
+    (buffer,) = [s.buffer for s in walk_stmt(kernel.body) if isinstance(s, Allocate)]
+    assert math.prod(buffer.shape) < 2 * shape[-1] + 16  # a row (its vector tail padded)
+    values = RNG.standard_normal(shape).astype(np.float32)
+    result = np.full(shape, np.nan, np.float32)
+    compile_kernel(kernel)(values, result)
+    expected = np.exp(values) * values + np.exp(values) * 2.0
+    np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("length", [7, 1000])
 def test_a_reduction_to_a_scalar_gets_a_default_schedule(length: int) -> None:
     """A sum of a whole vector (no spatial axis): long enough, its partials vectorized."""
