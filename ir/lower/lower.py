@@ -846,7 +846,7 @@ class _Lowering:
         reads = self._reads_in(producer, consumer.stage.op, self.absolute(consumer))
         for sibling in siblings:
             region = regions.get(sibling.name)
-            if region is None or sibling is producer:
+            if region is None:  # (the producer itself, or a stage computed before it)
                 continue
             mapping: dict[Var, PrimExpr] = {}
             for axis, start, extent in zip(

@@ -29,7 +29,7 @@ import math
 from collections.abc import Collection
 
 from ir.schedule.hardware import HardwareParams
-from ir.schedule.schedule import Schedule, Stage, loop_extents
+from ir.schedule.schedule import Schedule, Stage, loop_extents, tensor_reads
 from ir.te.program import TEProgram
 from ir.tir.expr import Call, Reduce, TensorRead, Var
 from ir.tir.visit import walk_expr
@@ -290,9 +290,9 @@ def _reads_at_rows(reader: Stage, name: str, schedule: Schedule, rows: int) -> b
     by the reader's first `rows` axes."""
     axes = [axis.var for axis in reader.op.axes[:rows]]
     return all(
-        len(axes) == rows and list(node.indices[:rows]) == axes
-        for node in walk_expr(reader.op.body)
-        if isinstance(node, TensorRead) and schedule.stage_of_op.get(id(node.tensor.op)) == name
+        len(axes) == rows and list(read.indices[:rows]) == axes
+        for read in tensor_reads(reader.op.body)
+        if schedule.stage_of_op.get(id(read.tensor.op)) == name
     )
 
 
@@ -333,8 +333,8 @@ class _DefaultScheduler:
             anchor = self._gemm_anchor(name)
             if anchor is not None:
                 done |= self.tile_gemm(name, anchor)
-            elif self._rows_are_long(name):
-                done |= self.by_rows(name)
+            elif self._rows_are_long(name, producers := row_producers(sch, name)):
+                done |= self.by_rows(name, producers)
         for name, stage in list(sch.stages.items()):
             if name in done or stage.attach.kind != "root":
                 continue
@@ -711,25 +711,24 @@ class _DefaultScheduler:
             self._parallel(partial, fused, partial_stage)
         sch.vectorize(partial, lane)
 
-    def _rows_are_long(self, output: str) -> bool:
-        """Whether the output has row producers and every statistic among them reduces
-        rows of at least ROW_VECTORS vectors (shorter rows are reduced faster across
-        rows, a vector of rows at a time, than one row at a time)."""
+    def _rows_are_long(self, output: str, producers: list[str]) -> bool:
+        """Whether the output has row producers (`producers`) and every statistic among
+        them reduces rows of at least ROW_VECTORS vectors (shorter rows are reduced faster
+        across rows, a vector of rows at a time, than one row at a time)."""
         sch = self.schedule
-        producers = [sch.stages[name] for name in row_producers(sch, output)]
         lanes = self.hardware.lanes(sch.stages[output].op.dtype)
-        return bool(producers) and all(
+        stages = [sch.stages[name] for name in producers]
+        return bool(stages) and all(
             p.op.reduce_axes[-1].extent >= ROW_VECTORS * lanes and reduces_along_rows(p)
-            for p in producers
+            for p in stages
             if p.op.reduce_axes
         )
 
-    def by_rows(self, output: str) -> set[str]:
+    def by_rows(self, output: str, producers: list[str]) -> set[str]:
         """The output's rows in parallel, each row's producers (`row_producers`) computed
         inside its row loop: the statistics reduced into a vector of partials when their
         rows are long enough, elementwise intermediates vectorized. The stages done."""
         sch = self.schedule
-        producers = row_producers(sch, output)
         stage = sch.stages[output]
         lanes = self.hardware.lanes(stage.op.dtype)
         *rows, last = [axis.name for axis in stage.op.axes]

@@ -562,19 +562,6 @@ class Schedule:
             )
         producer.attach = point
 
-    def attached_readers(self, name: str) -> list[str]:
-        """The stages computed at the same loop as `name` that read it (directly or through
-        inlined stages), in stage order."""
-        point = self.stage(name).attach
-        return [
-            other
-            for other, stage in self.stages.items()
-            if other != name
-            and point.kind == "at"
-            and stage.attach == point
-            and name in self._stages_read_by(other)
-        ]
-
     def _stages_read_by(self, name: str) -> set[str]:
         """Stages read by `name` directly or through inlined stages."""
         found: set[str] = set()
