@@ -6,16 +6,19 @@ whole tensor, timed in turn in one process (`bench.common.time_in_turn`).
 
 "per row" is today's default (`ir.schedule.default`, Step 3: the statistics and
 intermediates computed inside the output's row loop, for rows of ROW_VECTORS vectors or
-more); "per stage" is the same default with no row producers found, as it was before
-(each stage over the whole tensor, the statistics' rows reduced a vector of rows at a
-time). `--shared-exp` shapes time an elementwise function whose exp(x) two stages read
-(`exp(x) * x + 2 exp(x)`, the exp computed once): per row, a row of it at a time. Both
-kernels run on the same inputs and must agree; prints microseconds per call and the ratio.
+more, each row's partials reduced horizontally); "serial" is the same with each row's
+partials reduced one after another, as before the horizontal reduction; "per stage" is
+the default with no row producers found (each stage over the whole tensor, the
+statistics' rows reduced a vector of rows at a time). `--shared-exp` shapes time an
+elementwise function whose exp(x) two stages read (`exp(x) * x + 2 exp(x)`, the exp
+computed once): per row, a row of it at a time. The kernels run on the same inputs and
+must agree; prints microseconds per call and the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 from unittest import mock
@@ -60,28 +63,29 @@ def _shared_exp(shape: tuple[int, ...]) -> TEProgram:
 
 
 def compare(op: str, shapes: list[tuple[int, ...]], rounds: int = 9) -> dict[str, float]:
-    """Seconds per call of the per-row and the per-stage default of `op` (or "shared_exp")
-    on `shapes`."""
+    """Seconds per call of the per-row default of `op` (or "shared_exp") on `shapes`, of
+    the same with serial partials, and of the per-stage default."""
     target = host_target()
     program = _shared_exp(shapes[0]) if op == "shared_exp" else _program(op, shapes)
     hardware = hardware_of(target)
     per_row = compile_kernel(lower(default.default_schedule(program, hardware)), target)
     with mock.patch.object(default, "row_producers", lambda schedule, output: []):
         per_stage = compile_kernel(lower(default.default_schedule(program, hardware)), target)
+    serial = functools.partial(default.compute_per_row, horizontal=False)
+    with mock.patch.object(default, "compute_per_row", serial):
+        serial_partials = compile_kernel(lower(default.default_schedule(program, hardware)), target)
     rng = np.random.default_rng(0)
     inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
-    outputs = {
-        name: [np.empty(t.shape, np.float32) for t in program.outputs]
-        for name in ("per_row", "per_stage")
-    }
-    per_row(*inputs, *outputs["per_row"])
-    per_stage(*inputs, *outputs["per_stage"])
-    for a, b in zip(outputs["per_row"], outputs["per_stage"], strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+    kernels = {"per_row": per_row, "per_stage": per_stage, "serial_partials": serial_partials}
+    outputs = {name: [np.empty(t.shape, np.float32) for t in program.outputs] for name in kernels}
+    for name, kernel in kernels.items():
+        kernel(*inputs, *outputs[name])
+        for a, b in zip(outputs["per_row"], outputs[name], strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
     return time_in_turn(
         {
-            "per_row": lambda: per_row(*inputs, *outputs["per_row"]),
-            "per_stage": lambda: per_stage(*inputs, *outputs["per_stage"]),
+            name: functools.partial(kernel, *inputs, *outputs[name])
+            for name, kernel in kernels.items()
         },
         rounds,
     )
@@ -94,7 +98,10 @@ def main() -> int:
     parser.add_argument("--shared-exp", nargs="*", default=list(SHARED_EXP), metavar="SHAPE")
     args = parser.parse_args()
     print(f"target: {host_target()}", file=sys.stderr)
-    print(f"{'op':14} {'shape':>12} {'per stage us':>13} {'per row us':>11} {'row/stage':>10}")
+    print(
+        f"{'op':14} {'shape':>12} {'per stage us':>13} {'serial us':>10} {'per row us':>11} "
+        f"{'row/stage':>10} {'row/serial':>11}"
+    )
     cases = [("nn.softmax", [text]) for text in args.softmax]
     for text in args.layer_norm:  # (the normalised axis' gamma and beta beside the input)
         width = text.split("x")[-1]
@@ -105,7 +112,9 @@ def main() -> int:
         costs = compare(op, shapes)
         print(
             f"{op:14} {texts[0]:>12} {costs['per_stage'] * 1e6:13.1f} "
-            f"{costs['per_row'] * 1e6:11.1f} {costs['per_row'] / costs['per_stage']:10.2f}",
+            f"{costs['serial_partials'] * 1e6:10.1f} {costs['per_row'] * 1e6:11.1f} "
+            f"{costs['per_row'] / costs['per_stage']:10.2f} "
+            f"{costs['per_row'] / costs['serial_partials']:11.2f}",
             flush=True,
         )
     return 0

@@ -9,6 +9,11 @@ lane statement 2. That is only the loop's meaning when no lane reads or writes w
 another lane writes, so a body that could observe the difference - or one with
 nested loops, conditionals or allocations, or more than MAX_VECTOR_LANES lanes - is
 emitted as a serial loop instead, with metadata asking LLVM's own vectorizer to try.
+
+A vectorized reduce axis (`acc[c] = acc[c] op f(k)`, c not depending on k; op add, mul,
+max or min) is one horizontal reduction: f over every lane, the lanes combined as a
+tree (LLVM's vector.reduce intrinsics; float sums and products reassociated, max and min
+NaN in, NaN out), then combined with acc[c] once.
 """
 
 from __future__ import annotations
@@ -21,10 +26,17 @@ import llvmlite.ir as ir
 
 from codegen.llvm.affine import depends_on, linear_coefficient
 from codegen.llvm.context import FunctionContext
-from codegen.llvm.dtypes import constant, scalar_type
+from codegen.llvm.dtypes import (
+    constant,
+    intrinsic_suffix,
+    is_float,
+    is_unsigned,
+    scalar_type,
+    splat,
+)
 from codegen.llvm.exprs import emit_cast, emit_expr
 from codegen.llvm.loops import emit_counted_loop
-from ir.tir.expr import Buffer, IntImm, Load, PrimExpr, Var
+from ir.tir.expr import Binary, Buffer, IntImm, Load, PrimExpr, Var
 from ir.tir.stmt import Barrier, For, LetStmt, Seq, Stmt, Store
 from ir.tir.visit import substitute, walk_expr
 
@@ -116,12 +128,14 @@ def emit_vectorized_loop(ctx: FunctionContext, loop: For, emit_stmt: EmitStmt) -
             with ctx.bind(loop.var, constant(scalar_type(loop.var.dtype), 0), non_negative=True):
                 emit_stmt(ctx, loop.body)
         return
-    if (
-        not isinstance(extent, IntImm)
-        or extent.value > MAX_VECTOR_LANES
-        or ctx.vector_var is not None
-        or vectorize_blocker(loop.body, loop.var) is not None
-    ):
+    lanes = 0  # (0: not emitted as vector code here)
+    if isinstance(extent, IntImm) and extent.value <= MAX_VECTOR_LANES and ctx.vector_var is None:
+        lanes = extent.value
+    update = reduction_update(loop.body, loop.var) if lanes and ctx.mask is None else None
+    if update is not None:
+        _emit_horizontal_reduction(ctx, loop.var, lanes, update, emit_stmt)
+        return
+    if not lanes or vectorize_blocker(loop.body, loop.var) is not None:
         end = emit_cast(ctx, emit_expr(ctx, extent), extent.dtype, loop.var.dtype)
         emit_counted_loop(
             ctx,
@@ -132,7 +146,6 @@ def emit_vectorized_loop(ctx: FunctionContext, loop: For, emit_stmt: EmitStmt) -
             hints={"llvm.loop.vectorize.enable": True},
         )
         return
-    lanes = extent.value
     lane_vector = ir.Constant(ir.VectorType(scalar_type(loop.var.dtype), lanes), list(range(lanes)))
     ctx.lanes, ctx.vector_var = lanes, loop.var
     try:
@@ -140,6 +153,82 @@ def emit_vectorized_loop(ctx: FunctionContext, loop: For, emit_stmt: EmitStmt) -
             emit_stmt(ctx, loop.body)
     finally:
         ctx.lanes, ctx.vector_var = 1, None
+
+
+# The combiners a horizontal reduction handles: float and signed/unsigned int intrinsics.
+_FLOAT_REDUCE = {"add": "fadd", "mul": "fmul", "max": "fmaximum", "min": "fminimum"}
+_INT_REDUCE = {"add": "add", "mul": "mul", "max": "smax", "min": "smin"}
+_UNSIGNED_REDUCE = {**_INT_REDUCE, "max": "umax", "min": "umin"}
+
+
+@dataclass(frozen=True)
+class _ReductionUpdate:
+    """`store` is `acc[c] = acc[c] op operand` (or `operand op acc[c]`)."""
+
+    store: Store
+    op: str
+    operand: PrimExpr
+
+
+def reduction_update(body: Stmt, var: Var) -> _ReductionUpdate | None:
+    """`body` as the update of a reduction over `var`, if it is one: a store of
+    `acc[c] op f(var)` to acc[c], where c does not depend on `var`, f reads no element of
+    acc, and op is a combiner a horizontal reduction handles."""
+    if not isinstance(body, Store) or not isinstance(body.value, Binary):
+        return None
+    value = body.value
+    if value.op not in _FLOAT_REDUCE or depends_on(body.index, {var}):
+        return None
+    accumulator = Load(body.buffer, body.index)
+    if value.lhs == accumulator:
+        operand = value.rhs
+    elif value.rhs == accumulator:
+        operand = value.lhs
+    else:
+        return None
+    if any(isinstance(node, Load) and node.buffer == body.buffer for node in walk_expr(operand)):
+        return None
+    return _ReductionUpdate(body, value.op, operand)
+
+
+def _emit_horizontal_reduction(
+    ctx: FunctionContext, var: Var, lanes: int, update: _ReductionUpdate, emit_stmt: EmitStmt
+) -> None:
+    """`update` over `lanes` values of `var`, as one vector of operands reduced to a
+    scalar, then combined with the accumulator by the update's own store."""
+    lane_vector = ir.Constant(ir.VectorType(scalar_type(var.dtype), lanes), list(range(lanes)))
+    ctx.lanes, ctx.vector_var = lanes, var
+    try:
+        with ctx.bind(var, lane_vector, non_negative=True):
+            operands = splat(ctx.builder, emit_expr(ctx, update.operand), lanes)
+    finally:
+        ctx.lanes, ctx.vector_var = 1, None
+    dtype = update.operand.dtype
+    element = scalar_type(dtype)
+    builder = ctx.builder
+    if is_float(dtype):
+        kind = _FLOAT_REDUCE[update.op]
+        name = f"llvm.vector.reduce.{kind}.{intrinsic_suffix(operands.type)}"
+        if kind in ("fadd", "fmul"):
+            # The start value is the combiner's identity; reassoc lets LLVM sum as a tree.
+            start = constant(element, 0.0 if kind == "fadd" else 1.0)
+            function = ctx.module_ctx.declare(
+                name, ir.FunctionType(element, [element, operands.type])
+            )
+            reduced = builder.call(function, [start, operands], fastmath=("reassoc",))
+        else:
+            function = ctx.module_ctx.declare(name, ir.FunctionType(element, [operands.type]))
+            reduced = builder.call(function, [operands])
+    else:
+        kinds = _UNSIGNED_REDUCE if is_unsigned(dtype) else _INT_REDUCE
+        name = f"llvm.vector.reduce.{kinds[update.op]}.{intrinsic_suffix(operands.type)}"
+        function = ctx.module_ctx.declare(name, ir.FunctionType(element, [operands.type]))
+        reduced = builder.call(function, [operands])
+    lanes_combined = Var(f"{var.name}_reduced", dtype)
+    store = update.store
+    value = Binary(update.op, Load(store.buffer, store.index), lanes_combined)
+    with ctx.bind(lanes_combined, reduced):
+        emit_stmt(ctx, Store(store.buffer, store.index, value))
 
 
 @contextmanager

@@ -269,10 +269,17 @@ def row_producers(schedule: Schedule, output: str) -> list[str]:
 
 
 def compute_per_row(
-    schedule: Schedule, name: str, partial: str | None, output: str, row_loop: str
+    schedule: Schedule,
+    name: str,
+    partial: str | None,
+    output: str,
+    row_loop: str,
+    horizontal: bool = True,
 ) -> None:
     """Compute the row producer `name` at `output`'s `row_loop`, and `partial`, its
-    rfactored partials (when it has them), there too, their vector loop innermost."""
+    rfactored partials (when it has them), there too, their vector loop innermost; `name`
+    then reduces the partials in one horizontal reduction (its reduce loop vectorized),
+    or, without `horizontal`, one partial after another."""
     schedule.compute_at(name, output, row_loop)
     if partial is None:
         return
@@ -283,6 +290,8 @@ def compute_per_row(
     if order != stage.leaves:
         schedule.reorder(partial, *order)
     schedule.vectorize(partial, lane)
+    if horizontal:
+        schedule.vectorize(name, schedule.stages[name].leaves[-1])
 
 
 def _reads_at_rows(reader: Stage, name: str, schedule: Schedule, rows: int) -> bool:

@@ -380,7 +380,8 @@ class Schedule:
         return result
 
     def vectorize(self, stage: str, axis: str) -> None:
-        """Run the (innermost, spatial) loop `axis` as SIMD lanes."""
+        """Run the innermost loop `axis` as SIMD lanes (a reduce axis: the lanes' partial
+        results combined by a horizontal reduction, in another order than a serial loop)."""
         self._record("annotate", stage=stage, axis=axis, annotation="vectorize")
 
     def parallel(self, stage: str, axis: str) -> None:
@@ -511,8 +512,8 @@ class Schedule:
         self._leaf(target, axis)
         if annotation not in ANNOTATIONS:
             raise ScheduleError(f"unknown annotation {annotation!r}; known: {ANNOTATIONS}")
-        if annotation in ("parallel", "vectorize") and target.axis_kind[axis] == "reduce":
-            raise ScheduleError(f"cannot {annotation} reduce axis {axis}: iterations would race")
+        if annotation == "parallel" and target.axis_kind[axis] == "reduce":
+            raise ScheduleError(f"cannot parallel reduce axis {axis}: iterations would race")
         if annotation == "vectorize" and target.leaves[-1] != axis:
             raise ScheduleError(
                 f"only the innermost loop can be vectorized; {axis} is not "

@@ -524,12 +524,6 @@ MALFORMED_TRACES: list[tuple[str, list[dict[str, Any]], int, str]] = [
     ),
     (
         "matmul",
-        [{"kind": "annotate", "stage": "matmul", "axis": "k", "annotation": "vectorize"}],
-        0,
-        "reduce axis",
-    ),
-    (
-        "matmul",
         [
             {"kind": "reorder", "stage": "matmul", "axes": ["k", "i0", "i1"]},
             {"kind": "annotate", "stage": "matmul", "axis": "i0", "annotation": "vectorize"},

@@ -13,7 +13,9 @@ outer loops is fused and run in parallel. A reduction along rows (its innermost 
 axis reads an input's innermost dimension) may first be rfactored: each row reduced into
 a vector of partial results of a chosen length (half, one or two vectors), that vector
 innermost and its rows fused in parallel by a chosen count, before the stage itself, now
-reducing the partials, is scheduled as above.
+reducing the partials, is scheduled as above. A reduction left without a vector loop
+whose innermost reduce axis fits one vector (the partials, a pooling window's row) may
+vectorize that axis: its lanes combined by one horizontal reduction.
 
 Rows rule (an output whose statistics and intermediates are needed a row at a time:
 softmax, layer_norm; `row_producers`): a decision between the generic rule for each
@@ -41,6 +43,9 @@ from tuner.space.analysis import is_padding, is_reduction
 from tuner.space.decisions import Chooser
 
 MAX_VECTOR = 64  # longest loop emitted as one vector (codegen's MAX_VECTOR_LANES)
+# A reduction left without a vector loop: its innermost reduce loop serial, or one vector
+# combined by a horizontal reduction.
+REDUCE_VECTORS = ("serial", "horizontal")
 VECTOR_LENGTHS = (4, 8, 16, 32, 64)  # split lengths tried besides the hardware lanes
 PLACEMENTS = ("inline", "root")
 ROW_PLACEMENTS = ("stages", "rows")  # an output's row producers: each over the tensor, or per row
@@ -224,6 +229,20 @@ def generic_rule(context: BuildContext, name: str) -> None:
     fuse_parallel(schedule, name, [axis for axis, _ in outer], count)
     if inner:
         schedule.vectorize(name, inner[-1])
+    elif (
+        reduces
+        and _reduces_in_one_vector(schedule, name)
+        and chooser.choose_str(f"{name}.reduce_vector", REDUCE_VECTORS) == "horizontal"
+    ):
+        schedule.vectorize(name, reduces[-1])
+
+
+def _reduces_in_one_vector(schedule: Schedule, name: str) -> bool:
+    """Whether the stage's innermost loop is its last reduce axis, short enough to be one
+    vector (a horizontal reduction: a row's partials, a pooling window's last axis)."""
+    stage = schedule.stages[name]
+    last = stage.op.reduce_axes[-1]
+    return stage.leaves[-1] == last.name and 2 <= last.extent <= MAX_VECTOR
 
 
 def rows_rule(context: BuildContext, output: str) -> set[str]:

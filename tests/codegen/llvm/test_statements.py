@@ -1,5 +1,6 @@
 """Statements: guards, lets, allocations, unrolling limits, parallel regions, and the
-cases a vectorized loop must fall back to a serial one to keep its meaning."""
+cases a vectorized loop must fall back to a serial one to keep its meaning (reductions
+into one element: test_horizontal_reductions.py)."""
 
 from __future__ import annotations
 
@@ -193,7 +194,9 @@ def test_vectorized_recurrence_keeps_serial_meaning() -> None:
     np.testing.assert_array_equal(values, 2.0 ** np.arange(17, dtype=np.float32))
 
 
-def test_vectorized_reduction_into_one_element_keeps_serial_meaning() -> None:
+def test_vectorized_reduction_into_one_element_sums_every_element() -> None:
+    # Lanes are not independent here: the loop is one horizontal reduction
+    # (test_horizontal_reductions.py), not a vector of stores.
     source, total = Buffer("A", (32,)), Buffer("S", (1,))
     k = Var("k")
     body = Store(total, IntImm(0), Load(total, IntImm(0)) + Load(source, k))

@@ -284,6 +284,34 @@ def test_reductions_along_rows_may_reduce_each_row_into_partial_vectors() -> Non
     assert not any(".rfactor" in key for d in _decisions("max_pool2d", 10) for key in d)
 
 
+def test_reductions_of_one_vector_may_be_reduced_horizontally() -> None:
+    """A statistic left without a vector loop whose innermost reduce axis fits one vector
+    (a row of 20, or its 8 partials) vectorizes that axis or not, by choice; per row, the
+    partials are always reduced horizontally. Pooling's window rows (3) may be too."""
+    space = space_of("softmax", HardwareParams(vector_bytes=64, num_cores=2))
+    program = workloads()["softmax"].program()
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(60):
+        trace = space.sample(rng)
+        decisions = space.decisions_of(trace)
+        schedule = trace.replay(program)
+        for name in ("softmax_maxelem", "softmax_expsum"):
+            stage = schedule.stages[name]
+            last = stage.leaves[-1]
+            horizontal = stage.annotations.get(last) == "vectorize" and last in {
+                axis.name for axis in stage.op.reduce_axes
+            }
+            choice = decisions.get(f"{name}.reduce_vector")
+            if choice is not None:
+                seen.add(choice)
+                assert horizontal == (choice == "horizontal")
+            elif decisions.get(f"{name}.row_rfactor", 1) > 1:
+                assert horizontal
+    assert seen == {"serial", "horizontal"}
+    assert any("max_pool2d.reduce_vector" in d for d in _decisions("max_pool2d", 20))
+
+
 def test_exponentials_read_twice_are_computed_once_or_inlined_by_choice() -> None:
     """softmax's exp(x - max) is read by the row sum and the output: the space chooses
     between computing it once at the root (then scheduled like any stage) and inlining it."""
