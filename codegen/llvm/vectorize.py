@@ -173,11 +173,11 @@ class _ReductionUpdate:
 def reduction_update(body: Stmt, var: Var) -> _ReductionUpdate | None:
     """`body` as the update of a reduction over `var`, if it is one: a store of
     `acc[c] op f(var)` to acc[c], where c does not depend on `var`, f reads no element of
-    acc, and op is a combiner a horizontal reduction handles."""
+    acc, and op is a combiner a horizontal reduction handles (not of bools)."""
     if not isinstance(body, Store) or not isinstance(body.value, Binary):
         return None
     value = body.value
-    if value.op not in _FLOAT_REDUCE or depends_on(body.index, {var}):
+    if value.op not in _FLOAT_REDUCE or value.dtype == "bool" or depends_on(body.index, {var}):
         return None
     accumulator = Load(body.buffer, body.index)
     if value.lhs == accumulator:
@@ -210,8 +210,9 @@ def _emit_horizontal_reduction(
         kind = _FLOAT_REDUCE[update.op]
         name = f"llvm.vector.reduce.{kind}.{intrinsic_suffix(operands.type)}"
         if kind in ("fadd", "fmul"):
-            # The start value is the combiner's identity; reassoc lets LLVM sum as a tree.
-            start = constant(element, 0.0 if kind == "fadd" else 1.0)
+            # The start value is the combiner's identity (-0.0: -0.0 + -0.0 stays -0.0);
+            # reassoc lets LLVM combine the lanes as a tree.
+            start = constant(element, -0.0 if kind == "fadd" else 1.0)
             function = ctx.module_ctx.declare(
                 name, ir.FunctionType(element, [element, operands.type])
             )
