@@ -12,8 +12,8 @@ emitted as a serial loop instead, with metadata asking LLVM's own vectorizer to 
 
 A vectorized reduce axis (`acc[c] = acc[c] op f(k)`, c not depending on k; op add, mul,
 max or min) is one horizontal reduction: f over every lane, the lanes combined as a
-tree (LLVM's vector.reduce intrinsics; float sums and products reassociated, max and min
-NaN in, NaN out), then combined with acc[c] once.
+tree of vector halves (a float sum in another order than the serial loop's; max and min
+NaN in, NaN out, as everywhere), then combined with acc[c] once.
 """
 
 from __future__ import annotations
@@ -21,19 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import llvmlite.ir as ir
 
 from codegen.llvm.affine import depends_on, linear_coefficient
 from codegen.llvm.context import FunctionContext
-from codegen.llvm.dtypes import (
-    constant,
-    intrinsic_suffix,
-    is_float,
-    is_unsigned,
-    scalar_type,
-    splat,
-)
+from codegen.llvm.dtypes import I32, constant, scalar_type, splat
 from codegen.llvm.exprs import emit_cast, emit_expr
 from codegen.llvm.loops import emit_counted_loop
 from ir.tir.expr import Binary, Buffer, IntImm, Load, PrimExpr, Var
@@ -155,10 +149,8 @@ def emit_vectorized_loop(ctx: FunctionContext, loop: For, emit_stmt: EmitStmt) -
         ctx.lanes, ctx.vector_var = 1, None
 
 
-# The combiners a horizontal reduction handles: float and signed/unsigned int intrinsics.
-_FLOAT_REDUCE = {"add": "fadd", "mul": "fmul", "max": "fmaximum", "min": "fminimum"}
-_INT_REDUCE = {"add": "add", "mul": "mul", "max": "smax", "min": "smin"}
-_UNSIGNED_REDUCE = {**_INT_REDUCE, "max": "umax", "min": "umin"}
+# The combiners a horizontal reduction handles.
+_COMBINERS = ("add", "mul", "max", "min")
 
 
 @dataclass(frozen=True)
@@ -177,7 +169,7 @@ def reduction_update(body: Stmt, var: Var) -> _ReductionUpdate | None:
     if not isinstance(body, Store) or not isinstance(body.value, Binary):
         return None
     value = body.value
-    if value.op not in _FLOAT_REDUCE or value.dtype == "bool" or depends_on(body.index, {var}):
+    if value.op not in _COMBINERS or value.dtype == "bool" or depends_on(body.index, {var}):
         return None
     accumulator = Load(body.buffer, body.index)
     if value.lhs == accumulator:
@@ -194,8 +186,8 @@ def reduction_update(body: Stmt, var: Var) -> _ReductionUpdate | None:
 def _emit_horizontal_reduction(
     ctx: FunctionContext, var: Var, lanes: int, update: _ReductionUpdate, emit_stmt: EmitStmt
 ) -> None:
-    """`update` over `lanes` values of `var`, as one vector of operands reduced to a
-    scalar, then combined with the accumulator by the update's own store."""
+    """`update` over `lanes` values of `var`: one vector of operands, its halves combined
+    until one lane is left, then combined with the accumulator by the update's own store."""
     lane_vector = ir.Constant(ir.VectorType(scalar_type(var.dtype), lanes), list(range(lanes)))
     ctx.lanes, ctx.vector_var = lanes, var
     try:
@@ -203,33 +195,50 @@ def _emit_horizontal_reduction(
             operands = splat(ctx.builder, emit_expr(ctx, update.operand), lanes)
     finally:
         ctx.lanes, ctx.vector_var = 1, None
-    dtype = update.operand.dtype
-    element = scalar_type(dtype)
-    builder = ctx.builder
-    if is_float(dtype):
-        kind = _FLOAT_REDUCE[update.op]
-        name = f"llvm.vector.reduce.{kind}.{intrinsic_suffix(operands.type)}"
-        if kind in ("fadd", "fmul"):
-            # The start value is the combiner's identity (-0.0: -0.0 + -0.0 stays -0.0);
-            # reassoc lets LLVM combine the lanes as a tree.
-            start = constant(element, -0.0 if kind == "fadd" else 1.0)
-            function = ctx.module_ctx.declare(
-                name, ir.FunctionType(element, [element, operands.type])
-            )
-            reduced = builder.call(function, [start, operands], fastmath=("reassoc",))
-        else:
-            function = ctx.module_ctx.declare(name, ir.FunctionType(element, [operands.type]))
-            reduced = builder.call(function, [operands])
-    else:
-        kinds = _UNSIGNED_REDUCE if is_unsigned(dtype) else _INT_REDUCE
-        name = f"llvm.vector.reduce.{kinds[update.op]}.{intrinsic_suffix(operands.type)}"
-        function = ctx.module_ctx.declare(name, ir.FunctionType(element, [operands.type]))
-        reduced = builder.call(function, [operands])
-    lanes_combined = Var(f"{var.name}_reduced", dtype)
+    reduced = _combine_lanes(ctx, update.op, update.operand.dtype, operands, lanes)
+    lanes_combined = Var(f"{var.name}_reduced", update.operand.dtype)
     store = update.store
     value = Binary(update.op, Load(store.buffer, store.index), lanes_combined)
     with ctx.bind(lanes_combined, reduced):
         emit_stmt(ctx, Store(store.buffer, store.index, value))
+
+
+def _combine_lanes(ctx: FunctionContext, op: str, dtype: str, vector: Any, lanes: int) -> Any:
+    """The `lanes` lanes of `vector` combined by `op` as a tree (the lower half with the
+    upper, an odd lane kept aside until the end), each step `op` as the serial code
+    computes it (max and min: NaN in, NaN out)."""
+    builder = ctx.builder
+    lhs, rhs = Var("lanes_lhs", dtype), Var("lanes_rhs", dtype)
+    step = Binary(op, lhs, rhs)
+
+    def combine(a: Any, b: Any) -> Any:
+        with ctx.bind(lhs, a), ctx.bind(rhs, b):
+            return emit_expr(ctx, step)
+
+    def lane(index: int) -> Any:
+        return builder.extract_element(vector, I32(index))
+
+    aside = []
+    while lanes > 1:
+        if lanes % 2:
+            lanes -= 1
+            aside.append(lane(lanes))
+        half = lanes // 2
+        if half == 1:
+            vector = combine(lane(0), lane(1))
+        else:
+            low = builder.shuffle_vector(vector, vector, _indices(range(half)))
+            high = builder.shuffle_vector(vector, vector, _indices(range(half, lanes)))
+            vector = combine(low, high)
+        lanes = half
+    result = vector if not isinstance(vector.type, ir.VectorType) else lane(0)
+    for value in reversed(aside):
+        result = combine(result, value)
+    return result
+
+
+def _indices(values: range) -> Any:
+    return ir.Constant(ir.VectorType(I32, len(values)), list(values))
 
 
 @contextmanager

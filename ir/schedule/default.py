@@ -58,6 +58,19 @@ PARTIAL_VECTORS = 2
 # row's serial sum of its partials: 64 x 40 softmax 1.25x slower per row on one thread,
 # 64 x 64 0.63x (bench/results/softmax_emeraldrapids.txt).
 ROW_VECTORS = 4
+# Per row, a statistic whose rows hold at least this many vectors is reduced into two
+# vectors of partials instead of one: two independent chains of vector max or add
+# (softmax 12x197x197 and layer_norm 197x768 about 0.9x the time with one).
+TWO_PARTIALS_VECTORS = 8
+
+
+def row_partial_length(extent: int, lanes: int) -> int:
+    """How many partial results a per-row statistic over rows of `extent` is reduced into
+    (`by_rows`): none (1) below PARTIAL_VECTORS vectors, two vectors' worth from
+    TWO_PARTIALS_VECTORS vectors, else one vector's."""
+    if extent < PARTIAL_VECTORS * lanes:
+        return 1
+    return 2 * lanes if extent >= TWO_PARTIALS_VECTORS * lanes else lanes
 
 
 def _divisor_at_most(extent: int, limit: int) -> int:
@@ -735,8 +748,9 @@ class _DefaultScheduler:
 
     def by_rows(self, output: str, producers: list[str]) -> set[str]:
         """The output's rows in parallel, each row's producers (`row_producers`) computed
-        inside its row loop: the statistics reduced into a vector of partials when their
-        rows are long enough, elementwise intermediates vectorized. The stages done."""
+        inside its row loop: the statistics reduced into one or two vectors of partials
+        when their rows are long enough (`row_partial_length`), elementwise intermediates
+        vectorized. The stages done."""
         sch = self.schedule
         stage = sch.stages[output]
         lanes = self.hardware.lanes(stage.op.dtype)
@@ -750,12 +764,11 @@ class _DefaultScheduler:
         for name in reversed(producers):
             producer = sch.stages[name]
             partial = None
-            if (
-                producer.op.reduce_axes
-                and producer.op.reduce_axes[-1].extent >= PARTIAL_VECTORS * lanes
-                and reduces_along_rows(producer)
-            ):
-                partial = sch.rfactor(name, producer.op.reduce_axes[-1].name, lanes)
+            if producer.op.reduce_axes and reduces_along_rows(producer):
+                reduced = producer.op.reduce_axes[-1]
+                length = row_partial_length(reduced.extent, lanes)
+                if length > 1:
+                    partial = sch.rfactor(name, reduced.name, length)
             compute_per_row(sch, name, partial, output, fused)
             done |= {name} if partial is None else {name, partial}
             if not producer.op.reduce_axes:

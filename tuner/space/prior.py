@@ -14,8 +14,9 @@ unrolls a depthwise conv's whole window, which the space's unroll budgets (count
 vector's lanes) cannot always match. The stages the generic rule schedules (softmax,
 layer_norm, pooling, elementwise outputs) get the default's choices too: partial vectors
 for long reductions along rows, a stage computing exp read twice kept at the root, vectors
-of the lanes, the outer loops in parallel. Stages left out here are drawn when the point is
-built.
+of the lanes, the outer loops in parallel. An output the default computes per row
+(softmax's and layer_norm's long rows) gets the rows rule's decisions that rebuild the
+default's loop nest exactly. Stages left out here are drawn when the point is built.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import math
 from collections.abc import Collection
 
 from ir.schedule.default import (
+    GEMM_TAGS,
     MIN_PARALLEL_WORK,
     PARTIAL_VECTORS,
     blocked_conv_register_tile,
@@ -73,7 +75,60 @@ def default_like_decisions(
                 generic[f"{name}.placement"] = "root"
             if shared or stage.is_output or is_reduction(stage):
                 generic.update(_generic_decisions(name, stage, hardware))
-    return {**padding, **generic, **tiles} if tiles or generic else {}
+    rows = _per_row_decisions(program, hardware, constant_inputs) if generic else {}
+    if any(value == "rows" for value in rows.values()):
+        # (the per-row stages' generic decisions would not be read)
+        generic = {key: value for key, value in generic.items() if key.endswith(".placement")}
+    return {**padding, **generic, **rows, **tiles} if tiles or generic or rows else {}
+
+
+def _per_row_decisions(
+    program: TEProgram, hardware: HardwareParams, constant_inputs: Collection[str]
+) -> Decisions:
+    """The rows rule's decisions for each output the default computes per row (its
+    producers computed at its row loop): the output's and each intermediate's vector of
+    the lanes, the rows in parallel where the default runs them so, and each statistic's
+    partials as many as the default's; for every other output (but a matrix product's),
+    each stage on its own."""
+    default = default_schedule(program, hardware, constant_inputs)
+    original = Schedule(program).stages  # (without the stages rfactor adds)
+    partials = {
+        step.arguments["stage"]: step.arguments["factor"]
+        for step in default.trace.steps
+        if step.kind == "rfactor"
+    }
+    decisions: Decisions = {}
+    for output, stage in default.stages.items():
+        producers = [
+            (name, other)
+            for name, other in default.stages.items()
+            if other.attach.kind == "at" and other.attach.stage == output
+        ]
+        if not stage.is_output or stage.op.tag in GEMM_TAGS:
+            continue
+        if not producers:  # (asked only where the output has row producers)
+            decisions[f"{output}.by_rows"] = "stages"
+            continue
+        lanes = hardware.lanes(stage.op.dtype)
+        decisions[f"{output}.by_rows"] = "rows"
+        decisions[f"{output}.row_vector"] = _row_vector(stage.op.axes[-1].extent, lanes)
+        parallel = any(kind == "parallel" for kind in stage.annotations.values())
+        decisions[f"{output}.row_parallel"] = ALL_LOOPS if parallel else 0
+        for name, producer in producers:
+            if name not in original:
+                continue  # (a statistic's partials: its row_rfactor, below)
+            if producer.op.reduce_axes:
+                decisions[f"{name}.row_rfactor"] = partials.get(name, 1)
+            else:
+                decisions[f"{name}.row_vector"] = _row_vector(producer.op.axes[-1].extent, lanes)
+    return decisions
+
+
+def _row_vector(extent: int, lanes: int) -> int:
+    """The default's vector along a row of `extent` (`_vectorize_last`), as the space
+    offers it (tails allowed)."""
+    wanted = (lanes if extent > lanes else extent) if extent >= 4 else 1
+    return max(length for length in vector_lengths(extent, lanes, tails=True) if length <= wanted)
 
 
 def _generic_decisions(name: str, stage: Stage, hardware: HardwareParams) -> Decisions:

@@ -10,12 +10,15 @@ import pytest
 from codegen.executor import hardware_of
 from codegen.llvm import host_target
 from ir.graph.nodes import call
+from ir.lower import lower
 from ir.schedule.default import (
     FMA_CHAINS,
     blocked_conv_register_tile,
     channel_conv_register_tile,
+    default_schedule,
     depthwise_register_tile,
     gemm_register_tile,
+    row_partial_length,
 )
 from ir.schedule.hardware import HardwareParams
 from tests.tuner.space.test_traces import check_trace
@@ -173,3 +176,34 @@ def test_a_matrix_product_copies_a_strided_input_into_panels_like_the_default() 
     check_trace(workload, point, seed=0)
     check_trace(workload, samples[packings.index("packed")], seed=1)
     check_trace(workload, samples[packings.index("in_place")], seed=2)
+
+
+@pytest.mark.parametrize(
+    ("op", "shape"),
+    [("nn.softmax", (6, 200)), ("nn.softmax", (2, 3, 100)), ("nn.layer_norm", (40, 768))],
+)
+def test_an_output_the_default_computes_per_row_is_rebuilt_by_the_rows_rule(
+    op: str, shape: tuple[int, ...]
+) -> None:
+    """Rows of 4 vectors or more: the point is the default's loop nest exactly (rows in
+    parallel, one or two vectors of partials, horizontal reductions), and computes the
+    reference."""
+    data = _var("x", *shape)
+    params = [data] if op == "nn.softmax" else [data, _var("g", shape[-1]), _var("b", shape[-1])]
+    workload = Workload(op, _primitive(params, call(op, *params)), frozenset())
+    space = SearchSpace(workload.program(), HARDWARE, workload.constants)
+    decisions = decisions_of_point(space)
+    output = space.program.outputs[0].op.name
+    assert decisions[f"{output}.by_rows"] == "rows"
+    partials = {value for key, value in decisions.items() if key.endswith(".row_rfactor")}
+    assert partials == {row_partial_length(shape[-1], 16)} and partials <= {16, 32}
+    point = space.default_point()
+    assert point is not None
+    default = default_schedule(workload.program(), HARDWARE, workload.constants)
+    assert lower(point.replay(workload.program())) == lower(default)
+    check_trace(workload, point, seed=0)
+
+
+def test_an_output_with_short_rows_keeps_its_stages_apart_like_the_default() -> None:
+    """The workloads' softmax rows (20) are under 4 vectors: each stage on its own."""
+    assert decisions_of_point(space_of("softmax"))["softmax.by_rows"] == "stages"
