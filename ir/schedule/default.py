@@ -54,9 +54,10 @@ CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB o
 # results per row (rfactor) rather than across rows.
 PARTIAL_VECTORS = 2
 # Rows of at least this many vectors are computed one at a time, every statistic and
-# intermediate inside the output's row loop. Shorter rows reduced per row pay for each
-# row's serial sum of its partials: 64 x 40 softmax 1.25x slower per row on one thread,
-# 64 x 64 0.63x (bench/results/softmax_emeraldrapids.txt).
+# intermediate inside the output's row loop. Shorter softmax rows still ran faster a
+# vector of rows at a time with the partials reduced horizontally: 64 x 40 1.08x and
+# 4 x 12 x 49 x 49 1.24x the time per row, against 0.53-0.97x for layer_norm rows of 2-4
+# vectors (bench/results/softmax_rocketlake.txt).
 ROW_VECTORS = 4
 # Per row, a statistic whose rows hold at least this many vectors is reduced into two
 # vectors of partials instead of one: two independent chains of vector max or add
