@@ -54,10 +54,11 @@ CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB o
 # results per row (rfactor) rather than across rows.
 PARTIAL_VECTORS = 2
 # Rows of at least this many vectors are computed one at a time, every statistic and
-# intermediate inside the output's row loop. Shorter softmax rows still ran faster a
-# vector of rows at a time with the partials reduced horizontally: 64 x 40 1.08x and
-# 4 x 12 x 49 x 49 1.24x the time per row, against 0.53-0.97x for layer_norm rows of 2-4
-# vectors (bench/results/softmax_rocketlake.txt).
+# intermediate inside the output's row loop; where no row producer computes a
+# transcendental, rows of PARTIAL_VECTORS vectors already are. Shorter softmax rows ran
+# faster a vector of rows at a time (64 x 40 1.08x, 4 x 12 x 49 x 49 1.24x the time per
+# row: each row's exp pays a whole vector for its last few elements), layer_norm rows of
+# 2-4 vectors 0.53-0.97x the time per row (bench/results/softmax_rocketlake.txt).
 ROW_VECTORS = 4
 # Per row, a statistic whose rows hold at least this many vectors is reduced into two
 # vectors of partials instead of one: two independent chains of vector max or add
@@ -736,13 +737,20 @@ class _DefaultScheduler:
 
     def _rows_are_long(self, output: str, producers: list[str]) -> bool:
         """Whether the output has row producers (`producers`) and every statistic among
-        them reduces rows of at least ROW_VECTORS vectors (shorter rows are reduced faster
-        across rows, a vector of rows at a time, than one row at a time)."""
+        them reduces rows of at least ROW_VECTORS vectors, or PARTIAL_VECTORS where none
+        computes a transcendental (shorter rows are reduced faster across rows, a vector
+        of rows at a time, than one row at a time)."""
         sch = self.schedule
         lanes = self.hardware.lanes(sch.stages[output].op.dtype)
         stages = [sch.stages[name] for name in producers]
+        transcendental = any(
+            isinstance(node, Call) and node.name in TRANSCENDENTALS
+            for stage in stages
+            for node in walk_expr(stage.op.body)
+        )
+        vectors = ROW_VECTORS if transcendental else PARTIAL_VECTORS
         return bool(stages) and all(
-            p.op.reduce_axes[-1].extent >= ROW_VECTORS * lanes and reduces_along_rows(p)
+            p.op.reduce_axes[-1].extent >= vectors * lanes and reduces_along_rows(p)
             for p in stages
             if p.op.reduce_axes
         )

@@ -22,6 +22,7 @@ import pytest
 
 from codegen.executor import compile_model, hardware_of
 from codegen.llvm import compile_kernel, parse_target
+from codegen.llvm.vectorize import reduction_update
 from ir.graph.nodes import Call, Constant, Function, Var, call
 from ir.graph.ops import OP_TABLE
 from ir.graph.passes.fuse_ops import fuse_ops
@@ -526,6 +527,53 @@ def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
     }
     assert exp_stores == {"softmax_exp"}
     _compile_and_check(fn, {"x0": x}, f"softmax {shape}")
+
+
+@pytest.mark.parametrize(
+    ("op", "shape", "per_row", "partials"),
+    [
+        ("nn.softmax", (6, 300), True, 32),  # 18.75 vectors a row: two vectors of partials
+        ("nn.softmax", (6, 100), True, 16),
+        ("nn.softmax", (64, 40), False, 16),  # 2.5 vectors, and exp: a vector of rows
+        ("nn.layer_norm", (64, 40), True, 16),  # 2.5 vectors, no transcendental: per row
+        ("nn.layer_norm", (50, 20), False, 0),
+    ],
+)
+def test_default_row_statistics_reduce_their_partials_horizontally(
+    op: str, shape: tuple[int, ...], per_row: bool, partials: int
+) -> None:
+    """Per row, each statistic's partials (one vector of them, two on rows of 8 vectors
+    or more) are reduced by one vectorized loop over them (a horizontal reduction). Rows
+    are computed one at a time from ROW_VECTORS vectors, or from 2 where no intermediate
+    computes a transcendental (layer_norm). All compute the reference."""
+    inputs = [RNG.standard_normal(shape).astype(np.float32)]
+    if op == "nn.layer_norm":
+        inputs += [RNG.standard_normal(shape[-1:]).astype(np.float32) for _ in range(2)]
+    fn = _single_op_graph(op, inputs, {})
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=64, num_cores=2)
+    kernel = lower(default_schedule(function_to_te(prim), hardware, frozenset()))
+    loops = [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, For)]
+    partial_vectors = {
+        getattr(loop.extent, "value", None)
+        for loop in loops
+        if loop.kind == "vectorized" and re.search(r"_rf_\w*_i$", loop.var.name)
+    }
+    # (with the peeled last vector of a row the partials do not divide: 300 = 9 x 32 + 12)
+    assert max(partial_vectors, default=0) == partials
+    rows = IntImm(math.prod(shape[:-1]))
+    assert (isinstance(kernel.body, For) and kernel.body.extent == rows) == per_row
+    if per_row:
+        horizontal = [
+            loop
+            for loop in loops
+            if loop.kind == "vectorized" and reduction_update(loop.body, loop.var) is not None
+        ]
+        assert len(horizontal) == 2 and all(
+            getattr(loop.extent, "value", None) == partials for loop in horizontal
+        )
+    _compile_and_check(fn, {f"x{i}": x for i, x in enumerate(inputs)}, f"{op} {shape}")
 
 
 @pytest.mark.parametrize("shape", [(3, 5, 56), (10, 3), (4, 197)])
