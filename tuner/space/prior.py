@@ -104,8 +104,9 @@ def _per_row_decisions(
             for name, other in default.stages.items()
             if other.attach.kind == "at" and other.attach.stage == output
         ]
-        if not stage.is_output or stage.op.tag in GEMM_TAGS:
-            continue
+        tags = {stage.op.tag, *(producer.op.tag for _, producer in producers)}
+        if not stage.is_output or tags & set(GEMM_TAGS):
+            continue  # (an output tiled with the matrix product it reads is no row output)
         if not producers:  # (asked only where the output has row producers)
             decisions[f"{output}.by_rows"] = "stages"
             continue

@@ -24,6 +24,7 @@ from ir.schedule.hardware import HardwareParams
 from tests.tuner.space.test_traces import check_trace
 from tests.tuner.space.workloads import Workload, _primitive, _var, workloads
 from tuner.space import SearchSpace
+from tuner.space.prior import default_like_decisions
 
 HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)  # 16 float32 lanes
 
@@ -207,3 +208,11 @@ def test_an_output_the_default_computes_per_row_is_rebuilt_by_the_rows_rule(
 def test_an_output_with_short_rows_keeps_its_stages_apart_like_the_default() -> None:
     """The workloads' softmax rows (20) are under 4 vectors: each stage on its own."""
     assert decisions_of_point(space_of("softmax"))["softmax.by_rows"] == "stages"
+
+
+def test_an_output_tiled_with_its_matrix_product_gets_no_row_decisions() -> None:
+    """conv + bias + relu: the conv is computed at the output's tiles, not per row, and the
+    output keeps the default's other decisions."""
+    workload = workloads()["light_squeezenet:fused_nn_conv2d_nchwc_add_nn_relu:rank5"]
+    decisions = default_like_decisions(workload.program(), HARDWARE, workload.constants)
+    assert decisions and not [key for key in decisions if ".by_rows" in key or ".row_" in key]
