@@ -140,11 +140,18 @@ def emit_vectorized_loop(ctx: FunctionContext, loop: For, emit_stmt: EmitStmt) -
             hints={"llvm.loop.vectorize.enable": True},
         )
         return
-    lane_vector = ir.Constant(ir.VectorType(scalar_type(loop.var.dtype), lanes), list(range(lanes)))
-    ctx.lanes, ctx.vector_var = lanes, loop.var
+    with _as_lanes(ctx, loop.var, lanes):
+        emit_stmt(ctx, loop.body)
+
+
+@contextmanager
+def _as_lanes(ctx: FunctionContext, var: Var, lanes: int) -> Iterator[None]:
+    """Inside, `var` is the lane vector <0, 1, ..., lanes-1>: code is emitted over lanes."""
+    lane_vector = ir.Constant(ir.VectorType(scalar_type(var.dtype), lanes), list(range(lanes)))
+    ctx.lanes, ctx.vector_var = lanes, var
     try:
-        with ctx.bind(loop.var, lane_vector, non_negative=True):
-            emit_stmt(ctx, loop.body)
+        with ctx.bind(var, lane_vector, non_negative=True):
+            yield
     finally:
         ctx.lanes, ctx.vector_var = 1, None
 
@@ -188,13 +195,8 @@ def _emit_horizontal_reduction(
 ) -> None:
     """`update` over `lanes` values of `var`: one vector of operands, its halves combined
     until one lane is left, then combined with the accumulator by the update's own store."""
-    lane_vector = ir.Constant(ir.VectorType(scalar_type(var.dtype), lanes), list(range(lanes)))
-    ctx.lanes, ctx.vector_var = lanes, var
-    try:
-        with ctx.bind(var, lane_vector, non_negative=True):
-            operands = splat(ctx.builder, emit_expr(ctx, update.operand), lanes)
-    finally:
-        ctx.lanes, ctx.vector_var = 1, None
+    with _as_lanes(ctx, var, lanes):
+        operands = splat(ctx.builder, emit_expr(ctx, update.operand), lanes)
     reduced = _combine_lanes(ctx, update.op, update.operand.dtype, operands, lanes)
     lanes_combined = Var(f"{var.name}_reduced", update.operand.dtype)
     store = update.store
@@ -218,8 +220,8 @@ def _combine_lanes(ctx: FunctionContext, op: str, dtype: str, vector: Any, lanes
     def lane(index: int) -> Any:
         return builder.extract_element(vector, I32(index))
 
-    aside = []
-    while lanes > 1:
+    aside: list[Any] = []
+    while lanes > 1:  # (from 2 lanes or more: the loop ends on a scalar)
         if lanes % 2:
             lanes -= 1
             aside.append(lane(lanes))
@@ -231,7 +233,7 @@ def _combine_lanes(ctx: FunctionContext, op: str, dtype: str, vector: Any, lanes
             high = builder.shuffle_vector(vector, vector, _indices(range(half, lanes)))
             vector = combine(low, high)
         lanes = half
-    result = vector if not isinstance(vector.type, ir.VectorType) else lane(0)
+    result = vector
     for value in reversed(aside):
         result = combine(result, value)
     return result

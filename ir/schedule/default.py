@@ -13,9 +13,10 @@ Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is re
         conv tiles rows x columns, its window unrolled.
 Step 3. An output whose producers are needed a row at a time (softmax's and layer_norm's
         statistics and exponentials: `row_producers`), when those reduce rows of at least
-        four vectors, runs its rows in parallel and computes the producers per row, inside
-        its row loop (compute_at): each row's statistics are reduced into a vector of
-        partials, then the partials reduced; a row of intermediates stays in L1.
+        four vectors (two where none computes a transcendental), runs its rows in
+        parallel and computes the producers per row, inside its row loop (compute_at):
+        each row's statistics are reduced into one or two vectors of partials, then the
+        partials in one horizontal reduction; a row of intermediates stays in L1.
 Step 4. Every other stage: parallel over its fused outer spatial loops, reductions
         inside, and the innermost spatial loop vectorized when it is long enough. A
         reduction along rows of at least two vectors (softmax's and layer_norm's
@@ -245,6 +246,11 @@ def recomputes_transcendentals(schedule: Schedule, name: str) -> bool:
     stage = schedule.stages[name]
     if isinstance(stage.op.body, Reduce) or len(schedule.readers(name)) < 2:
         return False
+    return computes_transcendental(stage)
+
+
+def computes_transcendental(stage: Stage) -> bool:
+    """Whether the stage's body calls exp, log, erf, tanh or another TRANSCENDENTALS."""
     return any(
         isinstance(node, Call) and node.name in TRANSCENDENTALS for node in walk_expr(stage.op.body)
     )
@@ -743,11 +749,7 @@ class _DefaultScheduler:
         sch = self.schedule
         lanes = self.hardware.lanes(sch.stages[output].op.dtype)
         stages = [sch.stages[name] for name in producers]
-        transcendental = any(
-            isinstance(node, Call) and node.name in TRANSCENDENTALS
-            for stage in stages
-            for node in walk_expr(stage.op.body)
-        )
+        transcendental = any(computes_transcendental(stage) for stage in stages)
         vectors = ROW_VECTORS if transcendental else PARTIAL_VECTORS
         return bool(stages) and all(
             p.op.reduce_axes[-1].extent >= vectors * lanes and reduces_along_rows(p)

@@ -112,7 +112,7 @@ def _per_row_decisions(
             continue
         lanes = hardware.lanes(stage.op.dtype)
         decisions[f"{output}.by_rows"] = "rows"
-        decisions[f"{output}.row_vector"] = _row_vector(stage.op.axes[-1].extent, lanes)
+        decisions[f"{output}.row_vector"] = _default_vector(stage.op.axes[-1].extent, lanes, True)
         parallel = any(kind == "parallel" for kind in stage.annotations.values())
         decisions[f"{output}.row_parallel"] = ALL_LOOPS if parallel else 0
         for name, producer in producers:
@@ -121,15 +121,18 @@ def _per_row_decisions(
             if producer.op.reduce_axes:
                 decisions[f"{name}.row_rfactor"] = partials.get(name, 1)
             else:
-                decisions[f"{name}.row_vector"] = _row_vector(producer.op.axes[-1].extent, lanes)
+                decisions[f"{name}.row_vector"] = _default_vector(
+                    producer.op.axes[-1].extent, lanes, True
+                )
     return decisions
 
 
-def _row_vector(extent: int, lanes: int) -> int:
-    """The default's vector along a row of `extent` (`_vectorize_last`), as the space
-    offers it (tails allowed)."""
+def _default_vector(extent: int, lanes: int, tails: bool) -> int:
+    """The default's vector along an innermost axis of `extent` (the lanes, the whole axis
+    when shorter, none below 4), as the nearest length the space offers (`tails`: with a
+    partial last vector)."""
     wanted = (lanes if extent > lanes else extent) if extent >= 4 else 1
-    return max(length for length in vector_lengths(extent, lanes, tails=True) if length <= wanted)
+    return max(length for length in vector_lengths(extent, lanes, tails=tails) if length <= wanted)
 
 
 def _generic_decisions(name: str, stage: Stage, hardware: HardwareParams) -> Decisions:
@@ -147,10 +150,7 @@ def _generic_decisions(name: str, stage: Stage, hardware: HardwareParams) -> Dec
         decisions[f"{name}.rfactor"] = partial
         if partial > 1:
             decisions[f"{name}.rfactor_parallel"] = ALL_LOOPS
-    extent = op.axes[-1].extent
-    wanted = (lanes if extent > lanes else extent) if extent >= 4 else 1
-    allowed = vector_lengths(extent, lanes, tails=stage.is_output)
-    decisions[f"{name}.vector"] = max(length for length in allowed if length <= wanted)
+    decisions[f"{name}.vector"] = _default_vector(op.axes[-1].extent, lanes, stage.is_output)
     work = math.prod(axis.extent for axis in (*op.axes, *op.reduce_axes))
     decisions[f"{name}.parallel"] = ALL_LOOPS if work >= MIN_PARALLEL_WORK else 0
     return decisions
