@@ -51,7 +51,7 @@ def _kernel_runner(
     call: Call,
     target: Target | None = None,
 ) -> tuple[Any, list[np.ndarray]]:
-    kernel, args = _kernel_and_arguments(arrays, schedule, call, target)
+    kernel, args = kernel_and_arguments(arrays, schedule, call, target)
     return (lambda: kernel(*args)), [args[-1]]
 
 
@@ -63,7 +63,7 @@ def placed_kernel_runners(
 ) -> list[Callable[[], object]]:
     """The kernel on each placement of its arguments that the tuner times candidates at
     (`codegen.placement`), one runner per placement (for `bench.common.time_placed_in_turn`)."""
-    kernel, args = _kernel_and_arguments(arrays, schedule, call, target)
+    kernel, args = kernel_and_arguments(arrays, schedule, call, target)
     runners: list[Callable[[], object]] = []
     for placement in range(PLACEMENTS):
         placed = placed_arguments(args, placement)
@@ -71,7 +71,7 @@ def placed_kernel_runners(
     return runners
 
 
-def _kernel_and_arguments(
+def kernel_and_arguments(
     arrays: dict[str, np.ndarray], schedule: Schedule, call: Call, target: Target | None
 ) -> tuple[Any, list[np.ndarray]]:
     """The compiled kernel and its arguments: inputs (constants laid out as the schedule

@@ -463,6 +463,53 @@ def test_default_schedule_gives_rows_without_a_divisor_a_shorter_last_tile(
     _compile_and_check(fn, {f"x{i}": x for i, x in enumerate(inputs)}, f"{op} {shapes}")
 
 
+@pytest.mark.parametrize("vector_bytes", [32, 64])
+@pytest.mark.parametrize(
+    ("op", "shapes", "panels_first"),
+    [
+        ("nn.matmul", [(96, 600), (600, 520)], True),  # 1.2 MiB on the right
+        ("nn.matmul", [(1, 64, 600), (600, 520)], True),  # a batch of one
+        ("nn.dense", [(48, 600), (520, 600)], True),  # a constant weight, repacked
+        ("nn.matmul", [(96, 64), (64, 520)], False),  # 130 KiB: stays in cache anyway
+        ("nn.batch_matmul", [(3, 32, 600), (3, 600, 520)], False),  # the batches in parallel
+    ],
+)
+def test_default_schedule_reads_a_large_right_operand_once_per_column_panel(
+    op: str, shapes: list[tuple[int, ...]], panels_first: bool, vector_bytes: int
+) -> None:
+    """Columns that leave a narrower last panel and a right-hand side larger than a core's
+    cache: the column panels run outside the row tiles (each panel of the right-hand side
+    is read once and stays in cache while the row tiles pass; rows outside read all of it
+    once per row tile), in parallel, with the narrow panel partitioned off (no guard).
+    Smaller right-hand sides and batched products keep the rows outside. The product
+    computes the reference."""
+    inputs = [RNG.integers(-2, 3, shape).astype(np.float32) for shape in shapes]
+    if op == "nn.dense":
+        fn = _constant_weight_graph(op, inputs[0], inputs[1])
+        feeds, constants = {"x": inputs[0]}, frozenset({"p1"})
+    else:
+        fn = _single_op_graph(op, inputs, {})
+        feeds, constants = {f"x{i}": x for i, x in enumerate(inputs)}, frozenset()
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=vector_bytes, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), hardware, constants)
+    output = next(stage for stage in schedule.stages.values() if stage.is_output)
+    *_, rows, cols = (axis.name for axis in output.op.axes)
+    row_tiles, panels = f"{rows}_o", f"{cols}_o"
+    leaves = output.leaves
+    if panels_first:
+        assert leaves.index(panels) < leaves.index(row_tiles)
+    else:  # (a batch's row tiles are fused with it)
+        assert row_tiles not in leaves or leaves.index(row_tiles) < leaves.index(panels)
+    assert (output.annotations.get(panels) == "parallel") == panels_first
+    col_tile = loop_extents(output)[0][f"{cols}_i"]
+    assert output.op.axes[-1].extent % col_tile != 0  # a narrower last panel
+    kernel = lower(schedule)
+    assert not [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, IfThenElse)]
+    _compile_and_check(fn, feeds, f"{op} {shapes}")
+
+
 @pytest.mark.parametrize("shape", [(2, 37, 37), (3, 48, 100), (20, 77), (4, 64), (5, 40, 20)])
 def test_default_reductions_over_the_last_axis_read_rows_a_block_at_a_time(
     shape: tuple[int, ...],
