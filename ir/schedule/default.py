@@ -333,15 +333,23 @@ def _work(stage: Stage) -> int:
     return total
 
 
-def _right_operand_bytes(compute: Stage, columns: int) -> int:
-    """The bytes of a matrix product's right-hand operand that one output row reads
-    (one batch's: reduction size x `columns`)."""
+def right_operand_streams(compute: Stage, col_tile: int) -> bool:
+    """Whether a matrix product (dense, matmul, batch_matmul) computed by `compute`, with
+    its row tiles outside its column panels of `col_tile`, would read a right-hand side
+    too big to stay in a core's cache once per row tile: unbatched, the columns leaving
+    a narrower last panel (panels that divide them already run outside the row tiles),
+    and the right-hand side over CORE_CACHE_BYTES. The default runs such products'
+    column panels outside the row tiles."""
+    *batch, _, columns = (axis.extent for axis in compute.op.axes)
+    if compute.op.tag not in ("dense", "matmul", "batch_matmul") or columns % col_tile == 0:
+        return False
+    if math.prod(batch) != 1:
+        return False  # the batches run in parallel; the panels would take their place
     reads = [n for n in walk_expr(compute.op.body) if isinstance(n, TensorRead)]
-    tensors = list({id(r.tensor): r.tensor for r in reads}.values())
-    right = tensors[-1]
+    right = list({id(r.tensor): r.tensor for r in reads}.values())[-1]
     itemsize: int = right.nbytes // max(1, math.prod(right.shape))
     reduction: int = math.prod(axis.extent for axis in compute.op.reduce_axes)
-    return reduction * columns * itemsize
+    return reduction * columns * itemsize > CORE_CACHE_BYTES
 
 
 class _DefaultScheduler:
@@ -576,17 +584,7 @@ class _DefaultScheduler:
         col_outer, col_inner = sch.split(output, col_axis, factor=col_tile)
         outer = [row_outer if a is None else a for a in outer_axes]
         col_tail = col_extent % col_tile != 0
-        # With a column tail, the ordering below keeps row tiles outside column panels:
-        # each row tile then reads the whole right-hand side, which must stay in cache.
-        # (Batched products keep it: there the panels would take the batch loop's place
-        # among the parallel loops, which a few batches do not fill.)
-        streams_right = (
-            col_tail
-            and tag != "conv2d"
-            and math.prod(extents[:-2]) == 1
-            and _right_operand_bytes(compute, col_extent) > CORE_CACHE_BYTES
-        )
-        if row_extent % row_tile != 0 or streams_right:
+        if row_extent % row_tile != 0 or right_operand_streams(compute, col_tile):
             attach = self._order_gemm_tails(
                 output,
                 compute,

@@ -106,7 +106,7 @@ class _Tiling:
             )
         }
         self.attach = chooser.choose_int(f"{stage}.attach_level", ATTACH_LEVELS)
-        orders = OUTER_ORDERS if self.vector is not None and not self.tails else OUTER_ORDERS[:1]
+        orders = OUTER_ORDERS if self.vector is not None else OUTER_ORDERS[:1]
         self.vector_first = chooser.choose(f"{stage}.outer_order", orders) == "vector_first"
         self.tiled_writer = chooser.choose(f"{stage}.writer_order", WRITER_ORDERS) == "tiled"
         self.unroll = chooser.choose_int(f"{stage}.unroll", UNROLL_BUDGETS)
@@ -255,17 +255,28 @@ def _tile_writer(context: BuildContext, writer: str, tiling: _Tiling) -> str | N
         for index, loops in enumerate(per_axis)
         if (loop := loops[0]) is not None and index in tiling.tails
     ]
+    # "vector_first" with a tail on the vector axis: its tile loop leads, alone (column
+    # panels outside the row tiles, each panel of a matrix product's right-hand side read
+    # once), and is the only loop that may run in parallel.
+    lead = [
+        loop
+        for loop in tail
+        if tiling.vector_first and tiling.vector is not None and loop == per_axis[tiling.vector][0]
+    ]
+    if lead:
+        tail = [loop for loop in tail if loop not in lead]
+        outer, tail = [], [*outer, *tail]
     if tiling.tiled_writer:
         inner = _by_level([loops[levels:] for loops in per_axis], tiling.vector)
     else:
         inner = [loop for loops in per_axis if (loop := loops[levels]) is not None]
-    reorder_if_needed(schedule, writer, [name for name, _ in (*outer, *tail, *inner)])
+    reorder_if_needed(schedule, writer, [name for name, _ in (*lead, *outer, *tail, *inner)])
     # Without outer loops to fuse, the first tail loop may run in parallel on its own.
-    shared = outer if outer else tail[:1]
+    shared = lead or outer or tail[:1]
     choices = parallel_choices([extent for _, extent in shared], context.hardware)
     count = context.chooser.choose_int(f"{tiling.stage}.parallel", choices, nearest=True)
     outer_names = fuse_parallel(schedule, writer, [name for name, _ in shared], count)
-    outer_names += [name for name, _ in (tail if outer else tail[1:])]
+    outer_names += [name for name, _ in (tail if outer or lead else tail[1:])]
     vector_axis = tiling.vector if tiling.tiled_writer else len(axes) - 1
     vector_loop = None if vector_axis is None else per_axis[vector_axis][-1]
     if inner and inner[-1] == vector_loop and vector_loop[1] >= 2:

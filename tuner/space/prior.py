@@ -37,6 +37,7 @@ from ir.schedule.default import (
     is_depthwise_conv,
     recomputes_transcendentals,
     reduces_along_rows,
+    right_operand_streams,
 )
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule, Stage
@@ -194,7 +195,8 @@ def _tile_decisions(
     elif op.tag in ("dense", "matmul", "batch_matmul") and len(axes) >= 2:
         row_tile, col_tile = gemm_register_tile(extents[-2], extents[-1], lanes, hardware.registers)
         vector, inner = len(axes) - 1, {len(axes) - 2: row_tile, len(axes) - 1: col_tile}
-        vector_first = extents[-1] % col_tile == 0  # column panels outside the row tiles
+        # column panels outside the row tiles, as the default orders them
+        vector_first = extents[-1] % col_tile == 0 or right_operand_streams(stage, col_tile)
         default = default_schedule(program, hardware, constant_inputs)
         runtime_copies = [
             s for s in default.stages.values() if s.op.tag == "copy" and not s.is_output

@@ -197,6 +197,9 @@ def workloads() -> dict[str, Workload]:
     # Prime row counts (as ViT's 197 tokens): tail tilings on a non-vector axis.
     prime_lhs, prime_weight = _var("a", 37, 24), _var("w", 40, 24)
     prime_batch_lhs, prime_batch_rhs = _var("a", 2, 19, 8), _var("b", 2, 8, 19)
+    # A right-hand side over a core's cache (1.2 MiB) whose columns leave a narrower last
+    # vector tile: column panels lead the loop nest.
+    wide_lhs, wide_rhs = _var("a", 16, 600), _var("b", 600, 520)
     logits = _var("x", 2, 5, 20)
     norm_in, gamma, beta = _var("x", 3, 4, 24), _var("g", 24), _var("b", 24)
     weights = frozenset({"p1"})
@@ -216,6 +219,11 @@ def workloads() -> dict[str, Workload]:
             "dense_prime_rows",
             _primitive([prime_lhs, prime_weight], call("nn.dense", prime_lhs, prime_weight)),
             weights,
+        ),
+        Workload(
+            "matmul_wide_tail",
+            _primitive([wide_lhs, wide_rhs], call("nn.matmul", wide_lhs, wide_rhs)),
+            frozenset(),
         ),
         Workload(
             "batch_matmul_prime_rows",
