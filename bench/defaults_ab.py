@@ -1,7 +1,7 @@
 """Default schedules of the working tree against those of another commit, timed in turn.
 
     .venv/bin/python bench/defaults_ab.py --base REV [--workloads FILE] [--only NAME ...]
-        [--shape dense:MxNxK matmul:MxNxK ...] [--cores 1 2] [--rounds 15]
+        [--shape dense:MxNxK conv2d:NxCxHxWxKxRxSxSTRIDExPAD ...] [--cores 1 2] [--rounds 15]
 
 For each workload (those of `--workloads`, by default the standard ones, narrowed by
 `--only`, plus `--shape` products) and each core count, the base commit's
@@ -27,15 +27,20 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def shape_workload(spec: str) -> dict[str, Any]:
-    """A workload from `dense:MxNxK`, `matmul:MxNxK` or `batch_matmul:BxMxNxK`."""
+    """A workload from `dense:MxNxK`, `matmul:MxNxK`, `batch_matmul:BxMxNxK` or
+    `conv2d:NxCxHxWxKxRxSxSTRIDExPAD` (NCHW, K output channels, an R x S window)."""
     op, _, dims = spec.partition(":")
     sizes = [int(size) for size in dims.split("x")]
     if op in ("dense", "matmul") and len(sizes) == 3:
         return {"name": spec, "op": op, "M": sizes[0], "N": sizes[1], "K": sizes[2]}
     if op == "batch_matmul" and len(sizes) == 4:
         return dict(zip(("B", "M", "N", "K"), sizes, strict=True)) | {"name": spec, "op": op}
+    if op == "conv2d" and len(sizes) == 9:
+        keys = ("N", "C", "H", "W", "K", "R", "S", "stride", "pad")
+        return dict(zip(keys, sizes, strict=True)) | {"name": spec, "op": op}
     raise SystemExit(
-        f"--shape {spec!r}: expected dense:MxNxK, matmul:MxNxK or batch_matmul:BxMxNxK"
+        f"--shape {spec!r}: expected dense:MxNxK, matmul:MxNxK, batch_matmul:BxMxNxK or"
+        " conv2d:NxCxHxWxKxRxSxSTRIDExPAD"
     )
 
 

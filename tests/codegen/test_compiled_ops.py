@@ -218,13 +218,25 @@ def test_kernels_read_only_inside_their_inputs() -> None:
     assert completed.returncode == 0, f"{what} in {case}:\n{completed.stderr[-3000:]}"
 
 
-@pytest.mark.parametrize("weight_shape", [(40, 8, 1, 1), (24, 8, 3, 3)])
+@pytest.mark.parametrize(
+    ("weight_shape", "lanes"),
+    [
+        ((40, 8, 1, 1), 16),
+        ((24, 8, 3, 3), 16),
+        ((129, 8, 1, 1), 16),  # a last tile of one channel
+        ((17, 8, 3, 3), 16),
+        ((8, 8, 3, 3), 8),  # fewer channels than lanes: half-width vectors
+        ((12, 8, 3, 3), 0),  # neither: vectors over columns
+    ],
+)
 def test_conv_whose_channels_the_full_vector_does_not_divide(
-    weight_shape: tuple[int, ...],
+    weight_shape: tuple[int, ...], lanes: int
 ) -> None:
-    """40 or 24 output channels on 16-lane vectors (AVX-512 float32): channels go in
-    8-lane vectors (packed weight's innermost axis 8), and the kernel computes the
-    reference on this host."""
+    """Output channels that 16-lane vectors (AVX-512 float32) do not divide: full vectors
+    where the channels fill one, the weight packed in zero-padded blocks of 16 channels
+    and the last channel tile shorter, partitioned off (no guard); half-width vectors
+    for fewer channels that those divide; else vectors over columns. The kernel computes
+    the reference on this host."""
     data = _normal(1, 8, 13, 13)
     weight = _normal(*weight_shape, scale=0.3)
     fn = _constant_weight_graph("nn.conv2d", data, weight, padding=(1, 1, 1, 1))
@@ -232,7 +244,15 @@ def test_conv_whose_channels_the_full_vector_does_not_divide(
     assert isinstance(prim, Function)
     wide = HardwareParams(vector_bytes=64, num_cores=2)
     schedule = default_schedule(function_to_te(prim), wide, frozenset({"p1"}))
-    assert schedule.input_layouts["p1"].apply(weight).shape[-1] == 8
+    layout = schedule.input_layouts.get("p1")
+    if lanes:
+        assert layout is not None
+        packed = layout.apply(weight)
+        assert packed.shape[0] == -(-weight_shape[0] // lanes) and packed.shape[-1] == lanes
+    else:
+        assert layout is None
+    kernel = lower(schedule)
+    assert not [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, IfThenElse)]
     _compile_and_check(fn, {"x": data}, f"conv2d {weight_shape}")
 
 
