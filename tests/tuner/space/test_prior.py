@@ -82,13 +82,15 @@ def test_a_blocked_conv_gets_the_default_register_tile_and_materialised_padding(
     assert decisions["conv2d_nchwc.parallel"] == 1 + (shape["ko"] > block_tile)
 
 
-def test_an_nchw_conv_vectorizes_output_channels_like_the_default() -> None:
-    space = space_of("conv2d")
+@pytest.mark.parametrize("name", ["conv2d", "conv2d_channel_tail"])
+def test_an_nchw_conv_vectorizes_output_channels_like_the_default(name: str) -> None:
+    """(20 channels: a full vector and a last tile of 4, as the default tiles them.)"""
+    space = space_of(name)
     decisions = decisions_of_point(space)
     _, channels, _, width = space.program.outputs[0].shape
     channel_tile, col_tile = channel_conv_register_tile(channels, width, 16)
     assert decisions["conv2d.vector_axis"] == "k"
-    assert decisions["conv2d.tile.k"] == (channels // channel_tile, 1, 1, channel_tile)
+    assert decisions["conv2d.tile.k"] == (-(-channels // channel_tile), 1, 1, channel_tile)
     assert decisions["conv2d.tile.x"] == (width // col_tile, 1, 1, col_tile)
 
 

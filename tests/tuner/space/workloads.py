@@ -83,9 +83,9 @@ def _var(name: str, *shape: int) -> Var:
     return Var(name, TensorType(shape, "float32"))
 
 
-def _conv(stride: int, groups: int = 1) -> Function:
+def _conv(stride: int, groups: int = 1, out_channels: int = 32) -> Function:
     data = _var("x", 1, 16, 14, 14)
-    weight = _var("w", 16 if groups > 1 else 32, 16 // groups, 3, 3)
+    weight = _var("w", 16 if groups > 1 else out_channels, 16 // groups, 3, 3)
     return _primitive(
         [data, weight],
         call("nn.conv2d", data, weight, strides=(stride, stride), padding=(1, 1), groups=groups),
@@ -235,6 +235,8 @@ def workloads() -> dict[str, Workload]:
         ),
         Workload("conv2d", _conv(1), weights),
         Workload("conv2d_stride2", _conv(2), weights),
+        # 20 output channels: full vectors and a shorter last channel tile
+        Workload("conv2d_channel_tail", _conv(1, out_channels=20), weights),
         Workload("depthwise_conv2d", _conv(1, groups=16), weights),
         Workload("max_pool2d", _pool("nn.max_pool2d"), frozenset()),
         Workload("avg_pool2d", _pool("nn.avg_pool2d"), frozenset()),
