@@ -465,9 +465,16 @@ class _DefaultScheduler:
         k_outer, k_inner = sch.split(output, k, factor=channel_tile)
         x_outer, x_inner = sch.split(output, x, factor=col_tile)
         if out_channels % channel_tile:
-            # A shorter last channel tile: its loop stays its own, to be partitioned.
-            sch.reorder(output, n, y, k_outer, x_outer, k_inner, x_inner)
-            self._parallel(output, sch.fuse(output, n, y), sch.stages[anchor])
+            # A shorter last channel tile: its loop stays its own, to be partitioned; the
+            # parallel loop is the fused rows, or the channel tiles themselves where they
+            # go outermost (see `_order_conv_tiles`) and their full ones fill the cores.
+            full_tiles = out_channels // channel_tile
+            if self._rows_outermost() or full_tiles < 2 * self.hardware.num_cores:
+                sch.reorder(output, n, y, k_outer, x_outer, k_inner, x_inner)
+                self._parallel(output, sch.fuse(output, n, y), sch.stages[anchor])
+            else:
+                sch.reorder(output, k_outer, n, y, x_outer, k_inner, x_inner)
+                self._parallel(output, k_outer, sch.stages[anchor])
         else:
             self._order_conv_tiles(output, anchor, (n, y, k_outer, x_outer), (k_inner, x_inner))
         sch.vectorize(output, x_inner)

@@ -257,6 +257,38 @@ def test_conv_whose_channels_the_full_vector_does_not_divide(
 
 
 @pytest.mark.parametrize(
+    ("data_shape", "weight_shape", "parallel"),
+    [
+        ((1, 64, 1, 1), (1000, 64, 1, 1), "k_o"),  # one row: the 62 full channel tiles
+        ((1, 32, 7, 7), (200, 32, 1, 1), "k_o"),
+        ((1, 16, 28, 28), (24, 16, 3, 3), "n_y_f"),  # one full channel tile: the rows
+    ],
+)
+def test_a_conv_with_a_channel_tail_runs_rows_or_channel_tiles_in_parallel(
+    data_shape: tuple[int, ...], weight_shape: tuple[int, ...], parallel: str
+) -> None:
+    """With a shorter last channel tile the channel-tile loop is not fused (it is
+    partitioned); the parallel loop is the channel tiles where they go outermost and
+    their full ones fill the cores (a 1 x 1 classifier conv has no rows to share), else
+    the fused batch and rows. Computes the reference."""
+    data = _normal(*data_shape)
+    weight = _normal(*weight_shape, scale=0.1)
+    pad = weight_shape[2] // 2
+    fn = _constant_weight_graph("nn.conv2d", data, weight, padding=(pad, pad, pad, pad))
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=64, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
+    output = next(stage for stage in schedule.stages.values() if stage.is_output)
+    parallel_loops = [loop for loop, kind in output.annotations.items() if kind == "parallel"]
+    assert parallel_loops == [parallel]
+    assert "k_o" in output.leaves  # its own loop
+    kernel = lower(schedule)
+    assert not [stmt for stmt in walk_stmt(kernel.body) if isinstance(stmt, IfThenElse)]
+    _compile_and_check(fn, {"x": data}, f"conv2d {weight_shape}")
+
+
+@pytest.mark.parametrize(
     ("data_shape", "weight_shape", "groups", "unrolled"),
     [
         ((1, 8, 12, 40), (8, 1, 3, 3), 8, {"rc", "ry", "rx", "y"}),
