@@ -258,14 +258,12 @@ def _tile_writer(context: BuildContext, writer: str, tiling: _Tiling) -> str | N
     # "vector_first" with a tail on the vector axis: its tile loop leads, alone (column
     # panels outside the row tiles, each panel of a matrix product's right-hand side read
     # once), and is the only loop that may run in parallel.
-    lead = [
-        loop
-        for loop in tail
-        if tiling.vector_first and tiling.vector is not None and loop == per_axis[tiling.vector][0]
-    ]
-    if lead:
-        tail = [loop for loop in tail if loop not in lead]
-        outer, tail = [], [*outer, *tail]
+    lead: list[Loop] = []
+    if tiling.vector_first and tiling.vector is not None and tiling.vector in tiling.tails:
+        panels = per_axis[tiling.vector][0]
+        if panels is not None:
+            lead = [panels]
+            outer, tail = [], [*outer, *(loop for loop in tail if loop != panels)]
     if tiling.tiled_writer:
         inner = _by_level([loops[levels:] for loops in per_axis], tiling.vector)
     else:
