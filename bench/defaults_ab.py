@@ -44,28 +44,27 @@ def shape_workload(spec: str) -> dict[str, Any]:
     )
 
 
-def _prim_call(workload: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
-    """The workload's graph function, its one fused call and the arrays (imports the tree
-    that is first on sys.path)."""
+def _prim_call(workload: dict[str, Any]) -> tuple[Any, Any, dict[str, Any], frozenset[str]]:
+    """The workload's graph function, its one fused call, the arrays and the call's
+    constant arguments (imports the tree that is first on sys.path)."""
     from bench.common import workload_arrays, workload_function
-    from ir.graph.nodes import Call
+    from ir.graph.nodes import Call, Constant
     from ir.graph.traversal import post_order
 
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
     (call,) = [node for node in post_order(fn.body) if isinstance(node, Call)]
-    return fn, call, arrays
+    constants = frozenset(f"p{i}" for i, a in enumerate(call.args) if isinstance(a, Constant))
+    return fn, call, arrays, constants
 
 
 def _default_trace(workload: dict[str, Any], target_text: str) -> dict[str, Any]:
     from codegen.executor import hardware_of
     from codegen.llvm import parse_target
-    from ir.graph.nodes import Constant
     from ir.schedule.default import default_schedule
     from ir.te.program import function_to_te
 
-    _, call, _ = _prim_call(workload)
-    constants = frozenset(f"p{i}" for i, a in enumerate(call.args) if isinstance(a, Constant))
+    _, call, _, constants = _prim_call(workload)
     schedule = default_schedule(
         function_to_te(call.op), hardware_of(parse_target(target_text)), constants
     )
@@ -125,15 +124,13 @@ def compare(
     from bench.kernels import kernel_and_arguments
     from codegen.executor import hardware_of
     from codegen.llvm import parse_target
-    from ir.graph.nodes import Constant
     from ir.reference import check_close, evaluate
     from ir.schedule import Trace
     from ir.schedule.default import default_schedule
     from ir.te.program import function_to_te
 
-    fn, call, arrays = _prim_call(workload)
+    fn, call, arrays, constants = _prim_call(workload)
     target = parse_target(target_text)
-    constants = frozenset(f"p{i}" for i, a in enumerate(call.args) if isinstance(a, Constant))
     schedules = {
         "base": Trace.from_json(base_trace).replay(function_to_te(call.op)),
         "new": default_schedule(function_to_te(call.op), hardware_of(target), constants),

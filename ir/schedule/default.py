@@ -32,6 +32,7 @@ from collections.abc import Collection
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule, Stage, loop_extents, tensor_reads
 from ir.te.program import TEProgram
+from ir.te.tensor import Tensor
 from ir.tir.expr import Call, Reduce, TensorRead, Var
 from ir.tir.visit import walk_expr
 
@@ -335,6 +336,11 @@ def _work(stage: Stage) -> int:
     return total
 
 
+def _tensors_read(stage: Stage) -> list[Tensor]:
+    """The tensors `stage`'s body reads, each once, in the order first read."""
+    return list({id(r.tensor): r.tensor for r in tensor_reads(stage.op.body)}.values())
+
+
 def right_operand_streams(compute: Stage, col_tile: int) -> bool:
     """Whether a matrix product (dense, matmul, batch_matmul) computed by `compute`, with
     its row tiles outside its column panels of `col_tile`, would read a right-hand side
@@ -347,8 +353,7 @@ def right_operand_streams(compute: Stage, col_tile: int) -> bool:
         return False
     if math.prod(batch) != 1:
         return False  # the batches run in parallel; the panels would take their place
-    reads = [n for n in walk_expr(compute.op.body) if isinstance(n, TensorRead)]
-    right = list({id(r.tensor): r.tensor for r in reads}.values())[-1]
+    right = _tensors_read(compute)[-1]
     itemsize: int = right.nbytes // max(1, math.prod(right.shape))
     reduction: int = math.prod(axis.extent for axis in compute.op.reduce_axes)
     return reduction * columns * itemsize > CORE_CACHE_BYTES
@@ -701,8 +706,7 @@ class _DefaultScheduler:
         weight_index = int(stage.op.attr("weight_input"))
         if weight_index >= len(sch.program.inputs):
             return False
-        reads = [n for n in walk_expr(stage.op.body) if isinstance(n, TensorRead)]
-        tensors = list({id(r.tensor): r.tensor for r in reads}.values())
+        tensors = _tensors_read(stage)
         if len(tensors) < 2:
             return False
         weight = tensors[1]
@@ -731,8 +735,8 @@ class _DefaultScheduler:
         stage = sch.stages[anchor]
         if stage.op.tag not in ("matmul", "batch_matmul") or len(stage.op.reduce_axes) != 1:
             return set()
-        reads = [n for n in walk_expr(stage.op.body) if isinstance(n, TensorRead)]
-        tensors = list({id(r.tensor): r.tensor for r in reads}.values())
+        reads = tensor_reads(stage.op.body)
+        tensors = _tensors_read(stage)
         inputs = {t.name for t in sch.program.inputs}
         if len(tensors) != 2 or tensors[1].name not in inputs:
             return set()
