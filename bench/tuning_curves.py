@@ -18,7 +18,8 @@ per cent, while the best candidates of both searches are often within a per cent
 other. So the line also says whether model-guided search reaches random search's best
 within 96 trials when the two kernels are compared in the same run: the best candidate of
 model-guided search's first 96 trials and random search's best candidate, rebuilt and timed
-in turn on the placements of their arguments the tuner measures at (`retimed_*`).
+in turn on the placements of their arguments the tuner measures at (`retimed_*`; where
+the two are the same candidate, it is timed once and reaches itself).
 
 A single first measurement also decides which candidate is a search's "best": where the
 top candidates are within a per cent or two, a slower one measured in a fast moment wins.
@@ -36,6 +37,9 @@ again, re-timed now; no tuning times or model fits).
 `--batches one-by-one` measures the tuning batches' candidates one after the other, each
 timed alone, as the tuner did before its batches were timed in turns (for comparing the
 two protocols on one machine; the default `in-turn` is what the tuner does).
+
+`--no-calibrate` turns off the tuner's timing of the default beside each batch (for
+comparing the two on one machine).
 
 `--set KEY=VALUE` sets an XGBoost option (an `XGBConfig` field, the value as JSON) of the
 model-guided search, and `--searches` runs only some of the searches (a comparison of two
@@ -166,10 +170,12 @@ def tune_curve(
     keep_records: Path | None = None,
     cost_model_options: dict[str, Any] | None = None,
     batches_in_turn: bool = True,
+    calibrate: bool = True,
 ) -> dict[str, Any]:
     """Tune one workload with one search strategy (and `seed`); its curve, wall time and
     cost-model fits. The record log is kept in `keep_records` when given; with
-    `batches_in_turn` False each batch's candidates are timed one after the other."""
+    `batches_in_turn` False each batch's candidates are timed one after the other; with
+    `calibrate` False the tuner does not time the default beside each batch."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
     with tempfile.TemporaryDirectory() as scratch, MeasureSession() as session:
@@ -193,6 +199,7 @@ def tune_curve(
             seed=seed,
             cost_model_options=cost_model_options,
             measurer=measurer,
+            calibrate=calibrate,
         )
         wall = time.perf_counter() - start
         records = load_records(path)
@@ -276,6 +283,11 @@ def main() -> int:
         default="in-turn",
         help="how a tuning batch's candidates are timed (default: in turns, as the tuner)",
     )
+    parser.add_argument(
+        "--no-calibrate",
+        action="store_true",
+        help="do not time the default beside each batch (the tuner's `calibrate`)",
+    )
     args = parser.parse_args()
     options = json_settings(args.set)
     out = Path(args.out)
@@ -303,6 +315,7 @@ def main() -> int:
                     Path(args.keep_records) if args.keep_records else None,
                     options if search == "evolutionary" else None,
                     args.batches == "in-turn",
+                    not args.no_calibrate,
                 )
             )
             for search in args.searches
@@ -314,6 +327,7 @@ def main() -> int:
             "trials": args.trials,
             **({"cost_model_options": options} if options else {}),
             **({"batches": args.batches} if args.batches != "in-turn" else {}),
+            **({"calibrate": False} if args.no_calibrate else {}),
             **{f"best_{s}": curves[s][-1] if curves[s] else None for s in curves},
             **{f"best_{s}_at_96": curves[s][min(95, len(curves[s]) - 1)] for s in curves},
             **{f"tune_s_{s}": _rounded(runs[s]["tune_s"]) for s in curves},
@@ -337,11 +351,14 @@ def _against_random(
     random_best = curves["random"][-1] if curves["random"] else 0.0
     early = best_candidate(runs["evolutionary"]["records"], WITHIN_TRIALS)
     late = best_candidate(runs["random"]["records"])
-    retimed = (
-        retimed_gflops(workload, {"evolutionary": early, "random": late}, target)
-        if early is not None and late is not None
-        else {}
-    )
+    retimed: dict[str, float] = {}
+    if early is not None and late is not None:
+        if early.candidate_id == late.candidate_id:
+            # One kernel: timing it twice would only compare the noise with itself.
+            (gflops,) = retimed_gflops(workload, {"both": early}, target).values()
+            retimed = {"evolutionary": gflops, "random": gflops}
+        else:
+            retimed = retimed_gflops(workload, {"evolutionary": early, "random": late}, target)
     declared = declared_gflops(
         workload,
         {

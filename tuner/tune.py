@@ -59,6 +59,7 @@ logger = logging.getLogger(__name__)
 
 REMEASURE_TOP = 3  # candidates per task re-measured before the best is declared
 REMEASURE_REPEAT_FACTOR = 3  # ... with this many times the repeats
+CALIBRATE_MIN_BATCH = 4  # smaller batches are not timed with the default beside them
 FEATURE_CACHE_LIMIT = 100_000
 
 Measurer = Callable[[Sequence[MeasureInput], MeasureOptions], list[MeasureResult]]
@@ -158,10 +159,29 @@ class _TaskRun:
     measured_ids: set[str] = field(default_factory=set)
     best_cost_s: float | None = None
     new_trials: int = 0
+    default_cost_s: float | None = None  # the default's first cost: the costs' common scale
 
     def note_cost(self, cost_s: float | None) -> None:
         if cost_s is not None and (self.best_cost_s is None or cost_s < self.best_cost_s):
             self.best_cost_s = cost_s
+
+    def default_id(self) -> str | None:
+        """The default schedule's candidate id (None: the task has no default)."""
+        return None if self.default_trace is None else _candidate_id(self, self.default_trace)
+
+    def calibrated(
+        self, costs: Sequence[float | None], default_cost_s: float | None
+    ) -> list[float | None]:
+        """A batch's `costs` on the scale of the default's first measurement, given the
+        default's cost timed in the same turns (`default_cost_s`; None: as they are). The
+        first default cost seen sets the scale."""
+        if default_cost_s is None:
+            return list(costs)
+        if self.default_cost_s is None:
+            self.default_cost_s = default_cost_s
+        scale = self.default_cost_s / default_cost_s
+        logger.debug("%s: batch costs scaled by %.3f", self.task.name, scale)
+        return [None if cost is None else cost * scale for cost in costs]
 
 
 def tune_model(
@@ -185,6 +205,7 @@ def tune_model(
     measurer: Measurer | None = None,
     counts_toward_budget: Callable[[Record], bool] | None = None,
     feature_workers: int | None = None,
+    calibrate: bool = True,
 ) -> TuneResult:
     """Tune every task of a fused model (the output of `optimize`) for `target`.
 
@@ -197,7 +218,14 @@ def tune_model(
     the end. `measurer` measures each batch (by default in child processes as
     `measure_batch` does, one child kept for the whole call). `feature_workers`
     processes compute candidate features beside this one (None: one per other core;
-    `FeaturePool`). Returns a summary per task.
+    `FeaturePool`). With `calibrate`, each batch of CALIBRATE_MIN_BATCH or more
+    candidates is timed in turns with the task's default schedule (measured again, not
+    recorded), and the search and the cost model see the batch's costs scaled by the
+    default's first cost over its cost in that batch: a slow spell of the machine during
+    one batch then does not rank its candidates below those of the others (seen: a first
+    batch, the default's included, timed 10% slow steered a search away from the
+    default's neighbours). The records keep the costs as measured. Returns a summary
+    per task.
     """
     return tune_tasks(
         extract_tasks(fn, target),
@@ -219,6 +247,7 @@ def tune_model(
         measurer=measurer,
         counts_toward_budget=counts_toward_budget,
         feature_workers=feature_workers,
+        calibrate=calibrate,
     )
 
 
@@ -243,6 +272,7 @@ def tune_tasks(
     measurer: Measurer | None = None,
     counts_toward_budget: Callable[[Record], bool] | None = None,
     feature_workers: int | None = None,
+    calibrate: bool = True,
 ) -> TuneResult:
     """Tune `tasks` (from `extract_tasks`, or a single workload's task) for `target`,
     reading and keeping records in `store`; see `tune_model` for the arguments."""
@@ -315,12 +345,16 @@ def tune_tasks(
             if not traces:
                 scheduler.finish(chosen, "search space exhausted")
                 continue
-            results = _measure(run, traces, target, batch_options, store, measurer)
+            results, default_cost = _measure(
+                run, traces, target, batch_options, store, measurer, calibrate
+            )
             measured += len(traces)
             pace.note(len(traces), time.monotonic() - batch_start)
             costs = [_cost(result) for result in results]
             for cost in costs:
                 run.note_cost(cost)
+            # The search and the model compare costs across batches: on the default's scale.
+            costs = run.calibrated(costs, default_cost)
             _learn(model, run, traces, costs)
             run.search.notify(traces, costs)
             scheduler.update(chosen, len(traces), run.best_cost_s)
@@ -378,6 +412,9 @@ def _resume(
     for index, run in enumerate(runs):
         first = _first_records(by_key.get(run.task.key, []))
         run.measured_ids = set(first)
+        default = first.get(run.default_id() or "")
+        if default is not None and default.status == "ok" and default.costs_s:
+            run.default_cost_s = default.median_cost_s
         traces: list[Trace] = []
         costs: list[float | None] = []
         for record in first.values():
@@ -452,10 +489,28 @@ def _measure(
     options: MeasureOptions,
     log: RecordStore,
     measurer: Measurer,
-) -> list[MeasureResult]:
-    """Measure a batch of one task and append its records; failures are records too."""
-    inputs = [MeasureInput(run.task_json, trace.to_json(), target) for trace in traces]
+    calibrate: bool = False,
+) -> tuple[list[MeasureResult], float | None]:
+    """Measure a batch of one task and append its records (failures are records too).
+    Returns the results and, with `calibrate`, the default schedule's cost timed with
+    them (in the batch already, or added to it for that and not recorded; None where it
+    failed, the task has none or the batch is too small)."""
+    ids = [_candidate_id(run, trace) for trace in traces]
+    default_id = run.default_id()
+    extra = (
+        calibrate
+        and run.default_trace is not None
+        and default_id not in ids
+        and len(traces) >= CALIBRATE_MIN_BATCH
+    )
+    measured = [*traces, run.default_trace] if extra and run.default_trace else list(traces)
+    inputs = [MeasureInput(run.task_json, trace.to_json(), target) for trace in measured]
     results = measurer(inputs, options)
+    default_cost: float | None = None
+    if extra:
+        default_cost = _cost(results.pop())
+    elif calibrate and default_id in ids:
+        default_cost = _cost(results[ids.index(default_id)])
     records = [
         Record(
             workload_key=run.task.key,
@@ -471,7 +526,7 @@ def _measure(
     log.append(records)
     run.measured_ids.update(record.candidate_id for record in records)
     run.new_trials += len(records)
-    return results
+    return results, default_cost
 
 
 def _cost(result: MeasureResult) -> float | None:
@@ -543,8 +598,8 @@ def _remeasure(
             key=lambda r: r.median_cost_s,
         )
         contenders = ranked[:top]
-        if top > 0 and run.default_trace is not None:
-            default_id = _candidate_id(run, run.default_trace)
+        default_id = run.default_id()
+        if top > 0 and default_id is not None:
             contenders += [r for r in ranked[top:] if r.candidate_id == default_id]
         chosen = [r for r in contenders if counts[r.candidate_id] < 2]
         if not chosen:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -266,7 +267,8 @@ def test_a_time_limited_run_measures_a_small_first_batch(tmp_path: Path) -> None
             fn, "llvm", 6, tmp_path / "r.jsonl", time_limit_s=600.0, batch_size=4,
             search="random", measure_options=FAST, remeasure_top=0, measurer=measurer,
         )  # fmt: skip
-    assert batches == [_Pace.FIRST_BATCH_UNDER_LIMIT, 4]
+    # The second batch is timed with the default beside its 4 candidates (calibration).
+    assert batches == [_Pace.FIRST_BATCH_UNDER_LIMIT, 4 + 1]
 
 
 def test_warm_and_cold_records_are_never_compared(tmp_path: Path) -> None:
@@ -317,3 +319,71 @@ def test_a_saved_model_of_other_features_is_not_warm_started(tmp_path: Path) -> 
     again = XGBCostModel()
     again.load(saved)
     assert again.feature_width() == NUM_FEATURES
+
+
+def test_a_slow_batch_is_ranked_on_the_default_schedules_scale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch timed in a slow spell (here every cost of the second batch 1.5x, the
+    default's beside them too) reaches the search and the cost model on the scale of the
+    first batch; the records keep what was measured, and the default measured beside a
+    batch is not a record."""
+    y = Var("y", TensorType((4, 64), "float32"))
+    weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
+    fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
+    (task,) = extract_tasks(fn, "llvm")
+    default_json = default_trace(task.to_json(), task.target)
+
+    def true_cost(trace_json: object) -> float:  # a fixed cost per candidate
+        return 1e-3 * (1 + random.Random(json.dumps(trace_json, sort_keys=True)).random())
+
+    batches: list[list[dict[str, object]]] = []
+
+    def measurer(inputs: Sequence[MeasureInput], options: MeasureOptions) -> list[MeasureResult]:
+        batches.append([dict(i.trace_json) for i in inputs])
+        spell = 1.5 if len(batches) == 2 else 1.0
+        return [MeasureResult("ok", (true_cost(i.trace_json) * spell,) * 3) for i in inputs]
+
+    notified: list[tuple[list[Trace], list[float | None]]] = []
+    real_make_search = make_search
+
+    def recording_search(*args: object, **kwargs: object) -> object:
+        search = real_make_search(*args, **kwargs)  # type: ignore[arg-type]
+        notify = search.notify
+
+        def note(traces: Sequence[Trace], costs: Sequence[float | None]) -> None:
+            notified.append((list(traces), list(costs)))
+            notify(traces, costs)
+
+        search.notify = note  # type: ignore[method-assign]
+        return search
+
+    monkeypatch.setattr("tuner.tune.make_search", recording_search)
+    path = tmp_path / "records.jsonl"
+    tune_model(fn, "llvm", 12, path, batch_size=6, search="random", remeasure_top=0,
+               measurer=measurer)  # fmt: skip
+    assert [len(b) for b in batches] == [6, 6 + 1]
+    assert batches[0][0] == default_json and batches[1][-1] == default_json
+    records = load_records(path)
+    assert len(records) == 12 and default_json not in [dict(r.trace) for r in records[6:]]
+    assert [r.median_cost_s for r in records[6:]] == pytest.approx(
+        [true_cost(dict(r.trace)) * 1.5 for r in records[6:]]
+    )
+    # Both batches reach the search at the candidates' true costs.
+    for traces, costs in notified:
+        assert costs == pytest.approx([true_cost(t.to_json()) for t in traces])
+
+
+def test_calibration_can_be_turned_off(tmp_path: Path) -> None:
+    y = Var("y", TensorType((4, 64), "float32"))
+    weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
+    fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
+    sizes: list[int] = []
+
+    def measurer(inputs: Sequence[MeasureInput], options: MeasureOptions) -> list[MeasureResult]:
+        sizes.append(len(inputs))
+        return [MeasureResult("ok", (1e-3,) * 3) for _ in inputs]
+
+    tune_model(fn, "llvm", 12, tmp_path / "r.jsonl", batch_size=6, search="random",
+               remeasure_top=0, measurer=measurer, calibrate=False)  # fmt: skip
+    assert sizes == [6, 6]
