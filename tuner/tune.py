@@ -8,8 +8,9 @@ Step 2. Resume from the record log: candidates measured before count against the
         train the cost model (records of every task of this model on this target).
 Step 3. Until the scheduler says stop: it picks a task, the task's search proposes a
         batch, the measurer measures it (in a child process; a CPU batch's candidates
-        timed in turns, `MeasureOptions.in_turn`), the records are appended to the log,
-        the cost model is updated and the search is told the costs.
+        timed in turns, `MeasureOptions.in_turn`, with the task's default schedule
+        beside them), the records are appended to the log, and the cost model is
+        updated and the search told the costs, scaled to the default's first cost.
 Step 4. Re-measure the top candidates of each task (by their first measurement) and its
         default schedule with more repeats, once; the best is then declared among the
         re-measured candidates.
