@@ -220,6 +220,9 @@ class Driver:
             measurer=self.measure,
             counts_toward_budget=counts,
             feature_workers=options.get("feature_workers"),
+            # Every posted result is stored as a record: a default timed beside each batch
+            # would become records of its own, re-measurements that decide the best.
+            calibrate=False,
         )
         # Step 4.
         self.finish(result)
