@@ -496,22 +496,17 @@ def _measure(
     Returns the results and, with `calibrate`, the default schedule's cost timed with
     them (in the batch already, or added to it for that and not recorded; None where it
     failed, the task has none or the batch is too small)."""
-    ids = [_candidate_id(run, trace) for trace in traces]
-    default_id = run.default_id()
-    extra = (
-        calibrate
-        and run.default_trace is not None
-        and default_id not in ids
-        and len(traces) >= CALIBRATE_MIN_BATCH
-    )
-    measured = [*traces, run.default_trace] if extra and run.default_trace else list(traces)
-    inputs = [MeasureInput(run.task_json, trace.to_json(), target) for trace in measured]
+    default = run.default_trace if calibrate else None
+    beside: list[Trace] = []
+    if default is not None and default not in traces and len(traces) >= CALIBRATE_MIN_BATCH:
+        beside = [default]
+    inputs = [MeasureInput(run.task_json, t.to_json(), target) for t in [*traces, *beside]]
     results = measurer(inputs, options)
     default_cost: float | None = None
-    if extra:
+    if beside:
         default_cost = _cost(results.pop())
-    elif calibrate and default_id in ids:
-        default_cost = _cost(results[ids.index(default_id)])
+    elif default is not None and default in traces:
+        default_cost = _cost(results[list(traces).index(default)])
     records = [
         Record(
             workload_key=run.task.key,
