@@ -313,7 +313,7 @@ def tune_tasks(
             )
             default = default_schedule_for(program, target, task.constant_params).trace
             run = _TaskRun(task, featurize, strategy, task.to_json(), default)
-            run.seeds = [default, *_default_point(space)]
+            run.seeds = [default, *_prior_points(space)]
             runs.append(run)
         scheduler = TaskScheduler(
             [task.weight for task in tasks],
@@ -452,7 +452,7 @@ def _first_records(records: Iterable[Record]) -> dict[str, Record]:
 def _take_seeds(run: _TaskRun, count: int) -> list[Trace]:
     """Up to `count` of the run's unmeasured seeds, to measure first (the rest stay for
     its next batch). The untuned schedule is a candidate too (the declared best is never
-    worse), and so is the space's point nearest it (local moves start there)."""
+    worse), and so are the space's points nearest it (local moves start there)."""
     unique: dict[str, Trace] = {}
     for trace in run.seeds:
         unique.setdefault(_candidate_id(run, trace), trace)
@@ -461,16 +461,15 @@ def _take_seeds(run: _TaskRun, count: int) -> list[Trace]:
     return seeds
 
 
-def _default_point(space: Any) -> list[Trace]:
-    """The space's point nearest the default schedule, where it has one."""
+def _prior_points(space: Any) -> list[Trace]:
+    """The space's points nearest the default schedule (`SearchSpace.prior_points`)."""
     if not isinstance(space, SearchSpace):
         return []  # GPU spaces start from their samples
     try:
-        point = space.default_point()
+        return space.prior_points()
     except AutotuneError as err:
-        logger.info("no default point in the search space: %s", err)
+        logger.info("no prior points in the search space: %s", err)
         return []
-    return [] if point is None else [point]
 
 
 def _comparable(records: Iterable[Record], target: str, timing: str) -> list[Record]:

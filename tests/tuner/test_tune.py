@@ -232,6 +232,28 @@ def test_the_default_and_the_point_nearest_it_come_first_even_one_per_batch(
     assert third not in (first, second)
 
 
+def test_a_conv_measures_its_point_tiled_over_columns_third(tmp_path: Path) -> None:
+    """A conv read at unit stride along 32 columns: after the default and the point
+    nearest it, the same point with its register tile over columns."""
+    data = Var("x", TensorType((1, 8, 6, 32), "float32"))
+    weight = Constant((RNG.standard_normal((16, 8, 3, 3)) * 0.1).astype(np.float32))
+    fn = optimize(infer_type(Function((data,), call("nn.conv2d", data, weight, padding=(1, 1)))))
+    (task,) = extract_tasks(fn, "llvm")
+    path = tmp_path / "records.jsonl"
+    tune_model(
+        fn, "llvm", 4, path, batch_size=2, search="random", measure_options=FAST, remeasure_top=0
+    )
+    space = search_space_for(function_to_te(task.function), task.target, task.constant_params)
+    assert isinstance(space, SearchSpace)
+    traces = [Trace.from_json(dict(r.trace)) for r in load_records(path)]
+    assert traces[:3] == [
+        Trace.from_json(default_trace(task.to_json(), task.target)),
+        *space.prior_points(),
+    ]
+    assert traces[3] not in traces[:3]
+    assert all(r.status == "ok" for r in load_records(path))
+
+
 def test_batches_fit_the_time_left_at_the_measured_pace() -> None:
     """Under a time limit the first batch is small (the pace is unknown), later ones are
     cut to what the time left holds at the seconds per candidate so far (at least one),

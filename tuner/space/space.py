@@ -26,7 +26,7 @@ from tuner.space.analysis import fusion_anchor, is_compute_heavy
 from tuner.space.decisions import Chooser, Decision, Decisions
 from tuner.space.multi_level_tiling import multi_level_tiling
 from tuner.space.points import PointMemory, SpacePoint
-from tuner.space.prior import default_like_decisions
+from tuner.space.prior import column_conv_decisions, default_like_decisions
 from tuner.space.rules import BuildContext, generic_rule, inline_rule, rows_rule
 
 MUTATION_ATTEMPTS = 8  # decisions tried before a mutation gives up looking for a new trace
@@ -66,6 +66,17 @@ class SearchSpace:
         if not decisions:
             return None
         return self.build(decisions, random.Random(0)).trace
+
+    def prior_points(self) -> list[Trace]:
+        """The points a tuning run measures first: `default_point`, and where a conv may
+        be vectorized over its output columns instead of its channels, the same point with
+        a register tile over columns (`tuner.space.prior.column_conv_decisions`), so the
+        search learns early how both kinds do."""
+        points = [] if (point := self.default_point()) is None else [point]
+        columns = column_conv_decisions(self.program, self.hardware, self.constant_inputs)
+        if columns:
+            points.append(self.build(columns, random.Random(0)).trace)
+        return points
 
     def mutate(self, trace: Trace, rng: random.Random) -> Trace:
         """`trace` with one of its decisions re-drawn (the others kept where still valid).

@@ -24,9 +24,10 @@ from ir.schedule.hardware import HardwareParams
 from tests.tuner.space.test_traces import check_trace
 from tests.tuner.space.workloads import Workload, _primitive, _var, workloads
 from tuner.space import SearchSpace
-from tuner.space.prior import default_like_decisions
+from tuner.space.prior import column_conv_register_tile, default_like_decisions
 
 HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)  # 16 float32 lanes
+AVX2 = HardwareParams(vector_bytes=32, num_cores=2)  # 8 float32 lanes, 16 registers
 
 
 # The workloads whose space has no point nearest the default: cumsum's output is a
@@ -59,6 +60,9 @@ def test_the_default_point_and_its_neighbours_compute_the_reference(name: str) -
     assert any(trace != point for trace in neighbours), f"{name}: the point cannot move"
     for index, trace in enumerate([point, *neighbours]):
         check_trace(workload, trace, seed=index)
+    others = space.prior_points()[1:]  # (a conv's point tiled over columns)
+    for index, trace in enumerate(others):
+        check_trace(workload, trace, seed=10 + index)
 
 
 def test_a_blocked_conv_gets_the_default_register_tile_and_materialised_padding() -> None:
@@ -227,3 +231,56 @@ def test_an_output_tiled_with_its_matrix_product_gets_no_row_decisions() -> None
     workload = workloads()["light_squeezenet:fused_nn_conv2d_nchwc_add_nn_relu:rank5"]
     decisions = default_like_decisions(workload.program(), HARDWARE, workload.constants)
     assert decisions and not [key for key in decisions if ".by_rows" in key or ".row_" in key]
+
+
+@pytest.mark.parametrize("name", ["conv2d", "conv2d_channel_tail"])
+def test_a_conv_read_at_unit_stride_gets_a_second_point_tiled_over_columns(name: str) -> None:
+    """The convs 14 columns wide on AVX2 (8 lanes): after the default point, a point with
+    the same decisions but the register tile over output columns, which computes the
+    reference."""
+    workload = workloads()[name]
+    space = SearchSpace(workload.program(), AVX2, workload.constants)
+    first, columns = space.prior_points()
+    assert first == space.default_point()
+    decisions = space.decisions_of(columns)
+    assert decisions["conv2d.vector_axis"] == "x"
+    _, channels, height, width = space.program.outputs[0].shape
+    channel_tile, row_tile, col_tile = column_conv_register_tile(
+        channels, height, width, AVX2.lanes("float32"), AVX2.registers
+    )
+    innermost = {axis: decisions[f"conv2d.tile.{axis}"][-1] for axis in ("k", "y", "x")}
+    assert innermost == {"k": channel_tile, "y": row_tile, "x": col_tile}
+    assert decisions["conv2d.tile.rc"] == (16, 1)  # the reduction whole outside the tile
+    others = {k: v for k, v in decisions.items() if not k.startswith("conv2d.")}
+    assert others == {k: v for k, v in decisions_of_point(space).items() if k in others}
+    check_trace(workload, columns, seed=0)
+
+
+@pytest.mark.parametrize(
+    ("name", "hardware"),
+    [
+        ("conv2d_stride2", AVX2),  # the columns read the input every other element
+        ("conv2d", HARDWARE),  # 14 columns: less than a vector of 16 lanes
+        ("depthwise_conv2d", AVX2),  # the default vectorizes its columns already
+        ("matmul", AVX2),
+    ],
+)
+def test_other_stages_get_only_the_default_point(name: str, hardware: HardwareParams) -> None:
+    workload = workloads()[name]
+    space = SearchSpace(workload.program(), hardware, workload.constants)
+    assert space.prior_points() == [space.default_point()]
+
+
+@pytest.mark.parametrize(
+    ("shape", "lanes", "registers", "tile"),
+    [
+        ((64, 56, 56), 16, 32, (4, 2, 32)),  # 16 accumulators, 4 broadcasts + 4 input loads
+        ((64, 56, 56), 8, 16, (4, 1, 16)),  # 8 accumulators
+        ((64, 7, 20), 16, 32, (8, 1, 20)),  # 7 rows: one per tile, 8 channels
+        ((6, 28, 12), 16, 32, (2, 7, 12)),  # one vector: up to 16 accumulators, 14 here
+    ],
+)
+def test_a_column_register_tile_fills_half_the_registers_at_the_fewest_loads(
+    shape: tuple[int, int, int], lanes: int, registers: int, tile: tuple[int, int, int]
+) -> None:
+    assert column_conv_register_tile(*shape, lanes, registers) == tile
