@@ -24,10 +24,11 @@ the two are the same candidate, it is timed once and reaches itself).
 A single first measurement also decides which candidate is a search's "best": where the
 top candidates are within a per cent or two, a slower one measured in a fast moment wins.
 The tuner does not declare a best that way: it re-measures each task's top candidates with
-the default schedule, in turn. So the line also holds `declared_*`: each search's top
-REMEASURE_TOP candidates by first measurement (model-guided: within its first 96 trials)
-and the default schedule (the first candidate both searches measure), all rebuilt and
-timed in turn together; a search's figure is the fastest of its own.
+the default schedule and the space's points nearest it, in turn. So the line also holds
+`declared_*`: each search's top REMEASURE_TOP candidates by first measurement
+(model-guided: within its first 96 trials) and the candidates both searches measure first
+(the default schedule and the space's points nearest it), all rebuilt and timed in turn
+together; a search's figure is the fastest of its own.
 
 `--keep-records DIR` keeps each run's record log there as
 `<workload>_<search>_seed<N>.jsonl` (for `bench/cost_model_accuracy.py`), and
@@ -367,7 +368,7 @@ def _against_random(
             ),
             "random": top_candidates(runs["random"]["records"], None, REMEASURE_TOP),
         },
-        [first_measurements(run["records"], 1) for run in runs.values()],
+        shared_seeds([run["records"] for run in runs.values()]),
         target,
     )
     return {
@@ -385,27 +386,40 @@ def _against_random(
     }
 
 
+def shared_seeds(logs: list[list[Record]]) -> list[Record]:
+    """The first measurements the logs start with alike (the same candidates in the same
+    order: the tuner's seeds, the default schedule and the space's points nearest it), as
+    in the first log."""
+    firsts = [first_measurements(records) for records in logs]
+    shared: list[Record] = []
+    for records in zip(*firsts, strict=False):
+        if len({r.candidate_id for r in records}) != 1:
+            break
+        shared.append(records[0])
+    return shared
+
+
 def declared_gflops(
     workload: dict[str, Any],
     tops: dict[str, list[Record]],
-    defaults: list[list[Record]],
+    seeds: list[Record],
     target: str,
 ) -> dict[str, float]:
     """Each search's best as the tuner would declare it: its top candidates (`tops`) and
-    the default schedule (the first candidate of each log in `defaults`, which must be
-    the same one), rebuilt and timed in turn together; per search, the fastest of its own
-    candidates and the default. Empty where a search has no candidate."""
+    the seeds both searches measured first (the default schedule and the space's points
+    nearest it, `shared_seeds`; there must be one), rebuilt and timed in turn together;
+    per search, the fastest of its own candidates and the seeds. Empty where a search has
+    no candidate."""
     if not all(tops.values()):
         return {}
-    starts = {firsts[0].candidate_id for firsts in defaults if firsts}
-    if len(starts) != 1:
-        raise ValueError(f"the logs do not start from the same candidate: {sorted(starts)}")
-    default = defaults[0][0]
+    if not seeds:
+        raise ValueError("the logs do not start from the same candidate")
     unique = {r.candidate_id: r for records in tops.values() for r in records}
-    unique.setdefault(default.candidate_id, default)
+    for seed in seeds:
+        unique.setdefault(seed.candidate_id, seed)
     gflops = retimed_gflops(workload, unique, target)
     return {
-        search: max(gflops[r.candidate_id] for r in [*records, default])
+        search: max(gflops[r.candidate_id] for r in [*records, *seeds])
         for search, records in tops.items()
     }
 

@@ -11,9 +11,9 @@ Step 3. Until the scheduler says stop: it picks a task, the task's search propos
         timed in turns, `MeasureOptions.in_turn`, with the task's default schedule
         beside them), the records are appended to the log, and the cost model is
         updated and the search told the costs, scaled to the default's first cost.
-Step 4. Re-measure the top candidates of each task (by their first measurement) and its
-        default schedule with more repeats, once; the best is then declared among the
-        re-measured candidates.
+Step 4. Re-measure the top candidates of each task (by their first measurement), its
+        default schedule and the space's points nearest it with more repeats, once; the
+        best is then declared among the re-measured candidates.
 
 The measurer (a batch of `MeasureInput` to its `MeasureResult`s; by default a
 `MeasureSession` kept for the whole run, so a child's start and a workload's reference
@@ -156,6 +156,7 @@ class _TaskRun:
     search: SearchStrategy
     task_json: dict[str, Any]
     default_trace: Trace | None = None  # measured first, so tuning never ends below it
+    prior_points: list[Trace] = field(default_factory=list)  # the space's points near it
     seeds: list[Trace] = field(default_factory=list)  # to measure first, still unqueued
     measured_ids: set[str] = field(default_factory=set)
     best_cost_s: float | None = None
@@ -169,6 +170,11 @@ class _TaskRun:
     def default_id(self) -> str | None:
         """The default schedule's candidate id (None: the task has no default)."""
         return None if self.default_trace is None else _candidate_id(self, self.default_trace)
+
+    def prior_ids(self) -> set[str]:
+        """The candidate ids of the default and the space's points nearest it."""
+        traces = [] if self.default_trace is None else [self.default_trace]
+        return {_candidate_id(self, trace) for trace in [*traces, *self.prior_points]}
 
     def calibrated(
         self, costs: Sequence[float | None], default_cost_s: float | None
@@ -313,7 +319,8 @@ def tune_tasks(
             )
             default = default_schedule_for(program, target, task.constant_params).trace
             run = _TaskRun(task, featurize, strategy, task.to_json(), default)
-            run.seeds = [default, *_prior_points(space)]
+            run.prior_points = _prior_points(space)
+            run.seeds = [default, *run.prior_points]
             runs.append(run)
         scheduler = TaskScheduler(
             [task.weight for task in tasks],
@@ -573,8 +580,10 @@ def _remeasure(
 ) -> int:
     """Step 4: re-measure each task's top candidates (by first measurement) not yet
     re-measured, with REMEASURE_REPEAT_FACTOR times the repeats, in one batch with the
-    default schedule: a best is only declared against the untuned schedule measured at
-    the same time, so one disturbed first measurement of the default cannot hide it. The
+    default schedule and the space's points nearest it: a best is only declared against
+    them measured at the same time, so one disturbed first measurement of theirs cannot
+    hide them (on matmul_1024 the point nearest the default often ties with the best
+    candidates, and a slow first measurement left it out of the top ones). The
     batch is timed in turns (`MeasureOptions.in_turn`), so a slow spell of the machine
     falls on all of them alike. Once `out_of_time`, the tasks left keep their first
     measurements (their best is then the fastest of those)."""
@@ -593,9 +602,9 @@ def _remeasure(
             key=lambda r: r.median_cost_s,
         )
         contenders = ranked[:top]
-        default_id = run.default_id()
-        if top > 0 and default_id is not None:
-            contenders += [r for r in ranked[top:] if r.candidate_id == default_id]
+        if top > 0:
+            prior = run.prior_ids()
+            contenders += [r for r in ranked[top:] if r.candidate_id in prior]
         chosen = [r for r in contenders if counts[r.candidate_id] < 2]
         if not chosen:
             continue

@@ -103,8 +103,9 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     first_measurements = {r.candidate_id for r in records}
     assert len(first_measurements) == 16
     # The top candidates of each task were re-measured with more repeats, and with them
-    # the default schedule, so the declared best is confirmed against it.
-    assert 0 < result.remeasured <= 8
+    # the default schedule and the space's points nearest it, so the declared best is
+    # confirmed against them.
+    assert 0 < result.remeasured <= 2 * (3 + 3)
     assert len(records) == 16 + result.remeasured
     assert all(len(r.costs_s) == FAST.repeat * 3 for r in records[16:] if r.status == "ok")
     # ... in one batch per task, after the tuning batches. Every batch is timed in turns.
@@ -127,6 +128,8 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
         if point is not None:
             nearest = compute_candidate_id(each.key, target, point.to_json())
             assert nearest in first_measurements and nearest != default
+        for prior in space.prior_points():
+            assert compute_candidate_id(each.key, target, prior.to_json()) in remeasured
     for task in result.tasks:
         assert task.best_gflops is not None and task.best_gflops > 0
     assert result.estimated_latency_s is not None
@@ -394,6 +397,46 @@ def test_a_slow_batch_is_ranked_on_the_default_schedules_scale(
     # Both batches reach the search at the candidates' true costs.
     for traces, costs in notified:
         assert costs == pytest.approx([true_cost(t.to_json()) for t in traces])
+
+
+def test_the_points_nearest_the_default_are_re_measured_even_when_first_measured_slow(
+    tmp_path: Path,
+) -> None:
+    """A first measurement of the point nearest the default three times too slow leaves it
+    out of the top candidates; it is re-measured with them and the default all the same,
+    and declared best when it is."""
+    y = Var("y", TensorType((4, 64), "float32"))
+    weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
+    fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
+    (task,) = extract_tasks(fn, "llvm")
+    space = search_space_for(function_to_te(task.function), task.target, task.constant_params)
+    assert isinstance(space, SearchSpace)
+    point = space.default_point()
+    assert point is not None
+    default_json = default_trace(task.to_json(), task.target)
+    batches: list[list[dict[str, object]]] = []
+
+    def measurer(inputs: Sequence[MeasureInput], options: MeasureOptions) -> list[MeasureResult]:
+        batches.append([dict(i.trace_json) for i in inputs])
+        results = []
+        for each in inputs:
+            cost = 2e-3 + 1e-3 * random.Random(json.dumps(each.trace_json, sort_keys=True)).random()
+            if each.trace_json == point.to_json():  # the fastest, but slow at first
+                cost = 1e-3 if len(batches) > 1 else 9e-3
+            elif each.trace_json == default_json:  # slower than the others
+                cost = 4e-3
+            results.append(MeasureResult("ok", (cost,) * 3))
+        return results
+
+    path = tmp_path / "records.jsonl"
+    result = tune_model(fn, "llvm", 8, path, batch_size=8, search="random", remeasure_top=2,
+                        measurer=measurer)  # fmt: skip
+    first, remeasured = batches
+    assert point.to_json() in first and point.to_json() in remeasured
+    assert len(remeasured) == 2 + 2 and default_json in remeasured  # the top two, and those
+    best = tuned_record(load_records(path), task.key, task.target)
+    assert best is not None and dict(best.trace) == point.to_json()
+    assert result.tasks[0].best_gflops is not None
 
 
 def test_calibration_can_be_turned_off(tmp_path: Path) -> None:
