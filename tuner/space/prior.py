@@ -88,12 +88,13 @@ def default_like_decisions(
 def column_conv_decisions(
     program: TEProgram, hardware: HardwareParams, constant_inputs: Collection[str]
 ) -> Decisions:
-    """The default-like decisions with each conv that the default vectorizes over output
-    channels register-tiled over output columns instead (`column_conv_register_tile`),
-    where a row holds a vector and the conv reads its input at unit stride along the
-    columns; empty where no conv qualifies. The two kinds come within a few per cent of
-    each other on 3x3 convs (on Zen 4 the columns' best led by 1.5-4% on conv_64x56), and
-    a search that measures only the default's kind early learns to stay there."""
+    """The decisions that register-tile each conv the default vectorizes over output
+    channels over output columns instead (`column_conv_register_tile`), where a row holds
+    a vector and the conv reads its input at unit stride along the columns: to apply over
+    `default_like_decisions`; empty where no conv qualifies. The two kinds come within a
+    few per cent of each other on 3x3 convs (on Zen 4 the columns' best led by 1.5-4% on
+    conv_64x56), and a search that measures only the default's kind early learns to stay
+    there."""
     schedule = Schedule(program)
     columns: Decisions = {}
     for name, stage in schedule.stages.items():
@@ -111,9 +112,7 @@ def column_conv_decisions(
         )
         inner = {1: channel_tile, 2: row_tile, 3: col_tile}
         columns.update(_register_tile_decisions(name, stage, hardware, 3, inner, 3))
-    if not columns:
-        return {}
-    return {**default_like_decisions(program, hardware, constant_inputs), **columns}
+    return columns
 
 
 def column_conv_register_tile(

@@ -72,10 +72,13 @@ class SearchSpace:
         be vectorized over its output columns instead of its channels, the same point with
         a register tile over columns (`tuner.space.prior.column_conv_decisions`), so the
         search learns early how both kinds do."""
-        points = [] if (point := self.default_point()) is None else [point]
+        decisions = default_like_decisions(self.program, self.hardware, self.constant_inputs)
+        if not decisions:
+            return []
+        points = [self.build(decisions, random.Random(0)).trace]
         columns = column_conv_decisions(self.program, self.hardware, self.constant_inputs)
         if columns:
-            points.append(self.build(columns, random.Random(0)).trace)
+            points.append(self.build({**decisions, **columns}, random.Random(0)).trace)
         return points
 
     def mutate(self, trace: Trace, rng: random.Random) -> Trace:
