@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from codegen.cuda.device import GpuRuntimeError, gpu_device
 from codegen.cuda.target import parse_cuda_target
 from codegen.llvm import host_target, parse_target
+from tests.support.gpu import needs_gpu
 from workers.client import WorkerError
 from workers.device import cpu_model_name, detect_device, memory_bytes
 
@@ -55,16 +55,7 @@ def test_a_gpu_device_without_pycuda_says_how_to_install_it() -> None:
         detect_device("cuda:0")
 
 
-def _gpu_available() -> bool:
-    try:
-        gpu_device(0)
-    except GpuRuntimeError:
-        return False
-    return True
-
-
-@pytest.mark.gpu
-@pytest.mark.skipif(not _gpu_available(), reason="needs pycuda and a CUDA GPU")
+@needs_gpu()
 def test_the_gpu_device_reports_its_exact_target_and_properties() -> None:
     device = detect_device("cuda:0")
     assert re.fullmatch(r"cuda -arch=sm_\d{2,3}", device.target)

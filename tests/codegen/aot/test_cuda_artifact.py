@@ -23,6 +23,7 @@ from ir.schedule.gpu import GpuParams
 from service.artifact_build import ArtifactBuild, build_artifact
 from tests.codegen.aot.conftest import small_conv_model
 from tests.codegen.cuda.support import require_nvcc
+from tests.support.gpu import needs_gpu
 from tests.support.onnx_models import light_model_path, run_onnxruntime
 
 TARGET = "cuda -arch=sm_90"
@@ -155,17 +156,7 @@ def test_loading_without_pycuda_says_how_to_install_it(built: dict[str, Artifact
         load_cuda_artifact(built["small_conv"].path)
 
 
-def _gpu_available() -> bool:
-    from codegen.cuda.device import GpuRuntimeError, gpu_device
-
-    try:
-        return gpu_device(0).arch == "sm_90"
-    except GpuRuntimeError:
-        return False
-
-
-@pytest.mark.gpu
-@pytest.mark.skipif(not _gpu_available(), reason="needs pycuda and an sm_90 CUDA GPU")
+@needs_gpu("sm_90")
 def test_the_cuda_artifact_runs_and_matches_onnxruntime(
     built: dict[str, ArtifactBuild], tmp_path: Path
 ) -> None:
@@ -178,8 +169,7 @@ def test_the_cuda_artifact_runs_and_matches_onnxruntime(
     np.testing.assert_array_equal(outputs["y"], again["y"])
 
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not _gpu_available(), reason="needs pycuda and an sm_90 CUDA GPU")
+@needs_gpu("sm_90")
 def test_the_launches_are_timed_one_by_one_and_leave_the_results_right(
     built: dict[str, ArtifactBuild],
 ) -> None:

@@ -1,13 +1,14 @@
 """Every op, scheduled with its default GPU schedule, computes the reference when its loop
-IR is interpreted (thread loops run serially, in both orders), and its generated CUDA
-compiles with nvcc for sm_90 (all kernels batched into one translation unit)."""
+IR is interpreted (thread loops run serially, in both orders), its generated CUDA
+compiles with nvcc for sm_90 (all kernels batched into one translation unit), and, on a
+machine with a GPU, it runs there and computes the reference."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from codegen.cuda import CudaModule
+from codegen.cuda import CudaModule, build_cuda
 from codegen.cuda.nvcc import compile_source
 from ir.graph.ops import OP_TABLE
 from ir.lower import lower
@@ -24,6 +25,7 @@ from tests.codegen.cuda.support import (
 from tests.golden.cases import CASES as GOLDEN_CASES
 from tests.golden.cases import golden_path
 from tests.ir.graph.ops.test_te_compute import CASES, Case, _case_id
+from tests.support.gpu import needs_gpu
 
 
 def test_the_cases_cover_every_op() -> None:
@@ -44,6 +46,27 @@ def test_default_gpu_schedule_computes_the_reference(
         outputs = run_interpreted(func, args, reverse_threads=reverse)
         for index, (got, want) in enumerate(zip(outputs, expected, strict=True)):
             check_close(got, want, what=f"{op} output {index} (reverse threads: {reverse})")
+
+
+@needs_gpu()
+@pytest.mark.parametrize(
+    ("op", "inputs", "attrs"), [pytest.param(*case, id=_case_id(case)) for case in CASES]
+)
+def test_default_gpu_schedule_runs_on_the_gpu_and_computes_the_reference(
+    op: str, inputs: list[np.ndarray], attrs: dict[str, object]
+) -> None:
+    from codegen.cuda.runtime import LoadedModule
+
+    prim, args, expected = one_op(op, inputs, attrs)
+    module = build_cuda(lower(default_gpu_schedule(function_to_te(prim))))
+    loaded = LoadedModule(module)
+    try:
+        outputs = loaded.run(args)
+    finally:
+        loaded.close()
+    assert len(outputs) == len(expected)
+    for index, (got, want) in enumerate(zip(outputs, expected, strict=True)):
+        check_close(got, want, what=f"{op} output {index} on the GPU")
 
 
 def _default_module(index: int, case: Case) -> CudaModule:

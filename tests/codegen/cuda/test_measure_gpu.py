@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from codegen.cuda.build import build_cuda
-from codegen.cuda.device import GpuRuntimeError, gpu_device
+from codegen.cuda.device import gpu_device
 from codegen.cuda.kernels import plan_kernels
 from codegen.cuda.nvcc import cache_path
 from codegen.cuda.target import parse_cuda_target
@@ -38,6 +38,7 @@ from ir.lower import lower
 from ir.schedule import Trace
 from ir.te.program import function_to_te
 from tests.codegen.cuda.support import one_op, require_nvcc
+from tests.support.gpu import needs_gpu
 from tests.tuner.test_tune import two_task_model
 from tuner.records import load_records
 from tuner.space.gpu_space import GpuSearchSpace
@@ -47,14 +48,6 @@ TARGET = "cuda -arch=sm_90"
 needs_no_pycuda = pytest.mark.skipif(
     importlib.util.find_spec("pycuda") is not None, reason="pycuda is installed"
 )
-
-
-def _gpu_available() -> bool:
-    try:
-        gpu_device(0)
-    except GpuRuntimeError:
-        return False
-    return True
 
 
 def _matmul_task() -> dict[str, Any]:
@@ -169,8 +162,7 @@ def test_tuning_a_cuda_target_samples_gpu_schedules_within_the_limits(tmp_path: 
         assert all(kernel.launch.threads <= 1024 for kernel in plan.kernels)
 
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not _gpu_available(), reason="needs pycuda and a CUDA GPU")
+@needs_gpu()
 def test_a_gpu_candidate_is_measured_checked_and_timed(monkeypatch: pytest.MonkeyPatch) -> None:
     device = gpu_device(0)
     task = _matmul_task()

@@ -15,6 +15,7 @@ from ir.reference import check_close
 from ir.schedule.default_gpu import default_gpu_schedule
 from ir.te.program import function_to_te
 from tests.codegen.cuda.support import one_op
+from tests.support.gpu import needs_gpu
 
 
 def test_calibration_reaches_the_minimum_repeat_time() -> None:
@@ -22,21 +23,6 @@ def test_calibration_reaches_the_minimum_repeat_time() -> None:
     assert next_number(100, 140.0, 150.0) == 200  # at least doubles
     assert next_number(1, 0.0, 150.0) == 10
     assert next_number(MAX_NUMBER // 2, 1e-6, 150.0) == MAX_NUMBER
-
-
-def _gpu_available() -> bool:
-    if importlib.util.find_spec("pycuda") is None:
-        return False
-    try:
-        import pycuda.driver as driver
-
-        driver.init()
-        return bool(driver.Device.count() > 0)
-    except Exception:
-        return False
-
-
-needs_gpu = pytest.mark.skipif(not _gpu_available(), reason="needs pycuda and a CUDA GPU")
 
 
 def test_loading_without_pycuda_says_how_to_install_it() -> None:
@@ -50,8 +36,7 @@ def test_loading_without_pycuda_says_how_to_install_it() -> None:
         LoadedModule(module)
 
 
-@pytest.mark.gpu
-@needs_gpu
+@needs_gpu()
 @pytest.mark.parametrize(
     ("op", "shapes"), [("nn.matmul", [(64, 32), (32, 48)]), ("nn.softmax", [(8, 100)])]
 )
