@@ -26,9 +26,11 @@ target's architecture), loads it through pycuda on the session's GPU and times i
 events (`codegen.cuda.candidate`); the parent first checks that pycuda and a GPU of that
 architecture are there (MeasureError otherwise: no candidate is blamed for a missing GPU)
 and holds a per-device lock file while a candidate runs, so one machine measures one
-candidate at a time per GPU, whichever processes ask. A kernel that faults kills only the
-child: a runtime_error. Before a batch of CUDA candidates is measured, the parent compiles
-their cubins side by side (one nvcc per core, `prebuild_cubins`) into the session's cubin
+candidate at a time per GPU, whichever processes ask. A kernel that faults costs only its
+own candidate: a runtime_error, after which the child retires (CUDA leaves a faulted
+context unusable) and the next candidate gets a fresh one. Before a batch of CUDA
+candidates is measured, the parent compiles their cubins side by side (one nvcc per core,
+`prebuild_cubins`) into the session's cubin
 cache, where each child finds its candidate's: nvcc took about 0.6 s of a GPU candidate's
 1.3-1.8 s on an H200 machine, on one core. A candidate whose cubin is not there (it did not
 lower, or nvcc failed) is compiled by the child as before, which reports the error.
@@ -579,6 +581,8 @@ class _Child:
                 build_s=build_s,
                 measure_s=time.perf_counter() - started,
             )
+        if event.get("retire"):  # a GPU fault left its context unusable: it exits
+            self._alive = False
         return MeasureResult.from_json({**event, "build_s": build_s})
 
     def measure_in_turn(

@@ -25,6 +25,7 @@ from typing import IO, Any
 import numpy as np
 
 from codegen.cuda.candidate import GpuKernel
+from codegen.cuda.device import GpuRuntimeError
 from codegen.cuda.target import is_cuda_target, parse_cuda_target
 from codegen.llvm import CompiledKernel, compile_kernel, parse_target
 from codegen.llvm.cache_flush import can_evict, evict_arrays
@@ -48,6 +49,12 @@ MAX_RETAKEN_REPEATS = 3  # ... and is taken again, this many times at most per c
 # Arguments (with their placed copies) of the candidates timed together in one group.
 IN_TURN_MAX_BYTES = 1 << 30
 FAULT_ENV = "AUTOTUNE_MEASURE_FAULT"  # test hook, read by the child only (see _fault_for)
+
+# The first GPU error this child met ("" while none). After a kernel faults (an illegal
+# address, a launch failure) CUDA leaves the process's context unusable: every later call
+# fails the same way. So the child reports that candidate's runtime_error, asks the parent
+# to retire it, and exits: the next candidate gets a fresh child and a fresh context.
+_device_fault = ""
 
 # float32 sums over more than this many elements are checked with a looser tolerance.
 LONG_REDUCTION = 256  # terms; see tolerance()
@@ -123,16 +130,16 @@ def _serve(request: Mapping[str, Any], protocol: IO[str]) -> None:
         if isinstance(built.kernel, GpuKernel):
             built.kernel.close()
     measure_s = time.perf_counter() - started
-    _reply(
-        protocol,
-        {
-            "event": "result",
-            "status": status,
-            "costs_s": costs,
-            "error": error,
-            "measure_s": measure_s,
-        },
-    )
+    result = {
+        "event": "result",
+        "status": status,
+        "costs_s": costs,
+        "error": error,
+        "measure_s": measure_s,
+    }
+    _reply(protocol, {**result, "retire": True} if _device_fault else result)
+    if _device_fault:
+        sys.exit(0)
     clear_kernel_cache()  # the next candidate compiles afresh; free this one's code
 
 
@@ -229,7 +236,8 @@ def _built_and_checked(
 
 def _fault_for(index: int) -> str:
     """The fault the test hook asks for at this candidate: AUTOTUNE_MEASURE_FAULT holds
-    comma-separated `kind` or `kind@index` entries (kind: wrong, crash or hang)."""
+    comma-separated `kind` or `kind@index` entries (kind: wrong, crash, hang or
+    device_fault)."""
     for entry in filter(None, os.environ.get(FAULT_ENV, "").split(",")):
         kind, _, at = entry.strip().partition("@")
         if not at or int(at) == index:
@@ -334,7 +342,26 @@ def _run(
             return "ok", built.kernel.time(inputs, number, repeat, min_repeat_ms), ""
         return "ok", _time_kernel(built.kernel, args, options), ""
     except Exception as err:
-        return "runtime_error", [], _describe(err)
+        return "runtime_error", [], _runtime_error(err)
+
+
+def _runtime_error(err: Exception) -> str:
+    """The runtime_error text of `err`; a GPU error also marks this child for retirement."""
+    global _device_fault
+    text = _describe(err)
+    if isinstance(err, GpuRuntimeError) and not _device_fault:
+        _device_fault = text
+    return text
+
+
+def _simulate_device_fault() -> None:
+    """The test hook's `device_fault`: what a faulting kernel does to the CUDA context, on
+    any machine: this candidate fails, and so would every later one in this process."""
+    if _device_fault:
+        raise GpuRuntimeError(f"the device context is unusable after: {_device_fault}")
+    raise GpuRuntimeError(
+        "an illegal memory access was encountered (simulated by AUTOTUNE_MEASURE_FAULT)"
+    )
 
 
 def _checked_args(
@@ -363,9 +390,11 @@ def _checked_args(
     if fault == "crash":
         os.abort()
     try:
+        if fault == "device_fault" or _device_fault:
+            _simulate_device_fault()
         built.kernel(*args, *outputs)
     except Exception as err:
-        return "runtime_error", [], _describe(err)
+        return "runtime_error", [], _runtime_error(err)
     if fault == "wrong" and outputs[0].size:
         flat = outputs[0].reshape(-1)
         flat[0] = (

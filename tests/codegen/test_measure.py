@@ -133,6 +133,22 @@ def test_faults_and_invalid_traces_cost_one_candidate(monkeypatch: pytest.Monkey
         assert result.costs_s == ()
 
 
+def test_a_device_fault_costs_its_own_candidate_and_retires_the_child(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A faulting GPU kernel leaves the CUDA context unusable for the rest of the process;
+    # the hook's device_fault does the same on any machine. The candidates after it must
+    # get a fresh child, not inherit the fault.
+    task = _matmul_task()
+    monkeypatch.setenv(FAULT_ENV, "device_fault@1")
+    trace = default_trace(task, TARGET)
+    options = MeasureOptions(number=1, repeat=1)
+    results = measure_batch([MeasureInput(task, trace, TARGET)] * 4, options)
+    statuses = [result.status for result in results]
+    assert statuses == ["ok", "runtime_error", "ok", "ok"], [r.error[:200] for r in results]
+    assert "illegal memory access" in results[1].error
+
+
 def test_tolerance_is_loosened_for_long_float32_reductions_only() -> None:
     def program(k: int, dtype: str = "float32") -> Any:
         x = Var("x", TensorType((2, k), dtype))
