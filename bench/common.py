@@ -220,6 +220,8 @@ def workload_onnx(
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
+    # The output's shape, inferred: the ONNX checker (our importer runs it) wants one.
+    model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
     return model.SerializeToString(), feeds
 
 
