@@ -2,7 +2,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install native clean-native test lint format bench bench-service gpu-check golden demo clean
+.PHONY: install native clean-native test lint format bench bench-service gpu-bundle gpu-rehearsal \
+	gpu-check golden demo clean
 
 install: $(STAMP) native
 
@@ -64,17 +65,21 @@ bench: install
 bench-service: install
 	$(PY) bench/service_load.py --duration 60
 
-# On a machine with an NVIDIA GPU and the CUDA toolkit: the CUDA tests on the device, then
-# every default and sampled GPU schedule checked and timed next to PyTorch (if installed),
-# then the light models compiled for the GPU, run and timed.
-GPU_TESTS := tests/codegen/cuda tests/codegen/aot/test_cuda_artifact.py \
-	tests/workers/test_device.py tests/service/test_cli_cuda.py tests/tuner/space/test_gpu_space.py \
-	tests/ir/schedule
-gpu-check: install
-	$(VENV)/bin/pip install -e '.[gpu]'
-	$(PY) -m pytest -q $(GPU_TESTS)
-	$(PY) bench/gpu_check.py
-	$(PY) bench/gpu_models.py
+# The GPU check runs on a GPU host that reaches no package index (bench/gpu_host/check.py):
+# `make gpu-bundle` gathers here, in .gpu-bundle/, the wheels of what that host lacks and a
+# pycuda built for it; `make gpu-rehearsal` runs the check here on a stand-in host with a
+# driver that has no GPU; `make gpu-check`, there, installs the bundle with no index and
+# runs the CUDA tests, the models, a tuning job through the service and the kernels next to
+# PyTorch, writing everything under $OUT (default build/gpu-check).
+gpu-bundle: install
+	$(PY) bench/gpu_host/bundle.py
+
+gpu-rehearsal: install
+	test -f .gpu-bundle/MANIFEST.json || $(PY) bench/gpu_host/bundle.py
+	$(PY) bench/gpu_host/rehearse.py
+
+gpu-check:
+	python3 bench/gpu_host/check.py $(GPU_CHECK_ARGS)
 
 golden: install
 	if [ -f tests/golden/regenerate.py ]; then $(PY) -m tests.golden.regenerate; \
@@ -84,5 +89,5 @@ demo: install
 	$(VENV)/bin/autotune demo
 
 clean: clean-native
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist .gpu-bundle *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -51,6 +51,7 @@ from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
 from ir.lower import lower
 from ir.reference import check_close, evaluate
+from ir.schedule import Trace
 from ir.schedule.default_gpu import MIN_BLOCKS, default_gpu_schedule
 from ir.te.program import function_to_te
 from tuner.space.gpu_space import GpuSearchSpace
@@ -96,15 +97,33 @@ def check_default(
     workload: dict[str, Any], target: str, min_blocks: int | None = None
 ) -> dict[str, Any]:
     """Build, run, check and time the default GPU schedule of one workload."""
+    checked = check_schedule(workload, target, None, min_blocks)
+    row: dict[str, Any] = {"name": workload["name"], "default_gflops": checked.pop("gflops")}
+    row.update(checked)
+    return row
+
+
+def check_schedule(
+    workload: dict[str, Any],
+    target: str,
+    trace: Trace | None,
+    min_blocks: int | None = None,
+) -> dict[str, Any]:
+    """Build one workload with the schedule `trace` replays (None: the default GPU
+    schedule), run it on the GPU, check it against the reference and time it: its
+    `correct`, `error`, `gflops`, `build_s` and `kernels`."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
     prim_call = _prim_call(fn)
     assert isinstance(prim_call.op, Function)
     program = function_to_te(prim_call.op)
     cuda_target = parse_cuda_target(target)
-    row: dict[str, Any] = {"name": workload["name"]}
+    row: dict[str, Any] = {}
     started = time.perf_counter()
-    schedule = default_gpu_schedule(program, cuda_target.limits, min_blocks)
+    if trace is None:
+        schedule = default_gpu_schedule(program, cuda_target.limits, min_blocks)
+    else:
+        schedule = trace.replay(program)
     module = build_cuda(lower(schedule), cuda_target)
     loaded = LoadedModule(module, 0, cuda_target.arch)
     row["build_s"] = time.perf_counter() - started
@@ -118,7 +137,7 @@ def check_default(
         except AssertionError as err:
             row["correct"], row["error"] = False, str(err)
         costs = loaded.time(args, TimingConfig(number=1, repeat=7, min_repeat_ms=20.0))
-        row["default_gflops"] = workload_flops(workload) / statistics.median(costs) / 1e9
+        row["gflops"] = workload_flops(workload) / statistics.median(costs) / 1e9
         row["kernels"] = len(module.metadata["kernels"])
     finally:
         loaded.close()

@@ -1,0 +1,1 @@
+"""The GPU host check: the bundle made here, and the one command run there."""

@@ -1,0 +1,1 @@
+"""Tests of the benchmarks and GPU-host tools that run without a GPU."""
