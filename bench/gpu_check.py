@@ -54,6 +54,7 @@ from ir.reference import check_close, evaluate
 from ir.schedule import Trace
 from ir.schedule.default_gpu import MIN_BLOCKS, default_gpu_schedule
 from ir.te.program import function_to_te
+from tuner.options import TuneOptions
 from tuner.space.gpu_space import GpuSearchSpace
 from tuner.tasks import extract_tasks
 from tuner.tune import tune_model
@@ -183,7 +184,7 @@ def tune_one(workload: dict[str, Any], target: str, trials: int, directory: Path
     fn = workload_function(workload, arrays)
     records = directory / f"{workload['name']}.jsonl"
     started = time.perf_counter()
-    result = tune_model(fn, target, trials, records, feature_workers=0)
+    result = tune_model(fn, target, TuneOptions(trials, feature_workers=0), records)
     (summary,) = result.tasks
     statuses = Counter(
         json.loads(line)["status"] for line in records.read_text().splitlines() if line.strip()

@@ -43,6 +43,7 @@ from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
 from ir.schedule.default import default_schedule
 from ir.te.program import function_to_te
+from tuner.options import TuneOptions
 from tuner.records import load_records
 from tuner.tune import records_schedule_provider, tune_model
 
@@ -63,7 +64,7 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
         with tempfile.TemporaryDirectory() as scratch:
             records_path = Path(scratch) / "run.jsonl"
             start = time.perf_counter()
-            tune_model(fn, str(target), trials, records_path, search=search)
+            tune_model(fn, str(target), TuneOptions(trials, search=search), records_path)
             row[f"tune_s_{trials}"] = time.perf_counter() - start
             records = load_records(records_path)
             provider = records_schedule_provider(records, str(target))

@@ -81,8 +81,9 @@ from ir.graph.nodes import Call, Function
 from ir.graph.traversal import post_order
 from ir.schedule import Trace
 from ir.te.program import function_to_te
+from tuner.options import REMEASURE_TOP, TuneOptions
 from tuner.records import Record, load_records
-from tuner.tune import REMEASURE_TOP, tune_model
+from tuner.tune import tune_model
 
 WITHIN_TRIALS = 96
 
@@ -195,14 +196,16 @@ def tune_curve(
         result = tune_model(
             fn,
             target,
-            trials,
+            TuneOptions(
+                trials,
+                search=search,
+                remeasure_top=0,
+                seed=seed,
+                cost_model_options=cost_model_options,
+                calibrate=calibrate,
+            ),
             path,
-            search=search,
-            remeasure_top=0,
-            seed=seed,
-            cost_model_options=cost_model_options,
             measurer=measurer,
-            calibrate=calibrate,
         )
         wall = time.perf_counter() - start
         records = load_records(path)

@@ -116,20 +116,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
-    from service.tune_command import run_tune
+    from service.tune_command import run_tune, tune_options_from_flags
 
-    return run_tune(
-        Path(args.model),
-        parse_shape_bindings(args.shape),
-        target=args.target,
+    target = args.target or "llvm"
+    options = tune_options_from_flags(
+        target,
         trials=args.trials,
-        records=Path(args.records),
         time_limit_s=args.time_limit,
         search=args.search,
-        as_json=args.json,
         batch_size=args.batch_size,
         flush_cache=args.flush_cache,
         feature_workers=args.feature_workers,
+    )
+    return run_tune(
+        Path(args.model),
+        parse_shape_bindings(args.shape),
+        target,
+        options,
+        Path(args.records),
+        as_json=args.json,
     )
 
 

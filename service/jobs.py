@@ -21,9 +21,11 @@ from codegen.errors import TargetError
 from codegen.llvm import parse_target
 from service.db.models import JobRow, JobTaskRow, RecordRow
 from service.errors import Conflict, InvalidInput, NotFound
+from service.job_options import job_options_json, job_tune_options
 from service.model_store import get_model, model_tasks
 from service.queue import cancel_job_batches
 from service.schemas import CurvePoint, JobCreate
+from tuner.options import TuneOptionsError
 from tuner.tasks import Task, TaskError, normalize_target
 
 STATES = ("queued", "running", "completed", "failed", "cancelled")
@@ -74,15 +76,11 @@ def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
     if create.model_id is not None:
         get_model(session, create.model_id)
     tasks = job_tasks_for(models_dir, create, target)
-    options = create.options
-    if options.measure.flush_cache is None:
-        cold = create.model_id is not None and not is_cuda_target(target)
-        measure = options.measure.model_copy(update={"flush_cache": cold})
-        options = options.model_copy(update={"measure": measure})
+    cold = create.model_id is not None and not is_cuda_target(target)
     try:
-        options.measure.to_options()
-    except ValueError as err:
-        raise InvalidInput(f"bad measure options: {err}") from None
+        options = job_tune_options(create.options, create.trials, create.time_limit_s, cold)
+    except TuneOptionsError as err:
+        raise InvalidInput(f"bad job options: {err}") from None
     job = JobRow(
         id=uuid.uuid4().hex,
         model_id=create.model_id,
@@ -90,7 +88,7 @@ def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
         target=target,
         trials=create.trials,
         time_limit_s=create.time_limit_s,
-        options=options.model_dump(),
+        options=job_options_json(options),
         state="queued",
         error="",
         trials_done=0,

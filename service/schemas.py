@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from codegen.measure import MeasureOptions
+from service.job_options import JOB_OPTION_FIELDS, job_options_schema, job_tune_options
 
 
 class Strict(BaseModel):
@@ -51,48 +51,6 @@ class ModelsPublic(BaseModel):
 # -- jobs ------------------------------------------------------------------------------------
 
 
-class MeasureOptionsIn(Strict):
-    """How workers time a candidate (`codegen.measure.MeasureOptions`)."""
-
-    number: int = Field(default=0, ge=0, le=1_000_000)
-    repeat: int = Field(default=3, ge=1, le=100)
-    min_repeat_ms: float = Field(default=50.0, ge=0, le=10_000)
-    build_timeout_s: float = Field(default=30.0, gt=0, le=3600)
-    run_timeout_s: float = Field(default=20.0, gt=0, le=3600)
-    # None: cold caches for a model's job on a CPU (kernels as they run inside the
-    # network), warm for a single workload's (kernel throughput, as benchmarks report it).
-    flush_cache: bool | None = None
-    seed: int = Field(default=0, ge=0, le=2**31)
-
-    def to_options(self) -> MeasureOptions:
-        """The measurement options these fields describe (warm caches unless told)."""
-        return MeasureOptions(**{**self.model_dump(), "flush_cache": bool(self.flush_cache)})
-
-
-class JobOptions(Strict):
-    """How a job tunes."""
-
-    batch_size: int = Field(default=16, ge=1, le=256)
-    search: Literal["evolutionary", "random"] = "evolutionary"
-    remeasure_top: int = Field(default=3, ge=0, le=32)
-    early_stopping_trials: int | None = Field(default=None, ge=1)
-    seed: int = Field(default=0, ge=0, le=2**31)
-    search_options: dict[str, int | float | bool | str] = Field(default_factory=dict)
-    measure: MeasureOptionsIn = Field(default_factory=MeasureOptionsIn)
-    count_shared_records: bool = Field(
-        default=True,
-        description="records of other jobs count toward the budget (a workload is tuned once)",
-    )
-    feature_workers: int | None = Field(
-        default=None,
-        ge=0,
-        le=64,
-        description="processes that compute candidate features beside the job's driver "
-        "(default: one per other core of the service's host; 0 when local workers measure "
-        "on the same cores)",
-    )
-
-
 class JobCreate(Strict):
     """A new job: a stored model (`model_id`) or one workload (`workload`: a Task's JSON)."""
 
@@ -101,12 +59,20 @@ class JobCreate(Strict):
     target: str = "llvm"
     trials: int = Field(gt=0, le=10_000_000)
     time_limit_s: float | None = Field(default=None, gt=0)
-    options: JobOptions = Field(default_factory=JobOptions)
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="how the job tunes: any of the fields of `tuner.options.TuneOptions` a "
+        f"job may set ({', '.join(JOB_OPTION_FIELDS)}); the rest take their defaults. "
+        "measure.flush_cache left out or null: cold caches for a model's job on a CPU, "
+        "warm for a single workload's",
+        json_schema_extra={"properties": job_options_schema()},
+    )
 
     @model_validator(mode="after")
     def _one_subject(self) -> JobCreate:
         if (self.model_id is None) == (self.workload is None):
             raise ValueError("give exactly one of model_id and workload")
+        job_tune_options(self.options, 1, None, cold_caches=False)  # ValueError: a 422
         return self
 
 

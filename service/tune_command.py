@@ -17,6 +17,7 @@ from codegen.measure import MeasureOptions
 from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
+from tuner.options import TuneOptions, TuneOptionsError
 from tuner.records import load_records
 from tuner.tasks import normalize_target
 from tuner.tune import TaskSummary, TuneProgress, TuneResult, tune_model
@@ -24,6 +25,35 @@ from tuner.tune import TaskSummary, TuneProgress, TuneResult, tune_model
 
 class TuneError(AutotuneError):
     """A tuning argument is wrong."""
+
+
+def tune_options_from_flags(
+    target: str,
+    trials: int,
+    time_limit_s: float | None,
+    search: str,
+    batch_size: int,
+    flush_cache: bool | None,
+    feature_workers: int | None,
+) -> TuneOptions:
+    """The TuneOptions of `autotune tune`'s flags; TuneError naming the flag when one is
+    out of range. Without `flush_cache` every run is timed on cold caches on a CPU: inside
+    a network a kernel's weights and inputs arrive from memory, and schedules picked on
+    warm caches made light_resnet50 slower than untuned."""
+    cold = not is_cuda_target(target) if flush_cache is None else flush_cache
+    try:
+        return TuneOptions(
+            trials=trials,
+            time_limit_s=time_limit_s,
+            search=search,
+            batch_size=batch_size,
+            measure=MeasureOptions(flush_cache=cold),
+            feature_workers=feature_workers,
+        )
+    except TuneOptionsError as err:  # "batch_size must be ..." -> "--batch-size must be ..."
+        name, _, rest = str(err).partition(" ")
+        flag = "--" + name.removesuffix("_s").replace("_", "-")
+        raise TuneError(f"{flag} {rest}") from None
 
 
 def _best(gflops: float | None, cost_s: float | None) -> str:
@@ -72,29 +102,13 @@ def run_tune(
     model: Path,
     shapes: Mapping[str, Sequence[int]],
     target: str,
-    trials: int,
+    options: TuneOptions,
     records: Path,
-    time_limit_s: float | None,
-    search: str,
     as_json: bool,
-    batch_size: int,
-    flush_cache: bool | None = None,
-    feature_workers: int | None = None,
 ) -> int:
-    """Tune `model` (`batch_size` candidates per measured batch of a task; with
-    `flush_cache` every run timed on cold caches, by default on a CPU: inside a network a
-    kernel's weights and inputs arrive from memory, and schedules picked on warm caches
-    made light_resnet50 slower than untuned; `feature_workers` processes computing
-    candidate features beside this one, by default one per other core) and print a
-    progress line per measured batch, then a summary."""
-    if trials <= 0:
-        raise TuneError("--trials must be a positive number")
-    if batch_size < 1:
-        raise TuneError("--batch-size must be at least 1")
-    if feature_workers is not None and feature_workers < 0:
-        raise TuneError("--feature-workers must be 0 or more")
-    if time_limit_s is not None and not time_limit_s > 0:  # (NaN too)
-        raise TuneError(f"--time-limit must be a positive number of seconds, not {time_limit_s}")
+    """Tune `model` for `target` under `options` (built by the command line from its flags:
+    `tune_options_from_args`) and print a progress line per measured batch, then a
+    summary."""
     if records.is_dir():
         raise TuneError(f"--records {records}: is a directory, not a record log")
     if is_cuda_target(target):
@@ -121,20 +135,7 @@ def run_tune(
         else:
             print(line, file=sys.stderr, flush=True)
 
-    result = tune_model(
-        fn,
-        target,
-        trials,
-        records,
-        time_limit_s=time_limit_s,
-        batch_size=batch_size,
-        search=search,
-        progress=show,
-        measure_options=MeasureOptions(
-            flush_cache=not is_cuda_target(target) if flush_cache is None else flush_cache
-        ),
-        feature_workers=feature_workers,
-    )
+    result = tune_model(fn, target, options, records, progress=show)
     if interactive:
         print(file=sys.stderr)
     # (A task the time limit left unmeasured is not a failure: it keeps its default.)
@@ -143,10 +144,10 @@ def run_tune(
         print(line, file=sys.stderr)
     status = 1 if failed else 0
     resumed_trials = sum(task.trials for task in result.tasks)
-    if result.measured == 0 and resumed_trials >= trials:
+    if result.measured == 0 and resumed_trials >= options.trials:
         print(
             f"{records} already holds {resumed_trials} trials of this model's tasks, the whole "
-            f"budget of --trials {trials}: raise --trials to tune further",
+            f"budget of --trials {options.trials}: raise --trials to tune further",
             file=sys.stderr,
         )
     if as_json:

@@ -49,6 +49,7 @@ from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.feature_pool import FeaturePool, features_here
 from tuner.features import NUM_FEATURES
+from tuner.options import TuneOptions
 from tuner.records import Record, RecordLog, compute_candidate_id, deciding_records
 from tuner.scheduler import TaskScheduler
 from tuner.search import SearchStrategy, make_search, trace_key
@@ -58,7 +59,6 @@ from tuner.tasks import Task, extract_tasks, normalize_target, workload_key
 
 logger = logging.getLogger(__name__)
 
-REMEASURE_TOP = 3  # candidates per task re-measured before the best is declared
 REMEASURE_REPEAT_FACTOR = 3  # ... with this many times the repeats
 CALIBRATE_MIN_BATCH = 4  # smaller batches are not timed with the default beside them
 FEATURE_CACHE_LIMIT = 100_000
@@ -194,189 +194,211 @@ class _TaskRun:
 def tune_model(
     fn: Function,
     target: str,
-    trials: int,
+    options: TuneOptions,
     records_path: str | Path | RecordStore,
-    time_limit_s: float | None = None,
-    batch_size: int = 16,
-    search: str = "evolutionary",
-    cost_model: str = "xgb",
-    progress: Callable[[TuneProgress], None] | None = None,
     *,
-    measure_options: MeasureOptions | None = None,
-    remeasure_top: int = REMEASURE_TOP,
-    early_stopping_trials: int | None = None,
-    search_options: Mapping[str, Any] | None = None,
-    cost_model_options: Mapping[str, Any] | None = None,
-    cost_model_path: str | Path | None = None,
-    seed: int = 0,
+    progress: Callable[[TuneProgress], None] | None = None,
     measurer: Measurer | None = None,
     counts_toward_budget: Callable[[Record], bool] | None = None,
-    feature_workers: int | None = None,
-    calibrate: bool = True,
 ) -> TuneResult:
-    """Tune every task of a fused model (the output of `optimize`) for `target`.
+    """Tune every task of a fused model (the output of `optimize`) for `target` under
+    `options` (`TuneOptions`: the budget, the search, the measurement), keeping records in
+    the `RecordLog` at `records_path` (or any `RecordStore`).
 
-    `trials` is the total budget over all tasks, counting candidates already in the
-    record store (a `RecordLog` at `records_path`, or any `RecordStore`) that
-    `counts_toward_budget` accepts (all of them by default), so a second call with a
-    spent budget measures nothing new. Records it does not accept still seed the search
-    and the cost model and are never measured again. `cost_model_path`, when given, is
-    loaded first if it exists (a model trained on earlier jobs: warm start) and saved at
-    the end. `measurer` measures each batch (by default in child processes as
-    `measure_batch` does, one child kept for the whole call). `feature_workers`
-    processes compute candidate features beside this one (None: one per other core;
-    `FeaturePool`). With `calibrate`, each batch of CALIBRATE_MIN_BATCH or more
-    candidates is timed in turns with the task's default schedule (measured again, not
-    recorded), and the search and the cost model see the batch's costs scaled by the
-    default's first cost over its cost in that batch: a slow spell of the machine during
-    one batch then does not rank its candidates below those of the others (seen: a first
-    batch, the default's included, timed 10% slow steered a search away from the
-    default's neighbours). The records keep the costs as measured. Returns a summary
-    per task.
+    The budget counts candidates already in the store that `counts_toward_budget` accepts
+    (all of them by default), so a second call with a spent budget measures nothing new.
+    Records it does not accept still seed the search and the cost model and are never
+    measured again. `measurer` measures each batch (by default in child processes as
+    `measure_batch` does, one child kept for the whole call); `progress` hears of every
+    measured batch. Returns a summary per task.
     """
+    store = RecordLog(records_path) if isinstance(records_path, str | Path) else records_path
     return tune_tasks(
         extract_tasks(fn, target),
         target,
-        trials,
-        RecordLog(records_path) if isinstance(records_path, str | Path) else records_path,
-        time_limit_s=time_limit_s,
-        batch_size=batch_size,
-        search=search,
-        cost_model=cost_model,
+        options,
+        store,
         progress=progress,
-        measure_options=measure_options,
-        remeasure_top=remeasure_top,
-        early_stopping_trials=early_stopping_trials,
-        search_options=search_options,
-        cost_model_options=cost_model_options,
-        cost_model_path=cost_model_path,
-        seed=seed,
         measurer=measurer,
         counts_toward_budget=counts_toward_budget,
-        feature_workers=feature_workers,
-        calibrate=calibrate,
     )
 
 
 def tune_tasks(
     tasks: Sequence[Task],
     target: str,
-    trials: int,
+    options: TuneOptions,
     store: RecordStore,
     *,
-    time_limit_s: float | None = None,
-    batch_size: int = 16,
-    search: str = "evolutionary",
-    cost_model: str = "xgb",
     progress: Callable[[TuneProgress], None] | None = None,
-    measure_options: MeasureOptions | None = None,
-    remeasure_top: int = REMEASURE_TOP,
-    early_stopping_trials: int | None = None,
-    search_options: Mapping[str, Any] | None = None,
-    cost_model_options: Mapping[str, Any] | None = None,
-    cost_model_path: str | Path | None = None,
-    seed: int = 0,
     measurer: Measurer | None = None,
     counts_toward_budget: Callable[[Record], bool] | None = None,
-    feature_workers: int | None = None,
-    calibrate: bool = True,
 ) -> TuneResult:
     """Tune `tasks` (from `extract_tasks`, or a single workload's task) for `target`,
-    reading and keeping records in `store`; see `tune_model` for the arguments."""
+    reading and keeping records in `store`: the module docstring's steps 1 to 4; see
+    `tune_model` for the arguments."""
     with contextlib.ExitStack() as stack:
         if measurer is None:
             measurer = stack.enter_context(MeasureSession()).measure_batch
-        pool = stack.enter_context(FeaturePool(feature_workers))
+        pool = stack.enter_context(FeaturePool(options.feature_workers))
         started = time.monotonic()
         target = normalize_target(target)
         tasks = [replace(task, target=target) for task in tasks]
-        options = measure_options or MeasureOptions()
-        model = make_cost_model(cost_model, **dict(cost_model_options or {}))
-        if cost_model_path is not None and Path(cost_model_path).exists():
-            model.load(cost_model_path)
-            width = model.feature_width() if isinstance(model, XGBCostModel) else None
-            if width is not None and width != NUM_FEATURES:
-                logger.warning(
-                    "%s holds a model of %d features, this tuner extracts %d: starting afresh",
-                    cost_model_path,
-                    width,
-                    NUM_FEATURES,
-                )
-                model = make_cost_model(cost_model, **dict(cost_model_options or {}))
-        # Step 1.
-        runs: list[_TaskRun] = []
-        for index, task in enumerate(tasks):
-            program = function_to_te(task.function)
-            featurize = _Featurizer(program, task.to_json(), pool)
-            space = search_space_for(program, target, task.constant_params)
-            strategy = make_search(
-                search,
-                space,
-                random.Random(seed * 7919 + index),
-                cost_model=model,
-                feature_fn=featurize,
-                **dict(search_options or {}),
-            )
-            default = default_schedule_for(program, target, task.constant_params).trace
-            run = _TaskRun(task, featurize, strategy, task.to_json(), default)
-            run.prior_points = _prior_points(space)
-            run.seeds = [default, *run.prior_points]
-            runs.append(run)
+        model = _cost_model(options)
+        runs = _start_runs(tasks, target, options, model, pool)  # Step 1.
         scheduler = TaskScheduler(
             [task.weight for task in tasks],
-            max_trials=trials,
-            time_limit_s=time_limit_s,
-            early_stopping_trials=early_stopping_trials,
-            seed=seed,
+            max_trials=options.trials,
+            time_limit_s=options.time_limit_s,
+            early_stopping_trials=options.early_stopping_trials,
+            seed=options.seed,
         )
-        # Step 2.
-        timing = options.timing(target)
+        timing = options.measure.timing(target)
         records = _comparable(store.load(), target, timing)
-        _resume(runs, records, model, scheduler, counts_toward_budget)
-        # Step 3. A batch is timed in turns: on a shared machine, a candidate timed alone
-        # in a slow spell of a fraction of a second would be recorded up to twice too slow
+        _resume(runs, records, model, scheduler, counts_toward_budget)  # Step 2.
+        loop = _TuneLoop(runs, target, options, store, measurer, model, scheduler, started)
+        measured = loop.run(progress)  # Step 3.
+        records = _comparable(store.load(), target, timing)  # Step 4.
+        remeasured = _remeasure(
+            runs,
+            records,
+            target,
+            options.measure,
+            store,
+            options.remeasure_top,
+            measurer,
+            scheduler.out_of_time,
+        )
+        records = _comparable(store.load(), target, timing)
+        if options.cost_model_path is not None:
+            model.save(options.cost_model_path)
+        return _summarize(runs, records, target, scheduler, measured, remeasured, model)
+
+
+def _cost_model(options: TuneOptions) -> CostModel:
+    """The options' cost model, loaded from `cost_model_path` when it holds one of this
+    tuner's feature width (a warm start), else fresh."""
+    model = make_cost_model(options.cost_model, **dict(options.cost_model_options))
+    path = options.cost_model_path
+    if path is None or not Path(path).exists():
+        return model
+    model.load(path)
+    width = model.feature_width() if isinstance(model, XGBCostModel) else None
+    if width is not None and width != NUM_FEATURES:
+        logger.warning(
+            "%s holds a model of %d features, this tuner extracts %d: starting afresh",
+            path,
+            width,
+            NUM_FEATURES,
+        )
+        return make_cost_model(options.cost_model, **dict(options.cost_model_options))
+    return model
+
+
+def _start_runs(
+    tasks: Sequence[Task],
+    target: str,
+    options: TuneOptions,
+    model: CostModel,
+    pool: FeaturePool,
+) -> list[_TaskRun]:
+    """Step 1: each task's search space, search strategy, feature function, default
+    schedule and the seeds to measure first (the default, then the space's prior points)."""
+    runs: list[_TaskRun] = []
+    for index, task in enumerate(tasks):
+        program = function_to_te(task.function)
+        featurize = _Featurizer(program, task.to_json(), pool)
+        space = search_space_for(program, target, task.constant_params)
+        strategy = make_search(
+            options.search,
+            space,
+            random.Random(options.seed * 7919 + index),
+            cost_model=model,
+            feature_fn=featurize,
+            **dict(options.search_options),
+        )
+        default = default_schedule_for(program, target, task.constant_params).trace
+        run = _TaskRun(task, featurize, strategy, task.to_json(), default)
+        run.prior_points = _prior_points(space)
+        run.seeds = [default, *run.prior_points]
+        runs.append(run)
+    return runs
+
+
+@dataclass
+class _TuneLoop:
+    """Step 3: batches of candidates measured until the scheduler says stop."""
+
+    runs: list[_TaskRun]
+    target: str
+    options: TuneOptions
+    store: RecordStore
+    measurer: Measurer
+    model: CostModel
+    scheduler: TaskScheduler
+    started: float
+
+    def run(self, progress: Callable[[TuneProgress], None] | None) -> int:
+        """Measure batch after batch; the number of candidates measured."""
+        # A batch is timed in turns: on a shared machine, a candidate timed alone in a
+        # slow spell of a fraction of a second would be recorded up to twice too slow
         # (seen on every repeat of two or three candidates in a row), misleading the
         # search and the cost model it trains.
-        batch_options = replace(options, in_turn=True)
+        batch_options = replace(self.options.measure, in_turn=True)
         measured = 0
         pace = _Pace()
+        scheduler = self.scheduler
         while (chosen := scheduler.next_task()) is not None:
             batch_start = time.monotonic()
-            run = runs[chosen]
-            count = pace.fitting(min(batch_size, scheduler.remaining_trials), scheduler)
-            seeds = _take_seeds(run, count)
-            # The search proposes only what the seeds leave, so none of its picks is
-            # dropped (it would stay in flight there, never measured nor proposed again).
-            taken = run.measured_ids | {_candidate_id(run, trace) for trace in seeds}
-            proposed = run.search.generate(count - len(seeds)) if count > len(seeds) else []
-            traces = [*seeds, *(t for t in proposed if _candidate_id(run, t) not in taken)]
+            run = self.runs[chosen]
+            count = pace.fitting(
+                min(self.options.batch_size, scheduler.remaining_trials), scheduler
+            )
+            traces = self._batch(run, count)
             if not traces:
                 scheduler.finish(chosen, "search space exhausted")
                 continue
             results, default_cost = _measure(
-                run, traces, target, batch_options, store, measurer, calibrate
+                run,
+                traces,
+                self.target,
+                batch_options,
+                self.store,
+                self.measurer,
+                self.options.calibrate,
             )
             measured += len(traces)
             pace.note(len(traces), time.monotonic() - batch_start)
-            costs = [_cost(result) for result in results]
-            for cost in costs:
-                run.note_cost(cost)
-            # The search and the model compare costs across batches: on the default's scale.
-            costs = run.calibrated(costs, default_cost)
-            _learn(model, run, traces, costs)
-            run.search.notify(traces, costs)
+            self._learn(run, traces, [_cost(result) for result in results], default_cost)
             scheduler.update(chosen, len(traces), run.best_cost_s)
             if progress is not None:
-                progress(_progress(run, chosen, len(traces), scheduler, runs, started))
-        # Step 4.
-        records = _comparable(store.load(), target, timing)
-        remeasured = _remeasure(
-            runs, records, target, options, store, remeasure_top, measurer, scheduler.out_of_time
-        )
-        records = _comparable(store.load(), target, timing)
-        if cost_model_path is not None:
-            model.save(cost_model_path)
-        return _summarize(runs, records, target, scheduler, measured, remeasured, model)
+                progress(_progress(run, chosen, len(traces), scheduler, self.runs, self.started))
+        return measured
+
+    @staticmethod
+    def _batch(run: _TaskRun, count: int) -> list[Trace]:
+        """Up to `count` candidates: the run's unmeasured seeds, then the search's picks."""
+        seeds = _take_seeds(run, count)
+        # The search proposes only what the seeds leave, so none of its picks is dropped
+        # (it would stay in flight there, never measured nor proposed again).
+        taken = run.measured_ids | {_candidate_id(run, trace) for trace in seeds}
+        proposed = run.search.generate(count - len(seeds)) if count > len(seeds) else []
+        return [*seeds, *(t for t in proposed if _candidate_id(run, t) not in taken)]
+
+    def _learn(
+        self,
+        run: _TaskRun,
+        traces: list[Trace],
+        costs: list[float | None],
+        default_cost: float | None,
+    ) -> None:
+        """Tell the run, the cost model and the search a batch's costs (the search and
+        the model compare costs across batches: on the default's scale)."""
+        for cost in costs:
+            run.note_cost(cost)
+        scaled = run.calibrated(costs, default_cost)
+        _learn(self.model, run, traces, scaled)
+        run.search.notify(traces, scaled)
 
 
 class _Pace:

@@ -34,6 +34,7 @@ from codegen.measure import MeasureInput, MeasureOptions, MeasureResult
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.models import JobRow, JobTaskRow
 from service.fleet import healthy_workers
+from service.job_options import job_tune_options
 from service.model_store import model_tasks
 from service.orchestration import leases
 from service.queue import CANCELLED, batch_outcome, job_has_pending, queue_batch
@@ -199,30 +200,18 @@ class Driver:
             )
         )
         # Step 3.
-        options = job.options
+        options = job_tune_options(job.options, job.trials, job.time_limit_s, cold_caches=False)
         counts: Callable[[Record], bool] | None = None
-        if not options.get("count_shared_records", True):
+        if not options.count_shared_records:
             counts = lambda record: record.job == self.job_id  # noqa: E731
         result = tune_tasks(
             tasks,
             job.target,
-            job.trials,
+            options,
             JobRecordStore(self.factory, job.target, keys),
-            time_limit_s=job.time_limit_s,
-            batch_size=int(options.get("batch_size", 16)),
-            search=str(options.get("search", "evolutionary")),
             progress=self.note_progress,
-            measure_options=MeasureOptions.from_json(options.get("measure", {})),
-            remeasure_top=int(options.get("remeasure_top", 3)),
-            early_stopping_trials=options.get("early_stopping_trials"),
-            search_options=options.get("search_options") or {},
-            seed=int(options.get("seed", 0)),
             measurer=self.measure,
             counts_toward_budget=counts,
-            feature_workers=options.get("feature_workers"),
-            # Every posted result is stored as a record: a default timed beside each batch
-            # would become records of its own, re-measurements that decide the best.
-            calibrate=False,
         )
         # Step 4.
         self.finish(result)

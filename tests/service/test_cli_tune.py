@@ -14,6 +14,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from tests.support.onnx_models import run_onnxruntime
+from tuner.options import TuneOptions
 
 AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 
@@ -127,7 +128,7 @@ def test_tune_rejects_bad_arguments(tmp_path: Path) -> None:
     for args, fragment in (
         (("--trials", "0"), "--trials"),
         (("--trials", "4", "--target", "opencl"), "unsupported target"),
-        (("--trials", "4", "--feature-workers", "-1"), "--feature-workers must be 0 or more"),
+        (("--trials", "4", "--feature-workers", "-1"), "--feature-workers must be a whole number"),
         (("--trials", "4", "--time-limit", "-1"), "--time-limit must be a positive number"),
         (("--trials", "4", "--time-limit", "0"), "--time-limit must be a positive number"),
     ):
@@ -155,7 +156,9 @@ def test_tune_batch_size_spreads_a_small_budget_over_the_tasks(tmp_path: Path) -
     refused = _run("tune", str(model_path), "--trials", "3", "--records", str(records),
                    "--batch-size", "0")  # fmt: skip
     assert refused.returncode == 1
-    assert refused.stderr.strip() == "autotune tune: error: --batch-size must be at least 1"
+    assert refused.stderr.strip() == (
+        "autotune tune: error: --batch-size must be a whole number from 1 to 256, got 0"
+    )
     assert not records.exists()
     # With the default batch (16) the first task would take all 3 trials; with 1, each
     # of the three tasks gets one, measured in three batches.
@@ -188,24 +191,28 @@ def test_flush_cache_reaches_the_measurement_options(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import service.tune_command as tune_command
-    from codegen.measure import MeasureOptions
 
-    seen: list[MeasureOptions] = []
+    seen: list[TuneOptions] = []
 
-    def capture(*args: object, measure_options: MeasureOptions, **kwargs: object) -> object:
-        seen.append(measure_options)
+    def capture(
+        fn: object, target: str, options: TuneOptions, *args: object, **kw: object
+    ) -> object:
+        seen.append(options)
         raise RuntimeError("stop here")
 
     monkeypatch.setattr(tune_command, "tune_model", capture)
     model_path = tmp_path / "small.onnx"
     _small_model(model_path)
     for flush in (True, False, None):
+        options = tune_command.tune_options_from_flags("llvm", 4, None, "random", 4, flush, None)
         with pytest.raises(RuntimeError, match="stop here"):
-            tune_command.run_tune(
-                model_path, {}, "llvm", 4, tmp_path / "r.jsonl", None, "random", True, 4, flush
-            )
-    # Unless told, a CPU tunes on cold caches.
-    assert [options.flush_cache for options in seen] == [True, False, True]
+            tune_command.run_tune(model_path, {}, "llvm", options, tmp_path / "r.jsonl", True)
+    # Unless told, a CPU tunes on cold caches, and a GPU on warm ones.
+    assert [options.measure.flush_cache for options in seen] == [True, False, True]
+    on_gpu = tune_command.tune_options_from_flags(
+        "cuda -arch=sm_90", 4, None, "random", 4, None, None
+    )
+    assert on_gpu.measure.flush_cache is False
 
 
 def test_tune_refuses_a_cpu_whose_vectors_this_host_lacks(
@@ -222,7 +229,7 @@ def test_tune_refuses_a_cpu_whose_vectors_this_host_lacks(
     records = tmp_path / "r.jsonl"
     with pytest.raises(tune_command.TuneError, match=r"512-bit vectors .* 256-bit ones"):
         tune_command.run_tune(
-            model_path, {}, "llvm -mcpu=skylake-avx512", 4, records, None, "random", True, 4
+            model_path, {}, "llvm -mcpu=skylake-avx512", TuneOptions(trials=4), records, True
         )
     assert not records.exists()
 
@@ -253,7 +260,7 @@ def test_tune_fails_when_no_candidate_of_a_task_ran(
     monkeypatch.setattr(tune_command, "tune_model", failing_tune)
     model_path = tmp_path / "small.onnx"
     _small_model(model_path)
-    status = tune_command.run_tune(model_path, {}, "llvm", 2, records, None, "random", True, 4)
+    status = tune_command.run_tune(model_path, {}, "llvm", TuneOptions(trials=2), records, True)
     out, err = capsys.readouterr()
     assert status == 1
     assert (

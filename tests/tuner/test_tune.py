@@ -28,6 +28,7 @@ from ir.reference import check_close, evaluate
 from ir.schedule import Trace
 from ir.te.program import function_to_te
 from tests.tuner.test_scheduler import FakeClock
+from tuner.options import TuneOptions
 from tuner.records import Record, compute_candidate_id, load_records
 from tuner.scheduler import TaskScheduler
 from tuner.search import make_search
@@ -90,9 +91,13 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
             return session.measure_batch(inputs, options)
 
         result = tune_model(
-            fn, "llvm", 16, path, batch_size=8, progress=events.append,
-            measure_options=FAST, search_options=SMALL_SEARCH, measurer=measurer,
-        )  # fmt: skip
+            fn,
+            "llvm",
+            TuneOptions(16, batch_size=8, measure=FAST, search_options=SMALL_SEARCH),
+            path,
+            progress=events.append,
+            measurer=measurer,
+        )
 
     # Step 1. Both tasks got their warm-up round of 8; every candidate is a record.
     assert result.measured == 16
@@ -139,7 +144,7 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     with path.open("a") as file:
         file.write(records[0].dumps()[:120])
     again = tune_model(
-        fn, "llvm", 16, path, batch_size=8, measure_options=FAST, search_options=SMALL_SEARCH
+        fn, "llvm", TuneOptions(16, batch_size=8, measure=FAST, search_options=SMALL_SEARCH), path
     )
     assert again.measured == 0 and again.remeasured == 0
     assert [task.trials for task in again.tasks] == [8, 8]
@@ -210,7 +215,10 @@ def test_the_default_schedule_is_measured_once_when_the_search_proposes_it_too(
     )
     path = tmp_path / "records.jsonl"
     result = tune_model(
-        fn, "llvm", 8, path, batch_size=8, search="random", measure_options=FAST, remeasure_top=0
+        fn,
+        "llvm",
+        TuneOptions(8, batch_size=8, search="random", measure=FAST, remeasure_top=0),
+        path,
     )
     candidates = [record.candidate_id for record in load_records(path)]
     assert result.measured == len(candidates) == len(set(candidates))
@@ -225,7 +233,10 @@ def test_the_default_and_the_point_nearest_it_come_first_even_one_per_batch(
     (task,) = extract_tasks(fn, "llvm")
     path = tmp_path / "records.jsonl"
     tune_model(
-        fn, "llvm", 3, path, batch_size=1, search="random", measure_options=FAST, remeasure_top=0
+        fn,
+        "llvm",
+        TuneOptions(3, batch_size=1, search="random", measure=FAST, remeasure_top=0),
+        path,
     )
     space = search_space_for(function_to_te(task.function), task.target, task.constant_params)
     assert isinstance(space, SearchSpace)
@@ -244,7 +255,10 @@ def test_a_conv_measures_its_point_tiled_over_columns_third(tmp_path: Path) -> N
     (task,) = extract_tasks(fn, "llvm")
     path = tmp_path / "records.jsonl"
     tune_model(
-        fn, "llvm", 4, path, batch_size=2, search="random", measure_options=FAST, remeasure_top=0
+        fn,
+        "llvm",
+        TuneOptions(4, batch_size=2, search="random", measure=FAST, remeasure_top=0),
+        path,
     )
     space = search_space_for(function_to_te(task.function), task.target, task.constant_params)
     assert isinstance(space, SearchSpace)
@@ -289,9 +303,14 @@ def test_a_time_limited_run_measures_a_small_first_batch(tmp_path: Path) -> None
             return session.measure_batch(inputs, options)
 
         tune_model(
-            fn, "llvm", 6, tmp_path / "r.jsonl", time_limit_s=600.0, batch_size=4,
-            search="random", measure_options=FAST, remeasure_top=0, measurer=measurer,
-        )  # fmt: skip
+            fn,
+            "llvm",
+            TuneOptions(
+                6, time_limit_s=600.0, batch_size=4, search="random", measure=FAST, remeasure_top=0
+            ),
+            tmp_path / "r.jsonl",
+            measurer=measurer,
+        )
     # The second batch is timed with the default beside its 4 candidates (calibration).
     assert batches == [_Pace.FIRST_BATCH_UNDER_LIMIT, 4 + 1]
 
@@ -303,9 +322,9 @@ def test_warm_and_cold_records_are_never_compared(tmp_path: Path) -> None:
     (task,) = extract_tasks(fn, "llvm")
     path = tmp_path / "records.jsonl"
     cold = dataclasses.replace(FAST, flush_cache=True)
-    warm_run = tune_model(fn, "llvm", 3, path, batch_size=3, measure_options=FAST)
+    warm_run = tune_model(fn, "llvm", TuneOptions(3, batch_size=3, measure=FAST), path)
     # A cold run neither resumes from nor counts the warm records: it measures anew.
-    cold_run = tune_model(fn, "llvm", 3, path, batch_size=3, measure_options=cold)
+    cold_run = tune_model(fn, "llvm", TuneOptions(3, batch_size=3, measure=cold), path)
     assert warm_run.measured == cold_run.measured == 3
     records = load_records(path)
     assert {r.timing for r in records[:3]} == {"warm"}
@@ -334,12 +353,10 @@ def test_a_saved_model_of_other_features_is_not_warm_started(tmp_path: Path) -> 
     tune_model(
         fn,
         "llvm",
-        4,
+        TuneOptions(
+            4, batch_size=2, measure=FAST, search_options=SMALL_SEARCH, cost_model_path=saved
+        ),
         tmp_path / "run.jsonl",
-        batch_size=2,
-        measure_options=FAST,
-        search_options=SMALL_SEARCH,
-        cost_model_path=saved,
     )
     again = XGBCostModel()
     again.load(saved)
@@ -385,8 +402,13 @@ def test_a_slow_batch_is_ranked_on_the_default_schedules_scale(
 
     monkeypatch.setattr("tuner.tune.make_search", recording_search)
     path = tmp_path / "records.jsonl"
-    tune_model(fn, "llvm", 12, path, batch_size=6, search="random", remeasure_top=0,
-               measurer=measurer)  # fmt: skip
+    tune_model(
+        fn,
+        "llvm",
+        TuneOptions(12, batch_size=6, search="random", remeasure_top=0),
+        path,
+        measurer=measurer,
+    )
     assert [len(b) for b in batches] == [6, 6 + 1]
     assert batches[0][0] == default_json and batches[1][-1] == default_json
     records = load_records(path)
@@ -429,8 +451,13 @@ def test_the_points_nearest_the_default_are_re_measured_even_when_first_measured
         return results
 
     path = tmp_path / "records.jsonl"
-    result = tune_model(fn, "llvm", 8, path, batch_size=8, search="random", remeasure_top=2,
-                        measurer=measurer)  # fmt: skip
+    result = tune_model(
+        fn,
+        "llvm",
+        TuneOptions(8, batch_size=8, search="random", remeasure_top=2),
+        path,
+        measurer=measurer,
+    )
     first, remeasured = batches
     assert point.to_json() in first and point.to_json() in remeasured
     assert len(remeasured) == 2 + 2 and default_json in remeasured  # the top two, and those
@@ -449,6 +476,11 @@ def test_calibration_can_be_turned_off(tmp_path: Path) -> None:
         sizes.append(len(inputs))
         return [MeasureResult("ok", (1e-3,) * 3) for _ in inputs]
 
-    tune_model(fn, "llvm", 12, tmp_path / "r.jsonl", batch_size=6, search="random",
-               remeasure_top=0, measurer=measurer, calibrate=False)  # fmt: skip
+    tune_model(
+        fn,
+        "llvm",
+        TuneOptions(12, batch_size=6, search="random", remeasure_top=0, calibrate=False),
+        tmp_path / "r.jsonl",
+        measurer=measurer,
+    )
     assert sizes == [6, 6]

@@ -40,6 +40,7 @@ from ir.te.program import function_to_te
 from tests.codegen.cuda.support import one_op, require_nvcc
 from tests.support.gpu import needs_gpu
 from tests.tuner.test_tune import two_task_model
+from tuner.options import TuneOptions
 from tuner.records import load_records
 from tuner.space.gpu_space import GpuSearchSpace
 from tuner.tune import tune_model
@@ -147,12 +148,9 @@ def test_tuning_a_cuda_target_samples_gpu_schedules_within_the_limits(tmp_path: 
     result = tune_model(
         two_task_model(),
         TARGET,
-        8,
+        TuneOptions(8, search="random", cost_model="random", remeasure_top=0),
         records,
-        search="random",
-        cost_model="random",
         measurer=fake_measurer,
-        remeasure_top=0,
     )
     assert result.measured == 8 and {c.target for c in seen} == {TARGET}
     assert {record.target for record in load_records(records)} == {TARGET}
