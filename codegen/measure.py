@@ -53,6 +53,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import math
 import os
 import queue
 import signal
@@ -79,6 +80,19 @@ from ir.schedule import Schedule, Trace
 from ir.te.program import TEProgram, function_to_te
 
 STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result")
+
+
+def outcome_error(status: str, costs_s: Sequence[float]) -> str | None:
+    """What is wrong with a measured outcome, or None: an `ok` one holds at least one
+    cost, and every cost is a finite positive number of seconds."""
+    if status == "ok" and not costs_s:
+        return "an ok result must hold its measured costs (costs_s is empty)"
+    bad = [cost for cost in costs_s if not (math.isfinite(cost) and cost > 0)]
+    if bad:
+        return f"costs must be finite positive seconds, got {bad[:3]}"
+    return None
+
+
 CHILD_START_TIMEOUT_S = 120.0  # imports only, but the machine may be busy
 CHILD_MAX_CANDIDATES = 64  # a child is replaced after this many, to bound its memory
 STOP_POLL_S = 0.2  # how often a measurement that can be stopped looks at its stop event

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from ir.errors import ScheduleError
+from ir.schedule import parse_trace
 from service.db.engine import unit_of_work
 from service.db.models import RecordRow
 from service.errors import InvalidInput
@@ -137,12 +139,18 @@ def import_records(session: Session, lines: Iterable[str]) -> tuple[int, int]:
     A record already present (same candidate and time) is skipped.
     """
     try:
-        records = load_records(lines)
+        records = load_records(lines, allow_torn=False)
     except RecordError as err:
         where = str(err).replace("<lines>:", "line ", 1)
         raise InvalidInput(f"malformed record import: {where}") from None
     except UnicodeDecodeError as err:
         raise InvalidInput(f"malformed record import: not UTF-8 text: {err}") from None
+    for number, record in enumerate(records, start=1):
+        try:
+            parse_trace(record.trace)
+        except ScheduleError as err:
+            where = f"record {number} (candidate {record.candidate_id[:12]})"
+            raise InvalidInput(f"malformed record import: {where}: {err}") from None
     imported = 0
     for record in records:
         exists = session.scalars(

@@ -25,6 +25,7 @@ from pathlib import Path
 from time import time as unix_time
 from typing import Any
 
+from codegen.measure import outcome_error
 from ir.errors import AutotuneError, ScheduleError
 from ir.schedule import Trace
 
@@ -93,8 +94,9 @@ class Record:
         if self.timing not in TIMINGS:
             raise RecordError(f"unknown record timing {self.timing!r}; known: {TIMINGS}")
         costs = tuple(float(cost) for cost in self.costs_s)
-        if any(not math.isfinite(cost) or cost < 0 for cost in costs):
-            raise RecordError(f"costs must be finite and non-negative, got {list(costs)}")
+        problem = outcome_error(self.status, costs)
+        if problem is not None:
+            raise RecordError(problem)
         object.__setattr__(self, "costs_s", costs)
         object.__setattr__(self, "trace", dict(self.trace))
         object.__setattr__(self, "versions", dict(self.versions))
@@ -250,18 +252,21 @@ def _ends_with_newline(path: Path) -> bool:
         return file.read(1) == b"\n"
 
 
-def load_records(path_or_lines: str | os.PathLike[str] | Iterable[str]) -> list[Record]:
+def load_records(
+    path_or_lines: str | os.PathLike[str] | Iterable[str], allow_torn: bool = True
+) -> list[Record]:
     """Read records from a JSON lines file (a path) or from lines of text.
 
     Blank lines and lines starting with `#` are skipped, and so is a torn line (a record
-    cut short by a writer that died mid-line; see `is_torn_line`), with a warning. A
-    malformed line raises RecordError naming the file and the line number.
+    cut short by a writer that died mid-line; see `is_torn_line`), with a warning, unless
+    `allow_torn` is off (an import, which is all or nothing). A malformed line raises
+    RecordError naming the file and the line number.
     """
     if isinstance(path_or_lines, str | os.PathLike):
         source = str(path_or_lines)
         with open(path_or_lines, "rb") as file:
-            return _parse_lines(_decoded_lines(file, source), source)
-    return _parse_lines(path_or_lines, "<lines>")
+            return _parse_lines(_decoded_lines(file, source), source, allow_torn)
+    return _parse_lines(path_or_lines, "<lines>", allow_torn)
 
 
 def _decoded_lines(lines: Iterable[bytes], source: str) -> Iterator[str]:
@@ -279,7 +284,7 @@ def _decoded_lines(lines: Iterable[bytes], source: str) -> Iterator[str]:
             ) from None
 
 
-def _parse_lines(lines: Iterable[str], source: str) -> list[Record]:
+def _parse_lines(lines: Iterable[str], source: str, allow_torn: bool) -> list[Record]:
     records = []
     for number, line in enumerate(lines, start=1):
         text = line.strip()
@@ -288,6 +293,9 @@ def _parse_lines(lines: Iterable[str], source: str) -> list[Record]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as err:
+            if is_torn_line(text) and not allow_torn:
+                cut = f"{source}:{number}: a record cut short (not valid JSON)"
+                raise RecordError(cut) from None
             if is_torn_line(text):
                 logger.warning(
                     "%s:%d: skipped a torn record (its writer stopped mid-line)", source, number

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from codegen.measure import STATUSES, MeasureOptions, MeasureResult
+from codegen.measure import STATUSES, MeasureOptions, MeasureResult, outcome_error
 from ir.errors import AutotuneError
 
 MAX_LEASE_WAIT_S = 60.0  # the longest long poll the service accepts
@@ -235,6 +235,9 @@ class CandidateResult:
                 f"result for {self.candidate_id}: status {self.status!r} is not one of "
                 f"{', '.join(STATUSES)}"
             )
+        problem = outcome_error(self.status, self.costs_s)
+        if problem is not None:
+            raise ProtocolError(f"result for {self.candidate_id}: {problem}")
 
     @staticmethod
     def of(candidate_id: str, result: MeasureResult) -> CandidateResult:

@@ -154,9 +154,13 @@ def test_models_jobs_and_cancel(live: LiveService) -> None:
         assert "event: progress" in events.text and "event: end" in events.text
 
 
+def _trace(index: int) -> dict[str, Any]:
+    return {"version": 1, "steps": [{"kind": "split", "stage": "s", "axis": "i", "factor": index}]}
+
+
 def test_records_import_query_export(live: LiveService) -> None:
     records = [
-        Record("a" * 64, "llvm -mcpu=x", {"unparsed": i}, [1e-3 * (i + 1)], "ok") for i in range(3)
+        Record("a" * 64, "llvm -mcpu=x", _trace(i + 2), [1e-3 * (i + 1)], "ok") for i in range(3)
     ]
     text = "".join(record.dumps() + "\n" for record in records)
     with live.client() as client:
@@ -174,6 +178,29 @@ def test_records_import_query_export(live: LiveService) -> None:
             r.candidate_id for r in records
         ]
         assert client.get("/v1/records", params={"status": "timeout"}).json()["items"] == []
+
+
+def test_an_import_is_all_or_nothing_and_refuses_what_a_replay_or_a_best_cannot_use(
+    live: LiveService,
+) -> None:
+    good = [Record("b" * 64, "llvm -mcpu=x", _trace(i + 2), [1e-3], "ok").dumps() for i in range(4)]
+    nonsense = json.loads(good[1])
+    nonsense["trace"] = {"version": 1, "steps": [{"kind": "teleport", "stage": "s"}]}
+    empty_ok = {**json.loads(good[1]), "costs_s": []}
+    cases = [
+        # The second line cut in half (before: 200, {"imported": 0, "duplicates": 3}).
+        ([good[0], good[1][: len(good[1]) // 2], good[2], good[3]], "line 2: a record cut short"),
+        ([good[0], json.dumps(nonsense), good[2]], "unknown primitive 'teleport'"),
+        ([good[0], json.dumps(empty_ok)], "ok result must hold its measured costs"),
+    ]
+    with live.client() as client:
+        for lines, message in cases:
+            before = live.counts()
+            response = client.post("/v1/records/import", content="\n".join(lines) + "\n")
+            assert response.status_code == 422, response.text
+            assert message in response.json()["detail"]
+            assert live.counts() == before
+        assert client.get("/v1/records", params={"workload_key": "b" * 64}).json()["items"] == []
 
 
 def test_worker_protocol(live: LiveService) -> None:

@@ -132,7 +132,9 @@ def test_load_skips_blank_lines_and_comments() -> None:
         ("[1, 2]", "must be a JSON object"),
         (json.dumps({**_record().to_json(), "status": "great"}), "unknown record status"),
         (json.dumps({**_record().to_json(), "costs_s": "fast"}), "must be a list"),
-        (json.dumps({**_record().to_json(), "costs_s": [-1.0]}), "non-negative"),
+        (json.dumps({**_record().to_json(), "costs_s": [-1.0]}), "finite positive seconds"),
+        (json.dumps({**_record().to_json(), "costs_s": [0.0]}), "finite positive seconds"),
+        (json.dumps({**_record().to_json(), "costs_s": []}), "ok result must hold its"),
         (json.dumps({k: v for k, v in _record().to_json().items() if k != "trace"}), "'trace'"),
         (json.dumps({**_record().to_json(), "version": 2}), "newer than this autotune"),
     ],
@@ -143,6 +145,14 @@ def test_malformed_lines_name_file_and_line(tmp_path: Path, line: str, message: 
     with pytest.raises(RecordError, match=message) as info:
         load_records(path)
     assert f"{path}:3:" in str(info.value)
+
+
+def test_a_torn_line_is_skipped_in_a_log_and_refused_in_an_import(tmp_path: Path) -> None:
+    whole = _record().dumps()
+    lines = [whole, whole[: len(whole) // 2], _record(8).dumps()]
+    assert load_records(lines) == [_record(), _record(8)]  # a log: its writer died mid-line
+    with pytest.raises(RecordError, match="<lines>:2: a record cut short"):
+        load_records(lines, allow_torn=False)
 
 
 def test_a_binary_file_is_refused_naming_its_first_bad_line(tmp_path: Path) -> None:
