@@ -60,6 +60,8 @@ from tuner.tasks import Task, extract_tasks, normalize_target, workload_key
 logger = logging.getLogger(__name__)
 
 REMEASURE_REPEAT_FACTOR = 3  # ... with this many times the repeats
+DISAGREEMENT_FACTOR = 4.0  # a re-measurement this many times slower than the first ...
+REMEASURE_RETRIES = 2  # ... is measured again, at most this many times
 CALIBRATE_MIN_BATCH = 4  # smaller batches are not timed with the default beside them
 FEATURE_CACHE_LIMIT = 100_000
 
@@ -97,7 +99,8 @@ class TuneProgress:
 
 @dataclass(frozen=True)
 class TaskSummary:
-    """One task after tuning (trials include the ones found in the record log)."""
+    """One task after tuning: `trials` are those counted toward the budget (the record
+    log's included, unless the budget counts only this run's own records)."""
 
     name: str
     key: str
@@ -630,8 +633,29 @@ def _remeasure(
         chosen = [r for r in contenders if counts[r.candidate_id] < 2]
         if not chosen:
             continue
+        total += _measure_again(run, chosen, target, repeated, log, measurer)
+    return total
+
+
+def _measure_again(
+    run: _TaskRun,
+    chosen: list[Record],
+    target: str,
+    options: MeasureOptions,
+    log: RecordStore,
+    measurer: Measurer,
+) -> int:
+    """Re-measure the `chosen` candidates (given by their first records) and log the
+    results; a candidate whose re-measurement is more than DISAGREEMENT_FACTOR times slower
+    than its first is measured again, up to REMEASURE_RETRIES times (a busy spell of the
+    machine once declared a best 250 times slower than its candidates had measured).
+    Returns how many measurements were made."""
+    total = 0
+    for _ in range(1 + REMEASURE_RETRIES):
+        if not chosen:
+            break
         inputs = [MeasureInput(run.task_json, dict(r.trace), target) for r in chosen]
-        results = measurer(inputs, repeated)
+        results = measurer(inputs, options)
         log.append(
             Record(
                 workload_key=run.task.key,
@@ -640,11 +664,26 @@ def _remeasure(
                 costs_s=result.costs_s,
                 status=result.status,
                 error=result.error,
-                timing=repeated.timing(target),
+                timing=options.timing(target),
             )
             for r, result in zip(chosen, results, strict=True)
         )
         total += len(chosen)
+        disagreeing = [
+            first
+            for first, result in zip(chosen, results, strict=True)
+            if (cost := _cost(result)) is not None
+            and cost > DISAGREEMENT_FACTOR * first.median_cost_s
+        ]
+        if disagreeing:
+            logger.warning(
+                "%s: %d re-measured candidates ran over %gx slower than first measured: "
+                "measuring them again",
+                run.task.name,
+                len(disagreeing),
+                DISAGREEMENT_FACTOR,
+            )
+        chosen = disagreeing
     return total
 
 
@@ -653,10 +692,10 @@ def tuned_record(records: Iterable[Record], key: str, target: str) -> Record | N
 
     Only the deciding records count (`deciding_records`: cold-cache costs where the
     workload has any, else warm ones, never the two compared). Each candidate counts
-    with its ok record that has the most repeats (the latest on a tie: a re-measurement).
-    When some candidates were re-measured (two or more ok records), the best is chosen
-    among them only: a single short measurement that got lucky does not beat a confirmed
-    one.
+    with its ok record that has the most repeats (a re-measurement; of several, the
+    fastest: noise on a shared machine only ever adds time). When some candidates were
+    re-measured (two or more ok records), the best is chosen among them only: a single
+    short measurement that got lucky does not beat a confirmed one.
     """
     per_candidate: dict[str, list[Record]] = {}
     for record in deciding_records(records, key, target):
@@ -665,7 +704,11 @@ def tuned_record(records: Iterable[Record], key: str, target: str) -> Record | N
         return None
     confirmed = {cid: rs for cid, rs in per_candidate.items() if len(rs) >= 2}
     pool = confirmed or per_candidate
-    finals = [max(rs, key=lambda r: (len(r.costs_s), r.time)) for rs in pool.values()]
+    finals = []
+    for candidate_records in pool.values():
+        most = max(len(r.costs_s) for r in candidate_records)
+        longest = [r for r in candidate_records if len(r.costs_s) == most]
+        finals.append(min(longest, key=lambda r: (r.median_cost_s, -r.time)))
     return min(finals, key=lambda r: (r.median_cost_s, r.time))
 
 
@@ -694,7 +737,7 @@ def _summarize(
                 key=run.task.key,
                 weight=run.task.weight,
                 flops=run.task.flops,
-                trials=len(run.measured_ids),
+                trials=scheduler.tasks[index].trials,
                 new_trials=run.new_trials,
                 best_cost_s=cost,
                 best_gflops=_gflops(run.task.flops, cost),

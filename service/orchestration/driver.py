@@ -37,7 +37,13 @@ from service.fleet import healthy_workers
 from service.job_options import job_tune_options
 from service.model_store import model_tasks
 from service.orchestration import leases
-from service.queue import CANCELLED, batch_outcome, job_has_pending, queue_batch
+from service.queue import (
+    CANCELLED,
+    batch_outcome,
+    cancel_job_batches,
+    job_has_pending,
+    queue_batch,
+)
 from service.records import JobRecordStore
 from service.settings import Settings
 from tuner.records import Record
@@ -143,7 +149,7 @@ class Driver:
                 task.best_cost_s = progress.task_best_cost_s
             job = session.get(JobRow, self.job_id)
             assert job is not None
-            job.trials_done = progress.total_trials
+            job.trials_done = min(job.trials, progress.total_trials)
 
     def finish(self, result: TuneResult) -> None:
         """Store each task's summary and mark the job completed."""
@@ -161,18 +167,21 @@ class Driver:
             for row, summary in zip(rows, result.tasks, strict=True):
                 row.trials = summary.trials
                 row.best_cost_s = summary.best_cost_s
-            job.trials_done = sum(summary.trials for summary in result.tasks)
+            # (records of earlier jobs may hold more than this job's budget)
+            job.trials_done = min(job.trials, sum(summary.trials for summary in result.tasks))
             job.state = "completed"
             job.finished_at = time.time()
 
     def fail(self, message: str) -> None:
-        """Mark the job failed with `message` (unless it already ended)."""
+        """Mark the job failed with `message` (unless it already ended), and withdraw its
+        unfinished batches: no worker measures for a job that will not read the results."""
         with unit_of_work(self.factory) as session:
             job = session.get(JobRow, self.job_id)
             if job is not None and job.state == "running" and job.driver_id == self.driver_id:
                 job.state = "failed"
                 job.error = message[:10_000]
                 job.finished_at = time.time()
+                cancel_job_batches(session, self.job_id)
 
     # -- the job ---------------------------------------------------------------------------
 

@@ -167,3 +167,44 @@ def test_claim_resumes_a_job_whose_driver_lease_expired(session: Session) -> Non
     again = claim_next_job(session, "d2", 10.0)
     assert again is not None and again.driver_id == "d2"
     assert claim_next_job(session, "d3", 10.0) is None
+
+
+def test_a_failed_job_withdraws_its_batches(engine: Any) -> None:
+    from service.db.engine import make_session_factory, unit_of_work
+    from service.orchestration.driver import Driver
+    from service.settings import Settings
+
+    factory = make_session_factory(engine)
+    with unit_of_work(factory) as session:
+        job = make_job(session)
+        job.driver_id = "d1"
+        queued = queue_batch(session, job.id, TASK, TARGET, {"repeat": 1}, traces(2))
+        other = queue_batch(session, job.id, {"key": "q" * 64, "name": "t"}, TARGET, {}, traces(1))
+        leased = lease_batch(session, worker(session, "a"), 10.0)
+        assert leased is not None and leased.batch.id == queued.id
+    Driver(Settings(), factory, job.id, "d1").fail("the tuner raised")
+    with unit_of_work(factory) as session:
+        assert session.get(JobRow, job.id).state == "failed"  # type: ignore[union-attr]
+        states = {b.id: b.state for b in session.scalars(select(BatchRow))}
+        assert states == {queued.id: "cancelled", other.id: "cancelled"}
+        # Neither the leased batch nor the queued one is measured now.
+        assert lease_batch(session, worker(session, "b"), 10.0) is None
+        statuses = set(session.scalars(select(CandidateRow.status)))
+        assert statuses == {"cancelled"}
+        assert {lease.state for lease in session.scalars(select(LeaseRow))} == {"released"}
+
+
+def test_an_ok_result_without_costs_is_refused_and_the_candidate_stays_queued(
+    session: Session,
+) -> None:
+    job = make_job(session)
+    batch = queue_batch(session, job.id, TASK, TARGET, {"repeat": 1}, traces(1))
+    holder = worker(session)
+    leased = lease_batch(session, holder, 10.0)
+    assert leased is not None
+    (candidate,) = leased.candidates
+    for costs, message in (([], "ok result must hold"), ([0.0], "finite positive seconds")):
+        with pytest.raises(InvalidInput, match=message):
+            post_results(session, holder.id, batch.id, [ResultIn(candidate.id, "ok", costs)], 10.0)
+    assert session.scalars(select(RecordRow)).all() == []
+    assert post_results(session, holder.id, batch.id, [ok(candidate.id)], 10.0) == (1, 0)

@@ -466,6 +466,34 @@ def test_the_points_nearest_the_default_are_re_measured_even_when_first_measured
     assert result.tasks[0].best_gflops is not None
 
 
+def test_a_re_measurement_far_slower_than_the_first_is_measured_again(tmp_path: Path) -> None:
+    """A busy spell of the machine during the re-measurement (every kernel 250 times
+    slower) is not what the user is handed: those candidates are measured again."""
+    y = Var("y", TensorType((4, 64), "float32"))
+    weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
+    fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
+    (task,) = extract_tasks(fn, "llvm")
+    batches: list[int] = []
+
+    def measurer(inputs: Sequence[MeasureInput], options: MeasureOptions) -> list[MeasureResult]:
+        batches.append(len(inputs))
+        busy = 250.0 if len(batches) == 2 else 1.0  # the re-measurement's spell
+        results = []
+        for each in inputs:
+            cost = 1e-3 + 1e-4 * random.Random(json.dumps(each.trace_json, sort_keys=True)).random()
+            results.append(MeasureResult("ok", (cost * busy,) * options.repeat))
+        return results
+
+    path = tmp_path / "records.jsonl"
+    options = TuneOptions(6, batch_size=6, search="random", remeasure_top=2, calibrate=False)
+    result = tune_model(fn, "llvm", options, path, measurer=measurer)
+    _first, remeasured, again = batches
+    assert again == remeasured  # every one of them ran 250x slower: measured again
+    best = tuned_record(load_records(path), task.key, task.target)
+    assert best is not None and best.median_cost_s < 1.2e-3
+    assert result.tasks[0].best_cost_s is not None and result.tasks[0].best_cost_s < 1.2e-3
+
+
 def test_calibration_can_be_turned_off(tmp_path: Path) -> None:
     y = Var("y", TensorType((4, 64), "float32"))
     weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
