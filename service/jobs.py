@@ -16,9 +16,9 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from codegen.cuda.target import is_cuda_target
+from codegen.cuda.target import is_cuda_target, parse_cuda_target
 from codegen.errors import TargetError
-from codegen.llvm import parse_target
+from codegen.llvm import check_known_cpu, parse_target
 from service.db.models import JobRow, JobTaskRow, RecordRow
 from service.errors import Conflict, InvalidInput, NotFound
 from service.job_options import job_options_json, job_tune_options
@@ -28,8 +28,8 @@ from service.schemas import CurvePoint, JobCreate
 from tuner.options import TuneOptionsError
 from tuner.tasks import Task, TaskError, normalize_target
 
-STATES = ("queued", "running", "completed", "failed", "cancelled")
-ACTIVE_STATES = ("queued", "running")
+STATES = ("queued", "waiting_for_worker", "running", "completed", "failed", "cancelled")
+ACTIVE_STATES = ("queued", "waiting_for_worker", "running")
 CURVE_POINTS = 200  # at most this many points per task curve
 
 
@@ -68,7 +68,10 @@ def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
     NotFound (unknown model) before anything is stored."""
     try:
         target = normalize_target(create.target)
-        parse_target(target)  # the tuner tunes the targets the LLVM backend compiles
+        if is_cuda_target(target):
+            parse_cuda_target(target)  # (plain `cuda`, a local GPU's arch, is refused above)
+        else:
+            check_known_cpu(parse_target(target))  # the targets the LLVM backend compiles
     except TargetError as err:
         raise InvalidInput(f"unknown target {create.target!r}: {err}") from None
     if create.trials <= 0:

@@ -28,6 +28,8 @@ class ProgressBar:
             f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} trials  "
             f"{tuned}  {job['state']}"
         )
+        if job["state"] == "waiting_for_worker" and job.get("error"):
+            line += f": {job['error']}"  # (which target it waits for, and who is there)
         if line == self.last:
             return
         self.last = line
@@ -55,7 +57,8 @@ def format_job(job: dict[str, Any]) -> str:
         f"target {job['target']}",
     ]
     if job.get("error"):
-        lines.append(f"error: {job['error']}")
+        label = "waiting" if job["state"] == "waiting_for_worker" else "error"
+        lines.append(f"{label}: {job['error']}")
     lines.append(f"{'#':>3}  {'task':<44}{'weight':>7}{'trials':>8}{'best GFLOPS':>13}")
     for task in job.get("tasks", []):
         lines.append(

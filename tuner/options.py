@@ -17,9 +17,9 @@ from typing import Any
 
 from codegen.measure import MeasureOptions
 from ir.errors import AutotuneError
+from tuner.cost_model import COST_MODEL_KINDS
+from tuner.search import SEARCH_KINDS, search_option_names
 
-SEARCH_KINDS = ("evolutionary", "random")
-COST_MODEL_KINDS = ("xgb", "random")
 MAX_TRIALS = 10_000_000
 MAX_BATCH_SIZE = 256
 REMEASURE_TOP = 3  # candidates per task re-measured before the best is declared
@@ -83,6 +83,13 @@ class TuneOptions:
                 for k, v in value.items()
             ):
                 raise TuneOptionsError(f"{name} must be an object of numbers, flags and names")
+        known = search_option_names(self.search)
+        unknown = sorted(set(self.search_options) - set(known))
+        if unknown:
+            raise TuneOptionsError(
+                f"search_options has no {', '.join(unknown)} for {self.search} search; "
+                f"known: {', '.join(known) or 'none'}"
+            )
         if isinstance(self.cost_model_path, os.PathLike):
             object.__setattr__(self, "cost_model_path", os.fspath(self.cost_model_path))
         if self.cost_model_path is not None and not isinstance(self.cost_model_path, str):

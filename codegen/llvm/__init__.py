@@ -5,6 +5,13 @@ targets are strings like `llvm -mcpu=icelake-server -num-cores=2`.
 """
 
 from codegen.llvm.jit import CompiledKernel, compile_kernel
-from codegen.llvm.target import Target, host_target, parse_target
+from codegen.llvm.target import Target, check_known_cpu, host_target, parse_target
 
-__all__ = ["CompiledKernel", "Target", "compile_kernel", "host_target", "parse_target"]
+__all__ = [
+    "CompiledKernel",
+    "Target",
+    "check_known_cpu",
+    "compile_kernel",
+    "host_target",
+    "parse_target",
+]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -138,3 +140,37 @@ def _parse_cores(value: str | None, default: int, text: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise TargetError(f"-num-cores must be a positive integer in {text!r}; got {value!r}")
     return int(value)
+
+
+# Run in a child: make a target machine for (cpu, triple) and its subtarget; LLVM warns of
+# a processor it does not know on stderr (and later aborts a process compiling for it).
+_CPU_PROBE = """
+import sys
+import llvmlite.binding as llvm
+llvm.initialize_native_target()
+machine = llvm.Target.from_triple(sys.argv[2]).create_target_machine(cpu=sys.argv[1])
+machine.target_data
+"""
+
+
+@functools.cache
+def llvm_knows_cpu(cpu: str, triple: str) -> bool:
+    """Whether LLVM knows the processor `cpu` for `triple`. Asked in a child process: LLVM
+    only warns of an unknown one, then ends the process that compiles for it."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CPU_PROBE, cpu, triple],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done.returncode == 0 and "is not a recognized processor" not in done.stderr
+
+
+def check_known_cpu(target: Target) -> None:
+    """TargetError when LLVM does not know the target's processor (a typo in -mcpu)."""
+    if target.mcpu != host_target().mcpu and not llvm_knows_cpu(target.mcpu, target.triple):
+        raise TargetError(
+            f"-mcpu={target.mcpu}: LLVM knows no such processor for {target.triple} "
+            "(e.g. znver3, znver4, skylake-avx512, icelake-server, sapphirerapids)"
+        )

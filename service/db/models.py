@@ -86,7 +86,7 @@ class JobRow(Base):
     trials: Mapped[int] = mapped_column(Integer)
     time_limit_s: Mapped[float | None] = mapped_column(Float)
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
-    state: Mapped[str] = mapped_column(String(16), index=True)
+    state: Mapped[str] = mapped_column(String(32), index=True)
     error: Mapped[str] = mapped_column(Text, default="")
     trials_done: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[float] = mapped_column(Float)

@@ -72,7 +72,14 @@ def test_one_workload_in_two_jobs_is_tuned_once(
         assert [job["tasks"][0]["best_gflops"] is not None for job in jobs] == [True, True]
         # A later job with a budget of its own starts from the records: nothing repeated.
         third = create(client, workload, 3, count_shared_records=False)
-        assert wait_done(client, [third])[0]["state"] == "completed"
+        (done,) = wait_done(client, [third])
+        assert done["state"] == "completed"
+        # Its trials are its own three, not the first jobs' four besides (7/3 before).
+        assert done["trials_done"] == 3 and done["tasks"][0]["trials"] == 3
+        # A job whose budget the shared records already spend reports its budget, no more.
+        fourth = create(client, workload, 2)
+        (spent,) = wait_done(client, [fourth])
+        assert spent["state"] == "completed" and spent["trials_done"] == 2
         keys = candidate_keys(live_drivers.settings.resolved_database_url)
         assert len(keys) == 7 == len(set(keys))
         mine = client.get("/v1/records", params={"job_id": third}).json()["items"]
@@ -106,8 +113,10 @@ def test_cancel_stops_a_running_job_and_frees_its_workloads(
         assert "autotune_queue_candidates 0" in metrics and "autotune_leases_live 0" in metrics
 
 
-def test_a_job_that_cannot_run_fails_with_a_message(live_drivers: LiveService) -> None:
+def test_a_job_that_cannot_run_is_refused_with_a_message(live_drivers: LiveService) -> None:
     with live_drivers.client() as client:
-        job_id = create(client, tiny_workload(), 2, search_options={"bogus_option": 1})
-        job = wait_done(client, [job_id])[0]
-        assert job["state"] == "failed" and "bogus_option" in job["error"]
+        body = {"workload": tiny_workload(), "trials": 2,
+                "options": {**OPTIONS, "search_options": {"bogus_option": 1}}}  # fmt: skip
+        response = client.post("/v1/jobs", json=body)
+        assert response.status_code == 422
+        assert "search_options has no bogus_option for random search" in response.text

@@ -31,12 +31,10 @@ def test_defaults_live_in_one_place() -> None:
     assert "default" not in schema["trials"]  # required
 
 
-options_strategy = st.builds(
-    TuneOptions,
+_OTHER_FIELDS: dict[str, Any] = dict(
     trials=st.integers(1, 10_000),
     time_limit_s=st.none() | st.floats(0.001, 1e6),
     batch_size=st.integers(1, 256),
-    search=st.sampled_from(SEARCH_KINDS),
     cost_model=st.sampled_from(COST_MODEL_KINDS),
     measure=st.builds(
         MeasureOptions,
@@ -47,11 +45,29 @@ options_strategy = st.builds(
     ),
     remeasure_top=st.integers(0, 32),
     early_stopping_trials=st.none() | st.integers(1, 1000),
-    search_options=st.dictionaries(st.sampled_from(["population", "rounds"]), st.integers(1, 9)),
     seed=st.integers(0, 2**31),
     feature_workers=st.none() | st.integers(0, 64),
     calibrate=st.booleans(),
     count_shared_records=st.booleans(),
+)
+
+
+@st.composite
+def _search(draw: st.DrawFn) -> dict[str, Any]:
+    """A search kind and options it takes."""
+    kind = draw(st.sampled_from(SEARCH_KINDS))
+    names = ["population", "generations"] if kind == "evolutionary" else []
+    options = draw(st.dictionaries(st.sampled_from(names), st.integers(1, 9))) if names else {}
+    return {"search": kind, "search_options": options}
+
+
+options_strategy = _search().flatmap(
+    lambda search: st.builds(
+        TuneOptions,
+        search=st.just(search["search"]),
+        search_options=st.just(search["search_options"]),
+        **_OTHER_FIELDS,
+    )
 )
 
 
@@ -77,6 +93,7 @@ def test_the_json_form_round_trips(options: TuneOptions) -> None:
         ({"trials": 4, "measure": {"flush_cache": "yes"}}, "measure.flush_cache must be true"),
         ({"trials": 4, "measure": [1]}, "measure must be an object"),
         ({"trials": 4, "search_options": {"a": [1]}}, "search_options must be an object of"),
+        ({"trials": 4, "search_options": {"rounds": 2}}, "search_options has no rounds for"),
         ({"trials": 4, "feature_workers": -1}, "feature_workers must be a whole number from 0"),
         ({"trials": 4, "calibrate": 1}, "calibrate must be true or false"),
     ],

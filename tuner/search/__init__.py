@@ -6,6 +6,7 @@ strategy.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from tuner.cost_model.base import CostModel
@@ -14,6 +15,17 @@ from tuner.search.evolutionary import EvolutionarySearch
 from tuner.search.random_search import RandomSearch
 
 SEARCH_KINDS = ("evolutionary", "random")
+_STRATEGIES: dict[str, type[SearchStrategy]] = {
+    "evolutionary": EvolutionarySearch,
+    "random": RandomSearch,
+}
+_GIVEN = {"self", "space", "cost_model", "feature_fn", "rng"}  # (not options)
+
+
+def search_option_names(kind: str) -> tuple[str, ...]:
+    """The options (keyword arguments) a search strategy of `kind` takes."""
+    parameters = inspect.signature(_STRATEGIES[kind].__init__).parameters
+    return tuple(name for name in parameters if name not in _GIVEN)
 
 
 def make_search(
@@ -42,5 +54,6 @@ __all__ = [
     "SearchStrategy",
     "Space",
     "make_search",
+    "search_option_names",
     "trace_key",
 ]

@@ -18,7 +18,14 @@ from service.api.deps import (
     State,
     User,
 )
-from service.jobs import cancel_job, create_job, get_job, job_progress, list_jobs
+from service.jobs import (
+    ACTIVE_STATES,
+    cancel_job,
+    create_job,
+    get_job,
+    job_progress,
+    list_jobs,
+)
 from service.schemas import JobCreate, JobDetail, JobPublic, JobsPublic
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
@@ -90,7 +97,7 @@ async def events(job_id: str, state: State, _user: User) -> StreamingResponse:
             elif quiet_s >= KEEPALIVE_S:
                 yield ": keep-alive\n\n"
                 quiet_s = 0.0
-            if detail.state not in ("queued", "running"):
+            if detail.state not in ACTIVE_STATES:
                 yield f"event: end\ndata: {json.dumps({'state': detail.state})}\n\n"
                 return
             if state.shutting_down():

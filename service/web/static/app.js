@@ -5,7 +5,7 @@
 
 const TOKEN_KEY = "autotune.token";
 const REFRESH_MS = { jobs: 5000, job: 2000, fleet: 5000 };
-const LIVE_STATES = new Set(["queued", "pending", "running"]);
+const LIVE_STATES = new Set(["queued", "waiting_for_worker", "pending", "running"]);
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 // -- token -------------------------------------------------------------------------------
