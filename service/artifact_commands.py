@@ -94,7 +94,7 @@ def register(commands: Any) -> None:
     compile_parser.set_defaults(handler=_cmd_compile)
 
     fetch = commands.add_parser("fetch", help="download an artifact the service has built")
-    fetch.add_argument("artifact_id", metavar="ARTIFACT_ID")
+    fetch.add_argument("artifact_id", metavar="ARTIFACT_ID", help="the artifact's id")
     fetch.add_argument(
         "-o",
         "--output",

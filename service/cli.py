@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -217,7 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="record log to resume from and append to",
     )
     tune.add_argument("--time-limit", type=float, metavar="S", help="wall-clock limit")
-    tune.add_argument("--search", default="evolutionary", choices=("evolutionary", "random"))
+    tune.add_argument(
+        "--search",
+        default="evolutionary",
+        choices=("evolutionary", "random"),
+        help="evolutionary (guided by the cost model, the default) or random",
+    )
     tune.add_argument(
         "--batch-size",
         type=int,
@@ -276,6 +282,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except AutotuneError as err:
         print(f"autotune {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    except BrokenPipeError:
+        # The reader of stdout left (`autotune status J | head -1`): not an error of ours.
+        # Point stdout at /dev/null so that flushing it at exit raises nothing more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILURE
     except OSError as err:
         print(f"autotune {args.command}: error: {err}", file=sys.stderr)

@@ -33,9 +33,17 @@ PR_SET_PDEATHSIG = 1
 
 def register(commands: Any) -> None:
     """Add this module's subcommands to the `autotune` sub-parser collection."""
-    serve = commands.add_parser("serve", help="run the tuning service (API, jobs, web page)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve = commands.add_parser(
+        "serve",
+        help="run the tuning service (API, jobs, web page)",
+        description=(
+            "Run the tuning service. Its database is $AUTOTUNE_DATABASE_URL when set (a "
+            "postgresql:// URL: replicas share it), else a SQLite file in the data "
+            "directory; the other settings are AUTOTUNE_* variables (docs/service.md)."
+        ),
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     serve.add_argument("--data-dir", help="models, tokens and the SQLite database")
     serve.add_argument(
         "--local-workers", type=int, default=0, metavar="N", help="start N local workers"
@@ -49,7 +57,11 @@ def _register_job_commands(commands: Any) -> None:
     submit = commands.add_parser("submit", help="upload a model and start a tuning job")
     _client_args(submit)
     submit.add_argument("model", help="path to an ONNX model")
-    submit.add_argument("--target", default="llvm")
+    submit.add_argument(
+        "--target",
+        default="llvm",
+        help="what to tune for: llvm (the service's host CPU) or an exact target string",
+    )
     submit.add_argument(
         "--shape",
         action="append",
@@ -67,15 +79,17 @@ def _register_job_commands(commands: Any) -> None:
 
     status = commands.add_parser("status", help="a job's state and per-task progress")
     _client_args(status)
-    status.add_argument("job")
-    status.add_argument("--json", action="store_true")
+    status.add_argument("job", help="the job's id")
+    status.add_argument("--json", action="store_true", help="print the job as JSON")
     status.set_defaults(handler=_cmd_status)
 
     logs = commands.add_parser("logs", help="a job's tuning records")
     _client_args(logs)
-    logs.add_argument("job")
+    logs.add_argument("job", help="the job's id")
     logs.add_argument("--best", action="store_true", help="only each task's best record")
-    logs.add_argument("--format", choices=("table", "jsonl"), default="table")
+    logs.add_argument(
+        "--format", choices=("table", "jsonl"), default="table", help="a table or JSON lines"
+    )
     logs.set_defaults(handler=_cmd_logs)
 
 
@@ -84,27 +98,29 @@ def _register_records_and_tokens(commands: Any) -> None:
     actions = records.add_subparsers(dest="action", required=True, metavar="ACTION")
     export = actions.add_parser("export", help="write records as JSON lines")
     _client_args(export)
-    export.add_argument("--job")
+    export.add_argument("--job", help="only this job's records")
     export.add_argument("--workload", help="workload key")
-    export.add_argument("--target")
-    export.add_argument("--best", action="store_true")
+    export.add_argument("--target", help="only records of this exact target")
+    export.add_argument("--best", action="store_true", help="only each workload's best")
     export.add_argument("-o", "--output", metavar="FILE.jsonl", help="default: stdout")
     export.set_defaults(handler=_cmd_records_export)
     importer = actions.add_parser("import", help="read records from JSON lines")
     _client_args(importer)
-    importer.add_argument("file", metavar="FILE.jsonl")
+    importer.add_argument("file", metavar="FILE.jsonl", help="records as JSON lines")
     importer.set_defaults(handler=_cmd_records_import)
 
     token = commands.add_parser("token", help="create, list or revoke API tokens")
     token_actions = token.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = token_actions.add_parser("create", help="create a token (printed once)")
     _client_args(create)
-    create.add_argument("name")
-    create.add_argument("--kind", choices=("user", "admin"), default="user")
+    create.add_argument("name", help="what the token is for (shown in the token list)")
+    create.add_argument(
+        "--kind", choices=("user", "admin"), default="user", help="admin may manage tokens"
+    )
     create.set_defaults(handler=_cmd_token_create)
     revoke = token_actions.add_parser("revoke", help="revoke a token by id")
     _client_args(revoke)
-    revoke.add_argument("token_id")
+    revoke.add_argument("token_id", help="the token's id (from `autotune token create`)")
     revoke.set_defaults(handler=_cmd_token_revoke)
     listing = token_actions.add_parser("list", help="list tokens")
     _client_args(listing)
