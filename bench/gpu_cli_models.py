@@ -78,25 +78,15 @@ def export_torchvision(name: str, path: Path, seed: int = 0) -> None:
                 module.weight.copy_(torch.rand(channels, generator=generator) + 0.5)
                 module.bias.copy_(torch.randn(channels, generator=generator) * 0.1)
     example = torch.randn(1, 3, 224, 224, generator=generator)
-    try:
-        torch.onnx.export(
-            model,
-            (example,),
-            str(path),
-            input_names=["input"],
-            output_names=["logits"],
-            opset_version=17,
-            dynamo=False,
-        )
+    arguments: dict[str, Any] = {
+        "input_names": ["input"],
+        "output_names": ["logits"],
+        "opset_version": 17,
+    }
+    try:  # the TorchScript exporter: no onnxscript needed
+        torch.onnx.export(model, (example,), str(path), dynamo=False, **arguments)
     except TypeError:  # a PyTorch without the `dynamo` switch: its only exporter
-        torch.onnx.export(
-            model,
-            (example,),
-            str(path),
-            input_names=["input"],
-            output_names=["logits"],
-            opset_version=17,
-        )
+        torch.onnx.export(model, (example,), str(path), **arguments)
 
 
 def prepare(name: str, folder: Path) -> tuple[Path, dict[str, np.ndarray]]:

@@ -73,7 +73,11 @@ def test_submit_wait_status_and_logs(
 def test_records_and_tokens(
     service: LiveService, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    records = [Record("b" * 64, "llvm -mcpu=x", {"n": i}, [1e-3 * (i + 1)], "ok") for i in range(2)]
+    records = [
+        Record("b" * 64, "llvm -mcpu=x", {"version": 1, "steps": [{"kind": "split", "n": i}]},
+               [1e-3 * (i + 1)], "ok")
+        for i in range(2)
+    ]  # fmt: skip
     source = tmp_path / "in.jsonl"
     source.write_text("".join(record.dumps() + "\n" for record in records))
     status, out, err = run(capsys, "records", "import", str(source))
