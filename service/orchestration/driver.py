@@ -58,6 +58,10 @@ class JobStopped(Exception):
     """The job was cancelled, or this driver must stop (lease lost, SIGTERM)."""
 
 
+class NoWorker(Exception):
+    """No live worker can measure the job's batches: the job waits for one, driverless."""
+
+
 class Driver:
     """Drives one job; see the module docstring."""
 
@@ -91,6 +95,26 @@ class Driver:
             self.check()
             time.sleep(self.poll_s)
 
+    def _check_workers(self, session: Session, target: str, since: float | None) -> float | None:
+        """When no worker of `target` has been heard from since `since` for three
+        heartbeats (none can measure the batches), raise NoWorker; else the new `since`
+        (None while a worker is live)."""
+        if healthy_workers(session, target, self.settings.heartbeat_interval_s):
+            return None
+        now = time.monotonic()
+        if since is None:
+            return now
+        if now - since > 3 * self.settings.heartbeat_interval_s:
+            raise NoWorker(f"no live worker for {target!r}")
+        return since
+
+    def park(self) -> None:
+        """Give the job back to wait for a worker (`leases.park_job`); its queued batches
+        stay, for the driver that resumes it."""
+        since = time.time() - 3 * self.settings.heartbeat_interval_s
+        with unit_of_work(self.factory) as session:
+            leases.park_job(session, self.job_id, self.driver_id, since)
+
     # -- the measurer ----------------------------------------------------------------------
 
     def measure(
@@ -117,10 +141,13 @@ class Driver:
                 for start in range(0, len(inputs), size)
             ]
         results: list[MeasureResult] = []
+        workerless_since: float | None = None
 
         def done(session: Session) -> bool:
+            nonlocal workerless_since
             outcomes = [batch_outcome(session, batch_id) for batch_id in batch_ids]
             if any(rows is None for rows in outcomes):
+                workerless_since = self._check_workers(session, target, workerless_since)
                 return False
             rows = [row for batch in outcomes for row in batch or []]
             if any(row.status == CANCELLED for row in rows):
@@ -273,6 +300,9 @@ def drive(settings: Settings, job_id: str, driver_id: str, parent_pid: int) -> i
         driver.run()
     except JobStopped as stop:
         logger.info("job %s: driver stopped: %s", job_id, stop)
+    except NoWorker as missing:
+        logger.info("job %s: %s: waiting for one, without a driver", job_id, missing)
+        driver.park()
     except Exception as err:
         logger.exception("job %s failed", job_id)
         driver.fail(f"{type(err).__name__}: {err}")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
-from sqlalchemy import delete, exists, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -16,29 +15,20 @@ from service.db.models import JobRow, WorkerRow, WorkloadLeaseRow
 WAITING = "waiting_for_worker"
 
 
-def _live_worker_for(since: float) -> Any:
-    """A SQL condition: some worker of the job's exact target was heard from since then."""
-    return exists().where(WorkerRow.target == JobRow.target, WorkerRow.last_seen_at >= since)
-
-
-def claim_next_job(
-    session: Session, driver_id: str, lease_s: float, workers_seen_since: float | None = None
-) -> JobRow | None:
-    """Claim the oldest queued, waiting or running job that no live driver holds (a running
-    job whose driver died is resumed) and, with `workers_seen_since`, that a worker of its
-    target was heard from since then; marks it running. None when there is none."""
+def claim_next_job(session: Session, driver_id: str, lease_s: float) -> JobRow | None:
+    """Claim the oldest queued or running job that no live driver holds (a running job
+    whose driver died is resumed); marks it running. None when there is none. (A job
+    waiting for a worker is queued again by `requeue_served_jobs` first.)"""
     now = time.time()
     query = (
         select(JobRow)
         .where(
-            JobRow.state.in_(("queued", "running", WAITING)),
+            JobRow.state.in_(("queued", "running")),
             or_(JobRow.driver_lease_until.is_(None), JobRow.driver_lease_until < now),
         )
         .order_by(JobRow.created_at, JobRow.id)
         .limit(1)
     )
-    if workers_seen_since is not None:
-        query = query.where(_live_worker_for(workers_seen_since))
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
     job = session.scalars(query).first()
@@ -53,41 +43,49 @@ def claim_next_job(
     return job
 
 
-def mark_waiting_jobs(session: Session, workers_seen_since: float) -> int:
-    """Jobs that no driver holds and that no live worker can measure (none of their
-    target was heard from since `workers_seen_since`) become `waiting_for_worker`, their
-    error saying which target they wait for and which targets the live workers have; a
-    waiting job whose worker came back is queued again. Returns how many now wait."""
-    now = time.time()
-    unheld = or_(JobRow.driver_lease_until.is_(None), JobRow.driver_lease_until < now)
-    live = _live_worker_for(workers_seen_since)
-    session.execute(
-        update(JobRow)
-        .where(JobRow.state == WAITING, live)
-        .values(state="queued", error="")
-        .execution_options(synchronize_session=False)
-    )
-    stuck = list(
-        session.scalars(
-            select(JobRow).where(JobRow.state.in_(("queued", "running", WAITING)), unheld, ~live)
-        )
-    )
-    if stuck:
-        targets = sorted(
-            set(
-                session.scalars(
-                    select(WorkerRow.target).where(WorkerRow.last_seen_at >= workers_seen_since)
-                )
+def _waiting_reason(session: Session, target: str, workers_seen_since: float) -> str:
+    targets = sorted(
+        set(
+            session.scalars(
+                select(WorkerRow.target).where(WorkerRow.last_seen_at >= workers_seen_since)
             )
         )
-        heard = "; ".join(targets) if targets else "none"
-        for job in stuck:
-            job.state = WAITING
-            job.error = (
-                f"no live worker measures for {job.target!r}; the live workers' targets: {heard}"
-            )
+    )
+    heard = "; ".join(targets) if targets else "none"
+    return f"no live worker measures for {target!r}; the live workers' targets: {heard}"
+
+
+def park_job(session: Session, job_id: str, driver_id: str, workers_seen_since: float) -> None:
+    """Its driver gives the job back to wait for a worker of its target: `waiting_for_worker`,
+    its error naming the target and the targets of the workers heard from since
+    `workers_seen_since`. (The driver's leases are released as it exits.)"""
+    job = session.get(JobRow, job_id)
+    if job is None or job.state != "running" or job.driver_id != driver_id:
+        return
+    job.state = WAITING
+    job.error = _waiting_reason(session, job.target, workers_seen_since)
     session.flush()
-    return len(stuck)
+
+
+def review_waiting_jobs(session: Session, workers_seen_since: float) -> int:
+    """Jobs waiting for a worker whose target a worker was heard from since
+    `workers_seen_since` are queued again; the others' reasons name the live workers'
+    targets as they are now. Returns how many were queued."""
+    requeued = 0
+    for job in session.scalars(select(JobRow).where(JobRow.state == WAITING)):
+        reason = _waiting_reason(session, job.target, workers_seen_since)
+        live = session.scalar(
+            select(func.count())
+            .select_from(WorkerRow)
+            .where(WorkerRow.target == job.target, WorkerRow.last_seen_at >= workers_seen_since)
+        )
+        if live:
+            job.state, job.error = "queued", ""
+            requeued += 1
+        elif job.error != reason:
+            job.error = reason
+    session.flush()
+    return requeued
 
 
 def renew_job_lease(session: Session, job_id: str, driver_id: str, lease_s: float) -> bool:

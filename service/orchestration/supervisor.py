@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from service.artifacts import claim_next_artifact, renew_artifact_lease
 from service.db.engine import unit_of_work
 from service.orchestration.driver import SETTINGS_ENV
-from service.orchestration.leases import claim_next_job, mark_waiting_jobs, renew_job_lease
+from service.orchestration.leases import claim_next_job, renew_job_lease, review_waiting_jobs
 from service.queue import sweep_expired_leases
 from service.settings import Settings
 
@@ -83,15 +83,14 @@ class Supervisor:
                 continue
             with unit_of_work(self.factory) as session:
                 child.renew(session)
-        # A job no live worker can measure waits without a driver (its slot free for
-        # others) until a worker of its target is heard from.
-        workers_seen_since = time.time() - 3 * self.settings.heartbeat_interval_s
+        # A job its driver gave back for want of a worker waits without one (its slot
+        # free for others) until a worker of its target is heard from.
         with unit_of_work(self.factory) as session:
-            mark_waiting_jobs(session, workers_seen_since)
+            review_waiting_jobs(session, time.time() - 3 * self.settings.heartbeat_interval_s)
         while self._drivers() < self.settings.max_drivers and not self.stopped.is_set():
             driver_id = uuid.uuid4().hex
             with unit_of_work(self.factory) as session:
-                job = claim_next_job(session, driver_id, lease_s, workers_seen_since)
+                job = claim_next_job(session, driver_id, lease_s)
                 job_id = job.id if job is not None else None
             if job_id is None:
                 break
