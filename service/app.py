@@ -1,7 +1,8 @@
 """The FastAPI application: `create_app(settings)`.
 
-On start it applies migrations, creates the admin token and the registration secret in
-the data directory on first start, and (unless `run_drivers` is off) starts the
+On start it applies migrations, creates the admin token (in the data directory) and the
+registration secret (in the database, shared by replicas, and copied to the data
+directory) on first start, and (unless `run_drivers` is off) starts the
 supervisor that sweeps leases and runs job drivers in background processes.
 """
 
@@ -36,7 +37,7 @@ def create_app(settings: Settings, shutting_down: Callable[[], bool] | None = No
         factory = make_session_factory(engine)
         with unit_of_work(factory) as session:
             ensure_admin_token(session, settings.data_dir)
-        secret = registration_secret(settings.data_dir, settings.registration_secret)
+            secret = registration_secret(session, settings.data_dir, settings.registration_secret)
         app.state.autotune = AppState(settings, factory, secret, shutting_down or (lambda: False))
         supervisor = Supervisor(settings, factory) if settings.run_drivers else None
         if supervisor is not None:

@@ -22,17 +22,13 @@ from sqlalchemy.orm import Session
 from codegen.aot.fingerprint import compiler_fingerprint
 from codegen.errors import TargetError
 from codegen.llvm import parse_target
+from service.blobs import FileStore
 from service.db.models import ArtifactRow, ModelRow, RecordRow
 from service.errors import Conflict, InvalidInput, NotFound
 from service.model_store import get_model
 from service.records import record_from_row
 from tuner.tasks import normalize_target
 from tuner.tune import tuned_record
-
-
-def artifacts_dir(data_dir: Path) -> Path:
-    """Where built artifacts are kept (named by their sha256)."""
-    return data_dir / "artifacts"
 
 
 def best_record_rows(session: Session, model: ModelRow, target: str) -> list[RecordRow]:
@@ -104,14 +100,15 @@ def get_artifact(session: Session, artifact_id: str) -> ArtifactRow:
     return row
 
 
-def artifact_file(data_dir: Path, row: ArtifactRow) -> Path:
-    """The built artifact's file; Conflict while it is not ready."""
+def artifact_file(session: Session, files: FileStore, row: ArtifactRow) -> Path:
+    """The built artifact's file (fetched from the database on a replica that lacks it);
+    Conflict while it is not ready."""
     if row.state != "ready" or row.sha256 is None:
         raise Conflict(f"artifact {row.id} is {row.state}{': ' + row.error if row.error else ''}")
-    path = artifacts_dir(data_dir) / f"{row.sha256}.tar.gz"
-    if not path.is_file():
-        raise NotFound(f"artifact {row.id}'s file is missing from the data directory")
-    return path
+    try:
+        return files.get(session, row.sha256)
+    except NotFound:
+        raise NotFound(f"artifact {row.id}'s file is missing: {files.path(row.sha256)}") from None
 
 
 def claim_next_artifact(session: Session, lease_s: float) -> ArtifactRow | None:

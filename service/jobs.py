@@ -11,7 +11,6 @@ import math
 import time
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -19,6 +18,7 @@ from sqlalchemy.orm import Session
 from codegen.cuda.target import is_cuda_target, parse_cuda_target
 from codegen.errors import TargetError
 from codegen.llvm import check_known_cpu, parse_target
+from service.blobs import FileStore
 from service.db.models import JobRow, JobTaskRow, RecordRow
 from service.errors import Conflict, InvalidInput, NotFound
 from service.job_options import job_options_json, job_tune_options
@@ -49,7 +49,9 @@ def gflops(flops: int, cost_s: float | None) -> float | None:
     return flops / cost_s / 1e9
 
 
-def job_tasks_for(models_dir: Path, create: JobCreate, target: str) -> list[Task]:
+def job_tasks_for(
+    session: Session, models: FileStore, create: JobCreate, target: str
+) -> list[Task]:
     """The tasks a new job tunes: its model's, or its one workload."""
     if create.workload is not None:
         try:
@@ -60,10 +62,10 @@ def job_tasks_for(models_dir: Path, create: JobCreate, target: str) -> list[Task
             Task(task.key, task.name, task.function, task.constant_params, task.flops, 1, target)
         ]
     assert create.model_id is not None
-    return model_tasks(models_dir, create.model_id, target)
+    return model_tasks(models.get(session, create.model_id), target)
 
 
-def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
+def create_job(session: Session, models: FileStore, create: JobCreate) -> JobRow:
     """Validate and queue a job; raises InvalidInput (unknown target, bad workload) or
     NotFound (unknown model) before anything is stored."""
     try:
@@ -78,7 +80,7 @@ def create_job(session: Session, models_dir: Path, create: JobCreate) -> JobRow:
         raise InvalidInput(f"the trial budget must be positive, got {create.trials}")
     if create.model_id is not None:
         get_model(session, create.model_id)
-    tasks = job_tasks_for(models_dir, create, target)
+    tasks = job_tasks_for(session, models, create, target)
     cold = create.model_id is not None and not is_cuda_target(target)
     try:
         options = job_tune_options(create.options, create.trials, create.time_limit_s, cold)

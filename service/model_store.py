@@ -1,4 +1,5 @@
-"""Uploaded ONNX models: validated, stored content-addressed (by sha256) in the data dir.
+"""Uploaded ONNX models: validated, stored content-addressed (by sha256) in the data dir
+(and in the database where replicas share it: `service.blobs`).
 
 A model is imported and optimised before anything is stored, so a bad upload changes
 nothing; its row keeps what the API returns about it (inputs, outputs, fused functions
@@ -8,8 +9,6 @@ and tuning tasks).
 from __future__ import annotations
 
 import hashlib
-import os
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -27,14 +26,10 @@ from ir.frontend.onnx.bindings import bind_input_shapes
 from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
 from ir.graph.summary import fused_functions, graph_summary
+from service.blobs import FileStore
 from service.db.models import ModelRow
 from service.errors import InvalidInput, NotFound, TooLarge
 from tuner.tasks import Task, extract_tasks
-
-
-def model_path(models_dir: Path, model_id: str) -> Path:
-    """Where the model with this id (its sha256) is stored."""
-    return models_dir / f"{model_id}.onnx"
 
 
 def describe_model(data: bytes) -> dict[str, Any]:
@@ -70,7 +65,7 @@ def describe_model(data: bytes) -> dict[str, Any]:
 
 def store_model(
     session: Session,
-    models_dir: Path,
+    files: FileStore,
     name: str,
     data: bytes,
     max_bytes: int,
@@ -93,12 +88,7 @@ def store_model(
     if existing is not None:
         return existing
     info = describe_model(data)
-    models_dir.mkdir(parents=True, exist_ok=True)
-    path = model_path(models_dir, model_id)
-    # Unique per writer: several threads of one process may store the same upload at once.
-    partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.partial")
-    partial.write_bytes(data)
-    partial.replace(path)  # atomic: a reader sees the whole file or none
+    files.put_bytes(session, model_id, data)  # (and in the database, where replicas share it)
     row = ModelRow(
         id=model_id,
         name=(name or "model.onnx")[:500],
@@ -131,12 +121,13 @@ def list_models(session: Session, limit: int, offset: int) -> tuple[list[ModelRo
     return list(rows), total
 
 
-def load_model_function(models_dir: Path, model_id: str, target: str = "llvm") -> Function:
-    """The stored model imported and optimised for `target` (the function the tuner tunes)."""
-    fn = from_onnx(model_path(models_dir, model_id).read_bytes())
+def load_model_function(path: Path, target: str = "llvm") -> Function:
+    """The stored model at `path` imported and optimised for `target` (the function the
+    tuner tunes)."""
+    fn = from_onnx(path.read_bytes())
     return optimize(fn, blocked_layout=not is_cuda_target(target))
 
 
-def model_tasks(models_dir: Path, model_id: str, target: str) -> list[Task]:
-    """The tuning tasks of a stored model for `target`."""
-    return extract_tasks(load_model_function(models_dir, model_id, target), target)
+def model_tasks(path: Path, target: str) -> list[Task]:
+    """The tuning tasks of the stored model at `path` for `target`."""
+    return extract_tasks(load_model_function(path, target), target)

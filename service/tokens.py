@@ -17,14 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from service.db.models import TokenRow
+from service.db.models import SecretRow, TokenRow
 from service.errors import Forbidden, InvalidInput, NotFound, Unauthorized
 
 KINDS = ("admin", "user", "worker")
 ADMIN_TOKEN_FILE = "admin.token"
 REGISTRATION_TOKEN_FILE = "registration.token"
+REGISTRATION_SECRET_NAME = "registration"
 
 
 @dataclass(frozen=True)
@@ -111,17 +113,28 @@ def write_secret_file(path: Path, secret: str) -> None:
     os.chmod(path, 0o600)
 
 
-def registration_secret(data_dir: Path, configured: str) -> str:
-    """The configured registration secret, or the one in the data directory (created on
-    first start)."""
+def registration_secret(session: Session, data_dir: Path, configured: str) -> str:
+    """The configured registration secret, or the service's own: kept in the database, so
+    every replica on it accepts the same workers (made on first start, from the one in the
+    data directory when an older service left one there), and written to
+    <data_dir>/registration.token for the operator."""
     if configured:
         return configured
     path = data_dir / REGISTRATION_TOKEN_FILE
-    if path.exists():
-        return path.read_text().strip()
-    secret = "reg_" + secrets.token_urlsafe(32)
-    write_secret_file(path, secret)
-    return secret
+    row = session.get(SecretRow, REGISTRATION_SECRET_NAME)
+    if row is None:
+        from_file = path.read_text().strip() if path.exists() else ""
+        candidate = from_file or "reg_" + secrets.token_urlsafe(32)
+        try:
+            with session.begin_nested():  # another replica starting at once: its secret
+                session.add(SecretRow(name=REGISTRATION_SECRET_NAME, value=candidate))
+        except IntegrityError:
+            pass
+        row = session.get(SecretRow, REGISTRATION_SECRET_NAME)
+        assert row is not None
+    if not path.exists() or path.read_text().strip() != row.value:
+        write_secret_file(path, row.value)
+    return row.value
 
 
 def ensure_admin_token(session: Session, data_dir: Path) -> None:

@@ -195,12 +195,7 @@ class Agent:
                 "pass the secret from <data dir>/registration.token with --token"
             ) from None
         self.worker_id = registration.worker_id
-        self.client = ServiceClient(
-            self.client.server_url,
-            registration.token,
-            timeout_s=self.client.timeout_s,
-            backoff=self.client.backoff,
-        )
+        self.client = self.client.with_token(registration.token)
         log.info(
             "registered as %s (%s) for target %r",
             registration.worker_id,

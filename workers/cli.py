@@ -30,7 +30,11 @@ def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
         "--server",
         default=os.environ.get("AUTOTUNE_SERVER", DEFAULT_SERVER),
         metavar="URL",
-        help=f"the service's base URL (default: $AUTOTUNE_SERVER or {DEFAULT_SERVER})",
+        help=(
+            f"the service's base URL (default: $AUTOTUNE_SERVER or {DEFAULT_SERVER}); "
+            "replicas of one service, separated by commas: the worker moves to the next "
+            "when one stops answering"
+        ),
     )
     parser.add_argument(
         "--token",

@@ -126,26 +126,48 @@ class RetryUntil:
 
 
 class ServiceClient:
-    """The protocol's calls against one service, with one bearer token."""
+    """The protocol's calls against a service, with one bearer token.
+
+    `server_url` may name several replicas of one service (on one database), separated by
+    commas: a call that finds one unreachable goes to the next at once, and waits (backoff)
+    only once it has tried them all. Any replica accepts any call: leases, batches and
+    tokens live in the shared database, so a batch leased through one replica is posted
+    through another when the first dies, and is never measured twice for it."""
 
     def __init__(
         self,
-        server_url: str,
+        server_url: str | Sequence[str],
         token: str,
         *,
         timeout_s: float = 30.0,
         backoff: Backoff | None = None,
     ) -> None:
-        parsed = urllib.parse.urlsplit(server_url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise WorkerError(
-                f"--server {server_url!r}: expected an http:// or https:// URL, "
-                "e.g. http://127.0.0.1:8000"
-            )
-        self.server_url = server_url.rstrip("/")
+        urls = server_url.split(",") if isinstance(server_url, str) else list(server_url)
+        for url in urls:
+            parsed = urllib.parse.urlsplit(url.strip())
+            if parsed.scheme not in ("http", "https") or not parsed.netloc:
+                raise WorkerError(
+                    f"--server {url!r}: expected an http:// or https:// URL, "
+                    "e.g. http://127.0.0.1:8000 (several: separated by commas)"
+                )
+        self.server_urls = tuple(url.strip().rstrip("/") for url in urls)
+        self._current = 0
         self.token = token
         self.timeout_s = timeout_s
         self.backoff = backoff or Backoff()
+
+    @property
+    def server_url(self) -> str:
+        """The replica calls go to now."""
+        return self.server_urls[self._current]
+
+    def with_token(self, token: str) -> ServiceClient:
+        """The same service (every replica), with another bearer token."""
+        client = ServiceClient(
+            self.server_urls, token, timeout_s=self.timeout_s, backoff=self.backoff
+        )
+        client._current = self._current
+        return client
 
     # -- the protocol's calls ------------------------------------------------------------
 
@@ -200,10 +222,18 @@ class ServiceClient:
         """
         retry = retry or RetryUntil()
         attempt = 0
+        failed_here = 0  # replicas found unreachable since the last wait
         while True:
             try:
                 return self._send(method, path, body, timeout_s or self.timeout_s)
             except ServiceUnreachable as err:
+                failed_here += 1
+                if failed_here < len(self.server_urls):  # the next replica, at once
+                    self._current = (self._current + 1) % len(self.server_urls)
+                    log.warning("%s; trying %s", err, self.server_url)
+                    continue
+                failed_here = 0
+                self._current = (self._current + 1) % len(self.server_urls)
                 delay_s = self.backoff.delay_s(attempt)
                 if retry.deadline is not None and time.monotonic() + delay_s > retry.deadline:
                     raise

@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, MetaData, String, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -215,3 +226,33 @@ class ArtifactRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float)
     lease_until: Mapped[float | None] = mapped_column(Float)
+
+
+class BlobRow(Base):
+    """A content-addressed file (an uploaded model, a built artifact) kept in the database
+    for every replica; it is there once all its chunks are (`service.blobs`)."""
+
+    __tablename__ = "blobs"
+
+    sha256: Mapped[str] = mapped_column(KEY, primary_key=True)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class BlobChunkRow(Base):
+    """One chunk of a blob's bytes, in order of `position`."""
+
+    __tablename__ = "blob_chunks"
+
+    sha256: Mapped[str] = mapped_column(KEY, primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SecretRow(Base):
+    """A secret every replica shares (the workers' registration secret)."""
+
+    __tablename__ = "secrets"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))

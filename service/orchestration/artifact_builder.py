@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from sqlalchemy import select
 
 from service.artifact_build import build_artifact
-from service.artifacts import artifacts_dir
+from service.blobs import artifact_files, model_files
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.models import ArtifactRow, RecordRow
-from service.model_store import model_path
 from service.orchestration.driver import SETTINGS_ENV
 from service.records import record_from_row
 from service.settings import Settings
@@ -37,13 +36,13 @@ def build(settings: Settings, artifact_id: str) -> int:
                 record_from_row(r)
                 for r in session.scalars(select(RecordRow).where(RecordRow.id.in_(record_ids)))
             ]
+        artifacts = artifact_files(settings)
         try:
-            built = build_artifact(
-                model_path(settings.models_dir, model_id),
-                target,
-                records,
-                artifacts_dir(settings.data_dir),
-            )
+            with unit_of_work(factory) as session:
+                model = model_files(settings).get(session, model_id)
+            built = build_artifact(model, target, records, artifacts.folder)
+            with unit_of_work(factory) as session:
+                artifacts.put(session, built.sha256, built.path)  # (for every replica)
         except Exception as err:  # any build failure is the artifact's state, not a crash
             logger.exception("artifact %s failed", artifact_id)
             with unit_of_work(factory) as session:

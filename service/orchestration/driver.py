@@ -31,6 +31,7 @@ from types import FrameType
 from sqlalchemy.orm import Session, sessionmaker
 
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult
+from service.blobs import model_files
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.models import JobRow, JobTaskRow
 from service.fleet import healthy_workers
@@ -217,7 +218,9 @@ class Driver:
         if job.workload is not None:
             return [Task.from_json(job.workload)]
         assert job.model_id is not None
-        return model_tasks(self.settings.models_dir, job.model_id, job.target)
+        with unit_of_work(self.factory) as session:
+            path = model_files(self.settings).get(session, job.model_id)
+        return model_tasks(path, job.target)
 
     def run(self) -> None:
         """Steps 1-4 of the module docstring."""

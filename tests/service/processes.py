@@ -71,11 +71,13 @@ class Fleet:
         self.service.wait(timeout=60)
         self.service = None
 
-    def start_worker(self, name: str) -> subprocess.Popen[bytes]:
-        """Start `autotune worker` against the service."""
+    def start_worker(self, name: str, servers: str | None = None) -> subprocess.Popen[bytes]:
+        """Start `autotune worker` against the service (or the `servers` given: several
+        replicas' URLs, separated by commas)."""
         secret = (self.data_dir / "registration.token").read_text().strip()
         log = (self.log_dir / f"worker-{name}.log").open("ab")
-        command = [AUTOTUNE, "worker", "--server", self.url, "--token", secret, "--name", name]
+        command = [AUTOTUNE, "worker", "--server", servers or self.url, "--token", secret]
+        command += ["--name", name]
         process = subprocess.Popen(
             [*command, "--lease-wait-s", "2"], env=self.env(), stdout=log, stderr=log
         )

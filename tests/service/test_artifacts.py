@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from service import artifacts
 from service.artifacts import request_artifact
+from service.blobs import FileStore
 from service.model_store import store_model
 from tests.service.conftest import LiveService
 from tests.support.onnx_models import light_model_path
@@ -60,7 +61,8 @@ def test_newer_compiler_code_gets_its_own_artifact(
     """Same model, target and records, but another compiler: a new build, not the cached
     one (which newer default schedules or code generation would not have made)."""
     data = light_model_path("light_squeezenet").read_bytes()
-    model = store_model(session, tmp_path, "squeezenet.onnx", data, max_bytes=len(data))
+    files = FileStore(tmp_path, ".onnx", shared=False)
+    model = store_model(session, files, "squeezenet.onnx", data, max_bytes=len(data))
     first = request_artifact(session, model.id, "llvm")
     assert request_artifact(session, model.id, "llvm").id == first.id
     monkeypatch.setattr(artifacts, "compiler_fingerprint", lambda: "0" * 64)

@@ -39,25 +39,39 @@ def _parses(command: list[str]) -> None:
     assert callable(args.handler)
 
 
-def test_compose_has_the_database_the_service_and_the_workers() -> None:
+def test_compose_has_the_database_two_replicas_a_proxy_and_the_workers() -> None:
     services = _compose()["services"]
-    assert set(services) == {"postgres", "service", "cpu-worker", "gpu-worker"}
+    assert set(services) == {
+        "postgres", "service-a", "service-b", "proxy", "cpu-worker", "gpu-worker"
+    }  # fmt: skip
     assert services["postgres"]["healthcheck"]["test"]
     assert "profiles" not in services["cpu-worker"]
     assert services["gpu-worker"]["profiles"] == ["gpu"]
-    database_url = services["service"]["environment"]["AUTOTUNE_DATABASE_URL"]
-    assert database_url.startswith("postgresql+psycopg://") and "@postgres:5432/" in database_url
-    assert services["service"]["depends_on"]["postgres"]["condition"] == "service_healthy"
-    assert "/healthz" in " ".join(services["service"]["healthcheck"]["test"])
+    replicas = [services["service-a"], services["service-b"]]
+    for replica in replicas:
+        database_url = replica["environment"]["AUTOTUNE_DATABASE_URL"]
+        assert (
+            database_url.startswith("postgresql+psycopg://") and "@postgres:5432/" in database_url
+        )
+        assert replica["depends_on"]["postgres"]["condition"] == "service_healthy"
+        assert "/healthz" in " ".join(replica["healthcheck"]["test"])
+    # The replicas share only the database: each its own data volume.
+    assert replicas[0]["volumes"] != replicas[1]["volumes"]
+    assert replicas[0]["command"] == replicas[1]["command"]
+    proxy = services["proxy"]
+    assert proxy["ports"] == ["127.0.0.1:8000:8000"]
+    config = _compose()["configs"]["proxy-config"]["content"]
+    assert "server service-a:8000" in config and "server service-b:8000" in config
+    assert "proxy_buffering off" in config  # the job event stream
     for worker in ("cpu-worker", "gpu-worker"):
-        assert services[worker]["depends_on"]["service"]["condition"] == "service_healthy"
+        assert services[worker]["depends_on"]["service-a"]["condition"] == "service_healthy"
         environment = services[worker]["environment"]
-        assert environment["AUTOTUNE_SERVER"] == "http://service:8000"
+        assert environment["AUTOTUNE_SERVER"] == "http://service-a:8000,http://service-b:8000"
         assert "AUTOTUNE_REGISTRATION_SECRET" in environment
         assert services[worker]["stop_signal"] == "SIGTERM"
 
 
-@pytest.mark.parametrize("name", ["service", "cpu-worker", "gpu-worker"])
+@pytest.mark.parametrize("name", ["service-a", "service-b", "cpu-worker", "gpu-worker"])
 def test_compose_commands_are_valid_autotune_commands(name: str) -> None:
     _parses(_compose()["services"][name]["command"])
 

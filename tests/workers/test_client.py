@@ -81,6 +81,25 @@ def test_retries_while_nothing_listens_until_the_service_comes_up() -> None:
     assert len(server.seen) == 1
 
 
+def test_a_dead_replica_is_passed_over_for_the_next_at_once() -> None:
+    dead = f"http://127.0.0.1:{free_port()}"
+    slow = Backoff(initial_s=5.0, factor=2.0, max_s=5.0, jitter=0.0)  # a wait would show
+    with LoopbackServer(lambda *_: (201, REGISTRATION)) as live:
+        client = ServiceClient(f"{dead}, {live.url}/", "secret", backoff=slow)
+        started = time.monotonic()
+        registration = client.register(_register_request(), retry=RetryUntil.for_s(2.0))
+        assert registration.worker_id == "w1" and time.monotonic() - started < 2.0
+        assert client.server_url == live.url and len(live.seen) == 1
+        worker = client.with_token("worker-token")  # stays with the replica that answers
+        assert worker.server_urls == (dead, live.url) and worker.server_url == live.url
+    with pytest.raises(ServiceUnreachable):  # every replica down: the usual backoff, then
+        ServiceClient(f"{dead},{dead}", "s", backoff=FAST).register(
+            _register_request(), retry=RetryUntil.once()
+        )
+    with pytest.raises(WorkerError, match="'notaurl': expected an http"):
+        ServiceClient(f"{dead},notaurl", "s")
+
+
 def test_gives_up_at_the_deadline_and_stops_when_told() -> None:
     client = ServiceClient(f"http://127.0.0.1:{free_port()}", "secret", backoff=FAST)
     with pytest.raises(ServiceUnreachable, match="unreachable"):

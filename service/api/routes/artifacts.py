@@ -7,6 +7,7 @@ from fastapi.responses import FileResponse
 
 from service.api.deps import State, User
 from service.artifacts import artifact_file, get_artifact, request_artifact
+from service.blobs import artifact_files
 from service.db.models import ArtifactRow
 from service.schemas import ArtifactCreate, ArtifactPublic
 
@@ -55,5 +56,5 @@ def download(artifact_id: str, state: State, _user: User) -> FileResponse:
     """The artifact's .tar.gz, once it is ready (409 before)."""
     with state.session() as session:
         row = get_artifact(session, artifact_id)
-        path = artifact_file(state.settings.data_dir, row)
+        path = artifact_file(session, artifact_files(state.settings), row)
     return FileResponse(path, media_type="application/gzip", filename=f"{row.sha256}.tar.gz")

@@ -18,6 +18,7 @@ from service.api.deps import (
     State,
     User,
 )
+from service.blobs import model_files
 from service.jobs import (
     ACTIVE_STATES,
     cancel_job,
@@ -43,7 +44,7 @@ def _detail(state: AppState, job_id: str) -> JobDetail:
 def create(body: JobCreate, state: State, _user: User) -> JobDetail:
     """Queue a job for a stored model or one workload."""
     with state.session() as session:
-        job = create_job(session, state.settings.models_dir, body)
+        job = create_job(session, model_files(state.settings), body)
         return job_detail(job, job_progress(session, job))
 
 

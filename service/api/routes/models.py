@@ -16,6 +16,7 @@ from service.api.deps import (
     State,
     User,
 )
+from service.blobs import model_files
 from service.errors import InvalidInput
 from service.model_store import get_model, list_models, store_model
 from service.schemas import ModelPublic, ModelsPublic
@@ -71,7 +72,7 @@ async def upload_model(
         with state.session() as session:
             row = store_model(
                 session,
-                state.settings.models_dir,
+                model_files(state.settings),
                 name,
                 data,
                 state.settings.max_upload_bytes,
