@@ -65,8 +65,11 @@ def job_tasks_for(
     return model_tasks(models.get(session, create.model_id), target)
 
 
-def create_job(session: Session, models: FileStore, create: JobCreate) -> JobRow:
-    """Validate and queue a job; raises InvalidInput (unknown target, bad workload) or
+def create_job(
+    session: Session, models: FileStore, create: JobCreate, owner: str | None = None
+) -> JobRow:
+    """Validate and queue a job for `owner` (the creating token's id: driver slots are
+    shared fairly across owners); raises InvalidInput (unknown target, bad workload) or
     NotFound (unknown model) before anything is stored."""
     try:
         target = normalize_target(create.target)
@@ -86,6 +89,7 @@ def create_job(session: Session, models: FileStore, create: JobCreate) -> JobRow
         options = job_tune_options(create.options, create.trials, create.time_limit_s, cold)
     except TuneOptionsError as err:
         raise InvalidInput(f"bad job options: {err}") from None
+    now = time.time()
     job = JobRow(
         id=uuid.uuid4().hex,
         model_id=create.model_id,
@@ -97,7 +101,9 @@ def create_job(session: Session, models: FileStore, create: JobCreate) -> JobRow
         state="queued",
         error="",
         trials_done=0,
-        created_at=time.time(),
+        created_at=now,
+        queued_at=now,
+        owner=owner,
     )
     session.add(job)
     session.flush()

@@ -44,6 +44,11 @@ class Settings(BaseModel):
     max_wait_s: float = Field(default=60.0, gt=0, description="longest lease long poll")
     poll_interval_s: float = Field(default=0.2, gt=0, description="server-side poll step")
     max_drivers: int = Field(default=4, ge=0, description="job drivers per service process")
+    driver_slice_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="a driver gives its slot to a waiting job after this long (and resumes later)",
+    )
     run_drivers: bool = Field(default=True, description="start job drivers and the sweeper")
 
     @field_validator("database_url")

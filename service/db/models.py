@@ -105,6 +105,8 @@ class JobRow(Base):
     finished_at: Mapped[float | None] = mapped_column(Float)
     driver_id: Mapped[str | None] = mapped_column(ID)
     driver_lease_until: Mapped[float | None] = mapped_column(Float)
+    owner: Mapped[str | None] = mapped_column(ID)  # the creating token's id
+    queued_at: Mapped[float | None] = mapped_column(Float)  # last entered the queue
 
 
 class JobTaskRow(Base):

@@ -63,6 +63,10 @@ class NoWorker(Exception):
     """No live worker can measure the job's batches: the job waits for one, driverless."""
 
 
+class SliceOver(Exception):
+    """The driver has held its slot for its time slice while another job waits for one."""
+
+
 class Driver:
     """Drives one job; see the module docstring."""
 
@@ -75,6 +79,7 @@ class Driver:
         self.driver_id = driver_id
         self.stopping = threading.Event()
         self.poll_s = settings.poll_interval_s
+        self.started = time.monotonic()
 
     # -- checks ----------------------------------------------------------------------------
 
@@ -126,6 +131,10 @@ class Driver:
         if not inputs:
             return []
         self.check()
+        if time.monotonic() - self.started > self.settings.driver_slice_s:
+            with unit_of_work(self.factory) as session:
+                if leases.others_queued(session, self.job_id):
+                    raise SliceOver(f"{self.settings.driver_slice_s:g} s driven, others wait")
         target = inputs[0].target
         with unit_of_work(self.factory) as session:
             workers = healthy_workers(session, target, self.settings.heartbeat_interval_s)
@@ -306,6 +315,10 @@ def drive(settings: Settings, job_id: str, driver_id: str, parent_pid: int) -> i
     except NoWorker as missing:
         logger.info("job %s: %s: waiting for one, without a driver", job_id, missing)
         driver.park()
+    except SliceOver as over:
+        logger.info("job %s: %s: queued again, its slot given up", job_id, over)
+        with unit_of_work(factory) as session:
+            leases.requeue_job(session, job_id, driver_id)
     except Exception as err:
         logger.exception("job %s failed", job_id)
         driver.fail(f"{type(err).__name__}: {err}")

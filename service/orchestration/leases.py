@@ -5,28 +5,44 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from service.db.models import JobRow, WorkerRow, WorkloadLeaseRow
 
 WAITING = "waiting_for_worker"
 
 
+def _unheld(now: float) -> Any:
+    return or_(JobRow.driver_lease_until.is_(None), JobRow.driver_lease_until < now)
+
+
 def claim_next_job(session: Session, driver_id: str, lease_s: float) -> JobRow | None:
-    """Claim the oldest queued or running job that no live driver holds (a running job
-    whose driver died is resumed); marks it running. None when there is none. (A job
-    waiting for a worker is queued again by `requeue_served_jobs` first.)"""
+    """Claim a queued or running job that no live driver holds (a running job whose driver
+    died is resumed) and mark it running; None when there is none. Slots are shared
+    fairly: the job of the owner who holds the fewest driven jobs now, and among those the
+    one queued longest ago (a job that gave its slot up queues again at the back). (A job
+    waiting for a worker is queued again by `review_waiting_jobs` first.)"""
     now = time.time()
+    held = aliased(JobRow)
+    owner_load = (
+        select(func.count())
+        .select_from(held)
+        .where(
+            held.owner.is_not_distinct_from(JobRow.owner),
+            held.state == "running",
+            held.driver_lease_until >= now,
+        )
+        .correlate(JobRow)
+        .scalar_subquery()
+    )
     query = (
         select(JobRow)
-        .where(
-            JobRow.state.in_(("queued", "running")),
-            or_(JobRow.driver_lease_until.is_(None), JobRow.driver_lease_until < now),
-        )
-        .order_by(JobRow.created_at, JobRow.id)
+        .where(JobRow.state.in_(("queued", "running")), _unheld(now))
+        .order_by(owner_load, func.coalesce(JobRow.queued_at, JobRow.created_at), JobRow.id)
         .limit(1)
     )
     if session.get_bind().dialect.name == "postgresql":
@@ -53,6 +69,27 @@ def _waiting_reason(session: Session, target: str, workers_seen_since: float) ->
     )
     heard = "; ".join(targets) if targets else "none"
     return f"no live worker measures for {target!r}; the live workers' targets: {heard}"
+
+
+def others_queued(session: Session, job_id: str) -> bool:
+    """Whether a job other than `job_id` waits in the queue for a driver slot."""
+    now = time.time()
+    waiting = session.scalar(
+        select(func.count())
+        .select_from(JobRow)
+        .where(JobRow.id != job_id, JobRow.state == "queued", _unheld(now))
+    )
+    return bool(waiting)
+
+
+def requeue_job(session: Session, job_id: str, driver_id: str) -> None:
+    """Its driver gives the job's slot to another: the job queues again, at the back."""
+    job = session.get(JobRow, job_id)
+    if job is not None and job.state == "running" and job.driver_id == driver_id:
+        job.state = "queued"
+        job.queued_at = time.time()
+        job.driver_lease_until = None  # (its driver exits now: the slot is free at once)
+        session.flush()
 
 
 def park_job(session: Session, job_id: str, driver_id: str, workers_seen_since: float) -> None:

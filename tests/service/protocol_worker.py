@@ -17,10 +17,11 @@ from ir.graph.types import TensorType
 from tuner.tasks import extract_tasks, normalize_target
 
 
-def tiny_workload() -> dict[str, Any]:
-    """The Task JSON of relu(dense(x, W)) on 8x32 by 32x16: quick to build and measure."""
+def tiny_workload(rows: int = 8) -> dict[str, Any]:
+    """The Task JSON of relu(dense(x, W)) on `rows`x32 by 32x16: quick to build and
+    measure (another `rows`, another workload)."""
     weight = Constant(np.random.default_rng(0).standard_normal((16, 32)).astype(np.float32))
-    x = Var("x", TensorType((8, 32), "float32"))
+    x = Var("x", TensorType((rows, 32), "float32"))
     fn = optimize(Function((x,), call("nn.relu", call("nn.dense", x, weight))))
     return extract_tasks(fn, "llvm")[0].to_json()
 

@@ -208,3 +208,40 @@ def test_an_ok_result_without_costs_is_refused_and_the_candidate_stays_queued(
             post_results(session, holder.id, batch.id, [ResultIn(candidate.id, "ok", costs)], 10.0)
     assert session.scalars(select(RecordRow)).all() == []
     assert post_results(session, holder.id, batch.id, [ok(candidate.id)], 10.0) == (1, 0)
+
+
+def _queued(session: Session, job_id: str, owner: str | None, queued_at: float) -> JobRow:
+    job = JobRow(
+        id=job_id, model_id=None, workload=None, target=TARGET, trials=8, time_limit_s=None,
+        options={}, state="queued", error="", trials_done=0, created_at=queued_at,
+        queued_at=queued_at, owner=owner,
+    )  # fmt: skip
+    session.add(job)
+    session.flush()
+    return job
+
+
+def test_driver_slots_go_to_the_owner_driving_fewest_then_to_the_longest_queued(
+    session: Session,
+) -> None:
+    _queued(session, "a1" * 16, "alice", 1.0)
+    _queued(session, "a2" * 16, "alice", 2.0)
+    _queued(session, "b1" * 16, "bob", 3.0)
+    claimed = [claim_next_job(session, f"d{n}", 60.0) for n in range(4)]
+    # Alice's first (the oldest), then Bob's though Alice's second was queued before it.
+    assert [job.id[:2] if job else None for job in claimed] == ["a1", "b1", "a2", None]
+
+
+def test_a_job_that_gives_its_slot_up_queues_again_at_the_back(session: Session) -> None:
+    from service.orchestration.leases import others_queued, requeue_job
+
+    first = _queued(session, "x" * 32, "alice", 1.0)
+    _queued(session, "y" * 32, "bob", 2.0)
+    assert claim_next_job(session, "d1", 60.0) is first
+    assert others_queued(session, first.id)
+    requeue_job(session, first.id, "d1")
+    assert first.state == "queued" and first.queued_at is not None and first.queued_at > 2.0
+    second = claim_next_job(session, "d2", 60.0)
+    assert second is not None and second.id == "y" * 32
+    assert others_queued(session, second.id)  # the first waits again
+    assert claim_next_job(session, "d3", 60.0) is first

@@ -84,3 +84,34 @@ def test_a_job_without_a_worker_waits_without_its_driver_slot_and_starts_when_on
             assert still["state"] == "waiting_for_worker" and str(host_target()) in still["error"]
         finally:
             worker.stop()
+
+
+@pytest.fixture
+def sliced(tmp_path: Path, database_url: str) -> Iterator[LiveService]:
+    """One driver slot, given up after a second of driving while another job waits."""
+    settings = service_settings(
+        tmp_path / "data", database_url, run_drivers=True, max_drivers=1, driver_slice_s=1.0
+    )
+    yield from run_service(settings)
+
+
+def test_a_long_job_gives_its_slot_to_a_later_one_in_turns(sliced: LiveService) -> None:
+    worker = ProtocolWorker(sliced.url, sliced.registration_secret)
+    worker.start()
+    try:
+        with sliced.client() as client:
+            options = {**OPTIONS, "measure": {"repeat": 2, "min_repeat_ms": 30}}
+            long_body = {"workload": tiny_workload(8), "trials": 40, "options": options}
+            long_job = client.post("/v1/jobs", json=long_body).json()
+            _until(client, long_job["id"], {"running"}, 30)
+            short_body = {"workload": tiny_workload(12), "trials": 2, "options": options}
+            short_job = client.post("/v1/jobs", json=short_body).json()
+            short = _until(client, short_job["id"], {"completed", "failed"}, 120)
+            long_now = client.get(f"/v1/jobs/{long_job['id']}").json()
+            # The short job ran while the long one, created first, was not done.
+            assert short["state"] == "completed" and long_now["state"] != "completed"
+            assert long_now["trials_done"] < 40
+            done = _until(client, long_job["id"], {"completed", "failed"}, 300)
+            assert done["state"] == "completed" and done["trials_done"] == 40
+    finally:
+        worker.stop()

@@ -41,10 +41,10 @@ def _detail(state: AppState, job_id: str) -> JobDetail:
 
 
 @router.post("", status_code=201, response_model=JobDetail, summary="Create a tuning job")
-def create(body: JobCreate, state: State, _user: User) -> JobDetail:
+def create(body: JobCreate, state: State, user: User) -> JobDetail:
     """Queue a job for a stored model or one workload."""
     with state.session() as session:
-        job = create_job(session, model_files(state.settings), body)
+        job = create_job(session, model_files(state.settings), body, owner=user.token_id)
         return job_detail(job, job_progress(session, job))
 
 
