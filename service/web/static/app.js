@@ -190,7 +190,7 @@ async function renderJob(main, jobId) {
     ["model", job.model_id || "(single workload)"], ["created", fmtTime(job.created_at)],
     ["finished", fmtTime(job.finished_at)],
   ];
-  if (job.error) facts.push(["error", job.error]);
+  if (job.error) facts.push([job.state === "waiting_for_worker" ? "waiting" : "error", job.error]);
   const summary = el("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [el("dt", null, k), el("dd", null, v)]));
   const tasks = (job.tasks || []).map((task) => el("section", { class: "task", "data-workload": task.workload_key },
     el("h2", null, `#${task.position} ${task.name}`),
