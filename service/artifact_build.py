@@ -19,10 +19,9 @@ from typing import Any
 
 from codegen.aot import ScheduleChoice, ScheduleChooser, build_cuda_artifact, build_model_artifact
 from codegen.cuda.target import CudaTarget, parse_any_target
+from codegen.prepare import prepare_for_target
 from ir.errors import AutotuneError
-from ir.frontend.onnx import import_model
 from ir.graph.nodes import Function
-from ir.graph.passes.pipeline import optimize
 from ir.schedule import Trace
 from ir.te.program import TEProgram
 from tuner.records import Record
@@ -98,15 +97,14 @@ def build_artifact(
     parsed = parse_any_target(exact_target)
     model_bytes = Path(model_path).read_bytes()
     # By path, so that external tensor files next to the model load.
-    imported = import_model(Path(model_path), shape=shapes or None, example_shape=example_shapes)
-    fn = optimize(imported.function, blocked_layout=not isinstance(parsed, CudaTarget))
+    prepared = prepare_for_target(Path(model_path), exact_target, shapes, example_shapes)
     build = build_cuda_artifact if isinstance(parsed, CudaTarget) else build_model_artifact
     result = build(
-        fn,
+        prepared.function,
         parsed,  # type: ignore[arg-type]  # each builder gets its own kind of target
         Path(out_dir),
         chooser=records_chooser(records, exact_target),
-        output_names=imported.output_names,
+        output_names=prepared.imported.output_names,
         model_sha256=hashlib.sha256(model_bytes).hexdigest(),
     )
     return ArtifactBuild(

@@ -18,13 +18,11 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from codegen.cuda.target import is_cuda_target
 from codegen.llvm import host_target
+from codegen.prepare import prepare_for_target
 from ir.errors import AutotuneError, ShapeBindingError
-from ir.frontend.onnx import from_onnx
 from ir.frontend.onnx.bindings import bind_input_shapes
 from ir.graph.nodes import Function
-from ir.graph.passes.pipeline import optimize
 from ir.graph.summary import fused_functions, graph_summary
 from service.blobs import FileStore
 from service.db.models import ModelRow
@@ -40,8 +38,8 @@ def describe_model(data: bytes) -> dict[str, Any]:
     if not data:
         raise InvalidInput("the uploaded model is empty")
     try:
-        imported = from_onnx(data)
-        optimized = optimize(imported)
+        prepared = prepare_for_target(data, str(host_target()))
+        imported, optimized = prepared.imported.function, prepared.function
         tasks = extract_tasks(optimized, str(host_target()))
     except ShapeBindingError as err:
         hint = "upload with the query parameter shape=NAME=DxDx... (repeatable) to bind it"
@@ -124,8 +122,7 @@ def list_models(session: Session, limit: int, offset: int) -> tuple[list[ModelRo
 def load_model_function(path: Path, target: str = "llvm") -> Function:
     """The stored model at `path` imported and optimised for `target` (the function the
     tuner tunes)."""
-    fn = from_onnx(path.read_bytes())
-    return optimize(fn, blocked_layout=not is_cuda_target(target))
+    return prepare_for_target(path.read_bytes(), target).function
 
 
 def model_tasks(path: Path, target: str) -> list[Task]:

@@ -24,6 +24,7 @@ from codegen.executor import (
     check_model_inputs,
     compile_model,
 )
+from codegen.prepare import prepare_for_target
 from codegen.runtime.cuda_loader import (
     CudaArtifactError,
     CudaArtifactInputError,
@@ -32,8 +33,6 @@ from codegen.runtime.cuda_loader import (
 )
 from codegen.runtime.loader import ArtifactError, ArtifactInputError, load_artifact
 from ir.errors import AutotuneError
-from ir.frontend.onnx import from_onnx
-from ir.graph.passes.pipeline import optimize
 
 if TYPE_CHECKING:
     from ir.graph.nodes import Function
@@ -158,7 +157,7 @@ def prepare_model(
     the input dims the model leaves unknown and are checked against the model before
     anything is compiled."""
     examples = {name: value.shape for name, value in (inputs or {}).items()}
-    fn = optimize(from_onnx(path, shape=shapes or None, example_shape=examples))
+    fn = prepare_for_target(path, "llvm", shapes, examples).function
     if inputs is not None:
         check_model_inputs(fn, inputs)
     return compile_model(fn, schedule_provider=schedule_provider)

@@ -14,9 +14,8 @@ from codegen.cuda.target import is_cuda_target
 from codegen.errors import TargetError
 from codegen.llvm import host_target, parse_target
 from codegen.measure import MeasureOptions
+from codegen.prepare import prepare_for_target
 from ir.errors import AutotuneError
-from ir.frontend.onnx import from_onnx
-from ir.graph.passes.pipeline import optimize
 from tuner.options import TuneOptions, TuneOptionsError
 from tuner.records import load_records
 from tuner.tasks import normalize_target
@@ -125,7 +124,7 @@ def run_tune(
         )
     else:
         _check_runs_here(target)
-    fn = optimize(from_onnx(model, shape=shapes or None), blocked_layout=not is_cuda_target(target))
+    fn = prepare_for_target(model, target, shapes).function
     interactive = sys.stderr.isatty() and not as_json
 
     def show(progress: TuneProgress) -> None:
