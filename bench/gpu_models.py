@@ -42,7 +42,6 @@ from codegen.cuda.device import gpu_device
 from codegen.runtime.cuda_loader import load_cuda_artifact
 from ir.reference import check_close
 from ir.schedule import default_gpu
-from service.artifact_build import build_artifact
 from service.example_models import runtime_inputs
 from tests.support.onnx_models import (
     LIGHT_MODELS,
@@ -50,6 +49,7 @@ from tests.support.onnx_models import (
     load_light_model,
     randomize_weights,
 )
+from tuner.artifact_build import build_artifact
 
 # Against ONNX Runtime's logits: rtol, and an absolute tolerance of at least ATOL that grows
 # with the logits' largest magnitude. Random weights make logits of up to a few thousand;

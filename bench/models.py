@@ -159,7 +159,7 @@ def _model(name: str) -> Any:
     """A light model by name (weights randomised), the bundled model, or an ONNX file."""
     import onnx
 
-    from service.cli import bundled_model_path
+    from service.example_models import bundled_model_path
     from tests.support.onnx_models import load_light_model, randomize_weights
 
     if name == "bundled":
@@ -178,8 +178,8 @@ def measure(
     import onnx
 
     from ir.reference import check_close
-    from service.artifact_build import build_artifact
     from tests.support.onnx_models import runtime_inputs
+    from tuner.artifact_build import build_artifact
 
     model = _model(name)
     inputs = runtime_inputs(model)
@@ -236,7 +236,7 @@ def _fastest_round(reports: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _jit_latency(path: Path, inputs: dict[str, Any], runs: int) -> dict[str, Any]:
-    from service.run_model import prepare_model, run_model
+    from tuner.run_model import prepare_model, run_model
 
     compiled = prepare_model(path)
     result = run_model(compiled, inputs, runs)

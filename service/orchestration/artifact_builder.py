@@ -12,13 +12,13 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
-from service.artifact_build import build_artifact
 from service.blobs import artifact_files, model_files
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.models import ArtifactRow, RecordRow
 from service.orchestration.driver import SETTINGS_ENV
 from service.records import record_from_row
 from service.settings import Settings
+from tuner.artifact_build import build_artifact
 
 logger = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ import onnx
 import pytest
 
 from ir.reference import check_close
-from service.artifact_build import ArtifactBuild, build_artifact
 from tests.codegen.aot.conftest import small_conv_model
 from tests.support.onnx_models import run_onnxruntime
+from tuner.artifact_build import ArtifactBuild, build_artifact
 
 AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 INPUT = np.random.default_rng(5).normal(0, 1, (1, 4, 6, 6)).astype(np.float32)

@@ -190,7 +190,7 @@ def test_tune_on_cold_caches(tmp_path: Path) -> None:
 def test_flush_cache_reaches_the_measurement_options(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import service.tune_command as tune_command
+    import service.cli.tune_command as tune_command
 
     seen: list[TuneOptions] = []
 
@@ -220,7 +220,7 @@ def test_tune_refuses_a_cpu_whose_vectors_this_host_lacks(
 ) -> None:
     """Tuning measures kernels here: an AVX-512 target on an AVX2 host (a host made to
     look like one, as CI's may have AVX-512) is one clear error before anything runs."""
-    import service.tune_command as tune_command
+    import service.cli.tune_command as tune_command
     from codegen.llvm import parse_target
 
     monkeypatch.setattr(tune_command, "host_target", lambda: parse_target("llvm -mcpu=haswell"))
@@ -239,7 +239,7 @@ def test_tune_fails_when_no_candidate_of_a_task_ran(
 ) -> None:
     """A task whose every candidate failed (here: killed by SIGILL) ends the command with
     status 1 and a line saying how they failed; the records stay."""
-    import service.tune_command as tune_command
+    import service.cli.tune_command as tune_command
     from tuner.records import Record, RecordLog
     from tuner.tasks import normalize_target
     from tuner.tune import TaskSummary, TuneResult
@@ -272,7 +272,7 @@ def test_tune_fails_when_no_candidate_of_a_task_ran(
 
 
 def test_progress_shows_gflops_or_the_time_of_a_task_without_arithmetic() -> None:
-    from service.tune_command import _progress_line
+    from service.cli.tune_command import _progress_line
     from tuner.tune import TuneProgress
 
     def line(gflops: float | None, cost_s: float | None) -> str:

@@ -21,7 +21,7 @@ from codegen.aot import ArtifactResult, build_model_artifact
 from codegen.llvm import host_target
 from ir.frontend.onnx import import_model
 from ir.graph.passes.pipeline import optimize
-from service.cli import bundled_model_path
+from service.example_models import bundled_model_path
 from tests.support.onnx_models import (
     LIGHT_MODELS,
     cut_at_logits,

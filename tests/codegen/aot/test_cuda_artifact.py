@@ -20,11 +20,11 @@ from codegen.runtime import cuda_loader
 from codegen.runtime.cuda_loader import CudaArtifactError, is_cuda_artifact, load_cuda_artifact
 from codegen.runtime.loader import ArtifactError, load_artifact
 from ir.schedule.gpu import GpuParams
-from service.artifact_build import ArtifactBuild, build_artifact
 from tests.codegen.aot.conftest import small_conv_model
 from tests.codegen.cuda.support import require_nvcc
 from tests.support.gpu import needs_gpu
 from tests.support.onnx_models import light_model_path, run_onnxruntime
+from tuner.artifact_build import ArtifactBuild, build_artifact
 
 TARGET = "cuda -arch=sm_90"
 MODELS = ("light_squeezenet", "light_shufflenet", "small_conv")

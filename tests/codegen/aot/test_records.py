@@ -21,9 +21,9 @@ from ir.graph.passes.pipeline import optimize
 from ir.reference import check_close
 from ir.schedule.schedule import Schedule
 from ir.te.program import TEProgram, function_to_te
-from service.artifact_build import ArtifactBuild, build_artifact
 from tests.codegen.aot.conftest import small_conv_model
 from tests.support.onnx_models import run_onnxruntime
+from tuner.artifact_build import ArtifactBuild, build_artifact
 from tuner.records import Record
 from tuner.space import SearchSpace
 from tuner.tasks import Task, extract_tasks, normalize_target

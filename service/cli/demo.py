@@ -14,6 +14,7 @@ Step 6. Time it in turn with an untuned artifact (default schedules), then ONNX 
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import math
 import os
@@ -37,15 +38,16 @@ from ir.errors import AutotuneError
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
 from ir.reference import check_close, evaluate
-from service.artifact_build import build_artifact
-from service.client import ServiceClient
+from service.cli.client import ServiceClient
+from service.cli.errors import CliError
+from service.cli.progress import ProgressBar
 from service.example_models import (
     bundled_model_path,
     logits_name,
     randomize_weights,
     runtime_inputs,
 )
-from service.progress import ProgressBar
+from tuner.artifact_build import build_artifact
 
 SERVE_START_TIMEOUT_S = 120.0
 ARTIFACT_TIMEOUT_S = 300.0
@@ -265,3 +267,22 @@ def _onnxruntime_session(model: onnx.ModelProto) -> Any:
     return onnxruntime.InferenceSession(
         copy.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
+
+
+def register(commands: Any) -> None:
+    """Add `autotune demo` to the `autotune` sub-parser collection."""
+    demo = commands.add_parser(
+        "demo",
+        help="serve, tune, compile and run the bundled model end to end (SQLite, a local worker)",
+    )
+    demo.add_argument("--trials", type=int, help="tuning budget (default: 4 per task)")
+    demo.add_argument("--data-dir", help="keep the service's data here (default: a temp dir)")
+    demo.add_argument("--runs", type=int, default=50, help="timed runs per latency figure")
+    demo.set_defaults(handler=_cmd_demo)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    if args.trials is not None and args.trials <= 0:
+        raise CliError("--trials must be a positive number")
+    data_dir = Path(args.data_dir) if args.data_dir else None
+    return run_demo(args.trials, data_dir, args.runs)

@@ -250,7 +250,7 @@ def run_model_on_gpu(
     a GPU of the target's architecture is missing."""
     import tempfile
 
-    from service.artifact_build import build_artifact
+    from tuner.artifact_build import build_artifact
     from tuner.records import load_records
     from tuner.tasks import normalize_target
 

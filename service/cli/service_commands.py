@@ -21,9 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from service.cli import CliError
-from service.client import ClientError, ServiceClient, resolve_server, resolve_token
-from service.progress import ProgressBar, format_job, format_records_table
+from service.cli.client import ClientError, ServiceClient, resolve_server, resolve_token
+from service.cli.errors import CliError
+from service.cli.progress import ProgressBar, format_job, format_records_table
 
 FINAL_STATES = ("completed", "failed", "cancelled")
 GRACEFUL_SHUTDOWN_S = 3
@@ -251,7 +251,7 @@ def _cmd_submit(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise CliError(f"no such file: {path}")
     from ir.frontend.onnx.bindings import parse_shape_bindings
-    from service.artifact_commands import upload_model
+    from service.cli.artifact_commands import upload_model
 
     model_id = upload_model(client, path, parse_shape_bindings(args.shape))
     body: dict[str, Any] = {

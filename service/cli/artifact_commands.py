@@ -34,8 +34,8 @@ from ir.frontend.onnx.bindings import (
     parse_shape_bindings,
     self_contained_bytes,
 )
-from service.artifact_build import ArtifactBuild, build_artifact
-from service.client import ResponseError, ServiceClient, resolve_server, resolve_token
+from service.cli.client import ResponseError, ServiceClient, resolve_server, resolve_token
+from tuner.artifact_build import ArtifactBuild, build_artifact
 
 WAIT_TIMEOUT_S = 900.0  # default for how long `compile --server` waits for the build
 FIRST_POLL_S = 0.2  # polls start fast (a cached artifact is ready at once) ...

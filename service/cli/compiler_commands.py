@@ -1,0 +1,229 @@
+"""`autotune inspect`, `run` and `tune`: the compiler on this machine, no service."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ir.frontend.onnx.bindings import parse_shape_bindings
+from service.cli.errors import CliError
+
+TUNE_BATCH_SIZE = 16  # `autotune tune --batch-size` default (TuneOptions')
+
+
+def register(commands: Any) -> None:
+    """Add `inspect`, `run` and `tune` to the `autotune` sub-parser collection."""
+    inspect = commands.add_parser(
+        "inspect", help="show a model's graph, its fused functions, shapes and FLOPs"
+    )
+    inspect.add_argument("model", help="path to an ONNX model")
+    inspect.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=DxDxD",
+        help="bind an input's shape, e.g. input=1x3x224x224 (repeatable)",
+    )
+    inspect.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    inspect.add_argument(
+        "--opt-level", type=int, default=3, choices=range(4), help="optimisation level (0-3)"
+    )
+    inspect.add_argument("--no-graph", action="store_true", help="omit the optimised graph text")
+    inspect.set_defaults(handler=_cmd_inspect)
+
+    run = commands.add_parser("run", help="compile a model and run it on .npy inputs")
+    run.add_argument("model", help="path to an ONNX model")
+    run.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="an input array (repeatable)",
+    )
+    run.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=DxDxD",
+        help="bind a symbolic input shape (repeatable)",
+    )
+    run.add_argument("--output", metavar="OUT.npz", help="save the outputs")
+    run.add_argument("--bench", type=int, metavar="N", help="time N runs, print the median")
+    run.add_argument(
+        "--records",
+        metavar="RUN.jsonl",
+        help="use the best tuned schedule of each task from these records",
+    )
+    run.add_argument(
+        "--target",
+        metavar="TARGET",
+        help=(
+            "llvm (this CPU, the default) or cuda -arch=sm_XX (a local GPU through pycuda; "
+            "plain cuda: the GPU's own architecture)"
+        ),
+    )
+    run.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    run.set_defaults(handler=_cmd_run)
+
+    tune = commands.add_parser("tune", help="tune a model offline, appending to a record log")
+    tune.add_argument("model", help="path to an ONNX model")
+    tune.add_argument("--target", default="llvm", help="target (llvm = this host's CPU)")
+    tune.add_argument("--trials", type=int, required=True, help="total measurement budget")
+    tune.add_argument(
+        "--records",
+        required=True,
+        metavar="RUN.jsonl",
+        help="record log to resume from and append to",
+    )
+    tune.add_argument("--time-limit", type=float, metavar="S", help="wall-clock limit")
+    tune.add_argument(
+        "--search",
+        default="evolutionary",
+        choices=("evolutionary", "random"),
+        help="evolutionary (guided by the cost model, the default) or random",
+    )
+    tune.add_argument(
+        "--batch-size",
+        type=int,
+        default=TUNE_BATCH_SIZE,
+        metavar="N",
+        help="candidates measured per batch of a task (default %(default)s); a smaller "
+        "batch spreads a small budget over more tasks",
+    )
+    tune.add_argument(
+        "--flush-cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="time every run on cold caches (its arguments evicted, as inside a network) "
+        "or, with --no-flush-cache, call after call on warm ones; default: cold on a CPU. "
+        "Each kind of record is compared only with its own",
+    )
+    tune.add_argument(
+        "--feature-workers",
+        type=int,
+        metavar="N",
+        help="processes that compute candidate features beside the tuner (default: one "
+        "per other core; 0: none, every core left to measurement)",
+    )
+    tune.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=DxDxD",
+        help="bind a symbolic input shape (repeatable)",
+    )
+    tune.add_argument("--json", action="store_true", help="print the summary as JSON")
+    tune.set_defaults(handler=_cmd_tune)
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from ir.graph.inspect import inspect_model, render_inspection
+
+    report = inspect_model(
+        Path(args.model), parse_shape_bindings(args.shape), opt_level=args.opt_level
+    )
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(render_inspection(report, show_graph=not args.no_graph))
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import time
+
+    from tuner.run_model import (
+        is_artifact,
+        parse_input_files,
+        prepare_model,
+        run_artifact,
+        run_model,
+        save_outputs,
+    )
+
+    inputs = parse_input_files(args.input)
+    path = Path(args.model)
+    if not path.is_file():
+        raise CliError(f"no such file: {path}")
+    target = args.target or "llvm"
+    if target.split()[:1] not in (["llvm"], ["cuda"]):
+        raise CliError(f"--target {target!r}: expected llvm (this CPU) or cuda -arch=sm_XX")
+    if is_artifact(path):
+        if args.records or args.shape or args.target:
+            raise CliError(
+                "--records, --shape and --target apply to ONNX models; an artifact is compiled"
+            )
+        result = run_artifact(path, inputs, args.bench or 0)
+    elif target.startswith("cuda"):
+        from tuner.run_model import run_model_on_gpu
+
+        records_path = Path(args.records) if args.records else None
+        result = run_model_on_gpu(
+            path, target, parse_shape_bindings(args.shape), inputs, records_path, args.bench or 0
+        )
+    else:
+        coverage = None
+        if args.records:
+            from codegen.llvm import host_target
+            from tuner.records import load_records
+            from tuner.run_model import RecordCoverage
+
+            records_file = Path(args.records)
+            if not records_file.is_file():
+                raise CliError(f"--records {records_file}: no such file")
+            coverage = RecordCoverage(load_records(records_file), str(host_target()))
+        start = time.perf_counter()
+        model = prepare_model(
+            path,
+            parse_shape_bindings(args.shape),
+            inputs,
+            schedule_provider=coverage.provide if coverage is not None else None,
+        )
+        compile_s = time.perf_counter() - start
+        result = run_model(model, inputs, args.bench or 0, compile_s)
+        if coverage is not None:
+            result = replace(result, tuned_kernels=coverage.tuned)
+            for line in coverage.report(Path(args.records)):
+                print(line, file=sys.stderr)
+    if args.output:
+        save_outputs(Path(args.output), result.outputs)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0
+    for index, output in enumerate(result.outputs):
+        shape = "x".join(str(d) for d in output.shape) or "scalar"
+        print(f"output {index}: {shape} {output.dtype.name}")
+    if result.load_s is not None:
+        print(f"loaded the artifact ({result.kernels} kernels) in {result.load_s * 1e3:.1f} ms")
+    else:
+        print(f"compiled {result.kernels} kernels in {result.compile_s:.1f} s")
+    if result.median_latency_s is not None:
+        print(f"median latency over {args.bench} runs: {result.median_latency_s * 1e3:.2f} ms")
+    return 0
+
+
+def _cmd_tune(args: argparse.Namespace) -> int:
+    from service.cli.tune_command import run_tune, tune_options_from_flags
+
+    target = args.target or "llvm"
+    options = tune_options_from_flags(
+        target,
+        trials=args.trials,
+        time_limit_s=args.time_limit,
+        search=args.search,
+        batch_size=args.batch_size,
+        flush_cache=args.flush_cache,
+        feature_workers=args.feature_workers,
+    )
+    return run_tune(
+        Path(args.model),
+        parse_shape_bindings(args.shape),
+        target,
+        options,
+        Path(args.records),
+        as_json=args.json,
+    )
