@@ -123,7 +123,7 @@ def test_submit_binds_a_dynamic_batch_with_shape(
     assert status == 1 and "shape=NAME=DxDx" in err and "Traceback" not in err
     status, out, err = run(capsys, "submit", str(path), "--trials", "2", "--shape", "x=4x4x6x6")
     assert status == 0, err
-    with service.cli.client() as client:
+    with service.client() as client:
         job = client.get(f"/v1/jobs/{out.strip()}").json()
         model = client.get(f"/v1/models/{job['model_id']}").json()
     assert model["inputs"][0]["shape"] == [4, 4, 6, 6]

@@ -140,7 +140,7 @@ def test_the_fleet_table_lists_the_worker(tuned: TunedService, page: Any) -> Non
     assert row.count() == 1
     text = row.first.inner_text()
     assert tuned.worker_name in text
-    with service.cli.client() as client:
+    with service.client() as client:
         (worker,) = client.get("/v1/workers").json()["items"]
     assert worker["target"] in text and str(worker["measured"]) in text
 

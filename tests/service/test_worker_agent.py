@@ -38,7 +38,7 @@ def test_a_burst_worker_measures_a_queued_job_and_exits(tmp_path: Path) -> None:
         assert code == 0, stderr
         job = service.wait_for_job(job_id, timeout_s=30)
         records = service.records(job_id)
-        with service.cli.client() as client:
+        with service.client() as client:
             fleet = client.get("/v1/workers").json()["items"]
     assert job["state"] == "completed", job
     assert job["trials_done"] >= 4
@@ -92,7 +92,7 @@ def test_a_crashing_candidate_is_a_runtime_error_and_the_worker_goes_on(tmp_path
 def _wait_for_lease(service: RunningService, worker: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + 180
     while True:
-        with service.cli.client() as client:
+        with service.client() as client:
             items = client.get("/v1/workers").json()["items"]
         if any(item["live_leases"] for item in items):
             return
@@ -113,7 +113,7 @@ def test_sigterm_while_idle_ends_the_long_poll_at_once(tmp_path: Path) -> None:
     with running_service(tmp_path / "data") as service:
         worker = service.worker("--lease-wait-s", "60", "--name", "idle")
         deadline = time.monotonic() + 60
-        with service.cli.client() as client:
+        with service.client() as client:
             while not client.get("/v1/workers").json()["items"]:
                 assert time.monotonic() < deadline and worker.poll() is None
                 time.sleep(0.2)
