@@ -28,7 +28,6 @@ from bench.common import (
     workload_onnx,
 )
 from bench.expert import expert_conv2d, expert_matmul
-from codegen.executor import hardware_of
 from codegen.llvm import Target, compile_kernel, host_target
 from codegen.placement import PLACEMENTS, placed_arguments
 from codegen.runtime.loader import aligned_copy, aligned_empty
@@ -92,7 +91,7 @@ def measure(workload: dict[str, Any]) -> dict[str, Any]:
     assert isinstance(prim_call.op, Function)
     program = function_to_te(prim_call.op)
     constants = frozenset(f"p{i}" for i, a in enumerate(prim_call.args) if isinstance(a, Constant))
-    hardware = hardware_of(host_target())
+    hardware = host_target().hardware
     flops = workload_flops(workload)
     expected = evaluate(fn, {p.name: arrays[p.name] for p in fn.params})
     row: dict[str, Any] = {"name": workload["name"], "gflop": flops / 1e9}

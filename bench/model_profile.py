@@ -38,35 +38,30 @@ from codegen.llvm import host_target
 from ir.frontend.onnx import import_model
 from ir.graph.passes.pipeline import optimize
 from tests.support.onnx_models import runtime_inputs
-from tuner.records import load_records
-from tuner.tune import records_schedule_provider
+from tuner.records import load_records, records_chooser
 
 
-def our_kernels(compiled: CompiledModel, runs: int) -> list[tuple[str, float, float]]:
+def our_kernels(
+    compiled: CompiledModel, inputs: dict[str, Any], runs: int
+) -> list[tuple[str, float, float]]:
     """(kernel name, median seconds alone, median seconds in sequence) for every kernel
     call of one inference, in order."""
-    values = compiled._values
-    calls = [
-        (step.kernel, [values[i] for i in step.args] + [values[i] for i in step.outputs])
-        for step in compiled._steps
-    ]
+    calls = compiled.bind(inputs).calls
     in_sequence: list[list[float]] = [[] for _ in calls]
     for _ in range(runs + 1):  # the first inference warms up
-        for costs, (kernel, arrays) in zip(in_sequence, calls, strict=True):
+        for costs, call in zip(in_sequence, calls, strict=True):
             start = time.perf_counter()
-            kernel(*arrays)
+            call()
             costs.append(time.perf_counter() - start)
     timings = []
-    for step, sequence_costs, (kernel, arrays) in zip(
-        compiled._steps, in_sequence, calls, strict=True
-    ):
-        kernel(*arrays)
+    for call, sequence_costs in zip(calls, in_sequence, strict=True):
+        call()
         costs = []
         for _ in range(runs):
             start = time.perf_counter()
-            kernel(*arrays)
+            call()
             costs.append(time.perf_counter() - start)
-        timings.append((step.name, statistics.median(costs), statistics.median(sequence_costs[1:])))
+        timings.append((call.name, statistics.median(costs), statistics.median(sequence_costs[1:])))
     return timings
 
 
@@ -117,12 +112,12 @@ def main() -> int:
     model = _model(args.model)
     inputs = runtime_inputs(model)
     target = replace(host_target(), num_cores=args.threads)
-    provider = None
+    chooser = None
     if args.records:
-        provider = records_schedule_provider(load_records(Path(args.records)), str(target))
-    compiled = compile_model(optimize(import_model(model).function), target, provider)
+        chooser = records_chooser(load_records(Path(args.records)), str(target))
+    compiled = compile_model(optimize(import_model(model).function), target, chooser)
     compiled.run(inputs)
-    kernels = our_kernels(compiled, args.runs)
+    kernels = our_kernels(compiled, inputs, args.runs)
     ort_s, ort_ops = onnxruntime_profile(model, inputs, args.threads, args.runs)
     ours_s = sum(cost for _, cost, _ in kernels)
     sequence_s = sum(cost for _, _, cost in kernels)

@@ -30,7 +30,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ir.schedule.default as default
 from bench.common import time_in_turn
-from codegen.executor import hardware_of
 from codegen.llvm import compile_kernel, host_target
 from ir.graph.nodes import Call, Function, Var, call
 from ir.graph.passes.fuse_ops import fuse_ops
@@ -68,7 +67,7 @@ def compare(op: str, shapes: list[tuple[int, ...]], rounds: int = 9) -> dict[str
     per row as before (one vector of serial partials), and of the per-stage default."""
     target = host_target()
     program = _shared_exp(shapes[0]) if op == "shared_exp" else _program(op, shapes)
-    hardware = hardware_of(target)
+    hardware = target.hardware
     per_row = compile_kernel(lower(default.default_schedule(program, hardware)), target)
     with mock.patch.object(default, "row_producers", lambda schedule, output: []):
         per_stage = compile_kernel(lower(default.default_schedule(program, hardware)), target)

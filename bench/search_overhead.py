@@ -29,7 +29,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import load_workloads, workload_arrays, workload_function
-from codegen.executor import hardware_of
 from codegen.llvm import host_target
 from codegen.measure import MeasureInput, MeasureOptions, measure_batch
 from ir.lower import lower
@@ -60,7 +59,7 @@ def main() -> int:
     target = host_target()
     (task,) = extract_tasks(fn, str(target))
     program = function_to_te(task.function)
-    space = SearchSpace(program, hardware_of(target), task.constant_params)
+    space = SearchSpace(program, target.hardware, task.constant_params)
     rng = random.Random(0)
 
     traces = [space.sample(rng) for _ in range(args.samples)]

@@ -37,15 +37,14 @@ from bench.common import (
     workload_onnx,
 )
 from bench.kernels import placed_kernel_runners
-from codegen.executor import hardware_of
 from codegen.llvm import host_target
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
 from ir.schedule.default import default_schedule
 from ir.te.program import function_to_te
 from tuner.options import TuneOptions
-from tuner.records import load_records
-from tuner.tune import records_schedule_provider, tune_model
+from tuner.records import load_records, records_chooser
+from tuner.tune import tune_model
 
 
 def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[str, Any]:
@@ -57,7 +56,7 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
     target = host_target()
     constants = frozenset(f"p{i}" for i, a in enumerate(prim_call.args) if isinstance(a, Constant))
     row: dict[str, Any] = {"name": workload["name"]}
-    default = default_schedule(function_to_te(prim_call.op), hardware_of(target), constants)
+    default = default_schedule(function_to_te(prim_call.op), target.hardware, constants)
     default_runs = placed_kernel_runners(arrays, default, prim_call)
     default_costs = []
     for trials in budgets:
@@ -67,9 +66,9 @@ def measure(workload: dict[str, Any], budgets: list[int], search: str) -> dict[s
             tune_model(fn, str(target), TuneOptions(trials, search=search), records_path)
             row[f"tune_s_{trials}"] = time.perf_counter() - start
             records = load_records(records_path)
-            provider = records_schedule_provider(records, str(target))
+            chooser = records_chooser(records, str(target))
             program = function_to_te(prim_call.op)
-            schedule = provider(prim_call.op, program, constants)
+            schedule = chooser(prim_call.op, program, constants).schedule
             if schedule is None:
                 row[f"tuned_{trials}"] = None
                 continue

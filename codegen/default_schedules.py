@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from codegen.cuda.target import CudaTarget, parse_any_target
-from codegen.executor import hardware_of
 from ir.schedule.default import default_schedule
 from ir.schedule.default_gpu import default_gpu_schedule
 from ir.schedule.schedule import Schedule
@@ -21,4 +20,4 @@ def default_schedule_for(
     parsed = parse_any_target(target)
     if isinstance(parsed, CudaTarget):
         return default_gpu_schedule(program, parsed.limits)  # GPU schedules repack no weights
-    return default_schedule(program, hardware_of(parsed), frozenset(constant_inputs))
+    return default_schedule(program, parsed.hardware, frozenset(constant_inputs))

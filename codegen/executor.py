@@ -1,62 +1,71 @@
-"""The JIT model executor: compile every fused function of a graph and run it with numpy.
+"""The JIT model executor: a graph planned as an artifact is (`codegen.aot.plan`), with its
+kernels JIT-compiled in this process and run on numpy arrays.
 
-Each primitive function becomes a TE program, gets a schedule (the default one, or one a
-`ScheduleProvider` supplies, e.g. from tuning records), is lowered and JIT-compiled.
-Identical fused functions share one kernel. Constant arguments are prepared once (with the
-layout rewrites their schedule asks for); intermediate arrays are allocated once and reused.
+The plan is the artifact's: each fused function gets its schedule from the chooser (a
+tuned record, or the default one), constant arguments get their layout rewrites once into
+one aligned weights buffer, and every intermediate tensor lives at its offset in one
+aligned workspace by the liveness-based memory plan; kernel outputs that are model outputs
+are written straight into fresh output arrays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from codegen.aot.plan import KernelBackend, ModelPlan, cpu_default, plan_model_with
+from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.llvm import CompiledKernel, Target, compile_kernel, host_target
-from codegen.runtime.loader import aligned_copy, aligned_empty
+from codegen.runtime.loader import aligned_empty
 from ir.errors import AutotuneError, IRError
-from ir.graph.nodes import Call, Constant, Function, Tuple, TupleGetItem, Var
-from ir.graph.traversal import post_order
+from ir.graph.nodes import Function
 from ir.graph.types import TensorType, TupleType, Type
-from ir.lower import lower
-from ir.schedule.default import default_schedule
-from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
-from ir.te.program import TEProgram, function_to_te
-
-ScheduleProvider = Callable[[Function, TEProgram, frozenset[str]], Schedule | None]
 
 
 class InputError(AutotuneError):
     """A model input is missing or has the wrong shape or dtype."""
 
 
-def hardware_of(target: Target) -> HardwareParams:
-    """The schedule-relevant parameters of a CPU target."""
-    return HardwareParams(
-        vector_bytes=target.vector_bits // 8,
-        num_cores=target.num_cores,
-        # x86 has 16 vector registers, 32 with AVX-512 (the default); AArch64 has 32.
-        vector_registers=32 if target.triple.startswith(("aarch64", "arm64")) else 0,
-    )
+@dataclass(frozen=True)
+class KernelCall:
+    """One kernel call of an inference: the kernel and the arrays it is called with
+    (inputs, then outputs), bound to one run's model inputs and outputs."""
 
-
-@dataclass
-class _Step:
-    kernel: CompiledKernel
-    args: list[int]  # value slots passed as inputs
-    outputs: list[int]  # value slots written
     name: str
+    kernel: CompiledKernel
+    arrays: tuple[np.ndarray, ...]
+
+    def __call__(self) -> None:
+        """Run the kernel on its arrays."""
+        self.kernel(*self.arrays)
 
 
-def _tensor_types(ty: Type) -> list[TensorType]:
-    if isinstance(ty, TensorType):
-        return [ty]
-    if isinstance(ty, TupleType):
-        return [t for field in ty.fields for t in _tensor_types(field)]
-    raise IRError(f"unsupported value type {ty}")
+@dataclass(frozen=True)
+class BoundRun:
+    """One inference's kernel calls bound to its arrays; `finish` after running them all."""
+
+    calls: list[KernelCall]
+    outputs: list[np.ndarray]
+    copies: list[tuple[np.ndarray, int]]  # (array, output position) no kernel writes
+    result_type: Type
+
+    def finish(self) -> Any:
+        """Copy the outputs no kernel writes (an input or a weight returned as it is) and
+        give the model's result: an array, or a tuple of arrays."""
+        for array, position in self.copies:
+            self.outputs[position][...] = array
+        return _shaped(self.result_type, iter(self.outputs))
+
+
+def _view(buffer: np.ndarray, offset: int, ty: TensorType) -> np.ndarray:
+    dtype = np.dtype(ty.dtype)
+    count = int(np.prod(ty.shape, dtype=np.int64))
+    raw = buffer[offset : offset + count * dtype.itemsize]
+    return raw.view(dtype).reshape(ty.shape)
 
 
 class CompiledModel:
@@ -66,97 +75,33 @@ class CompiledModel:
         self,
         fn: Function,
         target: Target | None = None,
-        schedule_provider: ScheduleProvider | None = None,
+        chooser: ScheduleChooser | None = None,
     ) -> None:
         self.function = fn
         self.target = target or host_target()
-        self.hardware = hardware_of(self.target)
-        self.provider = schedule_provider
-        self.params = [(p.name, p.type_annotation) for p in fn.params]
-        self.kernels: dict[Function, tuple[CompiledKernel, Schedule]] = {}
-        self._values: list[np.ndarray | None] = []
-        self._steps: list[_Step] = []
-        self._input_slots: dict[str, int] = {}
-        self._result: Any = None
-        self._build()
-
-    # -- building --------------------------------------------------------------------------
-
-    def _new_slot(self, value: np.ndarray | None = None) -> int:
-        self._values.append(value)
-        return len(self._values) - 1
-
-    def _kernel_for(
-        self, prim: Function, constants: frozenset[str]
-    ) -> tuple[CompiledKernel, Schedule]:
-        cached = self.kernels.get(prim)
-        if cached is not None and cached[1] is not None:
-            return cached
-        program = function_to_te(prim)
-        schedule = None
-        if self.provider is not None:
-            schedule = self.provider(prim, program, constants)
-        if schedule is None:
-            schedule = default_schedule(program, self.hardware, constants)
-        kernel = compile_kernel(lower(schedule), self.target)
-        self.kernels[prim] = (kernel, schedule)
-        return kernel, schedule
-
-    def _build(self) -> None:
-        slots: dict[int, Any] = {}  # node id -> slot index or tuple of slot structures
-        for param in self.function.params:
-            ty = param.type_annotation
-            if not isinstance(ty, TensorType):
-                raise IRError(f"input %{param.name} must be a tensor, got {ty}")
-            slot = self._new_slot()
-            self._input_slots[param.name] = slot
-            slots[id(param)] = slot
-        for node in post_order(self.function.body):
-            if id(node) in slots:
-                continue
-            if isinstance(node, Var):
-                raise IRError(f"free variable %{node.name} in the model")
-            if isinstance(node, Constant):
-                slots[id(node)] = self._new_slot(aligned_copy(node.data))
-            elif isinstance(node, Tuple):
-                slots[id(node)] = tuple(slots[id(f)] for f in node.fields)
-            elif isinstance(node, TupleGetItem):
-                slots[id(node)] = slots[id(node.tuple_value)][node.index]
-            elif isinstance(node, Call):
-                slots[id(node)] = self._build_call(node, slots)
-            else:
-                raise IRError(f"cannot execute {type(node).__name__} in the main function")
-        self._result = slots[id(self.function.body)]
-
-    def _build_call(self, node: Call, slots: Mapping[int, Any]) -> Any:
-        if not isinstance(node.op, Function):
-            raise IRError(
-                f"{node.op_name}: the model must be fused (run the pass pipeline) before compiling"
-            )
-        prim = node.op
-        constants = frozenset(
-            f"p{i}" for i, arg in enumerate(node.args) if isinstance(arg, Constant)
+        backend = KernelBackend(
+            compile=lambda func: compile_kernel(func, self.target),
+            default=cpu_default(self.target.hardware),
         )
-        kernel, schedule = self._kernel_for(prim, constants)
-        args: list[int] = []
-        for index, arg in enumerate(node.args):
-            slot = slots[id(arg)]
-            if not isinstance(slot, int):
-                raise IRError(f"{prim.attrs.get('name')}: tuple arguments are not supported")
-            layout = schedule.input_layouts.get(f"p{index}")
-            if layout is not None:
-                if not isinstance(arg, Constant):
-                    raise IRError(f"layout rewrite of non-constant input p{index}")
-                slot = self._new_slot(aligned_copy(layout.apply(arg.data)))
-            args.append(slot)
-        outputs = [  # (aligned as the artifact's workspace is: kernels run as measured)
-            self._new_slot(aligned_empty(t.shape, t.dtype))
-            for t in _tensor_types(node.checked_type)
-        ]
-        self._steps.append(_Step(kernel, args, outputs, kernel.name))
-        if isinstance(node.checked_type, TupleType):
-            return tuple(outputs)
-        return outputs[0]
+        self.plan: ModelPlan[CompiledKernel] = plan_model_with(
+            fn, backend, chooser or default_chooser
+        )
+        self._weights = self.plan.weights.to_aligned_array()
+        self._workspace = aligned_empty((max(1, self.plan.memory.workspace_bytes),), np.uint8)
+        # Arrays of the values that stay put between runs (weights and intermediates).
+        self._fixed: dict[int, np.ndarray] = {}
+        self._input_values: dict[int, int] = {}  # value id -> input position
+        self._output_values: dict[int, int] = {}  # value id -> output position
+        for value, location in self.plan.locations.items():
+            ty = self.plan.value_types[value]
+            if location.kind == "weight":
+                self._fixed[value] = _view(self._weights, location.position, ty)
+            elif location.kind == "workspace":
+                self._fixed[value] = _view(self._workspace, location.position, ty)
+            elif location.kind == "input":
+                self._input_values[value] = location.position
+            else:
+                self._output_values[value] = location.position
 
     # -- running ---------------------------------------------------------------------------
 
@@ -164,31 +109,63 @@ class CompiledModel:
         """Raise InputError naming the input when one is missing, unknown or mistyped."""
         check_model_inputs(self.function, inputs)
 
+    def bind(self, inputs: Mapping[str, np.ndarray]) -> BoundRun:
+        """One inference bound to `inputs` (checked) and to fresh output arrays: its
+        kernel calls in order, ready to run."""
+        self.check_inputs(inputs)
+        arrays = dict(self._fixed)
+        names = [param.name for param in self.function.params]
+        for value, position in self._input_values.items():
+            arrays[value] = np.require(inputs[names[position]], requirements=["C", "W"])
+        outputs = [aligned_empty(spec.shape, spec.dtype) for spec in self.plan.outputs]
+        for value, position in self._output_values.items():
+            arrays[value] = outputs[position]
+        calls = []
+        for step in self.plan.steps:
+            kernel = self.plan.kernels[step.kernel].code
+            values = (*step.args, *step.outputs)
+            calls.append(KernelCall(kernel.name, kernel, tuple(arrays[v] for v in values)))
+        copies = [(arrays[value], position) for value, position in self.plan.copies]
+        return BoundRun(calls, outputs, copies, self.function.body.checked_type)
+
     def run(self, inputs: Mapping[str, np.ndarray]) -> Any:
         """Run the model; returns an array, or a tuple of arrays for tuple outputs."""
-        self.check_inputs(inputs)
-        values = self._values
-        for name, slot in self._input_slots.items():
-            values[slot] = np.require(inputs[name], requirements=["C", "W"])
-        for step in self._steps:
-            step.kernel(*(values[i] for i in step.args), *(values[i] for i in step.outputs))
-        return self._collect(self._result)
-
-    def _collect(self, slot: Any) -> Any:
-        if isinstance(slot, tuple):
-            return tuple(self._collect(item) for item in slot)
-        value = self._values[slot]
-        assert value is not None
-        return value.copy()
+        bound = self.bind(inputs)
+        for call in bound.calls:
+            call()
+        return bound.finish()
 
     @property
     def num_kernels(self) -> int:
         """Distinct compiled kernels."""
-        return len(self.kernels)
+        return len(self.plan.kernels)
+
+    @property
+    def coverage(self) -> list[TaskCoverage]:
+        """Per distinct workload, in first-call order: the record used or the default."""
+        return self.plan.coverage
 
     def kernel_schedules(self) -> Sequence[tuple[Function, Schedule]]:
         """Each distinct fused function with the schedule it was compiled with."""
-        return [(prim, schedule) for prim, (_, schedule) in self.kernels.items()]
+        return [(kernel.function, kernel.schedule) for kernel in self.plan.kernels]
+
+    def kernel_of(
+        self, function: Function, constants: frozenset[str]
+    ) -> tuple[CompiledKernel, Schedule]:
+        """The kernel and schedule compiled for `function` called with these parameters
+        ("p<i>") bound to constants; IRError when the model calls it no such way."""
+        for kernel in self.plan.kernels:
+            if kernel.function == function and kernel.constants == constants:
+                return kernel.code, kernel.schedule
+        raise IRError(f"{function.attrs.get('name')}: not a fused function of this model")
+
+
+def _shaped(ty: Type, outputs: Iterator[np.ndarray]) -> Any:
+    if isinstance(ty, TupleType):
+        return tuple(_shaped(field, outputs) for field in ty.fields)
+    if isinstance(ty, TensorType):
+        return next(outputs)
+    raise IRError(f"unsupported value type {ty}")
 
 
 def check_model_inputs(fn: Function, inputs: Mapping[str, np.ndarray]) -> None:
@@ -215,7 +192,8 @@ def check_model_inputs(fn: Function, inputs: Mapping[str, np.ndarray]) -> None:
 def compile_model(
     fn: Function,
     target: Target | None = None,
-    schedule_provider: ScheduleProvider | None = None,
+    chooser: ScheduleChooser | None = None,
 ) -> CompiledModel:
-    """Compile a fused, typed graph (the output of the pass pipeline) for `target`."""
-    return CompiledModel(fn, target, schedule_provider)
+    """Compile a fused, typed graph (the output of the pass pipeline) for `target`, each
+    workload with the schedule `chooser` picks (default: the default schedule)."""
+    return CompiledModel(fn, target, chooser)

@@ -1,6 +1,6 @@
 """Artifacts: a stored model compiled for a target with the best records in the database.
 
-Requesting an artifact picks the declared best record (`tuner.tune.tuned_record`) of each
+Requesting an artifact picks the declared best record (`tuner.records.tuned_record`) of each
 of the model's workloads on the target; the artifact is keyed by the model, the target,
 those records and the compiler's fingerprint (`codegen.aot.fingerprint`), so the same
 inputs give the same artifact (built once, then served from the data directory) and a
@@ -27,8 +27,8 @@ from service.db.models import ArtifactRow, ModelRow, RecordRow
 from service.errors import Conflict, InvalidInput, NotFound
 from service.model_store import get_model
 from service.records import record_from_row
+from tuner.records import tuned_record
 from tuner.tasks import normalize_target
-from tuner.tune import tuned_record
 
 
 def best_record_rows(session: Session, model: ModelRow, target: str) -> list[RecordRow]:

@@ -19,8 +19,7 @@ from ir.schedule import parse_trace
 from service.db.engine import unit_of_work
 from service.db.models import RecordRow
 from service.errors import InvalidInput
-from tuner.records import Record, RecordError, load_records
-from tuner.tune import tuned_record
+from tuner.records import Record, RecordError, load_records, tuned_record
 
 EXPORT_CHUNK = 1000
 
@@ -95,7 +94,7 @@ def query_records(
 
 
 def best_records(session: Session, where: RecordFilter) -> list[RecordRow]:
-    """The declared best record (`tuner.tune.tuned_record`) of each matching (workload,
+    """The declared best record (`tuner.records.tuned_record`) of each matching (workload,
     target). With a job filter, the best among every job's records of that job's
     workloads (records are shared)."""
     query = _filtered(

@@ -3,7 +3,7 @@ tuner's records and `codegen.aot` (which may not import the tuner).
 
 `build_artifact(model_path, target, records, out_dir)` imports and optimises the ONNX
 model, then compiles it ahead of time; for each fused function the chooser looks up the
-declared best `ok` record of its workload on the exact target (`tuner.tune.tuned_record`,
+declared best `ok` record of its workload on the exact target (`tuner.records.records_chooser`,
 the same choice `autotune run --records` makes) and replays its trace, or reports a miss
 and lets the default schedule be used. The result lists that coverage per task.
 """
@@ -12,21 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegen.aot import ScheduleChoice, ScheduleChooser, build_cuda_artifact, build_model_artifact
+from codegen.aot import build_cuda_artifact, build_model_artifact
 from codegen.cuda.target import CudaTarget, parse_any_target
 from codegen.prepare import prepare_for_target
-from ir.errors import AutotuneError
-from ir.graph.nodes import Function
-from ir.schedule import Trace
-from ir.te.program import TEProgram
-from tuner.records import Record
-from tuner.tasks import normalize_target, workload_key
-from tuner.tune import tuned_record
+from tuner.records import Record, records_chooser
+from tuner.tasks import normalize_target
 
 logger = logging.getLogger(__name__)
 
@@ -51,31 +46,6 @@ class ArtifactBuild:
     def misses(self) -> int:
         """Tasks that fell back to the default schedule."""
         return len(self.coverage) - self.hits
-
-
-def records_chooser(records: Iterable[Record], target: str) -> ScheduleChooser:
-    """A schedule chooser for `codegen.aot`: each workload's declared best record on
-    `target` (exact target string), replayed; a miss when there is none or it no longer
-    replays (the reason goes in the choice's note)."""
-    target = normalize_target(target)
-    by_key: dict[str, list[Record]] = {}
-    for record in records:
-        if record.target == target:
-            by_key.setdefault(record.workload_key, []).append(record)
-
-    def choose(function: Function, program: TEProgram, constants: frozenset[str]) -> ScheduleChoice:
-        key = workload_key(function, constants)
-        record = tuned_record(by_key.get(key, ()), key, target)
-        if record is None:
-            return ScheduleChoice(workload_key=key)
-        try:
-            schedule = Trace.from_json(dict(record.trace)).replay(program)
-        except AutotuneError as err:
-            logger.warning("record %s no longer replays: %s", record.candidate_id[:12], err)
-            return ScheduleChoice(workload_key=key, note=f"best record does not replay: {err}")
-        return ScheduleChoice(workload_key=key, schedule=schedule, record_id=record.candidate_id)
-
-    return choose
 
 
 def build_artifact(

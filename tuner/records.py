@@ -25,9 +25,13 @@ from pathlib import Path
 from time import time as unix_time
 from typing import Any
 
+from codegen.aot.schedules import ScheduleChoice, ScheduleChooser
 from codegen.measure import outcome_error
 from ir.errors import AutotuneError, ScheduleError
+from ir.graph.nodes import Function
 from ir.schedule import Trace
+from ir.te.program import TEProgram
+from tuner.tasks import workload_key
 
 logger = logging.getLogger(__name__)
 
@@ -355,11 +359,56 @@ def deciding_records(records: Iterable[Record], key: str, target: str) -> list[R
     return [record for record in measured if record.timing == timing]
 
 
-def best_record(records: Iterable[Record], key: str, target: str) -> Record | None:
-    """The deciding record (`deciding_records`) with the lowest median cost for
-    (key, target); failures and records without costs are never chosen. Ties go to the
-    earliest record."""
-    return min(deciding_records(records, key, target), key=lambda r: r.median_cost_s, default=None)
+def tuned_record(records: Iterable[Record], key: str, target: str) -> Record | None:
+    """The declared best record of a workload on a target: the one rule every user of
+    records (tuning summaries, `autotune run --records`, artifacts, the service) applies.
+
+    Only the deciding records count (`deciding_records`: cold-cache costs where the
+    workload has any, else warm ones, never the two compared). Each candidate counts
+    with its ok record that has the most repeats (a re-measurement; of several, the
+    fastest: noise on a shared machine only ever adds time). When some candidates were
+    re-measured (two or more ok records), the best is chosen among them only: a single
+    short measurement that got lucky does not beat a confirmed one. Ties go to the
+    earliest record.
+    """
+    per_candidate: dict[str, list[Record]] = {}
+    for record in deciding_records(records, key, target):
+        per_candidate.setdefault(record.candidate_id, []).append(record)
+    if not per_candidate:
+        return None
+    confirmed = {cid: rs for cid, rs in per_candidate.items() if len(rs) >= 2}
+    pool = confirmed or per_candidate
+    finals = []
+    for candidate_records in pool.values():
+        most = max(len(r.costs_s) for r in candidate_records)
+        longest = [r for r in candidate_records if len(r.costs_s) == most]
+        finals.append(min(longest, key=lambda r: (r.median_cost_s, -r.time)))
+    return min(finals, key=lambda r: (r.median_cost_s, r.time))
+
+
+def records_chooser(records: Iterable[Record], target: str) -> ScheduleChooser:
+    """The schedule chooser of a compile with these records (`codegen.executor` and
+    `codegen.aot` alike): each workload gets its declared best record on the exact
+    `target` string (`tuned_record`), replayed; a miss when there is none or it no longer
+    replays (the reason goes in the choice's note)."""
+    by_key: dict[str, list[Record]] = {}
+    for record in records:
+        if record.target == target:
+            by_key.setdefault(record.workload_key, []).append(record)
+
+    def choose(function: Function, program: TEProgram, constants: frozenset[str]) -> ScheduleChoice:
+        key = workload_key(function, constants)
+        record = tuned_record(by_key.get(key, ()), key, target)
+        if record is None:
+            return ScheduleChoice(workload_key=key)
+        try:
+            schedule = Trace.from_json(dict(record.trace)).replay(program)
+        except AutotuneError as err:
+            logger.warning("record %s no longer replays: %s", record.candidate_id[:12], err)
+            return ScheduleChoice(workload_key=key, note=f"best record does not replay: {err}")
+        return ScheduleChoice(workload_key=key, schedule=schedule, record_id=record.candidate_id)
+
+    return choose
 
 
 def measured_candidates(records: Iterable[Record], key: str, target: str) -> set[str]:

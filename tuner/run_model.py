@@ -16,14 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from codegen.aot.schedules import ScheduleChooser, TaskCoverage
 from codegen.cuda.device import GpuRuntimeError, check_target_device
-from codegen.executor import (
-    CompiledModel,
-    InputError,
-    ScheduleProvider,
-    check_model_inputs,
-    compile_model,
-)
+from codegen.executor import CompiledModel, InputError, check_model_inputs, compile_model
 from codegen.prepare import prepare_for_target
 from codegen.runtime.cuda_loader import (
     CudaArtifactError,
@@ -35,9 +30,6 @@ from codegen.runtime.loader import ArtifactError, ArtifactInputError, load_artif
 from ir.errors import AutotuneError
 
 if TYPE_CHECKING:
-    from ir.graph.nodes import Function
-    from ir.schedule import Schedule
-    from ir.te.program import TEProgram
     from tuner.records import Record
 
 
@@ -80,42 +72,24 @@ class RunResult:
         return data
 
 
-class RecordCoverage:
-    """A schedule provider over a record log (each kernel gets its workload's best tuned
-    schedule, or the default) that counts the kernels it gave a tuned schedule."""
-
-    def __init__(self, records: Sequence[Record], target: str) -> None:
-        from tuner.tasks import normalize_target  # (the tuner, only where records are read)
-        from tuner.tune import records_schedule_provider
-
-        self.target = normalize_target(target)
-        self.targets = {record.target for record in records}
-        self._provide = records_schedule_provider(records, self.target)
-        self.tuned = 0
-        self.kernels = 0
-
-    def provide(
-        self, function: Function, program: TEProgram, constants: frozenset[str]
-    ) -> Schedule | None:
-        """The tuned schedule of `function`, or None for its default (counted)."""
-        schedule = self._provide(function, program, constants)
-        self.kernels += 1
-        self.tuned += schedule is not None
-        return schedule
-
-    def report(self, path: Path) -> list[str]:
-        """What the log gave, and why nothing when it only holds other targets' records."""
-        lines = [
-            f"{path}: tuned schedules for {self.tuned} of {self.kernels} kernels "
-            "(the others: default schedules)"
-        ]
-        if self.targets and self.target not in self.targets:
-            others = ", ".join(repr(target) for target in sorted(self.targets))
-            lines.append(
-                f"{path} holds records for {others} only, and this run compiles for "
-                f"{self.target!r} (records are kept per exact target, core count included)"
-            )
-        return lines
+def records_report(
+    path: Path, records: Sequence[Record], target: str, coverage: Sequence[TaskCoverage]
+) -> list[str]:
+    """What a record log gave a compile for `target` (exact string), and why nothing when
+    it only holds other targets' records."""
+    tuned = sum(1 for task in coverage if task.hit)
+    lines = [
+        f"{path}: tuned schedules for {tuned} of {len(coverage)} kernels "
+        "(the others: default schedules)"
+    ]
+    targets = {record.target for record in records}
+    if targets and target not in targets:
+        others = ", ".join(repr(other) for other in sorted(targets))
+        lines.append(
+            f"{path} holds records for {others} only, and this run compiles for "
+            f"{target!r} (records are kept per exact target, core count included)"
+        )
+    return lines
 
 
 NPY_MAGIC = b"\x93NUMPY"  # the first bytes of every .npy file
@@ -151,16 +125,17 @@ def prepare_model(
     path: Path,
     shapes: Mapping[str, Sequence[int]] | None = None,
     inputs: Mapping[str, np.ndarray] | None = None,
-    schedule_provider: ScheduleProvider | None = None,
+    chooser: ScheduleChooser | None = None,
 ) -> CompiledModel:
     """Import, optimise and compile the ONNX model at `path`; `inputs`, when given, bind
     the input dims the model leaves unknown and are checked against the model before
-    anything is compiled."""
+    anything is compiled. `chooser` picks each workload's schedule (e.g. `records_chooser`;
+    default: the default schedules)."""
     examples = {name: value.shape for name, value in (inputs or {}).items()}
     fn = prepare_for_target(path, "llvm", shapes, examples).function
     if inputs is not None:
         check_model_inputs(fn, inputs)
-    return compile_model(fn, schedule_provider=schedule_provider)
+    return compile_model(fn, chooser=chooser)
 
 
 def run_model(
@@ -280,12 +255,12 @@ def save_outputs(path: Path, outputs: Sequence[np.ndarray]) -> None:
 
 __all__ = [
     "InputError",
-    "RecordCoverage",
     "RunError",
     "RunResult",
     "is_artifact",
     "parse_input_files",
     "prepare_model",
+    "records_report",
     "run_artifact",
     "run_model",
     "run_model_on_gpu",

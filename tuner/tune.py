@@ -19,10 +19,8 @@ The measurer (a batch of `MeasureInput` to its `MeasureResult`s; by default a
 `MeasureSession` kept for the whole run, so a child's start and a workload's reference
 are paid once) and the record store (load and append `Record`s; a `RecordLog` file by default)
 are pluggable, so the service measures through its worker fleet and keeps records in
-its database with this same loop.
-
-`records_schedule_provider` turns a record log into the `schedule_provider` of
-`codegen.executor.compile_model`, applying the same choice of best candidate.
+its database with this same loop. The best of a task's records is `tuner.records.tuned_record`'s
+choice, as everywhere records are read.
 """
 
 from __future__ import annotations
@@ -40,22 +38,21 @@ from typing import Any, Protocol
 import numpy as np
 
 from codegen.default_schedules import default_schedule_for
-from codegen.executor import ScheduleProvider
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, MeasureSession
 from ir.errors import AutotuneError
 from ir.graph.nodes import Function
-from ir.schedule import Schedule, Trace
+from ir.schedule import Trace
 from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.feature_pool import FeaturePool, features_here
 from tuner.features import NUM_FEATURES
 from tuner.options import TuneOptions
-from tuner.records import Record, RecordLog, compute_candidate_id, deciding_records
+from tuner.records import Record, RecordLog, compute_candidate_id, tuned_record
 from tuner.scheduler import TaskScheduler
 from tuner.search import SearchStrategy, make_search, trace_key
 from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
-from tuner.tasks import Task, extract_tasks, normalize_target, workload_key
+from tuner.tasks import Task, extract_tasks, normalize_target
 
 logger = logging.getLogger(__name__)
 
@@ -687,31 +684,6 @@ def _measure_again(
     return total
 
 
-def tuned_record(records: Iterable[Record], key: str, target: str) -> Record | None:
-    """The declared best record of a workload on a target.
-
-    Only the deciding records count (`deciding_records`: cold-cache costs where the
-    workload has any, else warm ones, never the two compared). Each candidate counts
-    with its ok record that has the most repeats (a re-measurement; of several, the
-    fastest: noise on a shared machine only ever adds time). When some candidates were
-    re-measured (two or more ok records), the best is chosen among them only: a single
-    short measurement that got lucky does not beat a confirmed one.
-    """
-    per_candidate: dict[str, list[Record]] = {}
-    for record in deciding_records(records, key, target):
-        per_candidate.setdefault(record.candidate_id, []).append(record)
-    if not per_candidate:
-        return None
-    confirmed = {cid: rs for cid, rs in per_candidate.items() if len(rs) >= 2}
-    pool = confirmed or per_candidate
-    finals = []
-    for candidate_records in pool.values():
-        most = max(len(r.costs_s) for r in candidate_records)
-        longest = [r for r in candidate_records if len(r.costs_s) == most]
-        finals.append(min(longest, key=lambda r: (r.median_cost_s, -r.time)))
-    return min(finals, key=lambda r: (r.median_cost_s, r.time))
-
-
 def _summarize(
     runs: list[_TaskRun],
     records: list[Record],
@@ -783,32 +755,3 @@ def _progress(
         estimated_latency_s=latency,
         elapsed_s=time.monotonic() - started,
     )
-
-
-# -- compile time -----------------------------------------------------------------------------
-
-
-def records_schedule_provider(records: Iterable[Record], target: str) -> ScheduleProvider:
-    """A `schedule_provider` for `compile_model`: each fused function gets the trace of its
-    workload's declared best record (`tuned_record`) replayed, or None (the default
-    schedule) when there is no such record or it no longer replays."""
-    target = normalize_target(target)
-    pool = [record for record in records if record.target == target]
-    best: dict[str, Record | None] = {}
-
-    def provide(
-        function: Function, program: TEProgram, constants: frozenset[str]
-    ) -> Schedule | None:
-        key = workload_key(function, constants)
-        if key not in best:
-            best[key] = tuned_record(pool, key, target)
-        record = best[key]
-        if record is None:
-            return None
-        try:
-            return Trace.from_json(dict(record.trace)).replay(program)
-        except AutotuneError as err:
-            logger.warning("record %s no longer replays: %s", record.candidate_id[:12], err)
-            return None
-
-    return provide

@@ -13,6 +13,7 @@ gives the same source, and the system compiler the same object.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from codegen.aot.memory import align_up
 from codegen.aot.module import ENTRY_SYMBOL
@@ -148,7 +149,7 @@ const int64_t *autotune_{prefix}_shape(int32_t i) {{
 """
 
 
-def abi_source(plan: ModelPlan) -> str:
+def abi_source(plan: ModelPlan[Any]) -> str:
     """The C source of the ABI functions and metadata tables of `plan`'s model."""
     workspace = align_up(plan.memory.workspace_bytes)
     weights = plan.weights.padded_bytes

@@ -25,7 +25,6 @@ from codegen.aot.module import build_model_module, model_object_code, uses_openm
 from codegen.aot.package import manifest_bytes, write_artifact
 from codegen.aot.plan import ModelPlan, plan_model
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
-from codegen.executor import hardware_of
 from codegen.llvm.target import Target
 from ir.graph.nodes import Function
 
@@ -62,7 +61,7 @@ def software_versions(compiler: str) -> dict[str, str]:
 
 
 def build_manifest(
-    plan: ModelPlan,
+    plan: ModelPlan[str],
     target: Target,
     library: bytes,
     weights: bytes,
@@ -119,7 +118,7 @@ def build_model_artifact(
     into `out_dir/<sha256>.tar.gz`. `chooser` picks each workload's schedule (default: the
     default schedule everywhere, reported as misses)."""
     compiler = c_compiler()
-    plan = plan_model(fn, target, hardware_of(target), chooser or default_chooser, output_names)
+    plan = plan_model(fn, target, chooser or default_chooser, output_names)
     llvm_text = build_model_module(plan, target)
     openmp = uses_openmp(llvm_text)
     library = link_library(model_object_code(llvm_text, target), abi_source(plan), openmp, compiler)

@@ -66,7 +66,7 @@ def _location_json(location: Location, nbytes: int) -> dict[str, Any]:
 
 
 def launch_plan(
-    plan: ModelPlan, modules: Sequence[CudaModule]
+    plan: ModelPlan[str], modules: Sequence[CudaModule]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
     """The kernels (name, grid, block, shared bytes, params), the launches in order with
     their argument buffers, and the scratch bytes (module docstring)."""
@@ -100,7 +100,7 @@ def launch_plan(
     return kernels, launches, scratch_bytes
 
 
-def _gpu_backend(target: CudaTarget, modules: dict[str, CudaModule]) -> KernelBackend:
+def _gpu_backend(target: CudaTarget, modules: dict[str, CudaModule]) -> KernelBackend[str]:
     def compile_kernel(func: PrimFunc) -> str:
         module = build_cuda(func, target)  # GpuLimitError over the device's limits
         modules[func.name] = module

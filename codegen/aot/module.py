@@ -25,7 +25,7 @@ from codegen.llvm.target import Target
 ENTRY_SYMBOL = "autotune_model_entry"
 
 
-def _entry_module(plan: ModelPlan, triple: str, data_layout: str) -> ir.Module:
+def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Module:
     module = ir.Module(name="autotune_model")
     module.triple = triple
     module.data_layout = data_layout
@@ -66,7 +66,7 @@ def _entry_module(plan: ModelPlan, triple: str, data_layout: str) -> ir.Module:
     return module
 
 
-def build_model_module(plan: ModelPlan, target: Target) -> str:
+def build_model_module(plan: ModelPlan[str], target: Target) -> str:
     """The LLVM IR text of the whole model: the entry function, then every kernel."""
     kernel_texts = [kernel.code for kernel in plan.kernels]
     with LLVM_LOCK:

@@ -18,8 +18,8 @@ Step 3. Every other kernel output is an intermediate tensor: the memory plan pla
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -62,30 +62,41 @@ class Location:
     position: int
 
 
+CodeT = TypeVar("CodeT")  # what a backend makes of a kernel: code text, or a callable kernel
+
+
 @dataclass
-class PlannedKernel:
-    """One distinct compiled kernel."""
+class PlannedKernel(Generic[CodeT]):
+    """One distinct compiled kernel: the fused function and constant parameters it
+    computes, the schedule it was compiled with, and what the backend made of it."""
 
     symbol: str
     func: PrimFunc
     coverage: TaskCoverage
-    code: str  # `func` compiled by the backend: optimised LLVM IR, or CUDA C
+    code: CodeT  # `func` compiled by the backend: optimised LLVM IR, CUDA C, a JIT kernel
+    function: Function
+    constants: frozenset[str]
+    schedule: Schedule
 
 
 @dataclass(frozen=True)
-class KernelBackend:
-    """How a plan compiles its kernels: `compile` turns a lowered function into code text
+class KernelBackend(Generic[CodeT]):
+    """How a plan compiles its kernels: `compile` turns a lowered function into code
     (raising AutotuneError when it cannot), `default` gives a workload's untuned schedule."""
 
-    compile: Callable[[PrimFunc], str]
+    compile: Callable[[PrimFunc], CodeT]
     default: Callable[[TEProgram, frozenset[str]], Schedule]
 
 
-def cpu_backend(target: Target, hardware: HardwareParams) -> KernelBackend:
+def cpu_default(hardware: HardwareParams) -> Callable[[TEProgram, frozenset[str]], Schedule]:
+    """The CPU default schedule of a workload, for a `KernelBackend`."""
+    return lambda program, constants: default_schedule(program, hardware, constants)
+
+
+def cpu_backend(target: Target) -> KernelBackend[str]:
     """Optimised LLVM IR for a CPU target; the CPU default schedules."""
     return KernelBackend(
-        compile=lambda func: optimized_llvm_ir(func, target),
-        default=lambda program, constants: default_schedule(program, hardware, constants),
+        compile=lambda func: optimized_llvm_ir(func, target), default=cpu_default(target.hardware)
     )
 
 
@@ -99,18 +110,21 @@ class KernelStep:
 
 
 @dataclass
-class ModelPlan:
-    """Everything the module, the ABI and the manifest are made from."""
+class ModelPlan(Generic[CodeT]):
+    """Everything the module, the ABI and the manifest (or the JIT executor) are made
+    from. Values are numbered; `value_types` gives each one's shape and dtype as its
+    kernels read it (a weight after its layout rewrite)."""
 
     inputs: list[TensorSpec]
     outputs: list[TensorSpec]
-    kernels: list[PlannedKernel]
+    kernels: list[PlannedKernel[CodeT]]
     steps: list[KernelStep]
     locations: dict[int, Location]
     copies: list[tuple[int, int]]  # (value id, output index) copied after the last step
     weights: WeightsBlob
     memory: MemoryPlan
     value_bytes: dict[int, int] = field(default_factory=dict)
+    value_types: dict[int, TensorType] = field(default_factory=dict)
 
     @property
     def coverage(self) -> list[TaskCoverage]:
@@ -130,34 +144,40 @@ def _nbytes(ty: TensorType) -> int:
     return int(np.prod(ty.shape, dtype=np.int64)) * np.dtype(ty.dtype).itemsize
 
 
+def _array_type(array: np.ndarray) -> TensorType:
+    return TensorType(tuple(int(d) for d in array.shape), array.dtype.name)
+
+
 def _flatten(structure: Any) -> list[Any]:
     if isinstance(structure, tuple):
         return [value for item in structure for value in _flatten(item)]
     return [structure]
 
 
-class _Planner:
+class _Planner(Generic[CodeT]):
     """Builds a ModelPlan; one instance per compile."""
 
-    def __init__(self, backend: KernelBackend, chooser: ScheduleChooser):
+    def __init__(self, backend: KernelBackend[CodeT], chooser: ScheduleChooser):
         self.backend = backend
         self.chooser = chooser
-        self.kernels: list[PlannedKernel] = []
+        self.kernels: list[PlannedKernel[CodeT]] = []
         self.kernel_of: dict[tuple[Function, frozenset[str]], tuple[int, Schedule]] = {}
         self.calls: dict[int, int] = {}
         self.steps: list[KernelStep] = []
         self.value_bytes: dict[int, int] = {}
+        self.value_types: dict[int, TensorType] = {}
         self.locations: dict[int, Location] = {}
         self.weights = WeightsBlob()
         self.produced_by: dict[int, int] = {}  # value id -> step index
 
-    def new_value(self, nbytes: int) -> int:
+    def new_value(self, ty: TensorType) -> int:
         value = len(self.value_bytes)
-        self.value_bytes[value] = nbytes
+        self.value_bytes[value] = _nbytes(ty)
+        self.value_types[value] = ty
         return value
 
     def weight_value(self, array: np.ndarray) -> int:
-        value = self.new_value(array.nbytes)
+        value = self.new_value(_array_type(array))
         self.locations[value] = Location("weight", self.weights.add(array))
         return value
 
@@ -171,7 +191,7 @@ class _Planner:
         name = str(prim.attrs.get("name", "fn"))
         symbol = f"autotune_k{index:03d}_{_c_identifier(name)}"
         schedule, record_id, note = choice.schedule, choice.record_id, choice.note
-        compiled: tuple[PrimFunc, str] | None = None
+        compiled: tuple[PrimFunc, CodeT] | None = None
         if schedule is not None:
             try:
                 compiled = self._compile(schedule, symbol)
@@ -185,11 +205,11 @@ class _Planner:
             record_id = None
         func, code = compiled
         coverage = TaskCoverage(name, choice.workload_key, record_id, calls=0, note=note)
-        self.kernels.append(PlannedKernel(symbol, func, coverage, code))
+        self.kernels.append(PlannedKernel(symbol, func, coverage, code, prim, constants, schedule))
         self.kernel_of[(prim, constants)] = (index, schedule)
         return index, schedule
 
-    def _compile(self, schedule: Schedule, symbol: str) -> tuple[PrimFunc, str]:
+    def _compile(self, schedule: Schedule, symbol: str) -> tuple[PrimFunc, CodeT]:
         func = lower(schedule, name=symbol)
         return func, self.backend.compile(func)
 
@@ -218,7 +238,7 @@ class _Planner:
             if not isinstance(value, int):
                 raise IRError(f"{prim.attrs.get('name')}: tuple arguments are not supported")
             args.append(value)
-        outputs = [self.new_value(_nbytes(t)) for t in _tensor_types(node.checked_type)]
+        outputs = [self.new_value(t) for t in _tensor_types(node.checked_type)]
         for value in outputs:
             self.produced_by[value] = len(self.steps)
         self.steps.append(KernelStep(index, tuple(args), tuple(outputs)))
@@ -235,28 +255,27 @@ def _c_identifier(name: str) -> str:
 def plan_model(
     fn: Function,
     target: Target,
-    hardware: HardwareParams,
     chooser: ScheduleChooser,
     output_names: Sequence[str] | None = None,
-) -> ModelPlan:
+) -> ModelPlan[str]:
     """Plan a fused, typed main function (the output of the pass pipeline) for a CPU."""
-    return plan_model_with(fn, cpu_backend(target, hardware), chooser, output_names)
+    return plan_model_with(fn, cpu_backend(target), chooser, output_names)
 
 
 def plan_model_with(
     fn: Function,
-    backend: KernelBackend,
+    backend: KernelBackend[CodeT],
     chooser: ScheduleChooser,
     output_names: Sequence[str] | None = None,
-) -> ModelPlan:
+) -> ModelPlan[CodeT]:
     """Plan a fused, typed main function with kernels compiled by `backend`."""
     planner = _Planner(backend, chooser)
     inputs, result = _walk(fn, planner)
     outputs, copies = _place_outputs(fn, planner, result, output_names)
     memory = _place_intermediates(planner, copies)
     kernels = [
-        PlannedKernel(k.symbol, k.func, _with_calls(k.coverage, planner.calls.get(i, 0)), k.code)
-        for i, k in enumerate(planner.kernels)
+        replace(kernel, coverage=_with_calls(kernel.coverage, planner.calls.get(i, 0)))
+        for i, kernel in enumerate(planner.kernels)
     ]
     return ModelPlan(
         inputs=inputs,
@@ -268,10 +287,11 @@ def plan_model_with(
         weights=planner.weights,
         memory=memory,
         value_bytes=planner.value_bytes,
+        value_types=planner.value_types,
     )
 
 
-def _walk(fn: Function, planner: _Planner) -> tuple[list[TensorSpec], list[int]]:
+def _walk(fn: Function, planner: _Planner[Any]) -> tuple[list[TensorSpec], list[int]]:
     """Step 1: inputs, weights and kernel calls in post order; the output value ids."""
     slots: dict[int, Any] = {}
     inputs: list[TensorSpec] = []
@@ -279,7 +299,7 @@ def _walk(fn: Function, planner: _Planner) -> tuple[list[TensorSpec], list[int]]
         ty = param.type_annotation
         if not isinstance(ty, TensorType):
             raise IRError(f"input %{param.name} must be a tensor, got {ty}")
-        value = planner.new_value(_nbytes(ty))
+        value = planner.new_value(ty)
         planner.locations[value] = Location("input", position)
         slots[id(param)] = value
         inputs.append(TensorSpec(param.name, tuple(ty.shape), ty.dtype))
@@ -306,7 +326,7 @@ def _walk(fn: Function, planner: _Planner) -> tuple[list[TensorSpec], list[int]]
 
 
 def _place_outputs(
-    fn: Function, planner: _Planner, result: list[int], output_names: Sequence[str] | None
+    fn: Function, planner: _Planner[Any], result: list[int], output_names: Sequence[str] | None
 ) -> tuple[list[TensorSpec], list[tuple[int, int]]]:
     """Step 2: outputs a kernel makes are written in place; the others are copied."""
     types = _tensor_types(fn.body.checked_type)
@@ -325,7 +345,7 @@ def _place_outputs(
     return outputs, copies
 
 
-def _place_intermediates(planner: _Planner, copies: list[tuple[int, int]]) -> MemoryPlan:
+def _place_intermediates(planner: _Planner[Any], copies: list[tuple[int, int]]) -> MemoryPlan:
     """Step 3: every other kernel output lives in the workspace, by liveness."""
     last_use = dict(planner.produced_by)
     for step_index, step in enumerate(planner.steps):

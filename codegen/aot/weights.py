@@ -55,6 +55,16 @@ class WeightsBlob:
             position = offset + data.nbytes
         stream.write(bytes(self.padded_bytes - position))
 
+    def to_aligned_array(self) -> np.ndarray:
+        """The blob (see `write`) as a 64-byte aligned uint8 array, copied once."""
+        from codegen.runtime.loader import aligned_empty
+
+        blob = aligned_empty((self.padded_bytes,), np.uint8)
+        blob[:] = 0
+        for offset, data in self._arrays:
+            blob[offset : offset + data.nbytes] = np.frombuffer(data.data.cast("B"), np.uint8)
+        return blob
+
     def to_bytes(self) -> bytes:
         """The blob as bytes (see `write`)."""
         import io

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from codegen.errors import TargetError
+from ir.schedule.hardware import HardwareParams
 
 _KNOWN_OPTIONS = ("-mcpu", "-num-cores", "-mattr", "-mtriple")
 
@@ -64,6 +65,16 @@ class Target:
         if "avx2" in enabled:  # AVX-512 depends on AVX2: turning AVX2 off turns both off
             bits = max(bits, 256) if enabled["avx2"] else 128
         return bits
+
+    @property
+    def hardware(self) -> HardwareParams:
+        """What schedules need to know of this CPU: vector width, registers and cores."""
+        return HardwareParams(
+            vector_bytes=self.vector_bits // 8,
+            num_cores=self.num_cores,
+            # x86 has 16 vector registers, 32 with AVX-512 (the default); AArch64 has 32.
+            vector_registers=32 if self.triple.startswith(("aarch64", "arm64")) else 0,
+        )
 
     def vector_lanes(self, dtype_bytes: int) -> int:
         """How many elements of `dtype_bytes` bytes fill one vector register."""

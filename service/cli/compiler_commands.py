@@ -136,10 +136,13 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import time
 
+    from codegen.llvm import host_target
+    from tuner.records import records_chooser
     from tuner.run_model import (
         is_artifact,
         parse_input_files,
         prepare_model,
+        records_report,
         run_artifact,
         run_model,
         save_outputs,
@@ -166,28 +169,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
             path, target, parse_shape_bindings(args.shape), inputs, records_path, args.bench or 0
         )
     else:
-        coverage = None
+        records = None
+        target_text = str(host_target())
         if args.records:
-            from codegen.llvm import host_target
             from tuner.records import load_records
-            from tuner.run_model import RecordCoverage
 
             records_file = Path(args.records)
             if not records_file.is_file():
                 raise CliError(f"--records {records_file}: no such file")
-            coverage = RecordCoverage(load_records(records_file), str(host_target()))
+            records = load_records(records_file)
         start = time.perf_counter()
         model = prepare_model(
             path,
             parse_shape_bindings(args.shape),
             inputs,
-            schedule_provider=coverage.provide if coverage is not None else None,
+            chooser=records_chooser(records, target_text) if records is not None else None,
         )
         compile_s = time.perf_counter() - start
         result = run_model(model, inputs, args.bench or 0, compile_s)
-        if coverage is not None:
-            result = replace(result, tuned_kernels=coverage.tuned)
-            for line in coverage.report(Path(args.records)):
+        if records is not None:
+            result = replace(result, tuned_kernels=sum(task.hit for task in model.coverage))
+            for line in records_report(Path(args.records), records, target_text, model.coverage):
                 print(line, file=sys.stderr)
     if args.output:
         save_outputs(Path(args.output), result.outputs)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from codegen.executor import compile_model, hardware_of
+from codegen.executor import compile_model
 from codegen.llvm import compile_kernel, parse_target
 from codegen.llvm.vectorize import reduction_update
 from ir.graph.nodes import Call, Constant, Function, Var, call
@@ -332,7 +332,7 @@ def test_kernels_for_amd_avx2_cpus_use_no_sse4a() -> None:
     prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
     assert isinstance(prim, Function)
     target = parse_target("llvm -mcpu=znver3 -num-cores=1")
-    schedule = default_schedule(function_to_te(prim), hardware_of(target), frozenset({"p1"}))
+    schedule = default_schedule(function_to_te(prim), target.hardware, frozenset({"p1"}))
     assembly = compile_kernel(lower(schedule), target).stages["asm"]
     assert "vmaskmovps" in assembly  # (the padding's masked loads are there)
     assert not re.search(r"\b(insertq|extrq)\b", assembly)

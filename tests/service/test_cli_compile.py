@@ -16,7 +16,6 @@ import onnx
 import pytest
 from sqlalchemy import select
 
-from codegen.executor import hardware_of
 from codegen.llvm import parse_target
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
@@ -43,7 +42,7 @@ def _records_for_first_task(model_path: Path, records_path: Path) -> str:
     task = extract_tasks(optimize(from_onnx(model_path)), "llvm")[0]
     target = normalize_target("llvm")
     space = SearchSpace(
-        function_to_te(task.function), hardware_of(parse_target(target)), task.constant_params
+        function_to_te(task.function), parse_target(target).hardware, task.constant_params
     )
     trace = space.sample(random.Random(3))
     RecordLog(records_path).append([Record(task.key, target, trace.to_json(), [2e-4, 2e-4], "ok")])

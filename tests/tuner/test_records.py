@@ -15,11 +15,11 @@ from tuner.records import (
     Record,
     RecordError,
     RecordLog,
-    best_record,
     compute_candidate_id,
     is_torn_line,
     load_records,
     measured_candidates,
+    tuned_record,
 )
 
 KEY, OTHER_KEY = "a" * 64, "b" * 64
@@ -179,7 +179,7 @@ def test_a_last_line_cut_inside_a_character_is_torn(tmp_path: Path) -> None:
     assert load_records(path) == [_record(4)]
 
 
-def test_best_record_ignores_failures_and_other_workloads() -> None:
+def test_tuned_record_ignores_failures_and_other_workloads() -> None:
     records = [
         _record(2, costs=[5e-3, 5e-3, 5e-3]),
         _record(4, costs=[1e-3, 9.0, 1e-3]),  # one slow outlier: the median is 1e-3
@@ -189,13 +189,13 @@ def test_best_record_ignores_failures_and_other_workloads() -> None:
         _record(64, costs=[1e-5], target="llvm -mcpu=znver4 -num-cores=2"),
         _record(128, costs=[2e-3, 2e-3]),
     ]
-    assert best_record(records, KEY, TARGET) == records[1]
-    assert best_record(records, OTHER_KEY, TARGET) == records[4]
-    assert best_record(records[2:4], KEY, TARGET) is None
-    assert best_record([], KEY, TARGET) is None
+    assert tuned_record(records, KEY, TARGET) == records[1]
+    assert tuned_record(records, OTHER_KEY, TARGET) == records[4]
+    assert tuned_record(records[2:4], KEY, TARGET) is None
+    assert tuned_record([], KEY, TARGET) is None
     # A cold-cache record decides over any warm one, however fast.
     cold = _record(256, costs=[8e-3], timing="cold")
-    assert best_record([*records, cold], KEY, TARGET) == cold
+    assert tuned_record([*records, cold], KEY, TARGET) == cold
 
 
 def test_measured_candidates_include_failures() -> None:

@@ -29,19 +29,13 @@ from ir.schedule import Trace
 from ir.te.program import function_to_te
 from tests.tuner.test_scheduler import FakeClock
 from tuner.options import TuneOptions
-from tuner.records import Record, compute_candidate_id, load_records
+from tuner.records import Record, compute_candidate_id, load_records, records_chooser, tuned_record
 from tuner.scheduler import TaskScheduler
 from tuner.search import make_search
 from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
 from tuner.tasks import extract_tasks, normalize_target
-from tuner.tune import (
-    TuneProgress,
-    _Pace,
-    records_schedule_provider,
-    tune_model,
-    tuned_record,
-)
+from tuner.tune import TuneProgress, _Pace, tune_model
 
 RNG = np.random.default_rng(0)
 
@@ -152,8 +146,8 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     assert len(load_records(path)) == len(records)
 
     # Step 3. The records compile a model that matches the reference, with the tuned traces.
-    provider = records_schedule_provider(records, "llvm")
-    compiled = compile_model(fn, schedule_provider=provider)
+    compiled = compile_model(fn, chooser=records_chooser(records, target))
+    assert all(task.hit for task in compiled.coverage)
     inputs = model_inputs()
     for got, want in zip(compiled.run(inputs), evaluate(fn, inputs), strict=True):
         check_close(got, want)
@@ -164,9 +158,10 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     assert {schedule.trace.dumps() for _, schedule in compiled.kernel_schedules()} == expected
 
 
-def test_provider_falls_back_to_the_default_schedule() -> None:
+def test_chooser_falls_back_to_the_default_schedule() -> None:
     fn = two_task_model()
-    compiled = compile_model(fn, schedule_provider=records_schedule_provider([], "llvm"))
+    compiled = compile_model(fn, chooser=records_chooser([], normalize_target("llvm")))
+    assert not any(task.hit for task in compiled.coverage)
     default = compile_model(fn)
     assert [s.trace for _, s in compiled.kernel_schedules()] == [
         s.trace for _, s in default.kernel_schedules()

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from codegen.cuda.target import CudaTarget, parse_any_target
-from codegen.executor import hardware_of
 from ir.te.program import TEProgram
 from tuner.space.gpu_space import GpuSearchSpace
 from tuner.space.space import SearchSpace
@@ -19,4 +18,4 @@ def search_space_for(
     parsed = parse_any_target(target)
     if isinstance(parsed, CudaTarget):
         return GpuSearchSpace(program, parsed, constant_inputs)
-    return SearchSpace(program, hardware_of(parsed), constant_inputs)
+    return SearchSpace(program, parsed.hardware, constant_inputs)

@@ -12,7 +12,6 @@ import onnx
 import pytest
 
 from codegen.aot import ScheduleChoice, build_model_artifact
-from codegen.executor import hardware_of
 from codegen.llvm import host_target, parse_target
 from codegen.runtime.loader import load_artifact
 from ir.frontend.onnx import from_onnx, import_model
@@ -46,7 +45,7 @@ def _tuned_record(task: Task, cost_s: float, status: str = "ok", target: str = "
     """A record of a random (not the default) schedule of `task`'s search space."""
     space = SearchSpace(
         function_to_te(task.function),
-        hardware_of(parse_target(normalize_target(target))),
+        parse_target(normalize_target(target)).hardware,
         task.constant_params,
     )
     trace = space.sample(random.Random(7))

@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from codegen.executor import hardware_of
 from codegen.llvm import host_target
 from ir.graph.nodes import call
 from ir.lower import lower
@@ -49,7 +48,7 @@ def decisions_of_point(space: SearchSpace) -> dict[str, object]:
 @pytest.mark.parametrize("name", sorted(workloads()))
 def test_the_default_point_and_its_neighbours_compute_the_reference(name: str) -> None:
     workload = workloads()[name]
-    space = SearchSpace(workload.program(), hardware_of(host_target()), workload.constants)
+    space = SearchSpace(workload.program(), host_target().hardware, workload.constants)
     point = space.default_point()
     if name in WITHOUT_POINT:
         assert point is None

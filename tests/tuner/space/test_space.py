@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import pytest
 
-from codegen.executor import hardware_of
 from codegen.llvm import host_target
 from ir.schedule.hardware import HardwareParams
 from tests.tuner.space.test_traces import check_trace
@@ -31,7 +30,7 @@ from tuner.space.tiles import (
     sample_vector_tile,
 )
 
-HARDWARE = hardware_of(host_target())
+HARDWARE = host_target().hardware
 
 
 def space_of(name: str, hardware: HardwareParams = HARDWARE) -> SearchSpace:

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.executor import hardware_of
 from codegen.llvm import compile_kernel, host_target
 from ir.lower import lower
 from ir.reference import check_close
@@ -54,7 +53,7 @@ def test_sampled_and_mutated_traces_compute_the_reference(name: str) -> None:
     workload = workloads()[name]
     # (At least two cores, as CI's machines have: a one-core host draws no parallel loops,
     # and an elementwise function's space is then too small to test the distinct traces.)
-    hardware = hardware_of(host_target())
+    hardware = host_target().hardware
     hardware = replace(hardware, num_cores=max(2, hardware.num_cores))
     space = SearchSpace(workload.program(), hardware, workload.constants)
     rng = random.Random(name)
@@ -74,7 +73,7 @@ def test_any_seed_gives_traces_that_replay_and_lower(name: str, seed: int, steps
     """Many more seeds than the compiled runs above, and chains of mutations: every trace
     replays from JSON on a fresh program and lowers (no compilation, so it is quick)."""
     workload = workloads()[name]
-    space = SearchSpace(workload.program(), hardware_of(host_target()), workload.constants)
+    space = SearchSpace(workload.program(), host_target().hardware, workload.constants)
     rng = random.Random(seed)
     trace = space.sample(rng)
     for _ in range(steps):
