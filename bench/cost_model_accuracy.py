@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from codegen.target import parse_target
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import json_settings, load_workloads, workload_arrays, workload_function
@@ -53,7 +55,9 @@ def featurized_logs(
     folder: Path, workload: dict[str, Any]
 ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Per seed: (features, throughputs) of every first measurement in its logs."""
-    task = extract_tasks(workload_function(workload, workload_arrays(workload)), "llvm")[0]
+    task = extract_tasks(
+        workload_function(workload, workload_arrays(workload)), parse_target("llvm")
+    )[0]
     program = function_to_te(task.function)
     rows: dict[int, list[tuple[np.ndarray, float]]] = defaultdict(list)
     for path in sorted(folder.glob(f"{workload['name']}_*_seed*.jsonl")):

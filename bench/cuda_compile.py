@@ -49,7 +49,7 @@ def main() -> int:
         if args.only and workload["name"] not in args.only:
             continue
         fn = workload_function(workload, workload_arrays(workload))
-        (task,) = extract_tasks(fn, str(target))
+        (task,) = extract_tasks(fn, target)
         program = function_to_te(task.function)
         space = GpuSearchSpace(program, target, task.constant_params)
         rng = random.Random(args.seed)

@@ -59,13 +59,13 @@ def _prim_call(workload: dict[str, Any]) -> tuple[Any, Any, dict[str, Any], froz
 
 
 def _default_trace(workload: dict[str, Any], target_text: str) -> dict[str, Any]:
-    from codegen.llvm import parse_target
+    from codegen.llvm import parse_cpu_target
     from ir.schedule.default import default_schedule
     from ir.te.program import function_to_te
 
     _, call, _, constants = _prim_call(workload)
     schedule = default_schedule(
-        function_to_te(call.op), parse_target(target_text).hardware, constants
+        function_to_te(call.op), parse_cpu_target(target_text).hardware, constants
     )
     trace: dict[str, Any] = schedule.trace.to_json()
     return trace
@@ -121,14 +121,14 @@ def compare(
     """GFLOPS of the base commit's default, this tree's, and this tree's again, in turn."""
     from bench.common import time_in_turn, workload_flops
     from bench.kernels import kernel_and_arguments
-    from codegen.llvm import parse_target
+    from codegen.llvm import parse_cpu_target
     from ir.reference import check_close, evaluate
     from ir.schedule import Trace
     from ir.schedule.default import default_schedule
     from ir.te.program import function_to_te
 
     fn, call, arrays, constants = _prim_call(workload)
-    target = parse_target(target_text)
+    target = parse_cpu_target(target_text)
     schedules = {
         "base": Trace.from_json(base_trace).replay(function_to_te(call.op)),
         "new": default_schedule(function_to_te(call.op), target.hardware, constants),

@@ -156,9 +156,10 @@ def check_samples(
     """Measure `samples` schedules drawn from the GPU space; their statuses and the best."""
     arrays = workload_arrays(workload)
     fn = workload_function(workload, arrays)
-    (task,) = extract_tasks(fn, target)
+    gpu = parse_cuda_target(target)
+    (task,) = extract_tasks(fn, gpu)
     program = function_to_te(task.function)
-    space = GpuSearchSpace(program, parse_cuda_target(target), task.constant_params)
+    space = GpuSearchSpace(program, gpu, task.constant_params)
     rng = random.Random(seed)
     traces = []
     for _ in range(samples * 4):

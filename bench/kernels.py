@@ -28,7 +28,7 @@ from bench.common import (
     workload_onnx,
 )
 from bench.expert import expert_conv2d, expert_matmul
-from codegen.llvm import Target, compile_kernel, host_target
+from codegen.llvm import CpuTarget, compile_kernel, host_target
 from codegen.placement import PLACEMENTS, placed_arguments
 from codegen.runtime.loader import aligned_copy, aligned_empty
 from ir.graph.nodes import Call, Constant, Function
@@ -47,7 +47,7 @@ def _kernel_runner(
     arrays: dict[str, np.ndarray],
     schedule: Schedule,
     call: Call,
-    target: Target | None = None,
+    target: CpuTarget | None = None,
 ) -> tuple[Any, list[np.ndarray]]:
     kernel, args = kernel_and_arguments(arrays, schedule, call, target)
     return (lambda: kernel(*args)), [args[-1]]
@@ -57,7 +57,7 @@ def placed_kernel_runners(
     arrays: dict[str, np.ndarray],
     schedule: Schedule,
     call: Call,
-    target: Target | None = None,
+    target: CpuTarget | None = None,
 ) -> list[Callable[[], object]]:
     """The kernel on each placement of its arguments that the tuner times candidates at
     (`codegen.placement`), one runner per placement (for `bench.common.time_placed_in_turn`)."""
@@ -70,7 +70,7 @@ def placed_kernel_runners(
 
 
 def kernel_and_arguments(
-    arrays: dict[str, np.ndarray], schedule: Schedule, call: Call, target: Target | None
+    arrays: dict[str, np.ndarray], schedule: Schedule, call: Call, target: CpuTarget | None
 ) -> tuple[Any, list[np.ndarray]]:
     """The compiled kernel and its arguments: inputs (constants laid out as the schedule
     asks), then the output."""

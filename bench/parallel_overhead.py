@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from codegen.llvm import CompiledKernel, compile_kernel, host_target
-from codegen.llvm.target import Target
+from codegen.llvm.target import CpuTarget
 from ir.tir.expr import Buffer, IntImm, Var
 from ir.tir.stmt import For, PrimFunc, Seq
 
@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     host = host_target()
-    target = Target(host.kind, host.mcpu, args.threads, host.features, host.triple)
+    target = CpuTarget(host.kind, host.mcpu, args.threads, host.features, host.triple)
     array = np.zeros(1, np.float32)
     parallel = compile_kernel(empty_loop_kernel("parallel", args.threads), target)
     serial = compile_kernel(empty_loop_kernel("serial", args.threads), target)

@@ -57,7 +57,7 @@ def main() -> int:
     (workload,) = [w for w in load_workloads() if w["name"] == args.workload]
     fn = workload_function(workload, workload_arrays(workload))
     target = host_target()
-    (task,) = extract_tasks(fn, str(target))
+    (task,) = extract_tasks(fn, target)
     program = function_to_te(task.function)
     space = SearchSpace(program, target.hardware, task.constant_params)
     rng = random.Random(0)

@@ -75,7 +75,7 @@ from bench.common import (
     workload_function,
 )
 from bench.kernels import placed_kernel_runners
-from codegen.llvm import Target, host_target, parse_target
+from codegen.llvm import CpuTarget, host_target, parse_cpu_target
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, MeasureSession
 from ir.graph.nodes import Call, Function
 from ir.graph.traversal import post_order
@@ -149,7 +149,7 @@ def retimed_gflops(
             arrays,
             Trace.from_json(record.trace).replay(program),
             call,
-            parse_target(target),
+            parse_cpu_target(target),
         )
         for label, record in candidates.items()
     }
@@ -302,7 +302,7 @@ def main() -> int:
     target = (
         host
         if args.cores is None
-        else Target(host.kind, host.mcpu, args.cores, host.features, host.triple)
+        else CpuTarget(host.kind, host.mcpu, args.cores, host.features, host.triple)
     )
     print(f"target: {target}", file=sys.stderr)
     for workload in load_workloads():

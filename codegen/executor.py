@@ -18,7 +18,7 @@ import numpy as np
 
 from codegen.aot.plan import KernelBackend, ModelPlan, cpu_default, plan_model_with
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
-from codegen.llvm import CompiledKernel, Target, compile_kernel, host_target
+from codegen.llvm import CompiledKernel, CpuTarget, compile_kernel, host_target
 from codegen.runtime.loader import aligned_empty
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
@@ -74,7 +74,7 @@ class CompiledModel:
     def __init__(
         self,
         fn: Function,
-        target: Target | None = None,
+        target: CpuTarget | None = None,
         chooser: ScheduleChooser | None = None,
     ) -> None:
         self.function = fn
@@ -191,7 +191,7 @@ def check_model_inputs(fn: Function, inputs: Mapping[str, np.ndarray]) -> None:
 
 def compile_model(
     fn: Function,
-    target: Target | None = None,
+    target: CpuTarget | None = None,
     chooser: ScheduleChooser | None = None,
 ) -> CompiledModel:
     """Compile a fused, typed graph (the output of the pass pipeline) for `target`, each

@@ -67,11 +67,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from codegen.backends import BACKENDS, backend_of, default_schedule_for
 from codegen.cuda.build import build_cuda
 from codegen.cuda.device import GpuRuntimeError, check_target_device, device_lock
 from codegen.cuda.nvcc import compile_sources
-from codegen.cuda.target import is_cuda_target, parse_cuda_target
-from codegen.default_schedules import default_schedule_for
+from codegen.cuda.target import parse_cuda_target
+from codegen.target import Target, parse_target, target_kind
 from ir.errors import AutotuneError, IRError
 from ir.graph.canonical import function_from_json
 from ir.graph.nodes import Function
@@ -137,10 +138,10 @@ class MeasureOptions:
         if self.build_timeout_s <= 0 or self.run_timeout_s <= 0:
             raise ValueError("timeouts must be positive")
 
-    def timing(self, target: str) -> str:
+    def timing(self, target: Target) -> str:
         """How these options time a kernel for `target`: "cold" when every run follows a
         cache flush (CPU targets; GPU timing never flushes), else "warm"."""
-        return "cold" if self.flush_cache and not is_cuda_target(target) else "warm"
+        return "cold" if self.flush_cache and backend_of(target).flushes_caches else "warm"
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data."""
@@ -160,6 +161,11 @@ class MeasureInput:
     task_json: Mapping[str, Any]
     trace_json: Mapping[str, Any]
     target: str
+
+    @property
+    def on_gpu(self) -> bool:
+        """Whether the candidate's target kind runs on a GPU (the backend table's answer)."""
+        return BACKENDS[target_kind(self.target)].on_gpu
 
 
 @dataclass(frozen=True)
@@ -214,9 +220,11 @@ def candidate_schedule(
 
 
 def default_trace(task_json: Mapping[str, Any], target: str) -> dict[str, Any]:
-    """The JSON trace of the default schedule of a task's workload on `target`."""
+    """The JSON trace of the default schedule of a task's workload on the target string
+    `target` (as a candidate carries it)."""
     function, constants = workload_from_task_json(task_json)
-    return default_schedule_for(function_to_te(function), target, constants).trace.to_json()
+    parsed = parse_target(target, ask_local_gpu=False)
+    return default_schedule_for(function_to_te(function), parsed, constants).trace.to_json()
 
 
 def measure_default(
@@ -298,7 +306,7 @@ class MeasureSession:
     ) -> MeasureResult:
         """Build, check and time one candidate (failures are results, as in measure_batch)."""
         options = options or MeasureOptions()
-        if is_cuda_target(candidate.target):
+        if candidate.on_gpu:
             self._check_gpu(candidate.target)
             with device_lock(self.device_index):
                 return self._measure(candidate, options)
@@ -318,7 +326,7 @@ class MeasureSession:
         the batch is measured one candidate per child instead, with the same candidate
         indices, and each failure gets its own status."""
         options = options or MeasureOptions()
-        for target in {c.target for c in inputs if is_cuda_target(c.target)}:
+        for target in {c.target for c in inputs if c.on_gpu}:
             self._check_gpu(target)  # (before compiling for a GPU that is not there)
         if options.in_turn and len(inputs) > 1:
             together = self.measure_in_turn(inputs, options)
@@ -335,7 +343,7 @@ class MeasureSession:
         if self._cubin_cache is not None:
             for path in Path(self._cubin_cache.name).iterdir():
                 path.unlink(missing_ok=True)
-        cuda = [candidate for candidate in inputs if is_cuda_target(candidate.target)]
+        cuda = [candidate for candidate in inputs if candidate.on_gpu]
         if len(cuda) > 1:
             prebuild_cubins(cuda, self.cubin_cache, timeout_s=options.build_timeout_s)
 
@@ -351,7 +359,7 @@ class MeasureSession:
         if target in self._gpu_checked:
             return
         try:
-            check_target_device(target, self.device_index)
+            check_target_device(parse_cuda_target(target), self.device_index)
         except (GpuRuntimeError, ValueError) as err:  # TargetError is a ValueError
             raise MeasureError(f"cannot measure on {target!r}: {err}") from None
         self._gpu_checked.add(target)
@@ -361,7 +369,7 @@ class MeasureSession:
         self._index += 1
         with _MEASURE_LOCK:
             child = self._usable_child()
-            cache = self.cubin_cache if is_cuda_target(candidate.target) else None
+            cache = self.cubin_cache if candidate.on_gpu else None
             try:
                 return child.measure(index, candidate, options, self.device_index, cache)
             except _ChildGone:
@@ -382,7 +390,7 @@ class MeasureSession:
         follows numbers the candidates the same way. When `stop` is set meanwhile, the
         child is killed and MeasureStopped raised: none of the candidates is timed (its
         `settled` holds those whose build or check had failed)."""
-        if any(is_cuda_target(c.target) for c in inputs):
+        if any(c.on_gpu for c in inputs):
             return None
         with _MEASURE_LOCK:
             child = self._usable_child()

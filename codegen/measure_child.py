@@ -26,13 +26,14 @@ import numpy as np
 
 from codegen.cuda.candidate import GpuKernel
 from codegen.cuda.device import GpuRuntimeError
-from codegen.cuda.target import is_cuda_target, parse_cuda_target
-from codegen.llvm import CompiledKernel, compile_kernel, parse_target
+from codegen.cuda.target import CudaTarget
+from codegen.llvm import CompiledKernel, compile_kernel
 from codegen.llvm.cache_flush import can_evict, evict_arrays
 from codegen.llvm.jit import clear_kernel_cache
 from codegen.measure import MeasureOptions, candidate_schedule
 from codegen.placement import PLACEMENTS, placed_arguments
 from codegen.runtime.loader import aligned_copy, aligned_empty
+from codegen.target import parse_target
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
 from ir.graph.types import TensorType, TupleType, Type
@@ -250,14 +251,13 @@ def _build(request: Mapping[str, Any]) -> _Built:
     target_text = str(request["target"])
     function, constants, program, schedule = candidate_schedule(request["task"], request["trace"])
     kernel: CompiledKernel | GpuKernel
-    if is_cuda_target(target_text):
+    target = parse_target(target_text, ask_local_gpu=False)
+    if isinstance(target, CudaTarget):
         device_index = int(request.get("device", 0))
         cache = request.get("cubin_cache")
-        kernel = GpuKernel(
-            lower(schedule), parse_cuda_target(target_text), device_index, cache and str(cache)
-        )
+        kernel = GpuKernel(lower(schedule), target, device_index, cache and str(cache))
     else:
-        kernel = compile_kernel(lower(schedule), parse_target(target_text))
+        kernel = compile_kernel(lower(schedule), target)
     return _Built(function, constants, program, schedule, kernel, time.perf_counter() - started)
 
 

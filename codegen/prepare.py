@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from codegen.cuda.target import is_cuda_target
+from codegen.backends import backend_of
+from codegen.target import Target
 from ir.frontend.onnx import import_model
 from ir.frontend.onnx.importer import ImportedModel, ModelSource
 from ir.graph.nodes import Function
@@ -25,7 +26,7 @@ class PreparedModel:
 
 def prepare_for_target(
     source: ModelSource,
-    target: str,
+    target: Target,
     shapes: Mapping[str, Sequence[int]] | None = None,
     example_shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> PreparedModel:
@@ -36,5 +37,5 @@ def prepare_for_target(
     GPU in NCHW."""
     imported = import_model(source, shape=shapes or None, example_shape=example_shapes or None)
     return PreparedModel(
-        imported, optimize(imported.function, blocked_layout=not is_cuda_target(target))
+        imported, optimize(imported.function, blocked_layout=backend_of(target).blocked_layout)
     )

@@ -21,14 +21,13 @@ from sqlalchemy.orm import Session
 
 from codegen.aot.fingerprint import compiler_fingerprint
 from codegen.errors import TargetError
-from codegen.llvm import parse_target
+from codegen.llvm import parse_cpu_target
 from service.blobs import FileStore
 from service.db.models import ArtifactRow, ModelRow, RecordRow
 from service.errors import Conflict, InvalidInput, NotFound
 from service.model_store import get_model
 from service.records import record_from_row
 from tuner.records import tuned_record
-from tuner.tasks import normalize_target
 
 
 def best_record_rows(session: Session, model: ModelRow, target: str) -> list[RecordRow]:
@@ -55,8 +54,7 @@ def request_artifact(session: Session, model_id: str, target: str) -> ArtifactRo
     built from the same inputs (unless its build failed), else a new queued build."""
     model = get_model(session, model_id)
     try:
-        exact = normalize_target(target)
-        parse_target(exact)
+        exact = str(parse_cpu_target(target))
     except TargetError as err:
         raise InvalidInput(f"unknown target {target!r}: {err}") from None
     rows = best_record_rows(session, model, exact)

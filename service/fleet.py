@@ -11,10 +11,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from codegen.errors import TargetError
+from codegen.target import parse_target
 from service.db.models import LeaseRow, WorkerRow
 from service.errors import Forbidden, InvalidInput, NotFound
 from service.tokens import Principal, create_token
-from tuner.tasks import normalize_target
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ def register_worker(
 ) -> tuple[WorkerRow, str]:
     """Register a worker for its exact target; returns its row and its worker token."""
     try:
-        normalize_target(target)
+        parse_target(target, ask_local_gpu=False)  # (stored as the worker names it)
     except TargetError as err:
         raise InvalidInput(f"unknown target: {err}") from None
     now = time.time()

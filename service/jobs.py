@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from codegen.cuda.target import is_cuda_target, parse_cuda_target
+from codegen.backends import backend_of
 from codegen.errors import TargetError
-from codegen.llvm import check_known_cpu, parse_target
+from codegen.llvm import CpuTarget, check_known_cpu
+from codegen.target import Target, parse_target
 from service.blobs import FileStore
 from service.db.models import JobRow, JobTaskRow, RecordRow
 from service.errors import Conflict, InvalidInput, NotFound
@@ -26,7 +27,7 @@ from service.model_store import get_model, model_tasks
 from service.queue import cancel_job_batches
 from service.schemas import CurvePoint, JobCreate
 from tuner.options import TuneOptionsError
-from tuner.tasks import Task, TaskError, normalize_target
+from tuner.tasks import Task, TaskError
 
 STATES = ("queued", "waiting_for_worker", "running", "completed", "failed", "cancelled")
 ACTIVE_STATES = ("queued", "waiting_for_worker", "running")
@@ -50,7 +51,7 @@ def gflops(flops: int, cost_s: float | None) -> float | None:
 
 
 def job_tasks_for(
-    session: Session, models: FileStore, create: JobCreate, target: str
+    session: Session, models: FileStore, create: JobCreate, target: Target
 ) -> list[Task]:
     """The tasks a new job tunes: its model's, or its one workload."""
     if create.workload is not None:
@@ -59,7 +60,9 @@ def job_tasks_for(
         except TaskError as err:
             raise InvalidInput(f"bad workload: {err}") from None
         return [
-            Task(task.key, task.name, task.function, task.constant_params, task.flops, 1, target)
+            Task(
+                task.key, task.name, task.function, task.constant_params, task.flops, 1, str(target)
+            )
         ]
     assert create.model_id is not None
     return model_tasks(models.get(session, create.model_id), target)
@@ -72,11 +75,10 @@ def create_job(
     shared fairly across owners); raises InvalidInput (unknown target, bad workload) or
     NotFound (unknown model) before anything is stored."""
     try:
-        target = normalize_target(create.target)
-        if is_cuda_target(target):
-            parse_cuda_target(target)  # (plain `cuda`, a local GPU's arch, is refused above)
-        else:
-            check_known_cpu(parse_target(target))  # the targets the LLVM backend compiles
+        # (plain `cuda` is refused: the service's own GPU, if any, is not the workers')
+        target = parse_target(create.target, ask_local_gpu=False)
+        if isinstance(target, CpuTarget):
+            check_known_cpu(target)  # the processors the LLVM backend compiles for
     except TargetError as err:
         raise InvalidInput(f"unknown target {create.target!r}: {err}") from None
     if create.trials <= 0:
@@ -84,7 +86,7 @@ def create_job(
     if create.model_id is not None:
         get_model(session, create.model_id)
     tasks = job_tasks_for(session, models, create, target)
-    cold = create.model_id is not None and not is_cuda_target(target)
+    cold = create.model_id is not None and backend_of(target).flushes_caches
     try:
         options = job_tune_options(create.options, create.trials, create.time_limit_s, cold)
     except TuneOptionsError as err:
@@ -94,7 +96,7 @@ def create_job(
         id=uuid.uuid4().hex,
         model_id=create.model_id,
         workload=tasks[0].to_json() if create.workload is not None else None,
-        target=target,
+        target=str(target),
         trials=create.trials,
         time_limit_s=create.time_limit_s,
         options=job_options_json(options),

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from codegen.llvm import host_target
 from codegen.prepare import prepare_for_target
+from codegen.target import Target
 from ir.errors import AutotuneError, ShapeBindingError
 from ir.frontend.onnx.bindings import bind_input_shapes
 from ir.graph.nodes import Function
@@ -38,9 +39,9 @@ def describe_model(data: bytes) -> dict[str, Any]:
     if not data:
         raise InvalidInput("the uploaded model is empty")
     try:
-        prepared = prepare_for_target(data, str(host_target()))
+        prepared = prepare_for_target(data, host_target())
         imported, optimized = prepared.imported.function, prepared.function
-        tasks = extract_tasks(optimized, str(host_target()))
+        tasks = extract_tasks(optimized, host_target())
     except ShapeBindingError as err:
         hint = "upload with the query parameter shape=NAME=DxDx... (repeatable) to bind it"
         raise InvalidInput(f"not a usable ONNX model: {err}; {hint}") from None
@@ -119,12 +120,12 @@ def list_models(session: Session, limit: int, offset: int) -> tuple[list[ModelRo
     return list(rows), total
 
 
-def load_model_function(path: Path, target: str = "llvm") -> Function:
+def load_model_function(path: Path, target: Target) -> Function:
     """The stored model at `path` imported and optimised for `target` (the function the
     tuner tunes)."""
     return prepare_for_target(path.read_bytes(), target).function
 
 
-def model_tasks(path: Path, target: str) -> list[Task]:
+def model_tasks(path: Path, target: Target) -> list[Task]:
     """The tuning tasks of the stored model at `path` for `target`."""
     return extract_tasks(load_model_function(path, target), target)

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from codegen.measure import STATUSES as MEASURE_STATUSES
 from codegen.measure import MeasureOptions
+from codegen.target import parse_target
 from service.db.models import BatchRow, CandidateRow, LeaseRow, WorkerRow
 from service.errors import Conflict, Forbidden, InvalidInput, NotFound
 from service.records import row_from_record
@@ -157,7 +158,8 @@ def _worker_lease(session: Session, batch_id: str, worker_id: str) -> LeaseRow:
 
 def _timing(batch: BatchRow) -> str:
     """How the batch's candidates are timed ("warm" or "cold"), for their records."""
-    return MeasureOptions.from_json(batch.measure_options).timing(batch.target)
+    target = parse_target(batch.target, ask_local_gpu=False)
+    return MeasureOptions.from_json(batch.measure_options).timing(target)
 
 
 def _validated(batch: BatchRow, candidates: Mapping[str, CandidateRow], result: ResultIn) -> Record:

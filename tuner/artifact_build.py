@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegen.aot import build_cuda_artifact, build_model_artifact
-from codegen.cuda.target import CudaTarget, parse_any_target
+from codegen.backends import backend_of
 from codegen.prepare import prepare_for_target
+from codegen.target import Target, as_target
 from tuner.records import Record, records_chooser
-from tuner.tasks import normalize_target
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +49,7 @@ class ArtifactBuild:
 
 def build_artifact(
     model_path: Path,
-    target: str,
+    target: Target | str,
     records: list[Record],
     out_dir: Path,
     shapes: Mapping[str, Sequence[int]] | None = None,
@@ -63,19 +62,17 @@ def build_artifact(
     caller will run) bind the unknown input dims that `shapes` leaves unbound. Raises
     AutotuneError subclasses (a bad model, an unknown target, a compiler failure) with a
     clear message."""
-    exact_target = normalize_target(target)
-    parsed = parse_any_target(exact_target)
+    target = as_target(target)  # (a string: the Python API's entry point)
     model_bytes = Path(model_path).read_bytes()
     # By path, so that external tensor files next to the model load.
-    prepared = prepare_for_target(Path(model_path), exact_target, shapes, example_shapes)
-    build = build_cuda_artifact if isinstance(parsed, CudaTarget) else build_model_artifact
-    result = build(
+    prepared = prepare_for_target(Path(model_path), target, shapes, example_shapes)
+    result = backend_of(target).build_artifact(
         prepared.function,
-        parsed,  # type: ignore[arg-type]  # each builder gets its own kind of target
+        target,
         Path(out_dir),
-        chooser=records_chooser(records, exact_target),
-        output_names=prepared.imported.output_names,
-        model_sha256=hashlib.sha256(model_bytes).hexdigest(),
+        records_chooser(records, str(target)),
+        prepared.imported.output_names,
+        hashlib.sha256(model_bytes).hexdigest(),
     )
     return ArtifactBuild(
         path=result.path,

@@ -18,7 +18,9 @@ import numpy as np
 
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage
 from codegen.cuda.device import GpuRuntimeError, check_target_device
+from codegen.cuda.target import CudaTarget
 from codegen.executor import CompiledModel, InputError, check_model_inputs, compile_model
+from codegen.llvm.target import CpuTarget, host_target
 from codegen.prepare import prepare_for_target
 from codegen.runtime.cuda_loader import (
     CudaArtifactError,
@@ -126,16 +128,18 @@ def prepare_model(
     shapes: Mapping[str, Sequence[int]] | None = None,
     inputs: Mapping[str, np.ndarray] | None = None,
     chooser: ScheduleChooser | None = None,
+    target: CpuTarget | None = None,
 ) -> CompiledModel:
-    """Import, optimise and compile the ONNX model at `path`; `inputs`, when given, bind
-    the input dims the model leaves unknown and are checked against the model before
-    anything is compiled. `chooser` picks each workload's schedule (e.g. `records_chooser`;
-    default: the default schedules)."""
+    """Import, optimise and compile the ONNX model at `path` for `target` (default: this
+    host's CPU); `inputs`, when given, bind the input dims the model leaves unknown and are
+    checked against the model before anything is compiled. `chooser` picks each
+    workload's schedule (e.g. `records_chooser`; default: the default schedules)."""
+    target = target or host_target()
     examples = {name: value.shape for name, value in (inputs or {}).items()}
-    fn = prepare_for_target(path, "llvm", shapes, examples).function
+    fn = prepare_for_target(path, target, shapes, examples).function
     if inputs is not None:
         check_model_inputs(fn, inputs)
-    return compile_model(fn, chooser=chooser)
+    return compile_model(fn, target, chooser)
 
 
 def run_model(
@@ -214,7 +218,7 @@ def _run_loaded(
 
 def run_model_on_gpu(
     path: Path,
-    target: str,
+    target: CudaTarget,
     shapes: Mapping[str, Sequence[int]],
     inputs: Mapping[str, np.ndarray],
     records_path: Path | None = None,
@@ -227,18 +231,16 @@ def run_model_on_gpu(
 
     from tuner.artifact_build import build_artifact
     from tuner.records import load_records
-    from tuner.tasks import normalize_target
 
-    exact_target = normalize_target(target)  # plain `cuda`: the local GPU's arch, or an error
     try:
-        check_target_device(exact_target)
+        check_target_device(target)
     except GpuRuntimeError as err:
-        raise RunError(f"cannot run on {exact_target!r}: {err}") from None
+        raise RunError(f"cannot run on {str(target)!r}: {err}") from None
     records = load_records(records_path) if records_path is not None else []
     with tempfile.TemporaryDirectory(prefix="autotune-run-") as directory:
         start = time.perf_counter()
         examples = {name: value.shape for name, value in inputs.items()}
-        build = build_artifact(path, exact_target, records, Path(directory), shapes, examples)
+        build = build_artifact(path, target, records, Path(directory), shapes, examples)
         compile_s = time.perf_counter() - start
         result = run_artifact(build.path, inputs, bench_runs)
     return RunResult(result.outputs, result.latencies_s, compile_s, result.kernels, None)

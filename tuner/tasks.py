@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from codegen.cuda.target import is_cuda_target, resolve_cuda_target
-from codegen.llvm import parse_target
+from codegen.target import Target
 from ir.errors import AutotuneError
 from ir.graph.canonical import function_from_json, function_to_json
 from ir.graph.nodes import Call, Constant, Function
@@ -40,16 +39,6 @@ def workload_key(function: Function, constant_params: frozenset[str] | set[str])
     }
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def normalize_target(target: str) -> str:
-    """The exact target string records are keyed by (`llvm` becomes this host's CPU, `cuda`
-    the local GPU's architecture: `cuda -arch=sm_90`)."""
-    if target.split()[:1] == ["llvm"]:
-        return str(parse_target(target))
-    if is_cuda_target(target):
-        return str(resolve_cuda_target(target))
-    return target
 
 
 def _positional(function: Function) -> Function:
@@ -121,10 +110,10 @@ class Task:
         return task
 
 
-def extract_tasks(fn: Function, target: str) -> list[Task]:
-    """The tuning tasks of a fused main function (the output of `optimize`), in first-call
-    order. Calls of identical workloads are one task whose weight counts the calls."""
-    target = normalize_target(target)
+def extract_tasks(fn: Function, target: Target) -> list[Task]:
+    """The tuning tasks of a fused main function (the output of `optimize`) on `target`
+    (each keyed by its canonical string), in first-call order. Calls of identical
+    workloads are one task whose weight counts the calls."""
     tasks: dict[str, Task] = {}
     weights: dict[str, int] = {}
     for node in post_order(fn.body):
@@ -143,6 +132,6 @@ def extract_tasks(fn: Function, target: str) -> list[Task]:
                 constant_params=constants,
                 flops=function_flops(node.op),
                 weight=0,
-                target=target,
+                target=str(target),
             )
     return [replace(task, weight=weights[key]) for key, task in tasks.items()]

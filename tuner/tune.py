@@ -37,8 +37,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from codegen.default_schedules import default_schedule_for
+from codegen.backends import default_schedule_for
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, MeasureSession
+from codegen.target import Target, as_target
 from ir.errors import AutotuneError
 from ir.graph.nodes import Function
 from ir.schedule import Trace
@@ -52,7 +53,7 @@ from tuner.scheduler import TaskScheduler
 from tuner.search import SearchStrategy, make_search, trace_key
 from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
-from tuner.tasks import Task, extract_tasks, normalize_target
+from tuner.tasks import Task, extract_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -193,7 +194,7 @@ class _TaskRun:
 
 def tune_model(
     fn: Function,
-    target: str,
+    target: Target | str,
     options: TuneOptions,
     records_path: str | Path | RecordStore,
     *,
@@ -213,6 +214,7 @@ def tune_model(
     measured batch. Returns a summary per task.
     """
     store = RecordLog(records_path) if isinstance(records_path, str | Path) else records_path
+    target = as_target(target)
     return tune_tasks(
         extract_tasks(fn, target),
         target,
@@ -226,7 +228,7 @@ def tune_model(
 
 def tune_tasks(
     tasks: Sequence[Task],
-    target: str,
+    target: Target | str,
     options: TuneOptions,
     store: RecordStore,
     *,
@@ -242,8 +244,9 @@ def tune_tasks(
             measurer = stack.enter_context(MeasureSession()).measure_batch
         pool = stack.enter_context(FeaturePool(options.feature_workers))
         started = time.monotonic()
-        target = normalize_target(target)
-        tasks = [replace(task, target=target) for task in tasks]
+        target = as_target(target)  # (a string: the Python API's entry point)
+        key = str(target)
+        tasks = [replace(task, target=key) for task in tasks]
         model = _cost_model(options)
         runs = _start_runs(tasks, target, options, model, pool)  # Step 1.
         scheduler = TaskScheduler(
@@ -254,11 +257,11 @@ def tune_tasks(
             seed=options.seed,
         )
         timing = options.measure.timing(target)
-        records = _comparable(store.load(), target, timing)
+        records = _comparable(store.load(), key, timing)
         _resume(runs, records, model, scheduler, counts_toward_budget)  # Step 2.
         loop = _TuneLoop(runs, target, options, store, measurer, model, scheduler, started)
         measured = loop.run(progress)  # Step 3.
-        records = _comparable(store.load(), target, timing)  # Step 4.
+        records = _comparable(store.load(), key, timing)  # Step 4.
         remeasured = _remeasure(
             runs,
             records,
@@ -269,10 +272,10 @@ def tune_tasks(
             measurer,
             scheduler.out_of_time,
         )
-        records = _comparable(store.load(), target, timing)
+        records = _comparable(store.load(), key, timing)
         if options.cost_model_path is not None:
             model.save(options.cost_model_path)
-        return _summarize(runs, records, target, scheduler, measured, remeasured, model)
+        return _summarize(runs, records, key, scheduler, measured, remeasured, model)
 
 
 def _cost_model(options: TuneOptions) -> CostModel:
@@ -297,7 +300,7 @@ def _cost_model(options: TuneOptions) -> CostModel:
 
 def _start_runs(
     tasks: Sequence[Task],
-    target: str,
+    target: Target,
     options: TuneOptions,
     model: CostModel,
     pool: FeaturePool,
@@ -330,7 +333,7 @@ class _TuneLoop:
     """Step 3: batches of candidates measured until the scheduler says stop."""
 
     runs: list[_TaskRun]
-    target: str
+    target: Target
     options: TuneOptions
     store: RecordStore
     measurer: Measurer
@@ -514,7 +517,7 @@ def _candidate_id(run: _TaskRun, trace: Trace) -> str:
 def _measure(
     run: _TaskRun,
     traces: Sequence[Trace],
-    target: str,
+    target: Target,
     options: MeasureOptions,
     log: RecordStore,
     measurer: Measurer,
@@ -528,7 +531,7 @@ def _measure(
     beside: list[Trace] = []
     if default is not None and default not in traces and len(traces) >= CALIBRATE_MIN_BATCH:
         beside = [default]
-    inputs = [MeasureInput(run.task_json, t.to_json(), target) for t in [*traces, *beside]]
+    inputs = [MeasureInput(run.task_json, t.to_json(), str(target)) for t in [*traces, *beside]]
     results = measurer(inputs, options)
     default_cost: float | None = None
     if beside:
@@ -538,7 +541,7 @@ def _measure(
     records = [
         Record(
             workload_key=run.task.key,
-            target=target,
+            target=str(target),
             trace=trace.to_json(),
             costs_s=result.costs_s,
             status=result.status,
@@ -593,7 +596,7 @@ def _learn(
 def _remeasure(
     runs: list[_TaskRun],
     records: list[Record],
-    target: str,
+    target: Target,
     options: MeasureOptions,
     log: RecordStore,
     top: int,
@@ -637,7 +640,7 @@ def _remeasure(
 def _measure_again(
     run: _TaskRun,
     chosen: list[Record],
-    target: str,
+    target: Target,
     options: MeasureOptions,
     log: RecordStore,
     measurer: Measurer,
@@ -651,12 +654,12 @@ def _measure_again(
     for _ in range(1 + REMEASURE_RETRIES):
         if not chosen:
             break
-        inputs = [MeasureInput(run.task_json, dict(r.trace), target) for r in chosen]
+        inputs = [MeasureInput(run.task_json, dict(r.trace), str(target)) for r in chosen]
         results = measurer(inputs, options)
         log.append(
             Record(
                 workload_key=run.task.key,
-                target=target,
+                target=str(target),
                 trace=dict(r.trace),
                 costs_s=result.costs_s,
                 status=result.status,

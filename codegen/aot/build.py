@@ -25,7 +25,7 @@ from codegen.aot.module import build_model_module, model_object_code, uses_openm
 from codegen.aot.package import manifest_bytes, write_artifact
 from codegen.aot.plan import ModelPlan, plan_model
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
-from codegen.llvm.target import Target
+from codegen.llvm.target import CpuTarget
 from ir.graph.nodes import Function
 
 ARTIFACT_FORMAT = "autotune-artifact"
@@ -62,7 +62,7 @@ def software_versions(compiler: str) -> dict[str, str]:
 
 def build_manifest(
     plan: ModelPlan[str],
-    target: Target,
+    target: CpuTarget,
     library: bytes,
     weights: bytes,
     openmp: bool,
@@ -108,7 +108,7 @@ def build_manifest(
 
 def build_model_artifact(
     fn: Function,
-    target: Target,
+    target: CpuTarget,
     out_dir: Path,
     chooser: ScheduleChooser | None = None,
     output_names: Sequence[str] | None = None,

@@ -20,7 +20,7 @@ import llvmlite.ir as ir
 from codegen.aot.plan import Location, ModelPlan
 from codegen.llvm.dtypes import I8, I64, PTR, VOID
 from codegen.llvm.jit import LLVM_LOCK, emit_object_code
-from codegen.llvm.target import Target
+from codegen.llvm.target import CpuTarget
 
 ENTRY_SYMBOL = "autotune_model_entry"
 
@@ -66,7 +66,7 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
     return module
 
 
-def build_model_module(plan: ModelPlan[str], target: Target) -> str:
+def build_model_module(plan: ModelPlan[str], target: CpuTarget) -> str:
     """The LLVM IR text of the whole model: the entry function, then every kernel."""
     kernel_texts = [kernel.code for kernel in plan.kernels]
     with LLVM_LOCK:
@@ -80,7 +80,7 @@ def build_model_module(plan: ModelPlan[str], target: Target) -> str:
         return str(main)
 
 
-def model_object_code(llvm_text: str, target: Target) -> bytes:
+def model_object_code(llvm_text: str, target: CpuTarget) -> bytes:
     """The model module as a position-independent ELF object."""
     return emit_object_code(llvm_text, target)
 

@@ -27,7 +27,7 @@ from codegen.aot.memory import Lifetime, MemoryPlan, plan_memory
 from codegen.aot.schedules import ScheduleChoice, ScheduleChooser, TaskCoverage
 from codegen.aot.weights import WeightsBlob
 from codegen.llvm.jit import optimized_llvm_ir
-from codegen.llvm.target import Target
+from codegen.llvm.target import CpuTarget
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Call, Constant, Function, Tuple, TupleGetItem, Var
 from ir.graph.traversal import post_order
@@ -93,7 +93,7 @@ def cpu_default(hardware: HardwareParams) -> Callable[[TEProgram, frozenset[str]
     return lambda program, constants: default_schedule(program, hardware, constants)
 
 
-def cpu_backend(target: Target) -> KernelBackend[str]:
+def cpu_backend(target: CpuTarget) -> KernelBackend[str]:
     """Optimised LLVM IR for a CPU target; the CPU default schedules."""
     return KernelBackend(
         compile=lambda func: optimized_llvm_ir(func, target), default=cpu_default(target.hardware)
@@ -254,7 +254,7 @@ def _c_identifier(name: str) -> str:
 
 def plan_model(
     fn: Function,
-    target: Target,
+    target: CpuTarget,
     chooser: ScheduleChooser,
     output_names: Sequence[str] | None = None,
 ) -> ModelPlan[str]:

@@ -9,8 +9,6 @@ times a module on a GPU through pycuda (an optional dependency, imported lazily)
 from codegen.cuda.build import CudaModule, GpuLimitError, build_cuda
 from codegen.cuda.target import (
     CudaTarget,
-    is_cuda_target,
-    parse_any_target,
     parse_cuda_target,
     resolve_cuda_target,
 )
@@ -20,8 +18,6 @@ __all__ = [
     "CudaTarget",
     "GpuLimitError",
     "build_cuda",
-    "is_cuda_target",
-    "parse_any_target",
     "parse_cuda_target",
     "resolve_cuda_target",
 ]

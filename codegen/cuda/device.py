@@ -16,9 +16,12 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ir.errors import AutotuneError
+
+if TYPE_CHECKING:
+    from codegen.cuda.target import CudaTarget
 
 PYCUDA_MISSING = (
     "pycuda is not installed: pip install autotune[gpu] (from a checkout: pip install '.[gpu]')"
@@ -127,13 +130,11 @@ def gpu_device(index: int = 0) -> GpuDevice:
         raise GpuRuntimeError(f"cannot query CUDA device {index}: {err}") from None
 
 
-def check_target_device(target: str, index: int = 0) -> GpuDevice:
-    """GPU `index`, when kernels for the target string `target` (`cuda -arch=sm_XX`) can run
-    there; GpuRuntimeError saying what is missing (pycuda, a driver, the GPU) or that the
-    GPU is of another architecture (and which target to use instead)."""
-    from codegen.cuda.target import parse_cuda_target
-
-    wanted = parse_cuda_target(target).arch
+def check_target_device(target: CudaTarget, index: int = 0) -> GpuDevice:
+    """GPU `index`, when kernels for `target` can run there; GpuRuntimeError saying what is
+    missing (pycuda, a driver, the GPU) or that the GPU is of another architecture (and
+    which target to use instead)."""
+    wanted = target.arch
     device = gpu_device(index)
     if wanted.rstrip("a") != device.arch:
         raise GpuRuntimeError(

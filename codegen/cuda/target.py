@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass, field
 
 from codegen.errors import TargetError
-from codegen.llvm.target import Target, parse_target
 from ir.schedule.gpu import GpuParams
 
 _KNOWN_OPTIONS = (
@@ -115,15 +114,3 @@ def resolve_cuda_target(text: str, device_index: int = 0) -> CudaTarget:
             f"({err}); pass one, e.g. --target 'cuda -arch=sm_90'"
         ) from None
     return CudaTarget(arch, parsed.limits)
-
-
-def is_cuda_target(text: str) -> bool:
-    """Whether a target string is of the `cuda` kind."""
-    return text.split()[:1] == ["cuda"]
-
-
-def parse_any_target(text: str) -> Target | CudaTarget:
-    """Parse a CPU (`llvm ...`) or GPU (`cuda ...`) target string by its kind."""
-    if is_cuda_target(text):
-        return parse_cuda_target(text)
-    return parse_target(text)

@@ -5,13 +5,13 @@ targets are strings like `llvm -mcpu=icelake-server -num-cores=2`.
 """
 
 from codegen.llvm.jit import CompiledKernel, compile_kernel
-from codegen.llvm.target import Target, check_known_cpu, host_target, parse_target
+from codegen.llvm.target import CpuTarget, check_known_cpu, host_target, parse_cpu_target
 
 __all__ = [
     "CompiledKernel",
-    "Target",
+    "CpuTarget",
     "check_known_cpu",
     "compile_kernel",
     "host_target",
-    "parse_target",
+    "parse_cpu_target",
 ]

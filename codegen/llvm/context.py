@@ -11,7 +11,7 @@ from typing import Any
 import llvmlite.ir as ir
 
 from codegen.errors import CodegenError
-from codegen.llvm.target import Target
+from codegen.llvm.target import CpuTarget
 from ir.tir.expr import Buffer, PrimExpr, Var
 
 ALLOCA_ALIGN_BYTES = 64
@@ -22,7 +22,7 @@ class ModuleContext:
     """The module being built and names handed out in it."""
 
     module: ir.Module
-    target: Target
+    target: CpuTarget
     kernel_name: str
     _name_counts: dict[str, int] = field(default_factory=dict)
 
@@ -68,7 +68,7 @@ class FunctionContext:
     _free_allocas: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
 
     @property
-    def target(self) -> Target:
+    def target(self) -> CpuTarget:
         """The target being compiled for."""
         return self.module_ctx.target
 

@@ -49,7 +49,7 @@ from codegen.llvm.memory import (
     store_scalar,
 )
 from codegen.llvm.parallel import emit_parallel_loop
-from codegen.llvm.target import Target
+from codegen.llvm.target import CpuTarget
 from codegen.llvm.transpose import emit_transposed_nest
 from codegen.llvm.vectorize import bind_vector_let, emit_vectorized_loop
 from ir.tir.expr import IntImm
@@ -70,7 +70,7 @@ MAX_STACK_BYTES = 64 * 1024
 HEAP_ALIGN_BYTES = 64
 
 
-def build_module(func: PrimFunc, target: Target) -> ir.Module:
+def build_module(func: PrimFunc, target: CpuTarget) -> ir.Module:
     """The LLVM module of kernel `func` (unoptimised, not yet verified)."""
     _check_params(func)
     module = ir.Module(name=func.name)

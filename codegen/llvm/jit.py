@@ -27,7 +27,7 @@ import numpy as np
 from codegen.errors import CodegenError, KernelArgumentError
 from codegen.llvm.emit import build_module
 from codegen.llvm.legalize import legalize_vector_loops
-from codegen.llvm.target import Target, host_target
+from codegen.llvm.target import CpuTarget, host_target
 from ir.tir.expr import Buffer
 from ir.tir.printer import format_func
 from ir.tir.stmt import PrimFunc
@@ -50,7 +50,7 @@ class CompiledKernel:
     def __init__(
         self,
         func: PrimFunc,
-        target: Target,
+        target: CpuTarget,
         engine: Any,
         llvm_text: str,
     ) -> None:
@@ -168,7 +168,7 @@ def _raise_argument_error(
     raise KernelArgumentError(f"{where} cannot be passed: {array.flags}")
 
 
-def compile_kernel(func: PrimFunc, target: Target | None = None) -> CompiledKernel:
+def compile_kernel(func: PrimFunc, target: CpuTarget | None = None) -> CompiledKernel:
     """Compile `func` for `target` (default: this host) and return a callable kernel.
 
     Raises CodegenError when the loop IR cannot be compiled.
@@ -193,14 +193,14 @@ def clear_kernel_cache() -> None:
         _CACHE.clear()
 
 
-def _cache_key(func: PrimFunc, target: Target) -> str:
+def _cache_key(func: PrimFunc, target: CpuTarget) -> str:
     # The printed loop IR leaves out the dtypes of variables and constants, which
     # change the code: key on the exact structure (repr) as well.
     text = f"{format_func(func)}\n{func!r}\n{target}\n{target.features}\n{target.triple}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def optimized_llvm_ir(func: PrimFunc, target: Target | None = None) -> str:
+def optimized_llvm_ir(func: PrimFunc, target: CpuTarget | None = None) -> str:
     """The O3-optimised LLVM IR text of kernel `func` for `target` (default: this host),
     without compiling it to machine code (for ahead-of-time builds).
 
@@ -210,7 +210,7 @@ def optimized_llvm_ir(func: PrimFunc, target: Target | None = None) -> str:
         return str(_optimize(func, target or host_target()))
 
 
-def emit_object_code(llvm_text: str, target: Target) -> bytes:
+def emit_object_code(llvm_text: str, target: CpuTarget) -> bytes:
     """Compile LLVM IR text to a relocatable, position-independent ELF object for `target`."""
     with _LLVM_LOCK:
         initialize_llvm()
@@ -218,7 +218,7 @@ def emit_object_code(llvm_text: str, target: Target) -> bytes:
         return bytes(_target_machine(target, "pic").emit_object(module))
 
 
-def _compile(func: PrimFunc, target: Target) -> CompiledKernel:
+def _compile(func: PrimFunc, target: CpuTarget) -> CompiledKernel:
     module = _optimize(func, target)
     llvm_text = str(module)
     if "GOMP_parallel" in llvm_text and not _load_libgomp():
@@ -230,7 +230,7 @@ def _compile(func: PrimFunc, target: Target) -> CompiledKernel:
     return CompiledKernel(func, target, engine, llvm_text)
 
 
-def _optimize(func: PrimFunc, target: Target) -> Any:
+def _optimize(func: PrimFunc, target: CpuTarget) -> Any:
     """Steps 1-3: the verified, O3-optimised llvmlite module of `func`."""
     initialize_llvm()
     # Step 1. Loop IR to LLVM IR. llvmlite raises TypeError/ValueError on ill-typed
@@ -282,7 +282,7 @@ def _load_libgomp() -> bool:
 
 
 @functools.cache
-def _target_machine(target: Target, relocation: str) -> Any:
+def _target_machine(target: CpuTarget, relocation: str) -> Any:
     """A shared target machine for optimising and emitting text or objects."""
     return _new_target_machine(target, relocation)
 
@@ -295,7 +295,7 @@ def _target_machine(target: Target, relocation: str) -> Any:
 _DISABLED_FEATURES = ("-sse4a",)
 
 
-def machine_features(target: Target) -> str:
+def machine_features(target: CpuTarget) -> str:
     """The LLVM feature string kernels for `target` are compiled with: the target's, less
     the features the code generator avoids (`_DISABLED_FEATURES`)."""
     if not target.triple.startswith(("x86_64", "i386", "i686")):
@@ -303,7 +303,7 @@ def machine_features(target: Target) -> str:
     return ",".join(part for part in (target.features, *_DISABLED_FEATURES) if part)
 
 
-def _new_target_machine(target: Target, relocation: str) -> Any:
+def _new_target_machine(target: CpuTarget, relocation: str) -> Any:
     initialize_llvm()
     try:
         llvm_target = llvm.Target.from_triple(target.triple)

@@ -35,7 +35,7 @@ _AVX2_CPUS = (
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class CpuTarget:
     """A CPU to compile for; `str(target)` is its canonical target string."""
 
     kind: str
@@ -96,9 +96,9 @@ def host_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def host_target() -> Target:
+def host_target() -> CpuTarget:
     """The CPU this process runs on, with every core it may use."""
-    return Target(
+    return CpuTarget(
         kind="llvm",
         mcpu=str(llvm.get_host_cpu_name()),
         num_cores=host_cores(),
@@ -107,7 +107,7 @@ def host_target() -> Target:
     )
 
 
-def parse_target(text: str) -> Target:
+def parse_cpu_target(text: str) -> CpuTarget:
     """Parse `llvm` (the host) or `llvm -mcpu=X -num-cores=N [-mattr=+a,-b] [-mtriple=T]`.
 
     Options left out take the host's values; features of a CPU other than the host's
@@ -142,7 +142,7 @@ def parse_target(text: str) -> Target:
             raise TargetError(f"-mattr entries look like +avx2 or -avx512f; got {flag!r}")
     implied = host.features if (mcpu == host.mcpu and triple == host.triple) else ""
     features = ",".join(part for part in (implied, *mattr) if part)
-    return Target("llvm", mcpu, num_cores, features, triple, mattr)
+    return CpuTarget("llvm", mcpu, num_cores, features, triple, mattr)
 
 
 def _parse_cores(value: str | None, default: int, text: str) -> int:
@@ -178,7 +178,7 @@ def llvm_knows_cpu(cpu: str, triple: str) -> bool:
     return done.returncode == 0 and "is not a recognized processor" not in done.stderr
 
 
-def check_known_cpu(target: Target) -> None:
+def check_known_cpu(target: CpuTarget) -> None:
     """TargetError when LLVM does not know the target's processor (a typo in -mcpu)."""
     if target.mcpu != host_target().mcpu and not llvm_knows_cpu(target.mcpu, target.triple):
         raise TargetError(

@@ -162,11 +162,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
         result = run_artifact(path, inputs, args.bench or 0)
     elif target.startswith("cuda"):
+        from codegen.cuda.target import resolve_cuda_target
+        from codegen.errors import TargetError
         from tuner.run_model import run_model_on_gpu
 
+        try:
+            gpu = resolve_cuda_target(target)  # plain `cuda`: the local GPU's architecture
+        except TargetError as err:
+            raise CliError(f"--target {target!r}: {err}") from None
         records_path = Path(args.records) if args.records else None
         result = run_model_on_gpu(
-            path, target, parse_shape_bindings(args.shape), inputs, records_path, args.bench or 0
+            path, gpu, parse_shape_bindings(args.shape), inputs, records_path, args.bench or 0
         )
     else:
         records = None
@@ -209,9 +215,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
-    from service.cli.tune_command import run_tune, tune_options_from_flags
+    from service.cli.tune_command import parse_tune_target, run_tune, tune_options_from_flags
 
-    target = args.target or "llvm"
+    target = parse_tune_target(args.target or "llvm")
     options = tune_options_from_flags(
         target,
         trials=args.trials,

@@ -9,16 +9,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from codegen.backends import backend_of
 from codegen.cuda.device import GpuRuntimeError, check_target_device
-from codegen.cuda.target import is_cuda_target
+from codegen.cuda.target import CudaTarget
 from codegen.errors import TargetError
-from codegen.llvm import host_target, parse_target
+from codegen.llvm import CpuTarget, host_target
 from codegen.measure import MeasureOptions
 from codegen.prepare import prepare_for_target
+from codegen.target import Target, parse_target
 from ir.errors import AutotuneError
 from tuner.options import TuneOptions, TuneOptionsError
 from tuner.records import load_records
-from tuner.tasks import normalize_target
 from tuner.tune import TaskSummary, TuneProgress, TuneResult, tune_model
 
 
@@ -26,8 +27,20 @@ class TuneError(AutotuneError):
     """A tuning argument is wrong."""
 
 
+def parse_tune_target(text: str) -> Target:
+    """The target `autotune tune --target` names (plain `cuda`: the local GPU's
+    architecture); TuneError saying what is wrong."""
+    try:
+        return parse_target(text)
+    except TargetError as err:
+        raise TuneError(
+            f"unsupported target {text!r}: {err} (offline tuning runs on this CPU, llvm, or a "
+            "local GPU, cuda -arch=sm_XX)"
+        ) from None
+
+
 def tune_options_from_flags(
-    target: str,
+    target: Target,
     trials: int,
     time_limit_s: float | None,
     search: str,
@@ -39,7 +52,7 @@ def tune_options_from_flags(
     out of range. Without `flush_cache` every run is timed on cold caches on a CPU: inside
     a network a kernel's weights and inputs arrive from memory, and schedules picked on
     warm caches made light_resnet50 slower than untuned."""
-    cold = not is_cuda_target(target) if flush_cache is None else flush_cache
+    cold = backend_of(target).flushes_caches if flush_cache is None else flush_cache
     try:
         return TuneOptions(
             trials=trials,
@@ -100,7 +113,7 @@ def _summary_json(result: TuneResult) -> dict[str, Any]:
 def run_tune(
     model: Path,
     shapes: Mapping[str, Sequence[int]],
-    target: str,
+    target: Target,
     options: TuneOptions,
     records: Path,
     as_json: bool,
@@ -110,18 +123,12 @@ def run_tune(
     summary."""
     if records.is_dir():
         raise TuneError(f"--records {records}: is a directory, not a record log")
-    if is_cuda_target(target):
+    if isinstance(target, CudaTarget):
         # Before the model is imported: a missing GPU is one clear error, not a traceback.
-        target = normalize_target(target)
         try:
             check_target_device(target)
         except GpuRuntimeError as err:
-            raise TuneError(f"cannot tune on {target!r}: {err}") from None
-    elif not target.startswith("llvm"):
-        raise TuneError(
-            f"unsupported target {target!r}: offline tuning runs on this CPU (llvm) or a "
-            "local GPU (cuda -arch=sm_XX)"
-        )
+            raise TuneError(f"cannot tune on {str(target)!r}: {err}") from None
     else:
         _check_runs_here(target)
     fn = prepare_for_target(model, target, shapes).function
@@ -139,7 +146,7 @@ def run_tune(
         print(file=sys.stderr)
     # (A task the time limit left unmeasured is not a failure: it keeps its default.)
     failed = [task for task in result.tasks if task.best_gflops is None and task.trials]
-    for line in _failure_lines(failed, records, normalize_target(target)):
+    for line in _failure_lines(failed, records, str(target)):
         print(line, file=sys.stderr)
     status = 1 if failed else 0
     resumed_trials = sum(task.trials for task in result.tasks)
@@ -164,13 +171,9 @@ def run_tune(
     return status
 
 
-def _check_runs_here(target: str) -> None:
-    """Raise TuneError when kernels for the CPU target `target` cannot run on this host
+def _check_runs_here(wanted: CpuTarget) -> None:
+    """Raise TuneError when kernels for the CPU target `wanted` cannot run on this host
     (wider vectors than it has), since tuning measures them here."""
-    try:
-        wanted = parse_target(target)
-    except TargetError as err:
-        raise TuneError(str(err)) from None
     host = host_target()
     if wanted.vector_bits > host.vector_bits:
         raise TuneError(

@@ -31,6 +31,7 @@ from types import FrameType
 from sqlalchemy.orm import Session, sessionmaker
 
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult
+from codegen.target import parse_target
 from service.blobs import model_files
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.models import JobRow, JobTaskRow
@@ -229,7 +230,7 @@ class Driver:
         assert job.model_id is not None
         with unit_of_work(self.factory) as session:
             path = model_files(self.settings).get(session, job.model_id)
-        return model_tasks(path, job.target)
+        return model_tasks(path, parse_target(job.target, ask_local_gpu=False))
 
     def run(self) -> None:
         """Steps 1-4 of the module docstring."""
@@ -254,7 +255,7 @@ class Driver:
             counts = lambda record: record.job == self.job_id  # noqa: E731
         result = tune_tasks(
             tasks,
-            job.target,
+            parse_target(job.target, ask_local_gpu=False),
             options,
             JobRecordStore(self.factory, job.target, keys),
             progress=self.note_progress,

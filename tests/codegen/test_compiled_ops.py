@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from codegen.executor import compile_model
-from codegen.llvm import compile_kernel, parse_target
+from codegen.llvm import compile_kernel, parse_cpu_target
 from codegen.llvm.vectorize import reduction_update
 from ir.graph.nodes import Call, Constant, Function, Var, call
 from ir.graph.ops import OP_TABLE
@@ -331,7 +331,7 @@ def test_kernels_for_amd_avx2_cpus_use_no_sse4a() -> None:
     fn = _constant_weight_graph("nn.conv2d", data, weight, padding=(1,) * 4, groups=192)
     prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
     assert isinstance(prim, Function)
-    target = parse_target("llvm -mcpu=znver3 -num-cores=1")
+    target = parse_cpu_target("llvm -mcpu=znver3 -num-cores=1")
     schedule = default_schedule(function_to_te(prim), target.hardware, frozenset({"p1"}))
     assembly = compile_kernel(lower(schedule), target).stages["asm"]
     assert "vmaskmovps" in assembly  # (the padding's masked loads are there)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from codegen.cuda import build_cuda
-from codegen.llvm import parse_target
+from codegen.llvm import parse_cpu_target
 from codegen.llvm.emit import build_module
 from ir.graph.nodes import Call, Expr, Function, Var, call, const
 from ir.graph.passes.fuse_ops import fuse_ops
@@ -33,7 +33,7 @@ FILES = Path(__file__).resolve().parent / "files"
 HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)
 # The LLVM IR's target, whatever the host's: code generation picks instructions by the
 # target's features (AVX-512's vscalefps in exp), and the corpus is one for every host.
-GOLDEN_TARGET = parse_target("llvm -mcpu=znver4 -num-cores=2")
+GOLDEN_TARGET = parse_cpu_target("llvm -mcpu=znver4 -num-cores=2")
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,11 @@ import httpx
 import numpy as np
 
 from codegen.measure import MeasureInput, MeasureOptions, measure_batch
+from codegen.target import canonical_target, parse_target
 from ir.graph.nodes import Constant, Function, Var, call
 from ir.graph.passes.pipeline import optimize
 from ir.graph.types import TensorType
-from tuner.tasks import extract_tasks, normalize_target
+from tuner.tasks import extract_tasks
 
 
 def tiny_workload(rows: int = 8) -> dict[str, Any]:
@@ -23,7 +24,7 @@ def tiny_workload(rows: int = 8) -> dict[str, Any]:
     weight = Constant(np.random.default_rng(0).standard_normal((16, 32)).astype(np.float32))
     x = Var("x", TensorType((rows, 32), "float32"))
     fn = optimize(Function((x,), call("nn.relu", call("nn.dense", x, weight))))
-    return extract_tasks(fn, "llvm")[0].to_json()
+    return extract_tasks(fn, parse_target("llvm"))[0].to_json()
 
 
 class ProtocolWorker(threading.Thread):
@@ -39,7 +40,7 @@ class ProtocolWorker(threading.Thread):
 
     def run(self) -> None:
         with httpx.Client(base_url=self.url, timeout=60) as client:
-            body = {"name": self.worker_name, "target": normalize_target("llvm")}
+            body = {"name": self.worker_name, "target": canonical_target("llvm")}
             headers = {"Authorization": f"Bearer {self.secret}"}
             registered = client.post("/v1/workers/register", json=body, headers=headers).json()
             client.headers["Authorization"] = f"Bearer {registered['token']}"

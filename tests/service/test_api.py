@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from codegen.target import canonical_target
 from tests.service.conftest import LiveService
 from tests.support.onnx_models import light_model_path
 from tuner.records import Record
@@ -47,9 +48,8 @@ def register(live: LiveService, name: str = "w", target: str | None = None) -> d
 
 
 def host_target() -> str:
-    from tuner.tasks import normalize_target
 
-    return normalize_target("llvm")
+    return canonical_target("llvm")
 
 
 def test_health_needs_no_token_and_everything_else_does(live: LiveService) -> None:

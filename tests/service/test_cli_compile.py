@@ -16,7 +16,8 @@ import onnx
 import pytest
 from sqlalchemy import select
 
-from codegen.llvm import parse_target
+from codegen.llvm import parse_cpu_target
+from codegen.target import canonical_target, parse_target
 from ir.frontend.onnx import from_onnx
 from ir.graph.passes.pipeline import optimize
 from ir.te.program import function_to_te
@@ -26,7 +27,7 @@ from tests.codegen.aot.conftest import small_conv_model
 from tests.service.conftest import LiveService
 from tuner.records import Record, RecordLog
 from tuner.space import SearchSpace
-from tuner.tasks import extract_tasks, normalize_target
+from tuner.tasks import extract_tasks
 
 AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 
@@ -39,10 +40,10 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def _records_for_first_task(model_path: Path, records_path: Path) -> str:
     """Write a record log with one ok record for the model's first task; its key."""
-    task = extract_tasks(optimize(from_onnx(model_path)), "llvm")[0]
-    target = normalize_target("llvm")
+    task = extract_tasks(optimize(from_onnx(model_path)), parse_target("llvm"))[0]
+    target = canonical_target("llvm")
     space = SearchSpace(
-        function_to_te(task.function), parse_target(target).hardware, task.constant_params
+        function_to_te(task.function), parse_cpu_target(target).hardware, task.constant_params
     )
     trace = space.sample(random.Random(3))
     RecordLog(records_path).append([Record(task.key, target, trace.to_json(), [2e-4, 2e-4], "ok")])
@@ -133,7 +134,7 @@ def test_compile_on_the_server_is_cached_and_reports_coverage(
     assert (tmp_path / report["path"]).read_bytes() == first
     assert report["hits"] == 1 and report["misses"] == len(report["coverage"]) - 1
     assert next(task for task in report["coverage"] if task["hit"])["workload_key"] == key
-    assert report["target"] == normalize_target("llvm") and report["memory"]
+    assert report["target"] == canonical_target("llvm") and report["memory"]
     with live_drivers.client() as client:
         assert client.get("/v1/models").json()["total"] == 1
         assert (

@@ -13,6 +13,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from codegen.target import canonical_target, parse_target
 from tests.support.onnx_models import run_onnxruntime
 from tuner.options import TuneOptions
 
@@ -204,13 +205,17 @@ def test_flush_cache_reaches_the_measurement_options(
     model_path = tmp_path / "small.onnx"
     _small_model(model_path)
     for flush in (True, False, None):
-        options = tune_command.tune_options_from_flags("llvm", 4, None, "random", 4, flush, None)
+        options = tune_command.tune_options_from_flags(
+            parse_target("llvm"), 4, None, "random", 4, flush, None
+        )
         with pytest.raises(RuntimeError, match="stop here"):
-            tune_command.run_tune(model_path, {}, "llvm", options, tmp_path / "r.jsonl", True)
+            tune_command.run_tune(
+                model_path, {}, parse_target("llvm"), options, tmp_path / "r.jsonl", True
+            )
     # Unless told, a CPU tunes on cold caches, and a GPU on warm ones.
     assert [options.measure.flush_cache for options in seen] == [True, False, True]
     on_gpu = tune_command.tune_options_from_flags(
-        "cuda -arch=sm_90", 4, None, "random", 4, None, None
+        parse_target("cuda -arch=sm_90"), 4, None, "random", 4, None, None
     )
     assert on_gpu.measure.flush_cache is False
 
@@ -221,15 +226,20 @@ def test_tune_refuses_a_cpu_whose_vectors_this_host_lacks(
     """Tuning measures kernels here: an AVX-512 target on an AVX2 host (a host made to
     look like one, as CI's may have AVX-512) is one clear error before anything runs."""
     import service.cli.tune_command as tune_command
-    from codegen.llvm import parse_target
+    from codegen.llvm import parse_cpu_target
 
-    monkeypatch.setattr(tune_command, "host_target", lambda: parse_target("llvm -mcpu=haswell"))
+    monkeypatch.setattr(tune_command, "host_target", lambda: parse_cpu_target("llvm -mcpu=haswell"))
     model_path = tmp_path / "small.onnx"
     _small_model(model_path)
     records = tmp_path / "r.jsonl"
     with pytest.raises(tune_command.TuneError, match=r"512-bit vectors .* 256-bit ones"):
         tune_command.run_tune(
-            model_path, {}, "llvm -mcpu=skylake-avx512", TuneOptions(trials=4), records, True
+            model_path,
+            {},
+            parse_cpu_target("llvm -mcpu=skylake-avx512"),
+            TuneOptions(trials=4),
+            records,
+            True,
         )
     assert not records.exists()
 
@@ -241,11 +251,10 @@ def test_tune_fails_when_no_candidate_of_a_task_ran(
     status 1 and a line saying how they failed; the records stay."""
     import service.cli.tune_command as tune_command
     from tuner.records import Record, RecordLog
-    from tuner.tasks import normalize_target
     from tuner.tune import TaskSummary, TuneResult
 
     records = tmp_path / "r.jsonl"
-    target = normalize_target("llvm")
+    target = canonical_target("llvm")
 
     def failing_tune(*args: object, **kwargs: object) -> TuneResult:
         trace = {"version": 1, "steps": []}
@@ -260,7 +269,9 @@ def test_tune_fails_when_no_candidate_of_a_task_ran(
     monkeypatch.setattr(tune_command, "tune_model", failing_tune)
     model_path = tmp_path / "small.onnx"
     _small_model(model_path)
-    status = tune_command.run_tune(model_path, {}, "llvm", TuneOptions(trials=2), records, True)
+    status = tune_command.run_tune(
+        model_path, {}, parse_target("llvm"), TuneOptions(trials=2), records, True
+    )
     out, err = capsys.readouterr()
     assert status == 1
     assert (

@@ -34,7 +34,7 @@ def _conv_task() -> Task:
     data = Var("data", TensorType((1, 8, 12, 12)))
     weight = Constant(np.ones((16, 8, 3, 3), np.float32))
     body = call("nn.relu", call("nn.conv2d", data, weight, padding=(1, 1)))
-    (task,) = extract_tasks(optimize(infer_type(Function((data,), body))), str(host_target()))
+    (task,) = extract_tasks(optimize(infer_type(Function((data,), body))), host_target())
     return task
 
 

@@ -10,6 +10,7 @@ import pytest
 
 import tuner.tasks
 from codegen.measure import workload_from_task_json
+from codegen.target import canonical_target, parse_target
 from ir.frontend.onnx import from_onnx
 from ir.graph.nodes import Call, Constant, Function, Tuple, Var, call
 from ir.graph.passes.infer_type import infer_type
@@ -18,7 +19,7 @@ from ir.graph.summary import function_flops
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from tests.support.onnx_models import load_light_model
-from tuner.tasks import Task, TaskError, extract_tasks, normalize_target, workload_key
+from tuner.tasks import Task, TaskError, extract_tasks, workload_key
 
 TARGET = "llvm -mcpu=skylake-avx512 -num-cores=2"
 
@@ -36,7 +37,7 @@ def _fused_add() -> Function:
 def test_squeezenet_tasks_cover_every_fused_call() -> None:
     fn = _squeezenet()
     calls = [n for n in post_order(fn.body) if isinstance(n, Call) and isinstance(n.op, Function)]
-    tasks = extract_tasks(fn, TARGET)
+    tasks = extract_tasks(fn, parse_target(TARGET))
     assert sum(task.weight for task in tasks) == len(calls)
     assert len({task.key for task in tasks}) == len(tasks)
     assert len(tasks) < len(calls)  # the fire modules repeat workloads
@@ -58,7 +59,7 @@ def test_identical_workloads_merge_and_constness_splits_them() -> None:
     x, y = Var("x", TensorType((4,))), Var("y", TensorType((4,)))
     ones, twos = Constant(np.ones(4, np.float32)), Constant(np.full(4, 2, np.float32))
     body = Tuple((Call(prim, (x, ones)), Call(prim, (y, twos)), Call(prim, (x, y))))
-    tasks = extract_tasks(infer_type(Function((x, y), body)), TARGET)
+    tasks = extract_tasks(infer_type(Function((x, y), body)), parse_target(TARGET))
     assert [(task.constant_params, task.weight) for task in tasks] == [
         (frozenset({"p1"}), 2),
         (frozenset(), 1),
@@ -80,7 +81,7 @@ def test_key_ignores_parameter_names_and_follows_the_version(
 
 
 def test_task_json_round_trip_and_what_workers_read() -> None:
-    task = extract_tasks(_squeezenet(), TARGET)[0]
+    task = extract_tasks(_squeezenet(), parse_target(TARGET))[0]
     data = task.to_json()
     assert Task.from_json(data) == task
     assert Task.from_json(json.dumps(data)) == task
@@ -97,12 +98,12 @@ def test_task_json_round_trip_and_what_workers_read() -> None:
     ],
 )
 def test_bad_task_json_raises_task_error(change: dict[str, object], message: str) -> None:
-    data = {**extract_tasks(_squeezenet(), TARGET)[0].to_json(), **change}
+    data = {**extract_tasks(_squeezenet(), parse_target(TARGET))[0].to_json(), **change}
     with pytest.raises(TaskError, match=message):
         Task.from_json(data)
 
 
 def test_llvm_means_this_host() -> None:
-    assert normalize_target("llvm").startswith("llvm -mcpu=")
-    assert normalize_target(TARGET) == TARGET
-    assert normalize_target("cuda -arch=sm_90") == "cuda -arch=sm_90"
+    assert canonical_target("llvm").startswith("llvm -mcpu=")
+    assert canonical_target(TARGET) == TARGET
+    assert canonical_target("cuda -arch=sm_90") == "cuda -arch=sm_90"

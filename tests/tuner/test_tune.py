@@ -20,6 +20,7 @@ from codegen.measure import (
     MeasureSession,
     default_trace,
 )
+from codegen.target import canonical_target, parse_target
 from ir.graph.nodes import Constant, Function, Tuple, Var, call
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.passes.pipeline import optimize
@@ -34,7 +35,7 @@ from tuner.scheduler import TaskScheduler
 from tuner.search import make_search
 from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
-from tuner.tasks import extract_tasks, normalize_target
+from tuner.tasks import extract_tasks
 from tuner.tune import TuneProgress, _Pace, tune_model
 
 RNG = np.random.default_rng(0)
@@ -71,7 +72,7 @@ def model_inputs() -> dict[str, np.ndarray]:
 @pytest.mark.slow
 def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     fn = two_task_model()
-    assert len(extract_tasks(fn, "llvm")) == 2
+    assert len(extract_tasks(fn, parse_target("llvm"))) == 2
     path = tmp_path / "records.jsonl"
     events: list[TuneProgress] = []
     batches: list[tuple[int, bool, int]] = []  # (candidates, timed in turns, repeats)
@@ -112,15 +113,17 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
     repeats = [repeat for _, _, repeat in batches]
     assert repeats == sorted(repeats) and repeats.count(FAST.repeat * 3) <= 2
     assert sum(count for count, _, repeat in batches if repeat > FAST.repeat) == result.remeasured
-    target = normalize_target("llvm")
+    target = canonical_target("llvm")
     remeasured = {r.candidate_id for r in records[16:]}
-    for each in extract_tasks(fn, "llvm"):
+    for each in extract_tasks(fn, parse_target("llvm")):
         default = compute_candidate_id(each.key, target, default_trace(each.to_json(), target))
         assert default in remeasured
         # The space's point nearest the default was measured in the first batch too, where
         # there is one: the dense task's always; the 12-channel conv's only where the
         # default register-tiles it (on AVX2 hosts, not on AVX-512 ones).
-        space = search_space_for(function_to_te(each.function), target, each.constant_params)
+        space = search_space_for(
+            function_to_te(each.function), parse_target(target), each.constant_params
+        )
         assert isinstance(space, SearchSpace)
         point = space.default_point()
         assert point is not None or "conv2d" in each.name
@@ -153,14 +156,14 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
         check_close(got, want)
     expected = {
         Trace.from_json(tuned_record(records, task.key, target).trace).dumps()  # type: ignore[union-attr]
-        for task in extract_tasks(fn, "llvm")
+        for task in extract_tasks(fn, parse_target("llvm"))
     }
     assert {schedule.trace.dumps() for _, schedule in compiled.kernel_schedules()} == expected
 
 
 def test_chooser_falls_back_to_the_default_schedule() -> None:
     fn = two_task_model()
-    compiled = compile_model(fn, chooser=records_chooser([], normalize_target("llvm")))
+    compiled = compile_model(fn, chooser=records_chooser([], canonical_target("llvm")))
     assert not any(task.hit for task in compiled.coverage)
     default = compile_model(fn)
     assert [s.trace for _, s in compiled.kernel_schedules()] == [
@@ -200,9 +203,9 @@ def test_the_default_schedule_is_measured_once_when_the_search_proposes_it_too(
     x = Var("x", TensorType((1, 2, 9, 9, 16), "float32"))
     pool = call("nn.max_pool2d", x, pool_size=(3, 3), strides=(2, 2), layout="NCHWc")
     fn = optimize(infer_type(Function((x,), pool)))
-    (task,) = extract_tasks(fn, "llvm")
+    (task,) = extract_tasks(fn, parse_target("llvm"))
     program = function_to_te(task.function)
-    space = search_space_for(program, task.target, task.constant_params)
+    space = search_space_for(program, parse_target(task.target), task.constant_params)
     proposals = make_search("random", space, random.Random(0)).generate(8)
     monkeypatch.setattr(
         "tuner.tune.default_schedule_for",
@@ -225,7 +228,7 @@ def test_the_default_and_the_point_nearest_it_come_first_even_one_per_batch(
     y = Var("y", TensorType((4, 64), "float32"))
     weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
     fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
-    (task,) = extract_tasks(fn, "llvm")
+    (task,) = extract_tasks(fn, parse_target("llvm"))
     path = tmp_path / "records.jsonl"
     tune_model(
         fn,
@@ -233,7 +236,9 @@ def test_the_default_and_the_point_nearest_it_come_first_even_one_per_batch(
         TuneOptions(3, batch_size=1, search="random", measure=FAST, remeasure_top=0),
         path,
     )
-    space = search_space_for(function_to_te(task.function), task.target, task.constant_params)
+    space = search_space_for(
+        function_to_te(task.function), parse_target(task.target), task.constant_params
+    )
     assert isinstance(space, SearchSpace)
     first, second, third = (Trace.from_json(dict(r.trace)) for r in load_records(path))
     assert first == Trace.from_json(default_trace(task.to_json(), task.target))
@@ -247,7 +252,7 @@ def test_a_conv_measures_its_point_tiled_over_columns_third(tmp_path: Path) -> N
     data = Var("x", TensorType((1, 8, 6, 32), "float32"))
     weight = Constant((RNG.standard_normal((16, 8, 3, 3)) * 0.1).astype(np.float32))
     fn = optimize(infer_type(Function((data,), call("nn.conv2d", data, weight, padding=(1, 1)))))
-    (task,) = extract_tasks(fn, "llvm")
+    (task,) = extract_tasks(fn, parse_target("llvm"))
     path = tmp_path / "records.jsonl"
     tune_model(
         fn,
@@ -255,7 +260,9 @@ def test_a_conv_measures_its_point_tiled_over_columns_third(tmp_path: Path) -> N
         TuneOptions(4, batch_size=2, search="random", measure=FAST, remeasure_top=0),
         path,
     )
-    space = search_space_for(function_to_te(task.function), task.target, task.constant_params)
+    space = search_space_for(
+        function_to_te(task.function), parse_target(task.target), task.constant_params
+    )
     assert isinstance(space, SearchSpace)
     traces = [Trace.from_json(dict(r.trace)) for r in load_records(path)]
     assert traces[:3] == [
@@ -314,7 +321,7 @@ def test_warm_and_cold_records_are_never_compared(tmp_path: Path) -> None:
     x = Var("x", TensorType((1, 2, 9, 9, 16), "float32"))
     pool = call("nn.max_pool2d", x, pool_size=(3, 3), strides=(2, 2), layout="NCHWc")
     fn = optimize(infer_type(Function((x,), pool)))
-    (task,) = extract_tasks(fn, "llvm")
+    (task,) = extract_tasks(fn, parse_target("llvm"))
     path = tmp_path / "records.jsonl"
     cold = dataclasses.replace(FAST, flush_cache=True)
     warm_run = tune_model(fn, "llvm", TuneOptions(3, batch_size=3, measure=FAST), path)
@@ -368,7 +375,7 @@ def test_a_slow_batch_is_ranked_on_the_default_schedules_scale(
     y = Var("y", TensorType((4, 64), "float32"))
     weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
     fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
-    (task,) = extract_tasks(fn, "llvm")
+    (task,) = extract_tasks(fn, parse_target("llvm"))
     default_json = default_trace(task.to_json(), task.target)
 
     def true_cost(trace_json: object) -> float:  # a fixed cost per candidate
@@ -425,8 +432,10 @@ def test_the_points_nearest_the_default_are_re_measured_even_when_first_measured
     y = Var("y", TensorType((4, 64), "float32"))
     weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
     fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
-    (task,) = extract_tasks(fn, "llvm")
-    space = search_space_for(function_to_te(task.function), task.target, task.constant_params)
+    (task,) = extract_tasks(fn, parse_target("llvm"))
+    space = search_space_for(
+        function_to_te(task.function), parse_target(task.target), task.constant_params
+    )
     assert isinstance(space, SearchSpace)
     point = space.default_point()
     assert point is not None
@@ -467,7 +476,7 @@ def test_a_re_measurement_far_slower_than_the_first_is_measured_again(tmp_path: 
     y = Var("y", TensorType((4, 64), "float32"))
     weight = Constant((RNG.standard_normal((48, 64)) * 0.1).astype(np.float32))
     fn = optimize(infer_type(Function((y,), call("nn.dense", y, weight))))
-    (task,) = extract_tasks(fn, "llvm")
+    (task,) = extract_tasks(fn, parse_target("llvm"))
     batches: list[int] = []
 
     def measurer(inputs: Sequence[MeasureInput], options: MeasureOptions) -> list[MeasureResult]:

@@ -170,7 +170,7 @@ def tiny_workload() -> dict[str, Any]:
     x = Var("x", TensorType((16, 32)))
     weight = Constant(np.linspace(-1, 1, 32 * 32, dtype=np.float32).reshape(32, 32))
     fused = optimize(Function((x,), call("nn.relu", call("nn.dense", x, weight))))
-    (task,) = extract_tasks(fused, str(host_target()))
+    (task,) = extract_tasks(fused, host_target())
     return task.to_json()
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codegen.cuda.target import parse_cuda_target
-from codegen.llvm import host_target, parse_target
+from codegen.llvm import host_target, parse_cpu_target
 from tests.support.gpu import needs_gpu
 from workers.client import WorkerError
 from workers.device import cpu_model_name, detect_device, memory_bytes
@@ -18,7 +18,7 @@ from workers.device import cpu_model_name, detect_device, memory_bytes
 def test_the_cpu_device_reports_the_hosts_exact_target() -> None:
     device = detect_device("cpu")
     assert device.target == str(host_target())
-    assert str(parse_target(device.target)) == device.target  # the service can parse it
+    assert str(parse_cpu_target(device.target)) == device.target  # the service can parse it
     assert device.cores == host_target().num_cores
     assert device.logical_cpus >= device.cores >= 1
     assert device.memory_bytes > 0 and device.model

@@ -12,8 +12,9 @@ import onnx
 import pytest
 
 from codegen.aot import ScheduleChoice, build_model_artifact
-from codegen.llvm import host_target, parse_target
+from codegen.llvm import host_target, parse_cpu_target
 from codegen.runtime.loader import load_artifact
+from codegen.target import canonical_target, parse_target
 from ir.frontend.onnx import from_onnx, import_model
 from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
@@ -25,7 +26,7 @@ from tests.support.onnx_models import run_onnxruntime
 from tuner.artifact_build import ArtifactBuild, build_artifact
 from tuner.records import Record
 from tuner.space import SearchSpace
-from tuner.tasks import Task, extract_tasks, normalize_target
+from tuner.tasks import Task, extract_tasks
 
 INPUT = np.random.default_rng(1).normal(0, 1, (1, 4, 6, 6)).astype(np.float32)
 
@@ -38,20 +39,20 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _tasks(model_path: Path) -> list[Task]:
-    return extract_tasks(optimize(from_onnx(model_path)), "llvm")
+    return extract_tasks(optimize(from_onnx(model_path)), parse_target("llvm"))
 
 
 def _tuned_record(task: Task, cost_s: float, status: str = "ok", target: str = "llvm") -> Record:
     """A record of a random (not the default) schedule of `task`'s search space."""
     space = SearchSpace(
         function_to_te(task.function),
-        parse_target(normalize_target(target)).hardware,
+        parse_cpu_target(canonical_target(target)).hardware,
         task.constant_params,
     )
     trace = space.sample(random.Random(7))
     return Record(
         workload_key=task.key,
-        target=normalize_target(target),
+        target=canonical_target(target),
         trace=trace.to_json(),
         costs_s=[cost_s, cost_s] if status == "ok" else [],
         status=status,
@@ -96,7 +97,7 @@ def test_a_target_no_record_covers_is_all_misses(model_path: Path, tmp_path: Pat
     _check_outputs(build, model_path)
     # The same records compile, as hits, for the target they were measured on.
     covered = build_artifact(model_path, other_target, records, tmp_path / "covered")
-    assert covered.hits == len(tasks) and covered.manifest["target"] == normalize_target(
+    assert covered.hits == len(tasks) and covered.manifest["target"] == canonical_target(
         other_target
     )
 

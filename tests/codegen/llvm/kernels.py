@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from codegen.llvm import compile_kernel
-from codegen.llvm.target import Target
+from codegen.llvm.target import CpuTarget
 from ir.tir.expr import Buffer, IntImm, Load, PrimExpr, Var
 from ir.tir.stmt import For, PrimFunc, Store
 
@@ -54,7 +54,7 @@ def split_inner(
     return PrimFunc(name, (source, result), loops)
 
 
-def run(func: PrimFunc, *inputs: np.ndarray[Any, Any], target: Target | None = None) -> Any:
+def run(func: PrimFunc, *inputs: np.ndarray[Any, Any], target: CpuTarget | None = None) -> Any:
     """Compile `func`, run it on `inputs` and fresh zeroed outputs; return the outputs
     (one array, or a list when there are several)."""
     kernel = compile_kernel(func, target)

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from codegen.llvm import compile_kernel, host_target, parse_target
-from codegen.llvm.target import Target
+from codegen.llvm import compile_kernel, host_target, parse_cpu_target
+from codegen.llvm.target import CpuTarget
 from ir.tir.expr import (
     Buffer,
     FloatImm,
@@ -189,7 +189,7 @@ def _inline_math(
     low: float,
     high: float,
     specials: list[float],
-    target: Target | None = None,
+    target: CpuTarget | None = None,
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """`op` over 65,536 float32 values from `low` to `high` and `specials`, as vectors of
     `lanes` (1: scalars): the values and the results, after checking that no libm
@@ -232,7 +232,7 @@ def test_vector_exp_is_within_an_ulp_of_the_correctly_rounded_one(lanes: int) ->
 
 def test_exp_without_avx512_scales_by_two_halves_as_accurately() -> None:
     """Without AVX-512 (no vscalefps) 2^n is built in two normal halves, as accurate."""
-    target = parse_target("llvm -mattr=-avx512f")
+    target = parse_cpu_target("llvm -mattr=-avx512f")
     values, got = _inline_math("exp", 16, -110, 95, EXP_SPECIALS, target)
     _check_exp(values, got)
     func = split_inner("exp_scaled", lambda x: intrinsic("exp", x), 16)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from codegen.errors import KernelArgumentError
-from codegen.llvm import CompiledKernel, compile_kernel, host_target, parse_target
+from codegen.llvm import CompiledKernel, compile_kernel, host_target, parse_cpu_target
 from codegen.llvm.jit import clear_kernel_cache
 from ir.tir.expr import FloatImm, intrinsic
 from ir.tir.printer import format_func
@@ -69,9 +69,9 @@ def test_read_only_output_is_rejected() -> None:
 def test_cache_returns_the_same_kernel_for_the_same_ir_and_target() -> None:
     first = _kernel("cached")
     assert _kernel("cached") is first
-    assert compile_kernel(first.func, parse_target(str(host_target()))) is first
+    assert compile_kernel(first.func, parse_cpu_target(str(host_target()))) is first
     assert _kernel("cached_other_name") is not first
-    other_cores = parse_target(f"llvm -mcpu={host_target().mcpu} -num-cores=1")
+    other_cores = parse_cpu_target(f"llvm -mcpu={host_target().mcpu} -num-cores=1")
     assert compile_kernel(first.func, other_cores) is not first
 
 

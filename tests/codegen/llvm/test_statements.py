@@ -12,7 +12,7 @@ import pytest
 from codegen.errors import CodegenError
 from codegen.llvm import compile_kernel, host_target
 from codegen.llvm.emit import build_module
-from codegen.llvm.target import Target
+from codegen.llvm.target import CpuTarget
 from codegen.llvm.vectorize import vectorize_blocker
 from ir.tir.expr import Buffer, FloatImm, IntImm, Load, Select, Var, cast, intrinsic
 from ir.tir.stmt import Allocate, Barrier, For, IfThenElse, LetStmt, PrimFunc, Seq, Store, seq
@@ -143,7 +143,7 @@ def test_parallel_loop_captures_outer_variables(extent: int) -> None:
 
 def test_parallel_loop_on_a_single_core_target_is_serial() -> None:
     host = host_target()
-    single = Target(host.kind, host.mcpu, 1, host.features, host.triple)
+    single = CpuTarget(host.kind, host.mcpu, 1, host.features, host.triple)
     source, result = Buffer("A", (8,)), Buffer("B", (8,))
     k = Var("k")
     func = PrimFunc(

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from codegen.llvm import compile_kernel, parse_target
-from codegen.llvm.target import Target
+from codegen.llvm import compile_kernel, parse_cpu_target
+from codegen.llvm.target import CpuTarget
 from ir.tir.expr import Buffer, IntImm, Load, PrimExpr, Var, const, logical_and, ne, select
 from ir.tir.stmt import For, PrimFunc, Store
 from tests.codegen.llvm.kernels import random_array
@@ -84,7 +84,7 @@ def check(
     func: PrimFunc,
     data: np.ndarray[Any, Any],
     expected: np.ndarray[Any, Any],
-    target: Target | None = None,
+    target: CpuTarget | None = None,
 ) -> str:
     """Run `func` on `data` placed against a faulting page on each side in turn, compare
     with `expected`, and return the optimised LLVM IR."""
@@ -123,7 +123,7 @@ def test_strided_load_other_dtypes(dtype: str, masked: bool) -> None:
 @pytest.mark.parametrize("step", [3, -2])
 def test_strided_load_on_narrow_vector_registers(step: int, masked: bool) -> None:
     # 128-bit registers hold 4 floats: the span is read in many small chunks.
-    target = parse_target("llvm -mcpu=x86-64 -num-cores=1")
+    target = parse_cpu_target("llvm -mcpu=x86-64 -num-cores=1")
     func, data, expected = strided_read(step, 16, "float32", masked)
     check(func, data, expected, target)
 

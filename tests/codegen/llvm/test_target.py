@@ -7,7 +7,7 @@ import os
 import pytest
 
 from codegen.errors import TargetError
-from codegen.llvm import host_target, parse_target
+from codegen.llvm import host_target, parse_cpu_target
 
 
 def test_host_target_prints_like_tvm() -> None:
@@ -19,15 +19,15 @@ def test_host_target_prints_like_tvm() -> None:
 
 
 def test_llvm_alone_means_the_host() -> None:
-    assert parse_target("llvm") == host_target()
-    assert parse_target(str(host_target())) == host_target()
+    assert parse_cpu_target("llvm") == host_target()
+    assert parse_cpu_target(str(host_target())) == host_target()
 
 
 def test_options_are_parsed() -> None:
-    target = parse_target("llvm -mcpu=znver4 -num-cores=8 -mattr=-avx512f,+fma")
+    target = parse_cpu_target("llvm -mcpu=znver4 -num-cores=8 -mattr=-avx512f,+fma")
     assert (target.mcpu, target.num_cores, target.mattr) == ("znver4", 8, ("-avx512f", "+fma"))
     assert str(target) == "llvm -mcpu=znver4 -num-cores=8 -mattr=-avx512f,+fma"
-    assert parse_target(str(target)) == target
+    assert parse_cpu_target(str(target)) == target
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ def test_options_are_parsed() -> None:
     ],
 )
 def test_vector_bits(text: str, bits: int) -> None:
-    assert parse_target(text).vector_bits == bits
+    assert parse_cpu_target(text).vector_bits == bits
 
 
 def test_host_vector_bits_follow_detected_features() -> None:
@@ -68,4 +68,4 @@ def test_host_vector_bits_follow_detected_features() -> None:
 )
 def test_bad_target_strings_say_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(TargetError, match=message):
-        parse_target(text)
+        parse_cpu_target(text)

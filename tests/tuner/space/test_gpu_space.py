@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.cuda import CudaTarget, build_cuda
+from codegen.target import parse_target
 from ir.graph.nodes import Call, Constant, Expr, Function, Var, call
 from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.passes.infer_type import infer_type
@@ -201,7 +202,7 @@ def test_the_same_seed_gives_the_same_traces_and_decisions_round_trip() -> None:
 
 def test_the_target_kind_selects_the_space() -> None:
     program = workloads()["matmul"].program()
-    gpu = search_space_for(program, "cuda -arch=sm_80 -max_threads_per_block=256")
+    gpu = search_space_for(program, parse_target("cuda -arch=sm_80 -max_threads_per_block=256"))
     assert isinstance(gpu, GpuSearchSpace)
     assert gpu.limits.max_threads_per_block == 256
-    assert isinstance(search_space_for(program, "llvm"), SearchSpace)
+    assert isinstance(search_space_for(program, parse_target("llvm")), SearchSpace)
