@@ -2,7 +2,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install native clean-native test lint format bench bench-service gpu-bundle gpu-rehearsal \
+.PHONY: install native clean-native test lint format bench bench-service bench-zoo gpu-bundle gpu-rehearsal \
 	gpu-check golden demo clean
 
 install: $(STAMP) native
@@ -60,6 +60,17 @@ bench: install
 	$(PY) bench/tuning_curves.py --trials 256 --keep-records build/curve-records
 	$(PY) bench/cost_model_accuracy.py build/curve-records
 	$(PY) bench/record_fidelity.py build/curve-records
+
+# The model zoo (bench/zoo.py): real PyTorch exports against ONNX Runtime and OpenVINO. Its
+# own venv holds torch (CPU kernels; on x86_64 pip takes torch 2.14.1 with torchvision
+# 0.29.1), transformers and openvino beside this project, installed editable.
+ZOO_VENV := .zoo-venv
+ZOO_ARGS ?=
+bench-zoo: install
+	test -x $(ZOO_VENV)/bin/autotune || { python3 -m venv $(ZOO_VENV) && \
+		$(ZOO_VENV)/bin/pip install -e . torch==2.14.1 torchvision==0.29.1 transformers \
+		openvino onnxruntime onnxscript; }
+	$(ZOO_VENV)/bin/python bench/zoo.py $(ZOO_ARGS)
 
 # Service under load: 8 simulated workers + 50 polling clients, on SQLite and PostgreSQL.
 bench-service: install

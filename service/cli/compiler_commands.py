@@ -7,10 +7,13 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ir.frontend.onnx.bindings import parse_shape_bindings
 from service.cli.errors import CliError
+
+if TYPE_CHECKING:
+    from codegen.profile import ModelProfile
 
 TUNE_BATCH_SIZE = 16  # `autotune tune --batch-size` default (TuneOptions')
 
@@ -53,6 +56,17 @@ def register(commands: Any) -> None:
     )
     run.add_argument("--output", metavar="OUT.npz", help="save the outputs")
     run.add_argument("--bench", type=int, metavar="N", help="time N runs, print the median")
+    run.add_argument(
+        "--profile",
+        type=int,
+        nargs="?",
+        const=20,
+        metavar="N",
+        help=(
+            "time each kernel over N runs (default 20): its share of the inference, GFLOPS, "
+            "GB/s and how far it is from this host's measured rooflines, biggest first"
+        ),
+    )
     run.add_argument(
         "--records",
         metavar="RUN.jsonl",
@@ -149,12 +163,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
     inputs = parse_input_files(args.input)
+    profile: ModelProfile | None = None
     path = Path(args.model)
     if not path.is_file():
         raise CliError(f"no such file: {path}")
     target = args.target or "llvm"
     if target.split()[:1] not in (["llvm"], ["cuda"]):
         raise CliError(f"--target {target!r}: expected llvm (this CPU) or cuda -arch=sm_XX")
+    if args.profile is not None and (is_artifact(path) or target.startswith("cuda")):
+        raise CliError(
+            "--profile times the kernels of an ONNX model compiled here for this CPU; "
+            "an artifact or a GPU run cannot be profiled kernel by kernel"
+        )
     if is_artifact(path):
         if args.records or args.shape or args.target:
             raise CliError(
@@ -193,6 +213,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
         compile_s = time.perf_counter() - start
         result = run_model(model, inputs, args.bench or 0, compile_s)
+        if args.profile is not None:
+            from codegen.profile import profile_model
+
+            try:
+                profile = profile_model(model, inputs, args.profile)
+            except ValueError as err:
+                raise CliError(str(err)) from None
         if records is not None:
             result = replace(result, tuned_kernels=sum(task.hit for task in model.coverage))
             for line in records_report(Path(args.records), records, target_text, model.coverage):
@@ -200,7 +227,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.output:
         save_outputs(Path(args.output), result.outputs)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        data = result.to_json()
+        if profile is not None:
+            data["profile"] = profile.to_json()
+        print(json.dumps(data, indent=2))
         return 0
     for index, output in enumerate(result.outputs):
         shape = "x".join(str(d) for d in output.shape) or "scalar"
@@ -211,6 +241,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"compiled {result.kernels} kernels in {result.compile_s:.1f} s")
     if result.median_latency_s is not None:
         print(f"median latency over {args.bench} runs: {result.median_latency_s * 1e3:.2f} ms")
+    if profile is not None:
+        print("\n".join(profile.table()))
     return 0
 
 

@@ -1,0 +1,262 @@
+"""Where a compiled model's time goes: each fused function's share of an inference, its
+arithmetic rate and memory traffic, and how far it is from this host's rooflines.
+
+The rooflines are measured on the host, not looked up in a table: the compute roof is the
+rate of a large float32 matrix product through numpy's BLAS; the bandwidth roofs are the
+rates of parallel copies compiled by this code generator for the model's target, of a few
+footprints from cache-sized to far beyond the last cache level (a cache-aware roofline: a
+kernel is held to the bandwidth a copy of its footprint reaches). A kernel's attainable
+rate is min(compute roof, arithmetic intensity x bandwidth roof); its efficiency is the
+share of that it reached. A kernel's traffic counts the bytes of the arrays it reads and
+writes once each: a lower bound on what it moves.
+"""
+
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from codegen.executor import CompiledModel
+from codegen.llvm import CpuTarget, compile_kernel
+from codegen.runtime.loader import aligned_empty
+from ir.graph.summary import function_flops
+from ir.lower import lower
+from ir.schedule.default import default_schedule
+from ir.te.program import TEProgram
+from ir.te.tensor import compute, placeholder
+
+ROOF_MATMUL_SIZE = 2048  # float32 matrix product whose rate is the compute roof
+# Copies whose footprints (bytes read + written) bound the bandwidth roofs: within a core's
+# L2, within a last-level cache, and far beyond any cache.
+ROOF_COPY_FOOTPRINTS = (1 << 19, 1 << 23, 1 << 28)
+ROOF_REPEATS = 5
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """This host's measured peak rates: float32 GFLOPS, and GB/s by footprint (bytes read
+    and written by a kernel, ascending; the last one holds for any larger footprint)."""
+
+    peak_gflops: float
+    bandwidth_gbs: tuple[tuple[int, float], ...]
+
+    def gbs_at(self, nbytes: int) -> float:
+        """The bandwidth roof of a kernel whose arrays take `nbytes`."""
+        for footprint, gbs in self.bandwidth_gbs:
+            if nbytes <= footprint:
+                return gbs
+        return self.bandwidth_gbs[-1][1]
+
+    @property
+    def memory_gbs(self) -> float:
+        """The bandwidth of data far beyond any cache (main memory)."""
+        return self.bandwidth_gbs[-1][1]
+
+    def attainable_gflops(self, flops: int, nbytes: int) -> float:
+        """The roofline model's bound on a kernel of `flops` over `nbytes` of traffic."""
+        if nbytes <= 0:
+            return self.peak_gflops
+        return min(self.peak_gflops, flops / nbytes * self.gbs_at(nbytes))
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {
+            "peak_gflops": self.peak_gflops,
+            "bandwidth_gbs": [{"footprint_bytes": b, "gbs": gbs} for b, gbs in self.bandwidth_gbs],
+        }
+
+
+def _best_seconds(run: Any, repeats: int = ROOF_REPEATS) -> float:
+    run()  # warm up
+    costs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        costs.append(time.perf_counter() - start)
+    return min(costs)
+
+
+def _copy_gbs(target: CpuTarget, footprint: int) -> float:
+    """GB/s of a parallel float32 copy compiled for `target` whose arrays take
+    `footprint` bytes (read once, written once)."""
+    floats = footprint // 8
+    source = placeholder((floats,), "float32", "source")
+    copied = compute((floats,), lambda i: source[i], name="copied")
+    program = TEProgram("roofline_copy", (source,), (copied,))
+    kernel = compile_kernel(lower(default_schedule(program, target.hardware)), target)
+    data = aligned_empty((floats,), np.float32)
+    data[:] = 1.0
+    out = aligned_empty((floats,), np.float32)
+    turns = max(1, (1 << 26) // footprint)  # a short copy is timed many times over
+
+    def copies() -> None:
+        for _ in range(turns):
+            kernel(data, out)
+
+    return footprint * turns / _best_seconds(copies) / 1e9
+
+
+@functools.cache
+def measure_roofline(target: CpuTarget) -> Roofline:
+    """The compute and bandwidth roofs of this host, measured once per process (about a
+    second): numpy's BLAS on a float32 matrix product, and parallel copies compiled for
+    `target` (its cores) at each of ROOF_COPY_FOOTPRINTS."""
+    size = ROOF_MATMUL_SIZE
+    rng = np.random.default_rng(0)
+    lhs = rng.standard_normal((size, size), dtype=np.float32)
+    rhs = rng.standard_normal((size, size), dtype=np.float32)
+    product = np.empty((size, size), np.float32)
+    matmul_s = _best_seconds(lambda: np.matmul(lhs, rhs, out=product))
+    bandwidth = tuple((b, _copy_gbs(target, b)) for b in ROOF_COPY_FOOTPRINTS)
+    return Roofline(peak_gflops=2 * size**3 / matmul_s / 1e9, bandwidth_gbs=bandwidth)
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """One distinct kernel's part of an inference (all its calls together)."""
+
+    name: str  # the fused function's name
+    symbol: str  # the kernel's symbol (unique in the model)
+    calls: int
+    seconds: float  # per inference: the sum of its calls' median times
+    flops: int  # per inference
+    nbytes: int  # per inference: bytes of the arrays its calls read and write
+    share: float  # of the sum of every kernel's seconds
+    tuned: bool  # compiled from a tuned record (else the default schedule)
+
+    @property
+    def gflops(self) -> float:
+        """Achieved float operations per second, in GFLOPS."""
+        return self.flops / self.seconds / 1e9 if self.seconds > 0 else 0.0
+
+    @property
+    def gbs(self) -> float:
+        """Achieved traffic (lower bound), in GB/s."""
+        return self.nbytes / self.seconds / 1e9 if self.seconds > 0 else 0.0
+
+    def efficiency(self, roofline: Roofline) -> float:
+        """The share of the roofline's bound this kernel reached (of the bandwidth roof
+        for a kernel without arithmetic, such as a layout transform)."""
+        if self.flops == 0:
+            return self.gbs / roofline.gbs_at(self.nbytes)
+        return self.gflops / roofline.attainable_gflops(self.flops, self.nbytes)
+
+    def to_json(self, roofline: Roofline) -> dict[str, Any]:
+        """Plain JSON data, with the rates and the efficiency against `roofline`."""
+        return {
+            "name": self.name,
+            "symbol": self.symbol,
+            "calls": self.calls,
+            "ms": self.seconds * 1e3,
+            "share": self.share,
+            "flops": self.flops,
+            "bytes": self.nbytes,
+            "gflops": self.gflops,
+            "gbs": self.gbs,
+            "roofline_efficiency": self.efficiency(roofline),
+            "tuned": self.tuned,
+        }
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """A model's inference, kernel by kernel, biggest share first."""
+
+    latency_s: float  # median of whole inferences
+    kernels: tuple[KernelProfile, ...]
+    roofline: Roofline
+    runs: int
+
+    @property
+    def kernel_seconds(self) -> float:
+        """The sum of every kernel's time: the inference less what runs between kernels."""
+        return sum(kernel.seconds for kernel in self.kernels)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {
+            "latency_ms": self.latency_s * 1e3,
+            "kernels_ms": self.kernel_seconds * 1e3,
+            "runs": self.runs,
+            "roofline": self.roofline.to_json(),
+            "kernels": [kernel.to_json(self.roofline) for kernel in self.kernels],
+        }
+
+    def table(self, top: int | None = None) -> list[str]:
+        """The profile as text lines: a header, then a row per kernel."""
+        roof = self.roofline
+        lines = [
+            f"inference {self.latency_s * 1e3:.3f} ms (median of {self.runs}); kernels "
+            f"{self.kernel_seconds * 1e3:.3f} ms; host roofs {roof.peak_gflops:.0f} GFLOPS, "
+            + ", ".join(
+                f"{gbs:.0f} GB/s to {b >> 20 or b >> 10}" + ("MiB" if b >> 20 else "KiB")
+                for b, gbs in roof.bandwidth_gbs
+            ),
+            f"{'share':>6} {'ms':>8} {'calls':>5} {'GFLOPS':>8} {'GB/s':>7} {'roof':>5}  kernel",
+        ]
+        for kernel in self.kernels[:top]:
+            mark = " (tuned)" if kernel.tuned else ""
+            lines.append(
+                f"{kernel.share:6.1%} {kernel.seconds * 1e3:8.3f} {kernel.calls:5d} "
+                f"{kernel.gflops:8.1f} {kernel.gbs:7.1f} {kernel.efficiency(roof):5.0%}  "
+                f"{kernel.name}{mark}"
+            )
+        left = len(self.kernels) - len(self.kernels[:top])
+        if left > 0:
+            lines.append(f"... and {left} more kernels")
+        return lines
+
+
+def profile_model(
+    model: CompiledModel,
+    inputs: Mapping[str, np.ndarray],
+    runs: int = 20,
+    roofline: Roofline | None = None,
+) -> ModelProfile:
+    """Profile `runs` inferences of `model` on `inputs` (checked), after one to warm up:
+    each kernel call timed in sequence, as it runs in the model; the median per call."""
+    if runs < 1:
+        raise ValueError(f"--profile needs at least one run, got {runs}")
+    roofline = roofline or measure_roofline(model.target)
+    bound = model.bind(inputs)
+    per_call: list[list[float]] = [[] for _ in bound.calls]
+    inference: list[float] = []
+    for run in range(runs + 1):
+        started = time.perf_counter()
+        for costs, call in zip(per_call, bound.calls, strict=True):
+            start = time.perf_counter()
+            call()
+            costs.append(time.perf_counter() - start)
+        if run:
+            inference.append(time.perf_counter() - started)
+    planned = {kernel.symbol: kernel for kernel in model.plan.kernels}
+    totals: dict[str, list[float]] = {}  # symbol -> [calls, seconds, flops, bytes]
+    for costs, call in zip(per_call, bound.calls, strict=True):
+        kernel = planned[call.name]
+        entry = totals.setdefault(call.name, [0, 0.0, 0, 0])
+        entry[0] += 1
+        entry[1] += statistics.median(costs[1:])
+        entry[2] += function_flops(kernel.function)
+        entry[3] += sum(array.nbytes for array in call.arrays)
+    whole = sum(entry[1] for entry in totals.values()) or 1.0
+    kernels = [
+        KernelProfile(
+            name=planned[symbol].coverage.task,
+            symbol=symbol,
+            calls=int(calls),
+            seconds=seconds,
+            flops=int(flops),
+            nbytes=int(nbytes),
+            share=seconds / whole,
+            tuned=planned[symbol].coverage.hit,
+        )
+        for symbol, (calls, seconds, flops, nbytes) in totals.items()
+    ]
+    kernels.sort(key=lambda kernel: -kernel.seconds)
+    return ModelProfile(statistics.median(inference), tuple(kernels), roofline, runs)
