@@ -19,6 +19,7 @@ import numpy as np
 from codegen.aot.plan import KernelBackend, ModelPlan, cpu_default, plan_model_with
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.llvm import CompiledKernel, CpuTarget, compile_kernel, host_target
+from codegen.llvm.jit import BoundKernel
 from codegen.runtime.loader import aligned_empty
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
@@ -33,15 +34,16 @@ class InputError(AutotuneError):
 @dataclass(frozen=True)
 class KernelCall:
     """One kernel call of an inference: the kernel and the arrays it is called with
-    (inputs, then outputs), bound to one run's model inputs and outputs."""
+    (inputs, then outputs), bound to one run's model inputs and outputs (checked once)."""
 
     name: str
     kernel: CompiledKernel
     arrays: tuple[np.ndarray, ...]
+    bound: BoundKernel
 
     def __call__(self) -> None:
         """Run the kernel on its arrays."""
-        self.kernel(*self.arrays)
+        self.bound()
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,8 @@ class CompiledModel:
         for step in self.plan.steps:
             kernel = self.plan.kernels[step.kernel].code
             values = (*step.args, *step.outputs)
-            calls.append(KernelCall(kernel.name, kernel, tuple(arrays[v] for v in values)))
+            bound = tuple(arrays[v] for v in values)
+            calls.append(KernelCall(kernel.name, kernel, bound, kernel.bind(*bound)))
         copies = [(arrays[value], position) for value, position in self.plan.copies]
         return BoundRun(calls, outputs, copies, self.function.body.checked_type)
 
@@ -132,7 +135,7 @@ class CompiledModel:
         """Run the model; returns an array, or a tuple of arrays for tuple outputs."""
         bound = self.bind(inputs)
         for call in bound.calls:
-            call()
+            call.bound()
         return bound.finish()
 
     @property

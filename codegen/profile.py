@@ -3,9 +3,12 @@ arithmetic rate and memory traffic, and how far it is from this host's rooflines
 
 The rooflines are measured on the host, not looked up in a table: the compute roof is the
 rate of a large float32 matrix product through numpy's BLAS; the bandwidth roofs are the
-rates of parallel copies compiled by this code generator for the model's target, of a few
-footprints from cache-sized to far beyond the last cache level (a cache-aware roofline: a
-kernel is held to the bandwidth a copy of its footprint reaches). A kernel's attainable
+rates of copies of a few footprints, from cache-sized to far beyond the last cache level
+(a cache-aware roofline: a kernel is held to the bandwidth a copy of its footprint
+reaches). Beyond the caches that is a parallel copy compiled by this code generator for
+the model's target; within them, where a parallel loop's start costs as much as the copy,
+the better of that and a one-core copy (numpy's) times the target's cores, since each core
+has its own caches. A kernel's attainable
 rate is min(compute roof, arithmetic intensity x bandwidth roof); its efficiency is the
 share of that it reached. A kernel's traffic counts the bytes of the arrays it reads and
 writes once each: a lower bound on what it moves.
@@ -102,6 +105,21 @@ def _copy_gbs(target: CpuTarget, footprint: int) -> float:
     return footprint * turns / _best_seconds(copies) / 1e9
 
 
+def _one_core_copy_gbs(footprint: int) -> float:
+    """GB/s of numpy copying float32 arrays of `footprint` bytes (read and written) on
+    one core."""
+    floats = footprint // 8
+    data = np.ones(floats, np.float32)
+    out = np.empty_like(data)
+    turns = max(1, (1 << 26) // footprint)
+
+    def copies() -> None:
+        for _ in range(turns):
+            np.copyto(out, data)
+
+    return footprint * turns / _best_seconds(copies) / 1e9
+
+
 @functools.cache
 def measure_roofline(target: CpuTarget) -> Roofline:
     """The compute and bandwidth roofs of this host, measured once per process (about a
@@ -113,8 +131,12 @@ def measure_roofline(target: CpuTarget) -> Roofline:
     rhs = rng.standard_normal((size, size), dtype=np.float32)
     product = np.empty((size, size), np.float32)
     matmul_s = _best_seconds(lambda: np.matmul(lhs, rhs, out=product))
-    bandwidth = tuple((b, _copy_gbs(target, b)) for b in ROOF_COPY_FOOTPRINTS)
-    return Roofline(peak_gflops=2 * size**3 / matmul_s / 1e9, bandwidth_gbs=bandwidth)
+    *cached, beyond = ROOF_COPY_FOOTPRINTS
+    bandwidth = [
+        (b, max(_copy_gbs(target, b), _one_core_copy_gbs(b) * target.num_cores)) for b in cached
+    ]
+    bandwidth.append((beyond, _copy_gbs(target, beyond)))
+    return Roofline(peak_gflops=2 * size**3 / matmul_s / 1e9, bandwidth_gbs=tuple(bandwidth))
 
 
 @dataclass(frozen=True)

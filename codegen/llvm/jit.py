@@ -96,6 +96,18 @@ class CompiledKernel:
 
     def __call__(self, *arrays: object) -> None:
         """Run the kernel on `arrays` (inputs, then outputs): numpy arrays, checked here."""
+        self._entry(*self._pointers(arrays))
+
+    def bind(self, *arrays: object) -> BoundKernel:
+        """The kernel bound to `arrays` (checked as a call checks them once): a call
+        without arguments that runs it on them again and again, at the cost of the bare
+        machine-code call. The bound call keeps the arrays alive; they must stay where
+        they are (not be resized)."""
+        return BoundKernel(self._entry, self._pointers(arrays), arrays)
+
+    def _pointers(self, arrays: tuple[object, ...]) -> list[int]:
+        """The data addresses of `arrays`; KernelArgumentError naming the argument when
+        one does not match its buffer."""
         expected = self._expected
         if len(arrays) != len(expected):
             names = ", ".join(buffer.name for buffer, _, _ in expected)
@@ -117,7 +129,7 @@ class CompiledKernel:
             pointers.append(_data_address(array))
         if len(set(pointers)) != len(pointers):
             self._check_distinct(arrays, pointers)
-        self._entry(*pointers)
+        return pointers
 
     def _check_distinct(self, arrays: tuple[object, ...], pointers: list[int]) -> None:
         """Reject two non-empty arguments that start at the same address: the kernel's
@@ -133,6 +145,21 @@ class CompiledKernel:
 
     def __repr__(self) -> str:
         return f"CompiledKernel({self.name}, target={self.target})"
+
+
+class BoundKernel:
+    """A compiled kernel bound to its checked arrays (`CompiledKernel.bind`)."""
+
+    __slots__ = ("_arrays", "_entry", "_pointers")
+
+    def __init__(self, entry: Any, pointers: list[int], arrays: tuple[object, ...]) -> None:
+        self._entry = entry
+        self._pointers = tuple(pointers)
+        self._arrays = arrays  # keeps the memory the pointers point into alive
+
+    def __call__(self) -> None:
+        """Run the kernel on its arrays."""
+        self._entry(*self._pointers)
 
 
 def _data_address(array: np.ndarray[Any, Any]) -> int:
