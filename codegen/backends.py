@@ -12,10 +12,11 @@ codegen may not import the tuner; the measurement child compiles a candidate by 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from codegen.aot.schedules import ScheduleChooser
 from codegen.cuda.target import CudaTarget
@@ -63,37 +64,22 @@ def _gpu_default(program: TEProgram, target: Target, constants: frozenset[str]) 
     return default_gpu_schedule(program, target.limits)
 
 
-def _cpu_artifact(
-    fn: Function,
-    target: Target,
-    out_dir: Path,
-    chooser: ScheduleChooser | None,
-    output_names: Sequence[str] | None,
-    model_sha256: str | None,
-) -> ArtifactResult:
-    from codegen.aot.build import build_model_artifact  # (not for a measurement child)
+def _builder(module: str, name: str) -> ArtifactBuilder:
+    """The artifact builder `module.name` (given the target of its own kind by the table),
+    imported when first used: a measurement child never builds artifacts."""
 
-    assert isinstance(target, CpuTarget)
-    return build_model_artifact(fn, target, out_dir, chooser, output_names, model_sha256)
+    def build(*arguments: Any) -> ArtifactResult:
+        built: ArtifactResult = getattr(importlib.import_module(module), name)(*arguments)
+        return built
+
+    return build
 
 
-def _gpu_artifact(
-    fn: Function,
-    target: Target,
-    out_dir: Path,
-    chooser: ScheduleChooser | None,
-    output_names: Sequence[str] | None,
-    model_sha256: str | None,
-) -> ArtifactResult:
-    from codegen.aot.cuda_build import build_cuda_artifact
-
-    assert isinstance(target, CudaTarget)
-    return build_cuda_artifact(fn, target, out_dir, chooser, output_names, model_sha256)
-
-
+_CPU_ARTIFACT = _builder("codegen.aot.build", "build_model_artifact")
+_GPU_ARTIFACT = _builder("codegen.aot.cuda_build", "build_cuda_artifact")
 BACKENDS: dict[str, Backend] = {
-    "llvm": Backend("llvm", False, True, True, _cpu_default, _cpu_artifact),
-    "cuda": Backend("cuda", True, False, False, _gpu_default, _gpu_artifact),
+    "llvm": Backend("llvm", False, True, True, _cpu_default, _CPU_ARTIFACT),
+    "cuda": Backend("cuda", True, False, False, _gpu_default, _GPU_ARTIFACT),
 }
 
 
