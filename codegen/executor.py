@@ -88,7 +88,7 @@ class CompiledModel:
         self.plan: ModelPlan[CompiledKernel] = plan_model_with(
             fn, backend, chooser or default_chooser
         )
-        self._weights = self.plan.weights.to_aligned_array()
+        self._weights = self.plan.weights.take_aligned_array()
         self._workspace = aligned_empty((max(1, self.plan.memory.workspace_bytes),), np.uint8)
         # Arrays of the values that stay put between runs (weights and intermediates).
         self._fixed: dict[int, np.ndarray] = {}

@@ -55,14 +55,18 @@ class WeightsBlob:
             position = offset + data.nbytes
         stream.write(bytes(self.padded_bytes - position))
 
-    def to_aligned_array(self) -> np.ndarray:
-        """The blob (see `write`) as a 64-byte aligned uint8 array, copied once."""
+    def take_aligned_array(self) -> np.ndarray:
+        """The blob (see `write`) as a 64-byte aligned uint8 array, copied once; the blob
+        lets go of its arrays (a model keeps its weights once, not twice) and holds none
+        afterwards."""
         from codegen.runtime.loader import aligned_empty
 
         blob = aligned_empty((self.padded_bytes,), np.uint8)
         blob[:] = 0
         for offset, data in self._arrays:
             blob[offset : offset + data.nbytes] = np.frombuffer(data.data.cast("B"), np.uint8)
+        self._arrays.clear()
+        self._offsets.clear()
         return blob
 
     def to_bytes(self) -> bytes:

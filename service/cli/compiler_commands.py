@@ -150,7 +150,9 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import time
 
+    from codegen.errors import TargetError
     from codegen.llvm import host_target
+    from codegen.target import target_kind
     from tuner.records import records_chooser
     from tuner.run_model import (
         is_artifact,
@@ -168,9 +170,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise CliError(f"no such file: {path}")
     target = args.target or "llvm"
-    if target.split()[:1] not in (["llvm"], ["cuda"]):
-        raise CliError(f"--target {target!r}: expected llvm (this CPU) or cuda -arch=sm_XX")
-    if args.profile is not None and (is_artifact(path) or target.startswith("cuda")):
+    try:
+        on_gpu = target_kind(target) == "cuda"
+    except TargetError as err:
+        raise CliError(f"--target {target!r}: {err}") from None
+    if args.profile is not None and (is_artifact(path) or on_gpu):
         raise CliError(
             "--profile times the kernels of an ONNX model compiled here for this CPU; "
             "an artifact or a GPU run cannot be profiled kernel by kernel"
@@ -181,9 +185,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 "--records, --shape and --target apply to ONNX models; an artifact is compiled"
             )
         result = run_artifact(path, inputs, args.bench or 0)
-    elif target.startswith("cuda"):
+    elif on_gpu:
         from codegen.cuda.target import resolve_cuda_target
-        from codegen.errors import TargetError
         from tuner.run_model import run_model_on_gpu
 
         try:
