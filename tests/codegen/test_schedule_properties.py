@@ -377,8 +377,9 @@ def check_schedule(workload: Workload, schedule: Schedule) -> bool:
         return False
     if _parallel_launches(schedule) > MAX_PARALLEL_LAUNCHES:
         return False  # it lowers; running it on a busy machine would be too slow
-    if any(step["kind"] == "bind" for step in schedule.trace.to_json()["steps"]):
-        # A GPU schedule: the CPU code generator refuses it, saying why.
+    if "bind(" in format_func(func):
+        # A GPU schedule: the CPU code generator refuses it, saying why. (A bind step
+        # whose stage was inlined afterwards leaves no bound loop: that runs on the CPU.)
         with pytest.raises(CodegenError, match="thread bindings are for GPU targets"):
             compile_kernel(func)
         return False
