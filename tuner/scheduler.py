@@ -1,7 +1,9 @@
 """The task scheduler: which task gets the next batch of trials (Ansor's, paper §6).
 
 The objective is the model's estimated latency, sum(weight_i x best_cost_i). Every task
-first gets one round (round-robin warm-up, skipping tasks restored from earlier records);
+first gets one round (warm-up, in order, skipping tasks restored from earlier records; the
+tuner's survey makes each task's default schedule that round, so the rounds after it
+already follow each task's share of the latency);
 afterwards each round goes to the task whose objective is predicted to drop fastest:
 
     grad_i = weight_i x (alpha x backward_i + (1 - alpha) x forward_i)

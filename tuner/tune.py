@@ -6,11 +6,13 @@ Step 1. Extract the tasks of the fused model; give each a search space, a search
 Step 2. Resume from the record log: candidates measured before count against the trial
         budget, seed the searches (never measured again: dedupe by candidate id) and
         train the cost model (records of every task of this model on this target).
-Step 3. Until the scheduler says stop: it picks a task, the task's search proposes a
-        batch, the measurer measures it (in a child process; a CPU batch's candidates
-        timed in turns, `MeasureOptions.in_turn`, with the task's default schedule
-        beside them), the records are appended to the log, and the cost model is
-        updated and the search told the costs, scaled to the default's first cost.
+Step 3. Each task's default schedule is measured (the survey: the scheduler then knows
+        every task's share of the latency). Until the scheduler says stop: it picks a
+        task, the task's search proposes a batch, the measurer measures it (in a child
+        process; a CPU batch's candidates timed in turns, `MeasureOptions.in_turn`, with
+        the task's default schedule beside them), the records are appended to the log,
+        and the cost model is updated and the search told the costs, scaled to the
+        default's first cost.
 Step 4. Re-measure the top candidates of each task (by their first measurement), its
         default schedule and the space's points nearest it with more repeats, once; the
         best is then declared among the re-measured candidates.
@@ -348,9 +350,9 @@ class _TuneLoop:
         # (seen on every repeat of two or three candidates in a row), misleading the
         # search and the cost model it trains.
         batch_options = replace(self.options.measure, in_turn=True)
-        measured = 0
         pace = _Pace()
         scheduler = self.scheduler
+        measured = self._survey(batch_options, pace, progress)
         while (chosen := scheduler.next_task()) is not None:
             batch_start = time.monotonic()
             run = self.runs[chosen]
@@ -376,6 +378,41 @@ class _TuneLoop:
             scheduler.update(chosen, len(traces), run.best_cost_s)
             if progress is not None:
                 progress(_progress(run, chosen, len(traces), scheduler, self.runs, self.started))
+        return measured
+
+    def _survey(
+        self,
+        options: MeasureOptions,
+        pace: _Pace,
+        progress: Callable[[TuneProgress], None] | None,
+    ) -> int:
+        """Step 3a: every task's default schedule measured first, one task at a time, so
+        that the scheduler knows each task's share of the model's latency before it gives
+        anything a round: the first rounds go to the biggest shares, not to the first tasks
+        in the model's order (under a time limit, those were all a model's budget reached).
+        A task whose default is already measured (resumed) is not measured again; one
+        without a default starts with the warm-up round instead. The number measured."""
+        measured = 0
+        scheduler = self.scheduler
+        for index, run in enumerate(self.runs):
+            default = run.default_trace
+            if default is None or run.default_id() in run.measured_ids:
+                continue
+            if scheduler.tasks[index].rounds:
+                continue  # (resumed)
+            if scheduler.remaining_trials <= 0 or scheduler.out_of_time():
+                break
+            started = time.monotonic()
+            results, _ = _measure(run, [default], self.target, options, self.store, self.measurer)
+            measured += 1
+            pace.note(1, time.monotonic() - started)
+            cost = _cost(results[0])
+            if run.default_cost_s is None:
+                run.default_cost_s = cost  # (the scale of the batches' costs)
+            self._learn(run, [default], [cost], None)
+            scheduler.update(index, 1, run.best_cost_s)
+            if progress is not None:
+                progress(_progress(run, index, 1, scheduler, self.runs, self.started))
         return measured
 
     @staticmethod

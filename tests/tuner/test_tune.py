@@ -94,10 +94,16 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
             measurer=measurer,
         )
 
-    # Step 1. Both tasks got their warm-up round of 8; every candidate is a record.
+    # Step 1. Each task's default schedule was measured first (the survey); then the
+    # task of the bigger share (weight x default cost) got the first round of 8, the
+    # other the 6 trials left. Every candidate is a record.
     assert result.measured == 16
-    assert [task.trials for task in result.tasks] == [8, 8]
-    assert [event.task_index for event in events] == [0, 1]
+    assert [(event.task_index, event.batch_trials) for event in events[:2]] == [(0, 1), (1, 1)]
+    shares = [event.task_best_cost_s for event in events[:2]]
+    assert all(share is not None for share in shares)
+    bigger = int(shares[1] > shares[0])  # type: ignore[operator]  (both tasks weigh 1)
+    assert (events[2].task_index, events[2].batch_trials) == (bigger, 8)
+    assert sum(event.batch_trials for event in events[3:]) == 6
     assert events[-1].total_trials == 16
     records = load_records(path)
     first_measurements = {r.candidate_id for r in records}
@@ -144,7 +150,7 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
         fn, "llvm", TuneOptions(16, batch_size=8, measure=FAST, search_options=SMALL_SEARCH), path
     )
     assert again.measured == 0 and again.remeasured == 0
-    assert [task.trials for task in again.tasks] == [8, 8]
+    assert [task.trials for task in again.tasks] == [task.trials for task in result.tasks]
     assert [task.best_cost_s for task in again.tasks] == [task.best_cost_s for task in result.tasks]
     assert len(load_records(path)) == len(records)
 
@@ -313,8 +319,9 @@ def test_a_time_limited_run_measures_a_small_first_batch(tmp_path: Path) -> None
             tmp_path / "r.jsonl",
             measurer=measurer,
         )
-    # The second batch is timed with the default beside its 4 candidates (calibration).
-    assert batches == [_Pace.FIRST_BATCH_UNDER_LIMIT, 4 + 1]
+    # The survey measures the default alone, which sets the pace; the next batch is timed
+    # with the default beside its 4 candidates (calibration), and the last trial is alone.
+    assert batches == [1, 4 + 1, 1]
 
 
 def test_warm_and_cold_records_are_never_compared(tmp_path: Path) -> None:
@@ -385,7 +392,7 @@ def test_a_slow_batch_is_ranked_on_the_default_schedules_scale(
 
     def measurer(inputs: Sequence[MeasureInput], options: MeasureOptions) -> list[MeasureResult]:
         batches.append([dict(i.trace_json) for i in inputs])
-        spell = 1.5 if len(batches) == 2 else 1.0
+        spell = 1.5 if len(batches) == 3 else 1.0
         return [MeasureResult("ok", (true_cost(i.trace_json) * spell,) * 3) for i in inputs]
 
     notified: list[tuple[list[Trace], list[float | None]]] = []
@@ -411,12 +418,12 @@ def test_a_slow_batch_is_ranked_on_the_default_schedules_scale(
         path,
         measurer=measurer,
     )
-    assert [len(b) for b in batches] == [6, 6 + 1]
-    assert batches[0][0] == default_json and batches[1][-1] == default_json
+    assert [len(b) for b in batches] == [1, 6 + 1, 5 + 1]  # the survey, then two batches
+    assert batches[0] == [default_json] and batches[2][-1] == default_json
     records = load_records(path)
-    assert len(records) == 12 and default_json not in [dict(r.trace) for r in records[6:]]
-    assert [r.median_cost_s for r in records[6:]] == pytest.approx(
-        [true_cost(dict(r.trace)) * 1.5 for r in records[6:]]
+    assert len(records) == 12 and default_json not in [dict(r.trace) for r in records[7:]]
+    assert [r.median_cost_s for r in records[7:]] == pytest.approx(
+        [true_cost(dict(r.trace)) * 1.5 for r in records[7:]]
     )
     # Both batches reach the search at the candidates' true costs.
     for traces, costs in notified:
@@ -448,7 +455,7 @@ def test_the_points_nearest_the_default_are_re_measured_even_when_first_measured
         for each in inputs:
             cost = 2e-3 + 1e-3 * random.Random(json.dumps(each.trace_json, sort_keys=True)).random()
             if each.trace_json == point.to_json():  # the fastest, but slow at first
-                cost = 1e-3 if len(batches) > 1 else 9e-3
+                cost = 1e-3 if len(batches) > 2 else 9e-3
             elif each.trace_json == default_json:  # slower than the others
                 cost = 4e-3
             results.append(MeasureResult("ok", (cost,) * 3))
@@ -462,8 +469,8 @@ def test_the_points_nearest_the_default_are_re_measured_even_when_first_measured
         path,
         measurer=measurer,
     )
-    first, remeasured = batches
-    assert point.to_json() in first and point.to_json() in remeasured
+    survey, first, remeasured = batches
+    assert survey == [default_json] and point.to_json() in first and point.to_json() in remeasured
     assert len(remeasured) == 2 + 2 and default_json in remeasured  # the top two, and those
     best = tuned_record(load_records(path), task.key, task.target)
     assert best is not None and dict(best.trace) == point.to_json()
@@ -481,7 +488,7 @@ def test_a_re_measurement_far_slower_than_the_first_is_measured_again(tmp_path: 
 
     def measurer(inputs: Sequence[MeasureInput], options: MeasureOptions) -> list[MeasureResult]:
         batches.append(len(inputs))
-        busy = 250.0 if len(batches) == 2 else 1.0  # the re-measurement's spell
+        busy = 250.0 if len(batches) == 3 else 1.0  # the re-measurement's spell
         results = []
         for each in inputs:
             cost = 1e-3 + 1e-4 * random.Random(json.dumps(each.trace_json, sort_keys=True)).random()
@@ -491,7 +498,7 @@ def test_a_re_measurement_far_slower_than_the_first_is_measured_again(tmp_path: 
     path = tmp_path / "records.jsonl"
     options = TuneOptions(6, batch_size=6, search="random", remeasure_top=2, calibrate=False)
     result = tune_model(fn, "llvm", options, path, measurer=measurer)
-    _first, remeasured, again = batches
+    _survey, _first, remeasured, again = batches
     assert again == remeasured  # every one of them ran 250x slower: measured again
     best = tuned_record(load_records(path), task.key, task.target)
     assert best is not None and best.median_cost_s < 1.2e-3
@@ -515,4 +522,4 @@ def test_calibration_can_be_turned_off(tmp_path: Path) -> None:
         tmp_path / "r.jsonl",
         measurer=measurer,
     )
-    assert sizes == [6, 6]
+    assert sizes == [1, 6, 5]  # the default alone first (the survey), never beside a batch
