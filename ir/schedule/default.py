@@ -10,7 +10,8 @@ Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is re
         reduction is computed per tile into a local accumulator, spatial tile innermost
         and vectorized, the other tile axis unrolled. A dense/matmul weight that is a
         constant input is repacked so the vectorized axis is contiguous. A depthwise
-        conv tiles rows x columns, its window unrolled.
+        conv tiles rows x columns, its window unrolled; in NCHW[b]c it tiles columns,
+        each a vector of the channel block.
 Step 3. An output whose producers are needed a row at a time (softmax's and layer_norm's
         statistics and exponentials: `row_producers`), when those reduce rows of at least
         four vectors (two where none computes a transcendental), runs its rows in
@@ -36,7 +37,15 @@ from ir.te.tensor import Tensor
 from ir.tir.expr import Call, Reduce, TensorRead, Var
 from ir.tir.visit import walk_expr
 
-GEMM_TAGS = ("conv2d", "conv2d_nchwc", "dense", "matmul", "batch_matmul")
+GEMM_TAGS = (
+    "conv2d",
+    "conv2d_nchwc",
+    "depthwise_conv2d_nchwc",
+    "dense",
+    "matmul",
+    "batch_matmul",
+)
+DEPTHWISE_ACCUMULATORS = 8  # vectors a blocked depthwise conv's column tile accumulates
 MIN_PARALLEL_WORK = 4096  # output elements x reduction size below which threads cost more
 MAX_UNROLLED_STEPS = 256  # vector statements a depthwise tile's unrolled window may make
 # A matrix product copies a right-hand input into column panels at run time (one pass over
@@ -378,6 +387,7 @@ class _DefaultScheduler:
                 continue
             if name.startswith("pad") and any(
                 sch.stages[reader].op.tag in GEMM_TAGS
+                and sch.stages[reader].op.tag != "depthwise_conv2d_nchwc"
                 and not is_depthwise_conv(sch.program, sch.stages[reader])
                 for reader in sch.readers(name)
             ):
@@ -565,12 +575,51 @@ class _DefaultScheduler:
         sch.vectorize(anchor, lkb)
         return {output, anchor}
 
+    def tile_depthwise_blocked(self, output: str, anchor: str) -> set[str]:
+        """Depthwise conv in NCHW[b]c: a block of channels is one vector (or several), a
+        tile of output columns accumulated in registers; each (ry, rx) step loads one
+        weight vector and one input vector per column. Rows of channel blocks run in
+        parallel."""
+        sch = self.schedule
+        n, k, y, x, c = (axis.name for axis in sch.stages[output].op.axes)
+        width, block = sch.stages[output].op.shape[3:]
+        lanes = self.hardware.lanes(sch.stages[output].op.dtype)
+        per_block = -(-block // lanes)
+        col_tile = min(width, max(1, DEPTHWISE_ACCUMULATORS // per_block))
+        x_outer, x_inner = sch.split(output, x, factor=col_tile)
+        sch.reorder(output, n, k, y, x_outer, x_inner, c)
+        fused = sch.fuse(output, sch.fuse(output, n, k), y)
+        self._parallel(output, fused, sch.stages[anchor])
+        self._vectorize_block(output, c, block, lanes)
+        sch.compute_at(anchor, output, x_outer)
+        local = sch.stages[anchor]
+        ln, lk, ly, lx, lc = (axis.name for axis in local.op.axes)
+        reduces = [axis.name for axis in local.op.reduce_axes]
+        sch.reorder(anchor, ln, lk, ly, *reduces, lx, lc)
+        window = math.prod(axis.extent for axis in local.op.reduce_axes)
+        unrolled = reduces if window * col_tile * per_block <= MAX_UNROLLED_STEPS else []
+        for axis in (*unrolled, lx):
+            sch.unroll(anchor, axis)
+        self._vectorize_block(anchor, lc, block, lanes)
+        return {output, anchor}
+
+    def _vectorize_block(self, stage: str, axis: str, block: int, lanes: int) -> None:
+        """Vectorize a channel block axis: whole, or in unrolled vectors of `lanes`."""
+        if block > lanes and block % lanes == 0:
+            outer, inner = self.schedule.split(stage, axis, factor=lanes)
+            self.schedule.unroll(stage, outer)
+            self.schedule.vectorize(stage, inner)
+        else:
+            self.schedule.vectorize(stage, axis)
+
     def tile_gemm(self, output: str, anchor: str) -> set[str]:
         sch = self.schedule
         if output == anchor:
             anchor = sch.cache_write(output, "local")
         if sch.stages[anchor].op.tag == "conv2d_nchwc":
             return self.tile_conv_blocked(output, anchor)
+        if sch.stages[anchor].op.tag == "depthwise_conv2d_nchwc":
+            return self.tile_depthwise_blocked(output, anchor)
         channel_lanes = channel_vector_lanes(
             sch.program, sch.stages[anchor], self.hardware, self.constant_inputs
         )

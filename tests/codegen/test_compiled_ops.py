@@ -321,6 +321,39 @@ def test_depthwise_conv_inlines_its_padding_and_unrolls_its_window(
     _compile_and_check(fn, {"x": data}, f"conv2d {weight_shape} of {groups} groups")
 
 
+@pytest.mark.parametrize(
+    ("data_shape", "kernel", "stride", "vector_bytes"),
+    [
+        ((1, 3, 14, 14, 16), 3, 1, 64),  # a block is one vector
+        ((1, 2, 15, 13, 16), 3, 2, 32),  # a block is two vectors (AVX2)
+        ((1, 1, 9, 20, 8), 5, 1, 32),  # a column tail
+    ],
+)
+def test_blocked_depthwise_conv_vectorizes_its_block_over_inlined_padding(
+    data_shape: tuple[int, ...], kernel: int, stride: int, vector_bytes: int
+) -> None:
+    """In NCHW[b]c a depthwise conv's block of channels is its vector: columns tiled in
+    registers, the window unrolled, the padding inlined (its condition is the same for
+    every lane: no masked loads)."""
+    blocks, block = data_shape[1], data_shape[4]
+    data = _normal(*data_shape)
+    weight = _normal(blocks, kernel, kernel, block, scale=0.3)
+    pad = kernel // 2
+    fn = _constant_weight_graph(
+        "nn.depthwise_conv2d_nchwc", data, weight, padding=(pad,) * 4, strides=(stride, stride)
+    )
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=vector_bytes, num_cores=2)
+    schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
+    assert schedule.stages["pad"].attach.kind == "inline"
+    local = schedule.stages["depthwise_conv2d_nchwc_local"].annotations
+    vectorized = [axis for axis, kind in local.items() if kind == "vectorize"]
+    assert vectorized == (["c"] if block * 4 == vector_bytes else ["c_i"])
+    assert {"ry", "rx", "x"} <= {axis for axis, kind in local.items() if kind == "unroll"}
+    _compile_and_check(fn, {"x": data}, f"depthwise conv2d_nchwc {data_shape} by {kernel}")
+
+
 def test_kernels_for_amd_avx2_cpus_use_no_sse4a() -> None:
     """For znver1-3, LLVM builds the lane masks of AVX2 masked loads with SSE4a's INSERTQ,
     and a depthwise conv over its inlined padding ran 5-16x slower with it on a Zen 3 host:

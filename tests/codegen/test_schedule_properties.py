@@ -89,6 +89,13 @@ def _conv(stride: int, groups: int = 1, bias_relu: bool = False) -> Function:
     return _primitive(params, body)
 
 
+def _depthwise_blocked(stride: int) -> Function:
+    data = _var("x", 1, 2, 9, 10, 8)
+    weight = _var("w", 2, 3, 3, 8)
+    conv = call("nn.depthwise_conv2d_nchwc", data, weight, strides=(stride, stride), padding=(1, 1))
+    return _primitive([data, weight], conv)
+
+
 @cache
 def workloads() -> dict[str, Workload]:
     """The workloads (built once; a TE program is made fresh for each schedule)."""
@@ -101,6 +108,7 @@ def workloads() -> dict[str, Workload]:
         Workload("conv2d_stride1", _conv(1), ("p1",)),
         Workload("conv2d_stride2", _conv(2), ("p1",)),
         Workload("depthwise_conv2d", _conv(1, groups=8), ("p1",)),
+        Workload("depthwise_conv2d_nchwc", _depthwise_blocked(2), ("p1",)),
         Workload(
             "max_pool2d", _primitive([pool_data], call("nn.max_pool2d", pool_data, **pool)), ()
         ),

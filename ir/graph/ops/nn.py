@@ -247,6 +247,72 @@ def _conv2d_nchwc_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs)
     return 2 * out_type.size * in_blocks * in_block * kernel_h * kernel_w
 
 
+# --- nn.depthwise_conv2d_nchwc: depthwise convolution on blocked channels ----------------
+
+
+def _depthwise_nchwc_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    op = "nn.depthwise_conv2d_nchwc"
+    data, weight = tensor_args(arg_types, op)
+    dtype = same_dtype([data, weight], op)
+    if data.ndim != 5 or weight.ndim != 4:
+        raise TypeInferenceError(
+            f"{op}: data (shape {data.shape}) must be 5-D NCHW[b]c and weight "
+            f"(shape {weight.shape}) 4-D C[b]HWc"
+        )
+    blocks, kernel_h, kernel_w, block = weight.shape
+    if (data.shape[1], data.shape[4]) != (blocks, block):
+        raise TypeInferenceError(
+            f"{op}: weight (shape {weight.shape}) has {blocks} blocks of {block} channels, "
+            f"data (shape {data.shape}) {data.shape[1]} of {data.shape[4]}"
+        )
+    out_h, out_w = _conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
+    return TensorType((data.shape[0], blocks, out_h, out_w, block), dtype)
+
+
+def _depthwise_nchwc_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """The NCHW depthwise convolution of the unblocked operands, blocked again."""
+    data, weight = inputs
+    blocks, kernel_h, kernel_w, block = weight.shape
+    plain_weight = weight.transpose(0, 3, 1, 2).reshape(blocks * block, 1, kernel_h, kernel_w)
+    attrs = Attrs({**attrs, "groups": blocks * block})
+    return block_channels(conv2d_reference([unblock_channels(data), plain_weight], attrs), block)
+
+
+def _depthwise_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """out[n, k, y, x, c] = sum over (ry, rx) of pad[n, k, y', x', c] * weight[k, ry, rx, c]."""
+    data, weight = inputs
+    op = "nn.depthwise_conv2d_nchwc"
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = _conv2d_geometry(
+        attrs, op
+    )
+    out = tensor_out(out_type, op)
+    _, kernel_h, kernel_w, _ = weight.shape
+    padded = pad_stage(data, (0, 0, top, left, 0), (0, 0, bottom, right, 0), 0)
+    ry = reduce_axis(kernel_h, "ry")
+    rx = reduce_axis(kernel_w, "rx")
+
+    def body(n: PrimExpr, k: PrimExpr, y: PrimExpr, x: PrimExpr, c: PrimExpr) -> PrimExpr:
+        row = y * stride_h + ry.var * dil_h
+        col = x * stride_w + rx.var * dil_w
+        return sum_reduce(padded[n, k, row, col, c] * weight[k, ry, rx, c], [ry, rx])
+
+    conv = compute(
+        out.shape,
+        body,
+        name="depthwise_conv2d_nchwc",
+        tag="depthwise_conv2d_nchwc",
+        attrs={"weight_input": 1},
+    )
+    return check_output(conv, out, op)
+
+
+def _depthwise_nchwc_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    weight = tensor_arg(arg_types, 1, "nn.depthwise_conv2d_nchwc")
+    assert isinstance(out_type, TensorType)
+    _, kernel_h, kernel_w, _ = weight.shape
+    return 2 * out_type.size * kernel_h * kernel_w
+
+
 # --- matrix products ---------------------------------------------------------------------
 
 
@@ -727,6 +793,21 @@ OPS: tuple[OpDef, ...] = (
         doc=(
             "2-D convolution on blocked channels: NCHW[bi]c (or NCHW) data x OIHW[bi]i[bo]o "
             "weight -> NCHW[bo]c; what BlockChannels makes of nn.conv2d on CPUs"
+        ),
+        input_names=("data", "weight"),
+    ),
+    OpDef(
+        name="nn.depthwise_conv2d_nchwc",
+        pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+        num_inputs=2,
+        attrs={"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1)},
+        type_relation=_depthwise_nchwc_relation,
+        reference=_depthwise_nchwc_reference,
+        te_compute=_depthwise_nchwc_te,
+        flops=_depthwise_nchwc_flops,
+        doc=(
+            "depthwise 2-D convolution on blocked channels: NCHW[b]c data x C[b]HWc weight "
+            "-> NCHW[b]c; what BlockChannels makes of a depthwise nn.conv2d on CPUs"
         ),
         input_names=("data", "weight"),
     ),

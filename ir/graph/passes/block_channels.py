@@ -14,7 +14,10 @@ Step 1. Every `nn.conv2d` with a constant weight and one group becomes `nn.conv2
         Data that is not blocked is read in NCHW directly (a 3-channel image, say).
 Step 2. Blocked values flow on through elementwise ops (per-channel constants such as a
         folded batch norm's scale and shift are re-laid out to match), channel
-        concatenations of equally blocked inputs, and 2-D pooling.
+        concatenations of equally blocked inputs, 2-D pooling, and depthwise convs
+        (`nn.depthwise_conv2d_nchwc`, the weight re-laid out to C[b]HWc: each block of
+        channels one vector, no transform around the conv as MobileNets and
+        EfficientNets had before each one of them).
 Step 3. Any other consumer, and the function's result, gets the value back in NCHW
         through a transpose + reshape (+ a slice dropping padding channels), made once
         per value and fused like any other injective op. Padded values are not read
@@ -135,6 +138,19 @@ def blocked_weight(weight: Expr, shape: tuple[int, ...], in_block: int, out_bloc
     return call("transpose", split, axes=(0, 2, 4, 5, 3, 1))
 
 
+def blocked_depthwise_weight(weight: Expr, shape: tuple[int, ...], block: int) -> Expr:
+    """A depthwise conv's C1HW weight of `shape` as C[block]HWc, its channels
+    zero-padded to whole blocks."""
+    channels, _, kernel_h, kernel_w = shape
+    padded = _pad_channels(weight, shape, block, axis=0)
+    split = call(
+        "reshape",
+        padded,
+        newshape=(padded_channels(channels, block) // block, block, kernel_h, kernel_w),
+    )
+    return call("transpose", split, axes=(0, 2, 3, 1))
+
+
 def _broadcasts_in_blocks(shape: tuple[int, ...], out: tuple[int, ...]) -> bool:
     """Whether a blocked operand of NCHW `shape` broadcasts to `out` in blocked layout too:
     all its channels, and each other axis full or 1 (a squeeze-and-excitation scale)."""
@@ -239,10 +255,11 @@ class _Converter:
     def _conv(self, node: Call, out: TensorType) -> _Blocked | None:
         data, weight = node.args
         weight_type = _tensor_type(weight)
+        if int(node.attrs["groups"]) != 1:
+            return self._depthwise(node, out)
         block = output_block(out.shape[1], id(node) not in self.unpadded_convs)
         if (
             id(node) in self.plain_convs
-            or int(node.attrs["groups"]) != 1
             or not isinstance(weight, Constant)
             or weight_type is None
             or block is None
@@ -257,6 +274,28 @@ class _Converter:
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, **attrs)
         return _Blocked(conv, block, out.shape)
+
+    def _depthwise(self, node: Call, out: TensorType) -> _Blocked | None:
+        """A depthwise conv (one input channel per output channel) of blocked data, in
+        the data's blocks; a padded value too (its padding channels only make padding
+        channels). Other grouped convs stay in NCHW."""
+        data, weight = node.args
+        weight_type = _tensor_type(weight)
+        value = self.blocked.get(id(data))
+        channels = out.shape[1]
+        if (
+            value is None
+            or not isinstance(weight, Constant)
+            or weight_type is None
+            or int(node.attrs["groups"]) != channels
+            or weight_type.shape[:2] != (channels, 1)
+            or value.shape[1] != channels
+        ):
+            return None
+        packed = fold_expr(blocked_depthwise_weight(weight, weight_type.shape, value.block))
+        attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
+        conv = call("nn.depthwise_conv2d_nchwc", value.expr, packed, span=node.span, **attrs)
+        return _Blocked(conv, value.block, out.shape)
 
     def _elementwise(self, node: Call, out: TensorType) -> _Blocked | None:
         assert isinstance(node.op, str)

@@ -229,6 +229,16 @@ CASES += [
         {"dilation": (2, 1), "strides": (1, 2)},
     ),
     (
+        "nn.depthwise_conv2d_nchwc",
+        [randn(1, 2, 6, 7, 8), randn(2, 3, 3, 8, scale=0.3)],
+        {"padding": (1, 1, 1, 1)},
+    ),
+    (
+        "nn.depthwise_conv2d_nchwc",
+        [randn(2, 1, 9, 8, 16), randn(1, 5, 3, 16, scale=0.3)],
+        {"strides": (2, 1), "padding": (2, 1, 2, 0), "dilation": (1, 2)},
+    ),
+    (
         "nn.max_pool2d",
         [randn(1, 2, 7, 7, 4)],
         {"pool_size": (3, 3), "strides": (2, 2), "padding": (1, 1, 1, 1), "layout": "NCHWc"},

@@ -118,6 +118,51 @@ def test_a_conv_after_an_unblockable_conv_reads_its_nchw_output() -> None:
     _check_same_results(fn, blocked)
 
 
+def _inverted_residual(channels: int, expanded: int, stride: int) -> Function:
+    """A MobileNetV2 block: 1x1 expansion, 3x3 depthwise conv, 1x1 projection."""
+    x = Var("x", TensorType((1, channels, 10, 10), "float32"))
+    expand = call("nn.relu", call("nn.conv2d", x, _weight(expanded, channels, 1)))
+    depthwise = call(
+        "nn.conv2d",
+        expand,
+        _weight(expanded, expanded, groups=expanded),
+        strides=(stride, stride),
+        padding=(1, 1, 1, 1),
+        groups=expanded,
+    )
+    scaled = call("nn.relu", call("add", depthwise, _per_channel(expanded)))
+    return Function((x,), call("nn.conv2d", scaled, _weight(channels, expanded, 1)))
+
+
+def test_a_depthwise_conv_between_blocked_convs_stays_blocked() -> None:
+    """The depthwise conv reads its input in blocks and writes them (its weight re-laid
+    out once, C[b]HWc): no layout transform around it, one at the end."""
+    fn, blocked = _block(_inverted_residual(16, 32, 2))
+    ops = [c.op for c in _ops(blocked)]
+    assert "nn.conv2d" not in ops and ops.count("transpose") == 1
+    (depthwise,) = (c for c in _ops(blocked) if c.op == "nn.depthwise_conv2d_nchwc")
+    assert isinstance(depthwise.args[1], Constant)
+    assert depthwise.args[1].checked_type.shape == (2, 3, 3, 16)  # type: ignore[attr-defined]
+    assert depthwise.checked_type.shape == (1, 2, 5, 5, 16)  # type: ignore[attr-defined]
+    _check_same_results(fn, blocked)
+
+
+def test_a_depthwise_conv_of_padded_blocks_computes_the_same() -> None:
+    """62 channels in blocks of 16 (two padding channels, read by no conv: the blocks go
+    to global pooling): the depthwise conv reads the padded value, and its zero-padded
+    weight makes the padding channels' outputs, which nothing counts."""
+    x = Var("x", TensorType((1, 16, 10, 10), "float32"))
+    expand = call("sigmoid", call("nn.conv2d", x, _weight(62, 16, 1)))
+    depthwise = call(
+        "nn.conv2d", expand, _weight(62, 62, groups=62), padding=(1, 1, 1, 1), groups=62
+    )
+    pooled = call("nn.global_avg_pool2d", call("nn.relu", depthwise))
+    fn, blocked = _block(Function((x,), pooled))
+    (depthwise,) = (c for c in _ops(blocked) if c.op == "nn.depthwise_conv2d_nchwc")
+    assert depthwise.checked_type.shape == (1, 4, 10, 10, 16)  # type: ignore[attr-defined]
+    _check_same_results(fn, blocked)
+
+
 def test_a_conv_alone_between_nchw_ops_stays_nchw() -> None:
     """NCHW in (an image), NCHW out (an LRN, as in AlexNet): blocking it would only add a
     layout transform, so it is left alone, as are the ops after it."""
