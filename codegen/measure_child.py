@@ -38,7 +38,7 @@ from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
 from ir.graph.types import TensorType, TupleType, Type
 from ir.lower import lower
-from ir.reference import check_close, evaluate
+from ir.reference import check_close, evaluate, random_inputs
 from ir.schedule import Schedule
 from ir.te.program import TEProgram
 
@@ -267,7 +267,7 @@ def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Worklo
     cached = _WORKLOADS.get(key)
     if cached is not None:
         return cached
-    inputs = _random_inputs(function, seed)
+    inputs = random_inputs(function, seed)
     try:
         expected = _flatten(evaluate(function, inputs))
         workload = _Workload(inputs, expected)
@@ -277,24 +277,6 @@ def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Worklo
     while len(_WORKLOADS) > 2:
         _WORKLOADS.popitem(last=False)
     return workload
-
-
-def _random_inputs(function: Function, seed: int) -> dict[str, np.ndarray]:
-    """Every parameter, constants included (a workload carries no weights), from `seed`:
-    floats uniform in [-1, 1], integers and bools 0 or 1 (small, so valid as indices)."""
-    rng = np.random.default_rng(seed)
-    inputs = {}
-    for param in function.params:
-        ty = param.type_annotation
-        if not isinstance(ty, TensorType):
-            raise IRError(f"parameter %{param.name} is not a tensor: {ty}")
-        dtype = np.dtype(ty.dtype)
-        if dtype.kind == "f":
-            array = rng.uniform(-1.0, 1.0, ty.shape).astype(dtype)
-        else:
-            array = rng.integers(0, 2, ty.shape).astype(dtype)
-        inputs[param.name] = np.ascontiguousarray(array)
-    return inputs
 
 
 def _flatten(value: Any) -> list[np.ndarray]:

@@ -235,17 +235,24 @@ class ModelProfile:
         return lines
 
 
-def profile_model(
-    model: CompiledModel,
-    inputs: Mapping[str, np.ndarray],
-    runs: int = 20,
-    roofline: Roofline | None = None,
-) -> ModelProfile:
-    """Profile `runs` inferences of `model` on `inputs` (checked), after one to warm up:
-    each kernel call timed in sequence, as it runs in the model; the median per call."""
+@dataclass(frozen=True)
+class TimedCalls:
+    """Every kernel call of an inference in order: its kernel's symbol, its median seconds
+    and the bytes of its arrays; and the median inference (seconds, timers included)."""
+
+    symbols: tuple[str, ...]
+    call_s: tuple[float, ...]
+    call_bytes: tuple[int, ...]
+    inference_s: float
+
+
+def time_kernel_calls(
+    model: CompiledModel, inputs: Mapping[str, np.ndarray], runs: int
+) -> TimedCalls:
+    """Time `runs` inferences of `model` on `inputs` (checked), after one to warm up: each
+    kernel call timed in sequence, as it runs in the model; the median per call."""
     if runs < 1:
-        raise ValueError(f"--profile needs at least one run, got {runs}")
-    roofline = roofline or measure_roofline(model.target)
+        raise ValueError(f"need at least one run, got {runs}")
     bound = model.bind(inputs)
     per_call: list[list[float]] = [[] for _ in bound.calls]
     inference: list[float] = []
@@ -257,15 +264,34 @@ def profile_model(
             costs.append(time.perf_counter() - start)
         if run:
             inference.append(time.perf_counter() - started)
+    return TimedCalls(
+        tuple(call.name for call in bound.calls),
+        tuple(statistics.median(costs[1:]) for costs in per_call),
+        tuple(sum(array.nbytes for array in call.arrays) for call in bound.calls),
+        statistics.median(inference),
+    )
+
+
+def profile_model(
+    model: CompiledModel,
+    inputs: Mapping[str, np.ndarray],
+    runs: int = 20,
+    roofline: Roofline | None = None,
+) -> ModelProfile:
+    """Profile `runs` inferences of `model` on `inputs` (checked), after one to warm up:
+    each kernel call timed in sequence, as it runs in the model; the median per call."""
+    if runs < 1:
+        raise ValueError(f"--profile needs at least one run, got {runs}")
+    roofline = roofline or measure_roofline(model.target)
+    timed = time_kernel_calls(model, inputs, runs)
     planned = {kernel.symbol: kernel for kernel in model.plan.kernels}
     totals: dict[str, list[float]] = {}  # symbol -> [calls, seconds, flops, bytes]
-    for costs, call in zip(per_call, bound.calls, strict=True):
-        kernel = planned[call.name]
-        entry = totals.setdefault(call.name, [0, 0.0, 0, 0])
+    for symbol, cost, nbytes in zip(timed.symbols, timed.call_s, timed.call_bytes, strict=True):
+        entry = totals.setdefault(symbol, [0, 0.0, 0, 0])
         entry[0] += 1
-        entry[1] += statistics.median(costs[1:])
-        entry[2] += function_flops(kernel.function)
-        entry[3] += sum(array.nbytes for array in call.arrays)
+        entry[1] += cost
+        entry[2] += function_flops(planned[symbol].function)
+        entry[3] += nbytes
     whole = sum(entry[1] for entry in totals.values()) or 1.0
     kernels = [
         KernelProfile(
@@ -281,4 +307,4 @@ def profile_model(
         for symbol, (calls, seconds, flops, nbytes) in totals.items()
     ]
     kernels.sort(key=lambda kernel: -kernel.seconds)
-    return ModelProfile(statistics.median(inference), tuple(kernels), roofline, runs)
+    return ModelProfile(timed.inference_s, tuple(kernels), roofline, runs)

@@ -127,3 +127,21 @@ def check_close(
             f"{what}: {count} of {actual.size} elements differ (rtol={rtol}, atol={atol}); "
             f"worst at {worst}: got {actual[worst]!r}, expected {expected[worst]!r}"
         )
+
+
+def random_inputs(fn: Function, seed: int = 0) -> dict[str, np.ndarray]:
+    """Inputs for every parameter of `fn` drawn from `seed`: floats uniform in [-1, 1],
+    integers and bools 0 or 1 (small, so valid as indices and as masks)."""
+    rng = np.random.default_rng(seed)
+    inputs = {}
+    for param in fn.params:
+        ty = param.type_annotation
+        if not isinstance(ty, TensorType):
+            raise IRError(f"parameter %{param.name} is not a tensor: {ty}")
+        dtype = np.dtype(ty.dtype)
+        if dtype.kind == "f":
+            array = rng.uniform(-1.0, 1.0, ty.shape).astype(dtype)
+        else:
+            array = rng.integers(0, 2, ty.shape).astype(dtype)
+        inputs[param.name] = np.ascontiguousarray(array)
+    return inputs
