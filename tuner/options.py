@@ -45,7 +45,10 @@ class TuneOptions:
     improvement. `cost_model_path` is loaded first when it exists (a warm start) and saved
     at the end. `feature_workers` processes featurize candidates beside the tuner (None:
     one per other core). With `calibrate`, each batch is timed beside the task's default
-    schedule and the search sees costs on the default's scale (`tuner.tune`).
+    schedule and the search sees costs on the default's scale (`tuner.tune`). With
+    `in_model`, a whole model tuned on this machine ends with its tuned kernels timed
+    inside the compiled model beside their defaults, and those timings decide
+    (`tuner.in_model`).
     """
 
     trials: int
@@ -63,6 +66,7 @@ class TuneOptions:
     feature_workers: int | None = None
     calibrate: bool = True
     count_shared_records: bool = True
+    in_model: bool = True
 
     def __post_init__(self) -> None:
         _check_int("trials", self.trials, 1, MAX_TRIALS)
@@ -97,7 +101,7 @@ class TuneOptions:
         _check_int("seed", self.seed, 0, MAX_SEED)
         if self.feature_workers is not None:
             _check_int("feature_workers", self.feature_workers, 0, MAX_FEATURE_WORKERS)
-        for name in ("calibrate", "count_shared_records"):
+        for name in ("calibrate", "count_shared_records", "in_model"):
             if not isinstance(getattr(self, name), bool):
                 raise TuneOptionsError(f"{name} must be true or false, got {getattr(self, name)!r}")
 
@@ -228,4 +232,5 @@ _JSON_TYPES: dict[str, dict[str, Any]] = {
     "feature_workers": _NULLABLE_INT,
     "calibrate": {"type": "boolean"},
     "count_shared_records": {"type": "boolean"},
+    "in_model": {"type": "boolean"},
 }

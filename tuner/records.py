@@ -37,10 +37,12 @@ logger = logging.getLogger(__name__)
 
 RECORD_VERSION = 1
 STATUSES = ("ok", "build_error", "runtime_error", "timeout", "wrong_result", "worker_lost")
-# How the runs were timed: call after call on warm caches, or each run alone after the
-# caches were flushed (as a kernel runs inside a network). Costs of one kind are never
-# compared with the other's. Records from before the field were timed warm.
-TIMINGS = ("warm", "cold")
+# How the runs were timed: call after call on warm caches, each run alone after the
+# caches were flushed (as a kernel runs inside a network), or inside the compiled model
+# itself, call by call between its neighbours (`tuner.in_model`). Costs of one kind are
+# never compared with another's; records from before the field were timed warm.
+TIMINGS = ("warm", "cold", "in_model")
+DECIDING_ORDER = ("in_model", "cold", "warm")  # the first kind a workload has decides
 
 
 class RecordError(AutotuneError):
@@ -345,8 +347,9 @@ def is_torn_line(text: str) -> bool:
 
 def deciding_records(records: Iterable[Record], key: str, target: str) -> list[Record]:
     """The measured ("ok", with costs) records of (key, target) whose costs decide its
-    best: the cold-cache ones where there are any (a kernel as it runs inside a network),
-    else the warm ones; the two kinds are never compared."""
+    best: those timed inside the model where there are any (the tuned schedule beside the
+    default, as the model runs them), else the cold-cache ones (a kernel timed alone as it
+    would run inside a network), else the warm ones; kinds are never compared."""
     measured = [
         record
         for record in records
@@ -355,7 +358,8 @@ def deciding_records(records: Iterable[Record], key: str, target: str) -> list[R
         and record.status == "ok"
         and record.costs_s
     ]
-    timing = "cold" if any(record.timing == "cold" for record in measured) else "warm"
+    timings = {record.timing for record in measured}
+    timing = next((kind for kind in DECIDING_ORDER if kind in timings), "warm")
     return [record for record in measured if record.timing == timing]
 
 
@@ -369,13 +373,17 @@ def tuned_record(records: Iterable[Record], key: str, target: str) -> Record | N
     fastest: noise on a shared machine only ever adds time). When some candidates were
     re-measured (two or more ok records), the best is chosen among them only: a single
     short measurement that got lucky does not beat a confirmed one. Ties go to the
-    earliest record.
+    earliest record. Timed inside the model, each candidate counts with its latest
+    record (each check times its tuned schedule and the default side by side).
     """
     per_candidate: dict[str, list[Record]] = {}
     for record in deciding_records(records, key, target):
         per_candidate.setdefault(record.candidate_id, []).append(record)
     if not per_candidate:
         return None
+    if next(iter(per_candidate.values()))[0].timing == "in_model":
+        latest = [max(rs, key=lambda r: r.time) for rs in per_candidate.values()]
+        return min(latest, key=lambda r: (r.median_cost_s, r.time))
     confirmed = {cid: rs for cid, rs in per_candidate.items() if len(rs) >= 2}
     pool = confirmed or per_candidate
     finals = []

@@ -16,6 +16,10 @@ Step 3. Each task's default schedule is measured (the survey: the scheduler then
 Step 4. Re-measure the top candidates of each task (by their first measurement), its
         default schedule and the space's points nearest it with more repeats, once; the
         best is then declared among the re-measured candidates.
+Step 5. A whole model measured on this machine (`tune_model` without a measurer, a CPU
+        target, `TuneOptions.in_model`), after a call that measured anything: each tuned
+        kernel timed inside the compiled model beside its default; those timings decide
+        (`tuner.in_model`).
 
 The measurer (a batch of `MeasureInput` to its `MeasureResult`s; by default a
 `MeasureSession` kept for the whole run, so a child's start and a workload's reference
@@ -40,6 +44,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from codegen.backends import default_schedule_for
+from codegen.llvm import CpuTarget
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, MeasureSession
 from codegen.target import Target, as_target
 from ir.errors import AutotuneError
@@ -49,6 +54,7 @@ from ir.te.program import TEProgram, function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.feature_pool import FeaturePool, features_here
 from tuner.features import NUM_FEATURES
+from tuner.in_model import InModelCheck, check_in_model
 from tuner.options import TuneOptions
 from tuner.records import Record, RecordLog, compute_candidate_id, tuned_record
 from tuner.scheduler import TaskScheduler
@@ -122,6 +128,7 @@ class TuneResult:
     remeasured: int
     estimated_latency_s: float | None
     cost_model_metrics: tuple[dict[str, Any], ...] = ()
+    in_model: InModelCheck | None = None  # step 5, where it ran
 
 
 @dataclass
@@ -217,7 +224,7 @@ def tune_model(
     """
     store = RecordLog(records_path) if isinstance(records_path, str | Path) else records_path
     target = as_target(target)
-    return tune_tasks(
+    result = tune_tasks(
         extract_tasks(fn, target),
         target,
         options,
@@ -226,6 +233,11 @@ def tune_model(
         measurer=measurer,
         counts_toward_budget=counts_toward_budget,
     )
+    if not options.in_model or measurer is not None or not isinstance(target, CpuTarget):
+        return result  # (step 5 runs the model here: only where the kernels were measured)
+    if not result.measured and not result.remeasured:
+        return result  # (nothing new to compare)
+    return replace(result, in_model=_check_in_model(fn, target, store, options.seed))
 
 
 def tune_tasks(
@@ -278,6 +290,21 @@ def tune_tasks(
         if options.cost_model_path is not None:
             model.save(options.cost_model_path)
         return _summarize(runs, records, key, scheduler, measured, remeasured, model)
+
+
+def _check_in_model(
+    fn: Function, target: CpuTarget, store: RecordStore, seed: int
+) -> InModelCheck | None:
+    """Step 5 (`tuner.in_model`): the tuned kernels timed inside the model beside their
+    defaults, the records kept in `store`; None where the model did not compile or run
+    here (it is said why; the records of steps 1 to 4 stand)."""
+    try:
+        check = check_in_model(fn, target, store.load(), seed=seed)
+    except Exception as err:  # (a check that fails must not lose the tuning it follows)
+        logger.warning("the tuned kernels were not timed inside the model: %s", err)
+        return None
+    store.append(check.records)
+    return check
 
 
 def _cost_model(options: TuneOptions) -> CostModel:

@@ -117,6 +117,13 @@ def register(commands: Any) -> None:
         "Each kind of record is compared only with its own",
     )
     tune.add_argument(
+        "--in-model",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="end by timing the tuned kernels inside the compiled model beside their "
+        "defaults, keeping whichever runs faster there (default: on; CPU targets)",
+    )
+    tune.add_argument(
         "--feature-workers",
         type=int,
         metavar="N",
@@ -261,6 +268,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         flush_cache=args.flush_cache,
         feature_workers=args.feature_workers,
+        in_model=args.in_model,
     )
     return run_tune(
         Path(args.model),

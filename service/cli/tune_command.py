@@ -18,6 +18,7 @@ from codegen.measure import MeasureOptions
 from codegen.prepare import prepare_for_target
 from codegen.target import Target, parse_target
 from ir.errors import AutotuneError
+from tuner.in_model import InModelCheck
 from tuner.options import TuneOptions, TuneOptionsError
 from tuner.records import load_records
 from tuner.tune import TaskSummary, TuneProgress, TuneResult, tune_model
@@ -47,6 +48,7 @@ def tune_options_from_flags(
     batch_size: int,
     flush_cache: bool | None,
     feature_workers: int | None,
+    in_model: bool = True,
 ) -> TuneOptions:
     """The TuneOptions of `autotune tune`'s flags; TuneError naming the flag when one is
     out of range. Without `flush_cache` every run is timed on cold caches on a CPU: inside
@@ -61,6 +63,7 @@ def tune_options_from_flags(
             batch_size=batch_size,
             measure=MeasureOptions(flush_cache=cold),
             feature_workers=feature_workers,
+            in_model=in_model,
         )
     except TuneOptionsError as err:  # "batch_size must be ..." -> "--batch-size must be ..."
         name, _, rest = str(err).partition(" ")
@@ -107,7 +110,48 @@ def _summary_json(result: TuneResult) -> dict[str, Any]:
             }
             for task in result.tasks
         ],
+        "in_model": None if result.in_model is None else _in_model_json(result.in_model),
     }
+
+
+def _in_model_json(check: InModelCheck) -> dict[str, Any]:
+    def ms(seconds: float | None) -> float | None:
+        return None if seconds is None else seconds * 1e3
+
+    return {
+        "tuned_latency_ms": ms(check.tuned_latency_s),
+        "untuned_latency_ms": ms(check.default_latency_s),
+        "kernels": [
+            {
+                "name": timing.name,
+                "key": timing.workload_key,
+                "calls": timing.calls,
+                "tuned_us": timing.tuned_s * 1e6,
+                "default_us": timing.default_s * 1e6,
+                "kept": timing.kept,
+            }
+            for timing in check.timings
+        ],
+    }
+
+
+def _in_model_lines(check: InModelCheck) -> list[str]:
+    """What step 5 found, for people."""
+    if check.tuned_latency_s is None or check.default_latency_s is None:
+        return ["inside the model: no tuned kernel to time (every task keeps its default)"]
+    lines = [
+        f"inside the model: {check.tuned_latency_s * 1e3:.3f} ms with the tuned kernels "
+        f"(before this check), {check.default_latency_s * 1e3:.3f} ms untuned; "
+        f"{len(check.timings)} kernels differ from their default"
+    ]
+    reverted = check.reverted
+    if reverted:
+        names = ", ".join(
+            f"{t.name} ({t.tuned_s * 1e6:.0f} us tuned, {t.default_s * 1e6:.0f} us default)"
+            for t in reverted
+        )
+        lines.append(f"slower inside the model than their default, which they keep: {names}")
+    return lines
 
 
 def run_tune(
@@ -167,6 +211,8 @@ def run_tune(
         print(f"{task.name[:47]:<48}{task.weight:>7}{task.trials:>8}{cost}{gflops}  {task.stopped}")
     if result.estimated_latency_s is not None:
         print(f"estimated model latency: {result.estimated_latency_s * 1e3:.3f} ms")
+    if result.in_model is not None:
+        print("\n".join(_in_model_lines(result.in_model)))
     print(f"records: {records}")
     return status
 
