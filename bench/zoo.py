@@ -282,10 +282,11 @@ def measure_model(name: str, args: argparse.Namespace, work: Path) -> dict[str, 
         if completed.returncode not in (0, 1):  # 1: some task had no correct candidate
             raise RuntimeError(f"autotune tune failed: {completed.stderr[-3000:]}")
         summary = json.loads(completed.stdout)
-        row["tuned_tasks"] = sum(1 for task in summary["tasks"] if task.get("trials"))
+        row["tuned_tasks"] = sum(1 for task in summary["tasks"] if task.get("trials", 0) > 1)
         row["tasks"] = len(summary["tasks"])
         records = load_records(records_path) if records_path.exists() else []
-        row["trials"] = len(records)
+        row["trials"] = sum(1 for record in records if record.timing != "in_model")
+        row["in_model"] = summary.get("in_model")
         tuned = _compile(model, target, records, work / "tuned", inputs)
     paths = {
         "onnxruntime": str(model),
