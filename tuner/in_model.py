@@ -26,7 +26,7 @@ import numpy as np
 
 from codegen.executor import CompiledModel, compile_model
 from codegen.llvm import CpuTarget
-from codegen.profile import time_kernel_calls
+from codegen.profile import TimedCalls, time_kernel_calls
 from ir.graph.nodes import Function
 from ir.reference import random_inputs
 from tuner.records import Record, records_chooser
@@ -111,15 +111,9 @@ def check_in_model(
         for name, model in (("tuned", tuned), ("default", default)):
             timed = time_kernel_calls(model, inputs, runs)
             latency[name].append(timed.inference_s)
-            seconds_of: dict[str, float] = {}
-            counts: dict[str, int] = {}
-            for symbol, cost in zip(timed.symbols, timed.call_s, strict=True):
-                workload = workload_of[symbol]
-                seconds_of[workload] = seconds_of.get(workload, 0.0) + cost
-                counts[workload] = counts.get(workload, 0) + 1
-            for workload, total in seconds_of.items():
-                per_call[name].setdefault(workload, []).append(total / counts[workload])
-                calls[workload] = counts[workload]
+            for workload, (count, seconds_per_call) in _per_workload(timed, workload_of).items():
+                per_call[name].setdefault(workload, []).append(seconds_per_call)
+                calls[workload] = count
     made: list[Record] = []
     timings: list[InModelTiming] = []
     for workload, (tuned_kernel, default_kernel) in differ.items():
@@ -160,6 +154,19 @@ def check_in_model(
             timing.default_s * 1e6,
         )
     return check
+
+
+def _per_workload(timed: TimedCalls, workload_of: dict[str, str]) -> dict[str, tuple[int, float]]:
+    """Each workload's calls in one timed inference and their mean seconds per call."""
+    seconds: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for symbol, cost in zip(timed.symbols, timed.call_s, strict=True):
+        workload = workload_of[symbol]
+        seconds[workload] = seconds.get(workload, 0.0) + cost
+        counts[workload] = counts.get(workload, 0) + 1
+    return {
+        workload: (counts[workload], seconds[workload] / counts[workload]) for workload in seconds
+    }
 
 
 def _runs_per_round(
