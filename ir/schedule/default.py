@@ -213,8 +213,11 @@ def channel_vector_lanes(
 
 
 def is_depthwise_conv(program: TEProgram, stage: Stage) -> bool:
-    """Whether `stage` is an NCHW conv of several input channels whose output channels
-    each read one of them (a depthwise conv, or a grouped one of one channel per group)."""
+    """Whether `stage` is a depthwise conv: in NCHW[b]c, or an NCHW conv of several input
+    channels whose output channels each read one of them (a depthwise conv, or a grouped
+    one of one channel per group)."""
+    if stage.op.tag == "depthwise_conv2d_nchwc":
+        return True
     if stage.op.tag != "conv2d" or len(stage.op.axes) != 4 or len(program.inputs) < 2:
         return False
     data, weight = program.inputs[:2]
@@ -387,7 +390,6 @@ class _DefaultScheduler:
                 continue
             if name.startswith("pad") and any(
                 sch.stages[reader].op.tag in GEMM_TAGS
-                and sch.stages[reader].op.tag != "depthwise_conv2d_nchwc"
                 and not is_depthwise_conv(sch.program, sch.stages[reader])
                 for reader in sch.readers(name)
             ):
@@ -676,9 +678,7 @@ class _DefaultScheduler:
                 order = [*outer, col_outer, row_inner, col_inner]
             sch.reorder(output, *order)
             # A column tail keeps its own loop, so it is partitioned, not guarded.
-            fused = outer[0]
-            for axis in outer[1:]:
-                fused = sch.fuse(output, fused, axis)
+            fused = self._fuse_all(output, outer)
             if col_outer not in outer and loop_extents(sch.stages[output])[0][fused] == 1:
                 # One row tile and a column tail: the column panels are the only parallel
                 # work.
@@ -766,9 +766,7 @@ class _DefaultScheduler:
         fused_axes = [*batch, col_outer] if panels_first and not col_tail else list(batch)
         own = [loop for loop in loops if loop not in fused_axes]
         if fused_axes:
-            fused = fused_axes[0]
-            for axis in fused_axes[1:]:
-                fused = sch.fuse(output, fused, axis)
+            fused = self._fuse_all(output, fused_axes)
             if loop_extents(sch.stages[output])[0][fused] > 1:
                 self._parallel(output, fused, compute)
                 return own[-1]

@@ -25,6 +25,7 @@ import math
 from collections.abc import Collection
 
 from ir.schedule.default import (
+    DEPTHWISE_ACCUMULATORS,
     GEMM_TAGS,
     MIN_PARALLEL_WORK,
     PARTIAL_VECTORS,
@@ -247,6 +248,11 @@ def _tile_decisions(
             extents[1], extents[3], extents[4], lanes, hardware.registers
         )
         vector, inner = 4, {1: block_tile, 3: col_tile, 4: extents[4]}
+        parallel_axes = 3  # batch, channel blocks, rows: the column tiles stay serial
+    elif op.tag == "depthwise_conv2d_nchwc" and len(axes) == 5:
+        per_block = -(-extents[4] // lanes)
+        col_tile = min(extents[3], max(1, DEPTHWISE_ACCUMULATORS // per_block))
+        vector, inner = 4, {3: col_tile, 4: extents[4]}
         parallel_axes = 3  # batch, channel blocks, rows: the column tiles stay serial
     elif is_depthwise_conv(program, stage):
         row_tile, col_tile = depthwise_register_tile(extents[2], extents[3], lanes)
