@@ -29,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ir.schedule.default as default
+import ir.schedule.rules.rows as rows
 from bench.common import time_in_turn
 from codegen.llvm import compile_kernel, host_target
 from ir.graph.nodes import Call, Function, Var, call
@@ -69,12 +70,12 @@ def compare(op: str, shapes: list[tuple[int, ...]], rounds: int = 9) -> dict[str
     program = _shared_exp(shapes[0]) if op == "shared_exp" else _program(op, shapes)
     hardware = target.hardware
     per_row = compile_kernel(lower(default.default_schedule(program, hardware)), target)
-    with mock.patch.object(default, "row_producers", lambda schedule, output: []):
+    with mock.patch.object(rows, "row_producers", lambda schedule, output: []):
         per_stage = compile_kernel(lower(default.default_schedule(program, hardware)), target)
-    serial = functools.partial(default.compute_per_row, horizontal=False)
+    serial = functools.partial(rows.compute_per_row, horizontal=False)
     with (
-        mock.patch.object(default, "compute_per_row", serial),
-        mock.patch.object(default, "TWO_PARTIALS_VECTORS", math.inf),
+        mock.patch.object(rows, "compute_per_row", serial),
+        mock.patch.object(rows, "TWO_PARTIALS_VECTORS", math.inf),
     ):
         before = compile_kernel(lower(default.default_schedule(program, hardware)), target)
     rng = np.random.default_rng(0)

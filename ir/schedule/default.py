@@ -1,10 +1,11 @@
 """Default schedules: what every fused function gets when nothing has been tuned.
 
+Steps 1, 3 and 4 are the rules of `ir.schedule.rules`, which the search space runs too,
+each taking the choice its rule prefers (`PreferredChoices`); step 2 is written here.
+
 Step 1. Inline elementwise and injective stages into their readers, except a padding
-        stage feeding a convolution (materialised once, so the hot loop has no selects)
-        that is not depthwise (whose few multiply-adds per input do not pay for a copy),
-        and a stage computing exp, log, erf, ... that several stages read (softmax's
-        exponentials, read by the row sum and the output: computed once).
+        stage feeding a matrix-product-like stage that is not a depthwise conv, and a
+        stage computing exp, log, erf, ... that several stages read (rules/inline.py).
 Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is register
         tiled: the output stage is split into tiles, outer tiles run in parallel and the
         reduction is computed per tile into a local accumulator, spatial tile innermost
@@ -13,16 +14,11 @@ Step 2. A matrix-product-like output (conv2d, dense, matmul, batch_matmul) is re
         conv tiles rows x columns, its window unrolled; in NCHW[b]c it tiles columns,
         each a vector of the channel block.
 Step 3. An output whose producers are needed a row at a time (softmax's and layer_norm's
-        statistics and exponentials: `row_producers`), when those reduce rows of at least
-        four vectors (two where none computes a transcendental), runs its rows in
-        parallel and computes the producers per row, inside its row loop (compute_at):
-        each row's statistics are reduced into one or two vectors of partials, then the
-        partials in one horizontal reduction; a row of intermediates stays in L1.
+        statistics) computes them per row inside its row loop when its rows are long
+        enough (rules/rows.py).
 Step 4. Every other stage: parallel over its fused outer spatial loops, reductions
-        inside, and the innermost spatial loop vectorized when it is long enough. A
-        reduction along rows of at least two vectors (softmax's and layer_norm's
-        statistics over the last axis) first reduces each row into a vector of partial
-        results (rfactor: contiguous vector loads), whose rows are then reduced.
+        inside, the innermost spatial loop vectorized, a long reduction along rows first
+        reduced into a vector of partial results per row (rules/generic.py).
 """
 
 from __future__ import annotations
@@ -31,22 +27,17 @@ import math
 from collections.abc import Collection
 
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.analysis import GEMM_TAGS, is_depthwise_conv, work
+from ir.schedule.rules.choices import PreferredChoices
+from ir.schedule.rules.generic import generic_rule
+from ir.schedule.rules.inline import inline_rule
+from ir.schedule.rules.loops import MIN_PARALLEL_WORK, BuildContext
+from ir.schedule.rules.rows import rows_rule
 from ir.schedule.schedule import Schedule, Stage, loop_extents, tensor_reads
 from ir.te.program import TEProgram
 from ir.te.tensor import Tensor
-from ir.tir.expr import Call, Reduce, TensorRead, Var
-from ir.tir.visit import walk_expr
 
-GEMM_TAGS = (
-    "conv2d",
-    "conv2d_nchwc",
-    "depthwise_conv2d_nchwc",
-    "dense",
-    "matmul",
-    "batch_matmul",
-)
 DEPTHWISE_ACCUMULATORS = 8  # vectors a blocked depthwise conv's column tile accumulates
-MIN_PARALLEL_WORK = 4096  # output elements x reduction size below which threads cost more
 MAX_UNROLLED_STEPS = 256  # vector statements a depthwise tile's unrolled window may make
 # A matrix product copies a right-hand input into column panels at run time (one pass over
 # it) when each panel serves this many rows and the product has this much work
@@ -61,29 +52,6 @@ FMA_CHAINS = 10
 GEMV_VECTORS = 4  # the widest matrix-product column tile, in vectors (few output rows)
 CONV_BROADCASTS = 3  # input broadcasts a conv tile's inner loop keeps in flight
 CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB on x86 servers)
-# A reduction along rows of at least this many vectors is reduced into a vector of partial
-# results per row (rfactor) rather than across rows.
-PARTIAL_VECTORS = 2
-# Rows of at least this many vectors are computed one at a time, every statistic and
-# intermediate inside the output's row loop; where no row producer computes a
-# transcendental, rows of PARTIAL_VECTORS vectors already are. Shorter softmax rows ran
-# faster a vector of rows at a time (64 x 40 1.08x, 4 x 12 x 49 x 49 1.24x the time per
-# row: each row's exp pays a whole vector for its last few elements), layer_norm rows of
-# 2-4 vectors 0.53-0.97x the time per row (bench/results/softmax_rocketlake.txt).
-ROW_VECTORS = 4
-# Per row, a statistic whose rows hold at least this many vectors is reduced into two
-# vectors of partials instead of one: two independent chains of vector max or add
-# (softmax 12x197x197 and layer_norm 197x768 about 0.9x the time with one).
-TWO_PARTIALS_VECTORS = 8
-
-
-def row_partial_length(extent: int, lanes: int) -> int:
-    """How many partial results a per-row statistic over rows of `extent` is reduced into
-    (`by_rows`): none (1) below PARTIAL_VECTORS vectors, two vectors' worth from
-    TWO_PARTIALS_VECTORS vectors, else one vector's."""
-    if extent < PARTIAL_VECTORS * lanes:
-        return 1
-    return 2 * lanes if extent >= TWO_PARTIALS_VECTORS * lanes else lanes
 
 
 def _divisor_at_most(extent: int, limit: int) -> int:
@@ -212,142 +180,6 @@ def channel_vector_lanes(
     return half if half >= min(4, lanes) and out_channels % half == 0 else 0
 
 
-def is_depthwise_conv(program: TEProgram, stage: Stage) -> bool:
-    """Whether `stage` is a depthwise conv: in NCHW[b]c, or an NCHW conv of several input
-    channels whose output channels each read one of them (a depthwise conv, or a grouped
-    one of one channel per group)."""
-    if stage.op.tag == "depthwise_conv2d_nchwc":
-        return True
-    if stage.op.tag != "conv2d" or len(stage.op.axes) != 4 or len(program.inputs) < 2:
-        return False
-    data, weight = program.inputs[:2]
-    return data.ndim == 4 and data.shape[1] > 1 and weight.ndim == 4 and weight.shape[1] == 1
-
-
-def _read_stage_names(schedule: Schedule, stage: Stage) -> list[str]:
-    names = []
-    for node in walk_expr(stage.op.body):
-        if isinstance(node, TensorRead):
-            name = schedule.stage_of_op.get(id(node.tensor.op))
-            if name is not None and name not in names:
-                names.append(name)
-    return names
-
-
-def reduces_along_rows(stage: Stage) -> bool:
-    """Whether a reduction reads some input's innermost dimension along its innermost
-    reduce axis (softmax's or layer_norm's statistics over the last axis), and not
-    along its last spatial axis."""
-    last_reduce = stage.op.reduce_axes[-1].var
-    last_spatial = stage.op.axes[-1].var if stage.op.axes else None
-    for node in walk_expr(stage.op.body):
-        if isinstance(node, TensorRead) and node.indices:
-            innermost = node.indices[-1]
-            mentions = {n for n in walk_expr(innermost) if isinstance(n, Var)}
-            if last_reduce in mentions and last_spatial not in mentions:
-                return True
-    return False
-
-
-# Functions a vector computes in tens of instructions: an elementwise stage computing one
-# is computed once rather than inlined into several readers.
-TRANSCENDENTALS = frozenset({"exp", "log", "erf", "tanh", "sigmoid", "pow", "sin", "cos"})
-
-
-def recomputes_transcendentals(schedule: Schedule, name: str) -> bool:
-    """Whether inlining the elementwise stage `name` would compute a transcendental
-    function once per reader: it computes one and two stages or more read it (softmax's
-    exp(x - max), read by the row sum and the output)."""
-    stage = schedule.stages[name]
-    if isinstance(stage.op.body, Reduce) or len(schedule.readers(name)) < 2:
-        return False
-    return computes_transcendental(stage)
-
-
-def computes_transcendental(stage: Stage) -> bool:
-    """Whether the stage's body calls exp, log, erf, tanh or another TRANSCENDENTALS."""
-    return any(
-        isinstance(node, Call) and node.name in TRANSCENDENTALS for node in walk_expr(stage.op.body)
-    )
-
-
-def row_producers(schedule: Schedule, output: str) -> list[str]:
-    """The root stages that one row of `output` (one iteration of its loops but the last)
-    needs only a row of, in stage order: softmax's and layer_norm's statistics and
-    intermediates, which can then be computed per row inside the output's row loop
-    (compute_at) rather than each over the whole tensor. Such a stage has the output's
-    leading extents and every reader (the output, another such stage, or a stage inlined
-    into one) reads it at the reader's own row indices; matrix products are left out
-    (they are tiled)."""
-    stages = schedule.stages
-    out = stages[output]
-    rows = len(out.op.axes) - 1
-    if rows < 1 or out.op.reduce_axes:
-        return []
-    leading = out.op.shape[:rows]
-    aligned = {output}
-    found: list[str] = []
-    for name in reversed(list(stages)):
-        stage = stages[name]
-        if name in aligned or stage.is_output or stage.op.tag in GEMM_TAGS:
-            continue
-        if len(stage.op.axes) < rows or stage.op.shape[:rows] != leading:
-            continue
-        readers = schedule.readers(name)
-        if readers and all(
-            reader in aligned and _reads_at_rows(stages[reader], name, schedule, rows)
-            for reader in readers
-        ):
-            aligned.add(name)
-            if stage.attach.kind == "root":
-                found.append(name)
-    return found[::-1]
-
-
-def compute_per_row(
-    schedule: Schedule,
-    name: str,
-    partial: str | None,
-    output: str,
-    row_loop: str,
-    horizontal: bool = True,
-) -> None:
-    """Compute the row producer `name` at `output`'s `row_loop`, and `partial`, its
-    rfactored partials (when it has them), there too, their vector loop innermost; `name`
-    then reduces the partials in one horizontal reduction (its reduce loop vectorized),
-    or, without `horizontal`, one partial after another."""
-    schedule.compute_at(name, output, row_loop)
-    if partial is None:
-        return
-    schedule.compute_at(partial, output, row_loop)
-    stage = schedule.stages[partial]
-    *rows, lane = [axis.name for axis in stage.op.axes]
-    order = [*rows, *(axis.name for axis in stage.op.reduce_axes), lane]
-    if order != stage.leaves:
-        schedule.reorder(partial, *order)
-    schedule.vectorize(partial, lane)
-    if horizontal:
-        schedule.vectorize(name, schedule.stages[name].leaves[-1])
-
-
-def _reads_at_rows(reader: Stage, name: str, schedule: Schedule, rows: int) -> bool:
-    """Whether every read of stage `name` in `reader` indexes its first `rows` dimensions
-    by the reader's first `rows` axes."""
-    axes = [axis.var for axis in reader.op.axes[:rows]]
-    return all(
-        len(axes) == rows and list(read.indices[:rows]) == axes
-        for read in tensor_reads(reader.op.body)
-        if schedule.stage_of_op.get(id(read.tensor.op)) == name
-    )
-
-
-def _work(stage: Stage) -> int:
-    total = 1
-    for axis in (*stage.op.axes, *stage.op.reduce_axes):
-        total *= axis.extent
-    return total
-
-
 def _tensors_read(stage: Stage) -> list[Tensor]:
     """The tensors `stage`'s body reads, each once, in the order first read."""
     return list({id(r.tensor): r.tensor for r in tensor_reads(stage.op.body)}.values())
@@ -377,36 +209,25 @@ class _DefaultScheduler:
     ) -> None:
         self.schedule = Schedule(program)
         self.hardware = hardware
-        self.constant_inputs = set(constant_inputs)
+        self.constant_inputs = frozenset(constant_inputs)
 
     def run(self) -> Schedule:
         sch = self.schedule
+        context = BuildContext(sch, PreferredChoices(), self.hardware, self.constant_inputs)
         # Step 1.
-        for name in list(sch.stages):
-            stage = sch.stages[name]
-            if stage.is_output or isinstance(stage.op.body, Reduce):
-                continue
-            if recomputes_transcendentals(sch, name):
-                continue
-            if name.startswith("pad") and any(
-                sch.stages[reader].op.tag in GEMM_TAGS
-                and not is_depthwise_conv(sch.program, sch.stages[reader])
-                for reader in sch.readers(name)
-            ):
-                continue
-            sch.compute_inline(name)
-        # Steps 2 to 4, outputs first so producers can be attached to their tiles or rows.
+        inline_rule(context)
+        # Steps 2 and 3, outputs first so producers can be attached to their tiles or rows.
         done: set[str] = set()
         for name in [n for n, s in sch.stages.items() if s.is_output]:
             anchor = self._gemm_anchor(name)
             if anchor is not None:
                 done |= self.tile_gemm(name, anchor)
-            elif self._rows_are_long(name, producers := row_producers(sch, name)):
-                done |= self.by_rows(name, producers)
+            else:
+                done |= rows_rule(context, name)
+        # Step 4.
         for name, stage in list(sch.stages.items()):
-            if name in done or stage.attach.kind != "root":
-                continue
-            self.generic(name)
+            if name not in done and stage.attach.kind == "root":
+                generic_rule(context, name)
         return sch
 
     def _gemm_anchor(self, output: str) -> str | None:
@@ -434,11 +255,11 @@ class _DefaultScheduler:
             return None
         return anchor
 
-    def _parallel(self, name: str, fused: str, work: Stage) -> None:
+    def _parallel(self, name: str, fused: str, stage: Stage) -> None:
         """Run stage `name`'s loop `fused` in parallel when `work` (the stage doing the
         arithmetic) has enough of it and the loop more than one iteration."""
         sch = self.schedule
-        if _work(work) >= MIN_PARALLEL_WORK and loop_extents(sch.stages[name])[0][fused] > 1:
+        if work(stage) >= MIN_PARALLEL_WORK and loop_extents(sch.stages[name])[0][fused] > 1:
             sch.parallel(name, fused)
 
     def _rows_outermost(self) -> bool:
@@ -707,7 +528,7 @@ class _DefaultScheduler:
         if (
             not self._pack_weight(anchor, col_tile)
             and row_extent >= PACK_MIN_ROWS
-            and _work(compute) >= PACK_MIN_WORK
+            and work(compute) >= PACK_MIN_WORK
         ):
             handled |= self._pack_right_operand(anchor, col_tile)
         return handled
@@ -840,127 +661,6 @@ class _DefaultScheduler:
         self._parallel(packed, (batch or [panel])[0], stage)
         sch.vectorize(packed, lane)
         return {packed}
-
-    def rows_by_partial_vectors(self, name: str, lanes: int) -> None:
-        """A reduction along rows long enough for `lanes`-wide partial results: each row
-        reduced into one vector of partials (`rfactor`, contiguous vector loads, the
-        reduction right around the vector loop), then the partials reduced per row."""
-        sch = self.schedule
-        stage = sch.stages[name]
-        partial = sch.rfactor(name, stage.op.reduce_axes[-1].name, lanes)
-        partial_stage = sch.stages[partial]
-        *rows, lane = [axis.name for axis in partial_stage.op.axes]
-        reduces = [axis.name for axis in partial_stage.op.reduce_axes]
-        sch.reorder(partial, *rows, *reduces, lane)
-        if rows:
-            fused = rows[0]
-            for axis in rows[1:]:
-                fused = sch.fuse(partial, fused, axis)
-            self._parallel(partial, fused, partial_stage)
-        sch.vectorize(partial, lane)
-
-    def _rows_are_long(self, output: str, producers: list[str]) -> bool:
-        """Whether the output has row producers (`producers`) and every statistic among
-        them reduces rows of at least ROW_VECTORS vectors, or PARTIAL_VECTORS where none
-        computes a transcendental (shorter rows are reduced faster across rows, a vector
-        of rows at a time, than one row at a time)."""
-        sch = self.schedule
-        lanes = self.hardware.lanes(sch.stages[output].op.dtype)
-        stages = [sch.stages[name] for name in producers]
-        transcendental = any(computes_transcendental(stage) for stage in stages)
-        vectors = ROW_VECTORS if transcendental else PARTIAL_VECTORS
-        return bool(stages) and all(
-            p.op.reduce_axes[-1].extent >= vectors * lanes and reduces_along_rows(p)
-            for p in stages
-            if p.op.reduce_axes
-        )
-
-    def by_rows(self, output: str, producers: list[str]) -> set[str]:
-        """The output's rows in parallel, each row's producers (`row_producers`) computed
-        inside its row loop: the statistics reduced into one or two vectors of partials
-        when their rows are long enough (`row_partial_length`), elementwise intermediates
-        vectorized. The stages done."""
-        sch = self.schedule
-        stage = sch.stages[output]
-        lanes = self.hardware.lanes(stage.op.dtype)
-        *rows, last = [axis.name for axis in stage.op.axes]
-        fused = rows[0]
-        for axis in rows[1:]:
-            fused = sch.fuse(output, fused, axis)
-        self._vectorize_last(output, last, lanes)
-        self._parallel(output, fused, max([stage, *(sch.stages[n] for n in producers)], key=_work))
-        done = {output}
-        for name in reversed(producers):
-            producer = sch.stages[name]
-            partial = None
-            if producer.op.reduce_axes and reduces_along_rows(producer):
-                reduced = producer.op.reduce_axes[-1]
-                length = row_partial_length(reduced.extent, lanes)
-                if length > 1:
-                    partial = sch.rfactor(name, reduced.name, length)
-            compute_per_row(sch, name, partial, output, fused)
-            done |= {name} if partial is None else {name, partial}
-            if not producer.op.reduce_axes:
-                self._vectorize_last(name, producer.op.axes[-1].name, lanes)
-        return done
-
-    def _vectorize_last(self, name: str, last: str, lanes: int) -> None:
-        """Vectorize the stage's loop `last` (innermost), split by `lanes` when longer."""
-        sch = self.schedule
-        extent = next(a.extent for a in sch.stages[name].op.axes if a.name == last)
-        if extent > lanes:
-            sch.vectorize(name, sch.split(name, last, factor=lanes)[1])
-        elif extent >= 4:
-            sch.vectorize(name, last)
-
-    def generic(self, name: str) -> None:
-        sch = self.schedule
-        stage = sch.stages[name]
-        lanes = self.hardware.lanes(stage.op.dtype)
-        if (
-            stage.op.reduce_axes
-            and stage.op.reduce_axes[-1].extent >= PARTIAL_VECTORS * lanes
-            and reduces_along_rows(stage)
-        ):
-            self.rows_by_partial_vectors(name, lanes)
-            stage = sch.stages[name]
-        spatial = [axis.name for axis in stage.op.axes]
-        extents = {axis.name: axis.extent for axis in stage.op.axes}
-        reduces = [axis.name for axis in stage.op.reduce_axes]
-        if not spatial:
-            return
-        last = spatial[-1]
-        outer = spatial[:-1]
-        inner: list[str] = []
-        if extents[last] >= 4:
-            if extents[last] > lanes:
-                last_outer, last_inner = sch.split(name, last, factor=lanes)
-                inner = [last_inner]
-                # A tail stays partitionable: the outer part joins the fused loop only
-                # when the split divides.
-                if extents[last] % lanes == 0 or not outer:
-                    outer.append(last_outer)
-                else:
-                    inner.insert(0, last_outer)
-            else:
-                inner = [last]
-        else:
-            outer.append(last)
-        if reduces and len(inner) == 2 and reduces_along_rows(stage):
-            # Each lane reads its own row along the reduction: with the reduction right
-            # around the vector loop, code generation loads the rows' runs whole and
-            # transposes them (codegen/llvm/transpose.py) instead of gathering a
-            # column per step.
-            sch.reorder(name, *outer, inner[0], *reduces, inner[1])
-        else:
-            sch.reorder(name, *outer, *reduces, *inner)
-        if outer:
-            fused = outer[0]
-            for axis in outer[1:]:
-                fused = sch.fuse(name, fused, axis)
-            self._parallel(name, fused, stage)
-        if inner:
-            sch.vectorize(name, inner[-1])
 
 
 def default_schedule(

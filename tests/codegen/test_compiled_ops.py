@@ -34,11 +34,11 @@ from ir.reference import check_close, evaluate
 from ir.schedule.default import (
     FMA_CHAINS,
     GEMV_VECTORS,
-    ROW_VECTORS,
     default_schedule,
     gemm_register_tile,
 )
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.rows import ROW_VECTORS
 from ir.schedule.schedule import loop_extents
 from ir.te.program import TEProgram, function_to_te
 from ir.te.tensor import compute, placeholder, reduce_axis, sum_reduce

@@ -2,8 +2,8 @@
 
 `SearchSpace(program, hardware, constant_inputs)` draws random valid traces (`sample`),
 re-draws one decision of a trace (`mutate`) and rebuilds a trace from its recorded
-`Decisions` (`from_decisions`). See space.py for the steps and the rule modules
-(rules.py, multi_level_tiling.py) for the structures they generate.
+`Decisions` (`from_decisions`). See space.py for the steps, and the rules it runs
+(`ir.schedule.rules`, shared with the default schedule) for the structures they generate.
 """
 
 from tuner.space.decisions import (

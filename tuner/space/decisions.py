@@ -15,17 +15,19 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ir.errors import AutotuneError
+from ir.schedule.rules.choices import Decision, Decisions, SpaceError, nearest_candidate
 
-Decision = int | str | tuple[int, ...]
-Decisions = dict[str, Decision]
+__all__ = [
+    "Chooser",
+    "Decision",
+    "Decisions",
+    "SpaceError",
+    "decisions_from_json",
+    "decisions_to_json",
+]
 
 RESAMPLE_ATTEMPTS = 16  # draws tried when a mutation looks for a value other than the old one
 NEIGHBOUR_PROBABILITY = 0.5  # how often a mutated tile moves one factor instead of re-drawing
-
-
-class SpaceError(AutotuneError):
-    """Decisions do not describe a schedule of this search space (missing or invalid)."""
 
 
 def decisions_to_json(decisions: Mapping[str, Decision]) -> dict[str, Any]:
@@ -52,10 +54,13 @@ def decisions_from_json(data: Mapping[str, Any]) -> Decisions:
 
 
 class Chooser:
-    """Makes the decisions of one build: replays `given`, draws what is missing.
+    """Makes the decisions of one build of the space: replays `given`, draws what is
+    missing (the search's side of `ir.schedule.rules.choices.Choices`).
 
     With `rng` None every decision must be given and valid (a strict replay). The key
     named `resample` is re-drawn even when given, preferring a value other than the old.
+    With `prefer`, a decision that is not given takes the value its rule prefers (the
+    default schedule's), where the rule states one, instead of a drawn one.
     """
 
     def __init__(
@@ -63,14 +68,19 @@ class Chooser:
         given: Mapping[str, Decision],
         rng: random.Random | None,
         resample: str | None = None,
+        prefer: bool = False,
     ) -> None:
         self.given = given
         self.rng = rng
         self.resample = resample
+        self.prefer = prefer
         self.decisions: Decisions = {}
         self.mutable: list[str] = []  # keys with more than one valid value, in build order
+        self.preferred: list[str] = []  # keys that took their rule's preferred value
 
-    def choose(self, key: str, candidates: Sequence[Decision]) -> Decision:
+    def choose(
+        self, key: str, candidates: Sequence[Decision], preferred: Decision | None = None
+    ) -> Decision:
         """One of `candidates` (a non-empty list of valid values)."""
         options = list(candidates)
         if not options:
@@ -80,9 +90,16 @@ class Chooser:
             valid=lambda value: value in options,
             draw=lambda rng: rng.choice(options),
             mutable=len(options) > 1,
+            preferred=None if preferred is None else nearest_candidate(preferred, options),
         )
 
-    def choose_int(self, key: str, candidates: Sequence[int], nearest: bool = False) -> int:
+    def choose_int(
+        self,
+        key: str,
+        candidates: Sequence[int],
+        nearest: bool = False,
+        preferred: int | None = None,
+    ) -> int:
         """One of the integer `candidates`. With `nearest`, a given value that is no
         longer a candidate becomes the largest candidate below it (a count of loops to
         fuse stays as close as it can when other decisions change the loops)."""
@@ -102,13 +119,14 @@ class Chooser:
             draw=lambda rng: rng.choice(options),
             repair=repair,
             mutable=len(options) > 1,
+            preferred=None if preferred is None else nearest_candidate(preferred, options),
         )
         assert isinstance(value, int)
         return value
 
-    def choose_str(self, key: str, candidates: Sequence[str]) -> str:
+    def choose_str(self, key: str, candidates: Sequence[str], preferred: str | None = None) -> str:
         """One of the string `candidates`."""
-        value = self.choose(key, candidates)
+        value = self.choose(key, candidates, preferred)
         assert isinstance(value, str)
         return value
 
@@ -120,8 +138,10 @@ class Chooser:
         neighbour: Callable[[random.Random, Decision], Decision | None] | None = None,
         repair: Callable[[Decision], Decision | None] | None = None,
         mutable: bool = True,
+        preferred: Decision | None = None,
     ) -> Decision:
-        """A value that satisfies `valid`: the given one, or one from `draw`.
+        """A value that satisfies `valid`: the given one, the preferred one (with
+        `prefer`), or one from `draw`.
 
         `neighbour(rng, old)` proposes a small change of the old value for a mutation
         (None when there is none); `repair(old)` a valid value close to a given one that
@@ -133,6 +153,9 @@ class Chooser:
         old = self.given.get(key)
         if old is not None and valid(old) and key != self.resample:
             value = old
+        elif self.prefer and old is None and preferred is not None and valid(preferred):
+            value = preferred
+            self.preferred.append(key)
         elif self.rng is None:
             reason = "missing" if old is None else f"{old!r} is not a valid choice"
             raise SpaceError(f"decision {key}: {reason}")

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 from ir.schedule.gpu import REDUCE_LEVELS, SPATIAL_LEVELS, GpuParams, GpuTiling, apply_gpu_tiling
 from ir.schedule.gpu import bind_spatial as bind_spatial_loops
+from ir.schedule.rules.analysis import is_reduction
+from ir.schedule.rules.tiles import divisors, is_perfect, neighbour_perfect
 from ir.schedule.schedule import Schedule
-from tuner.space.analysis import is_reduction
 from tuner.space.decisions import Chooser, Decision, SpaceError
-from tuner.space.tiles import divisors, is_perfect, neighbour_perfect
 
 THREAD_COUNTS = (32, 64, 128, 256, 512, 1024)
 UNROLL_BUDGETS = (0, 16, 64, 512, 1024)  # Ansor's GPU auto_unroll_max_step choices

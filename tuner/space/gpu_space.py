@@ -25,10 +25,10 @@ from codegen.errors import CodegenError
 from ir.errors import AutotuneError
 from ir.lower import lower
 from ir.schedule.gpu import GpuParams
+from ir.schedule.rules.analysis import fusion_anchor, is_compute_heavy
 from ir.schedule.schedule import Schedule
 from ir.schedule.trace import Trace
 from ir.te.program import TEProgram
-from tuner.space.analysis import fusion_anchor, is_compute_heavy
 from tuner.space.decisions import Chooser, Decision, Decisions, SpaceError
 from tuner.space.gpu_rules import GpuBuildContext, bind_rule, inline_rule, tiling_rule
 from tuner.space.points import REMEMBERED_TRACES, PointMemory, SpacePoint

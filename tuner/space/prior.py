@@ -1,22 +1,17 @@
-"""The decisions under which the space builds (nearly) the default schedule's loop nests:
-where the search starts its local moves.
+"""The decisions under which the space builds (nearly) the default schedule's register
+tiles: where the search starts its local moves.
 
-A default schedule (`ir.schedule.default`) is strong on its own but is not a point of
-the space, so the evolutionary search cannot mutate it, and random samples of the space
-seldom come close to it in few trials (on light_resnet50's convs the default outlasted
-every sampled candidate at 8-16 trials per task). The space can express what the default
-does to the stages it register-tiles: the same register tile innermost (channel blocks
-or rows, and columns, around the vectorized axis), every reduction whole outside it, the
-accumulator at the last outer loop, the outer loops fused and run in parallel, padding
-materialised (inlined into a depthwise conv), and a matrix product's right-hand input that
-is not constant copied into column panels where the default copies it. The default
+The default schedule register-tiles matrix products and convolutions by hand
+(`ir.schedule.default`, step 2), not through the space's multi-level tiling, so for
+those stages the space's point nearest the default is rebuilt here from the default's
+choices: the same register tile innermost (channel blocks or rows, and columns, around
+the vectorized axis), every reduction whole outside it, the accumulator at the last outer
+loop, the outer loops fused and run in parallel, and a matrix product's right-hand input
+that is not constant copied into column panels where the default copies it. The default
 unrolls a depthwise conv's whole window, which the space's unroll budgets (counting a
-vector's lanes) cannot always match. The stages the generic rule schedules (softmax,
-layer_norm, pooling, elementwise outputs) get the default's choices too: partial vectors
-for long reductions along rows, a stage computing exp read twice kept at the root, vectors
-of the lanes, the outer loops in parallel. An output the default computes per row
-(softmax's and layer_norm's long rows) gets the rows rule's decisions that rebuild the
-default's loop nest exactly. Stages left out here are drawn when the point is built.
+vector's lanes) cannot always match. Every other stage is built by the rules the default
+runs too (`ir.schedule.rules`), which take the default's choices themselves when the
+space builds with preferences (`SearchSpace.default_point`).
 """
 
 from __future__ import annotations
@@ -26,64 +21,36 @@ from collections.abc import Collection
 
 from ir.schedule.default import (
     DEPTHWISE_ACCUMULATORS,
-    GEMM_TAGS,
-    MIN_PARALLEL_WORK,
-    PARTIAL_VECTORS,
     blocked_conv_register_tile,
     channel_conv_register_tile,
     channel_vector_lanes,
     default_schedule,
     depthwise_register_tile,
     gemm_register_tile,
-    is_depthwise_conv,
-    recomputes_transcendentals,
-    reduces_along_rows,
     right_operand_streams,
 )
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.analysis import is_compute_heavy, is_depthwise_conv, reads
+from ir.schedule.rules.multi_level_tiling import REGISTER_ROWS, SPATIAL_LEVELS, UNROLL_BUDGETS
+from ir.schedule.rules.tiles import divisors, row_tail_tiles, tail_sizes, tail_tiles
 from ir.schedule.schedule import Schedule, Stage
 from ir.te.program import TEProgram
 from ir.tir.arith import coefficient
 from ir.tir.visit import walk_expr
-from tuner.space.analysis import is_compute_heavy, is_padding, is_reduction, reads
 from tuner.space.decisions import Decisions
-from tuner.space.multi_level_tiling import REGISTER_ROWS, SPATIAL_LEVELS, UNROLL_BUDGETS
-from tuner.space.rules import vector_lengths
-from tuner.space.tiles import divisors, row_tail_tiles, tail_sizes, tail_tiles
-
-ALL_LOOPS = 1 << 30  # a parallel loop count above any: repaired to the most loops there are
 
 
-def default_like_decisions(
+def register_tile_decisions(
     program: TEProgram, hardware: HardwareParams, constant_inputs: Collection[str]
 ) -> Decisions:
     """Decisions of `program`'s space that rebuild its default schedule's register tiles
-    and generic stages (see the module docstring); empty where there are none."""
+    (see the module docstring); empty where the default register-tiles no stage."""
     schedule = Schedule(program)
     tiles: Decisions = {}
-    padding: Decisions = {}
-    generic: Decisions = {}
     for name, stage in schedule.stages.items():
-        if is_padding(schedule, name):
-            if any(is_depthwise_conv(program, schedule.stages[r]) for r in schedule.readers(name)):
-                padding[f"{name}.placement"] = "inline"
-                continue
-            padding[f"{name}.placement"] = "root"
-            padding[f"{name}.vector"] = hardware.lanes(stage.op.dtype)
-            padding[f"{name}.parallel"] = ALL_LOOPS
-        elif is_compute_heavy(stage):
+        if is_compute_heavy(stage):
             tiles.update(_tile_decisions(program, name, stage, hardware, constant_inputs))
-        else:
-            shared = recomputes_transcendentals(schedule, name)
-            if shared:
-                generic[f"{name}.placement"] = "root"
-            if shared or stage.is_output or is_reduction(stage):
-                generic.update(_generic_decisions(name, stage, hardware))
-    rows = _per_row_decisions(program, hardware, constant_inputs) if generic else {}
-    if any(value == "rows" for value in rows.values()):
-        # (the per-row stages' generic decisions would not be read)
-        generic = {key: value for key, value in generic.items() if key.endswith(".placement")}
-    return {**padding, **generic, **rows, **tiles} if tiles or generic or rows else {}
+    return tiles
 
 
 def column_conv_decisions(
@@ -151,80 +118,6 @@ def _unit_stride_along(stage: Stage, axis: int) -> bool:
         if var in walk_expr(last) and coefficient(last, var) != 1:
             return False
     return True
-
-
-def _per_row_decisions(
-    program: TEProgram, hardware: HardwareParams, constant_inputs: Collection[str]
-) -> Decisions:
-    """The rows rule's decisions for each output the default computes per row (its
-    producers computed at its row loop): the output's and each intermediate's vector of
-    the lanes, the rows in parallel where the default runs them so, and each statistic's
-    partials as many as the default's; for every other output (but a matrix product's),
-    each stage on its own."""
-    default = default_schedule(program, hardware, constant_inputs)
-    original = Schedule(program).stages  # (without the stages rfactor adds)
-    partials = {
-        step.arguments["stage"]: step.arguments["factor"]
-        for step in default.trace.steps
-        if step.kind == "rfactor"
-    }
-    decisions: Decisions = {}
-    for output, stage in default.stages.items():
-        producers = [
-            (name, other)
-            for name, other in default.stages.items()
-            if other.attach.kind == "at" and other.attach.stage == output
-        ]
-        tags = {stage.op.tag, *(producer.op.tag for _, producer in producers)}
-        if not stage.is_output or tags & set(GEMM_TAGS):
-            continue  # (an output tiled with the matrix product it reads is no row output)
-        if not producers:  # (asked only where the output has row producers)
-            decisions[f"{output}.by_rows"] = "stages"
-            continue
-        lanes = hardware.lanes(stage.op.dtype)
-        decisions[f"{output}.by_rows"] = "rows"
-        decisions[f"{output}.row_vector"] = _default_vector(stage.op.axes[-1].extent, lanes, True)
-        parallel = any(kind == "parallel" for kind in stage.annotations.values())
-        decisions[f"{output}.row_parallel"] = ALL_LOOPS if parallel else 0
-        for name, producer in producers:
-            if name not in original:
-                continue  # (a statistic's partials: its row_rfactor, below)
-            if producer.op.reduce_axes:
-                decisions[f"{name}.row_rfactor"] = partials.get(name, 1)
-            else:
-                decisions[f"{name}.row_vector"] = _default_vector(
-                    producer.op.axes[-1].extent, lanes, True
-                )
-    return decisions
-
-
-def _default_vector(extent: int, lanes: int, tails: bool) -> int:
-    """The default's vector along an innermost axis of `extent` (the lanes, the whole axis
-    when shorter, none below 4), as the nearest length the space offers (`tails`: with a
-    partial last vector)."""
-    wanted = (lanes if extent > lanes else extent) if extent >= 4 else 1
-    return max(length for length in vector_lengths(extent, lanes, tails=tails) if length <= wanted)
-
-
-def _generic_decisions(name: str, stage: Stage, hardware: HardwareParams) -> Decisions:
-    """The default's choices for a stage the generic rule schedules: a long reduction
-    along rows reduced into vectors of partials, the innermost axis in vectors of the lanes
-    (the whole axis when shorter, none below 4; else the nearest length the space has),
-    every outer loop in parallel where the default runs them so."""
-    op = stage.op
-    if not op.axes:
-        return {}
-    lanes = hardware.lanes(op.dtype)
-    decisions: Decisions = {}
-    if op.reduce_axes and reduces_along_rows(stage):
-        partial = lanes if op.reduce_axes[-1].extent >= PARTIAL_VECTORS * lanes else 1
-        decisions[f"{name}.rfactor"] = partial
-        if partial > 1:
-            decisions[f"{name}.rfactor_parallel"] = ALL_LOOPS
-    decisions[f"{name}.vector"] = _default_vector(op.axes[-1].extent, lanes, stage.is_output)
-    work = math.prod(axis.extent for axis in (*op.axes, *op.reduce_axes))
-    decisions[f"{name}.parallel"] = ALL_LOOPS if work >= MIN_PARALLEL_WORK else 0
-    return decisions
 
 
 def _tile_decisions(

@@ -1,11 +1,13 @@
 """SearchSpace: random schedules of one TE program, drawn from rules, and their mutations.
 
+The rules are `ir.schedule.rules`, which the default schedule runs too:
+
 Step 1. Inline elementwise/injective non-output stages (padding feeding a reduction: a
         decision between inlining and materialising it).
 Step 2. Multi-level tile every compute-heavy reduction ("SSRSRS", multi_level_tiling.py),
         computed at the tiles of the output that inlines its elementwise tail.
 Step 3. An output whose producers are needed a row at a time may compute them per row
-        (the rows rule); every other root stage gets the generic rule (rules.py).
+        (rows.py); every other root stage gets the generic rule (generic.py).
 
 Each trace is built from `Decisions`; `mutate` rebuilds a trace with one decision
 re-drawn. The decisions of every trace this space built are remembered (`decisions_of`),
@@ -19,15 +21,18 @@ import random
 from collections.abc import Collection, Mapping
 
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.analysis import fusion_anchor, is_compute_heavy
+from ir.schedule.rules.generic import generic_rule
+from ir.schedule.rules.inline import inline_rule
+from ir.schedule.rules.loops import BuildContext
+from ir.schedule.rules.multi_level_tiling import multi_level_tiling
+from ir.schedule.rules.rows import rows_rule
 from ir.schedule.schedule import Schedule
 from ir.schedule.trace import Trace
 from ir.te.program import TEProgram
-from tuner.space.analysis import fusion_anchor, is_compute_heavy
 from tuner.space.decisions import Chooser, Decision, Decisions
-from tuner.space.multi_level_tiling import multi_level_tiling
 from tuner.space.points import PointMemory, SpacePoint
-from tuner.space.prior import column_conv_decisions, default_like_decisions
-from tuner.space.rules import BuildContext, generic_rule, inline_rule, rows_rule
+from tuner.space.prior import column_conv_decisions, register_tile_decisions
 
 MUTATION_ATTEMPTS = 8  # decisions tried before a mutation gives up looking for a new trace
 
@@ -59,26 +64,26 @@ class SearchSpace:
         return self.build({}, rng).trace
 
     def default_point(self) -> Trace | None:
-        """The schedule of the space nearest the default schedule (`tuner.space.prior`),
-        the decisions the default does not fix drawn from a fixed seed; None where the
-        default register-tiles no stage."""
-        decisions = default_like_decisions(self.program, self.hardware, self.constant_inputs)
-        if not decisions:
-            return None
-        return self.build(decisions, random.Random(0)).trace
+        """The schedule of the space nearest the default schedule: every rule's preferred
+        choice (the default's), the register tiles of the stages the default tiles by hand
+        rebuilt by `tuner.space.prior`, what neither fixes drawn from a fixed seed; None
+        where nothing of the point would be the default's (every stage drawn)."""
+        points = self.prior_points()
+        return points[0] if points else None
 
     def prior_points(self) -> list[Trace]:
         """The points a tuning run measures first: `default_point`, and where a conv may
         be vectorized over its output columns instead of its channels, the same point with
         a register tile over columns (`tuner.space.prior.column_conv_decisions`), so the
         search learns early how both kinds do."""
-        decisions = default_like_decisions(self.program, self.hardware, self.constant_inputs)
-        if not decisions:
+        tiles = register_tile_decisions(self.program, self.hardware, self.constant_inputs)
+        point, chooser = self._build(tiles, random.Random(0), prefer=True)
+        if not tiles and not chooser.preferred:
             return []
-        points = [self.build(decisions, random.Random(0)).trace]
+        points = [point.trace]
         columns = column_conv_decisions(self.program, self.hardware, self.constant_inputs)
         if columns:
-            points.append(self.build({**decisions, **columns}, random.Random(0)).trace)
+            points.append(self._build({**tiles, **columns}, random.Random(0), prefer=True)[0].trace)
         return points
 
     def mutate(self, trace: Trace, rng: random.Random) -> Trace:
@@ -112,7 +117,16 @@ class SearchSpace:
     ) -> SpacePoint:
         """Build a schedule: given decisions are replayed, missing or invalid ones drawn
         from `rng` (SpaceError without one), and the `resample` key re-drawn."""
-        chooser = Chooser(decisions, rng, resample)
+        return self._build(decisions, rng, resample)[0]
+
+    def _build(
+        self,
+        decisions: Mapping[str, Decision],
+        rng: random.Random | None,
+        resample: str | None = None,
+        prefer: bool = False,
+    ) -> tuple[SpacePoint, Chooser]:
+        chooser = Chooser(decisions, rng, resample, prefer)
         schedule = Schedule(self.program, undo_on_error=False)  # an error drops it
         context = BuildContext(schedule, chooser, self.hardware, self.constant_inputs)
         # Step 1.
@@ -136,7 +150,7 @@ class SearchSpace:
                 generic_rule(context, name)
         point = SpacePoint(schedule.trace, dict(chooser.decisions), tuple(chooser.mutable))
         self._points.remember(point)
-        return point
+        return point, chooser
 
     def mutate_point(self, point: SpacePoint, rng: random.Random) -> SpacePoint:
         """A point whose trace differs from `point`'s by one re-drawn decision (where

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codegen.llvm import host_target
 from ir.graph.nodes import call
@@ -17,13 +19,15 @@ from ir.schedule.default import (
     default_schedule,
     depthwise_register_tile,
     gemm_register_tile,
-    row_partial_length,
 )
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.analysis import is_compute_heavy
+from ir.schedule.rules.rows import row_partial_length
+from ir.schedule.schedule import Schedule
 from tests.tuner.space.test_traces import check_trace
 from tests.tuner.space.workloads import Workload, _primitive, _var, workloads
 from tuner.space import SearchSpace
-from tuner.space.prior import column_conv_register_tile, default_like_decisions
+from tuner.space.prior import column_conv_register_tile, register_tile_decisions
 
 HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)  # 16 float32 lanes
 AVX2 = HardwareParams(vector_bytes=32, num_cores=2)  # 8 float32 lanes, 16 registers
@@ -228,7 +232,7 @@ def test_an_output_tiled_with_its_matrix_product_gets_no_row_decisions() -> None
     """conv + bias + relu: the conv is computed at the output's tiles, not per row, and the
     output keeps the default's other decisions."""
     workload = workloads()["light_squeezenet:fused_nn_conv2d_nchwc_add_nn_relu:rank5"]
-    decisions = default_like_decisions(workload.program(), HARDWARE, workload.constants)
+    decisions = register_tile_decisions(workload.program(), HARDWARE, workload.constants)
     assert decisions and not [key for key in decisions if ".by_rows" in key or ".row_" in key]
 
 
@@ -283,3 +287,44 @@ def test_a_column_register_tile_fills_half_the_registers_at_the_fewest_loads(
     shape: tuple[int, int, int], lanes: int, registers: int, tile: tuple[int, int, int]
 ) -> None:
     assert column_conv_register_tile(*shape, lanes, registers) == tile
+
+
+def _tiled_by_hand(workload: Workload) -> bool:
+    """Whether the program has a compute-heavy stage (the default tiles those by hand, the
+    space by multi-level tiling)."""
+    return any(is_compute_heavy(stage) for stage in Schedule(workload.program()).stages.values())
+
+
+@pytest.mark.parametrize("hardware", [HARDWARE, AVX2], ids=["avx512", "avx2"])
+@pytest.mark.parametrize(
+    "name", sorted(name for name, w in workloads().items() if not _tiled_by_hand(w))
+)
+def test_the_default_schedule_is_the_spaces_default_point(
+    name: str, hardware: HardwareParams
+) -> None:
+    """Where nothing is tiled by hand, the default and the space run the same rules, and
+    the default's choices are the point's: the same trace."""
+    workload = workloads()[name]
+    default = default_schedule(workload.program(), hardware, workload.constants)
+    space = SearchSpace(workload.program(), hardware, workload.constants)
+    assert space.default_point() == default.trace
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    rows=st.lists(st.integers(1, 9), min_size=1, max_size=3),
+    columns=st.integers(1, 300),
+    op=st.sampled_from(["nn.softmax", "nn.log_softmax", "sum", "max", "nn.relu"]),
+)
+def test_every_default_without_hand_tiling_is_a_point_of_the_space(
+    rows: list[int], columns: int, op: str
+) -> None:
+    x = _var("x", *rows, columns)
+    attrs = {"axis": [-1]} if op in ("sum", "max") else {}
+    if op in ("nn.softmax", "nn.log_softmax"):
+        attrs = {"axis": -1}
+    workload = Workload(op, _primitive([x], call(op, x, **attrs)), frozenset())
+    default = default_schedule(workload.program(), HARDWARE, workload.constants)
+    space = SearchSpace(workload.program(), HARDWARE, workload.constants)
+    assert space.default_point() == default.trace
+    check_trace(workload, default.trace, seed=0)

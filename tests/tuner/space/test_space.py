@@ -12,15 +12,7 @@ import pytest
 
 from codegen.llvm import host_target
 from ir.schedule.hardware import HardwareParams
-from tests.tuner.space.test_traces import check_trace
-from tests.tuner.space.workloads import workloads
-from tuner.space import (
-    SearchSpace,
-    SpaceError,
-    decisions_from_json,
-    decisions_to_json,
-)
-from tuner.space.tiles import (
+from ir.schedule.rules.tiles import (
     is_perfect,
     is_row_tail,
     is_tail,
@@ -28,6 +20,14 @@ from tuner.space.tiles import (
     row_tail_tiles,
     sample_perfect,
     sample_vector_tile,
+)
+from tests.tuner.space.test_traces import check_trace
+from tests.tuner.space.workloads import workloads
+from tuner.space import (
+    SearchSpace,
+    SpaceError,
+    decisions_from_json,
+    decisions_to_json,
 )
 
 HARDWARE = host_target().hardware

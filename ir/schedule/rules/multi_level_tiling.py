@@ -24,14 +24,13 @@ import random
 from collections.abc import Sequence
 from typing import TypeGuard
 
-from ir.schedule.schedule import Schedule
-from tuner.space.analysis import (
+from ir.schedule.rules.analysis import (
     runtime_input_dimension,
     vector_axis_candidates,
     weight_dimension,
 )
-from tuner.space.decisions import Decision
-from tuner.space.rules import (
+from ir.schedule.rules.choices import Decision
+from ir.schedule.rules.loops import (
     BuildContext,
     fuse_parallel,
     parallel_choices,
@@ -39,7 +38,7 @@ from tuner.space.rules import (
     split_levels,
     unroll_innermost,
 )
-from tuner.space.tiles import (
+from ir.schedule.rules.tiles import (
     MAX_INNERMOST,
     ROW_TAIL_PROBABILITY,
     is_perfect,
@@ -51,6 +50,7 @@ from tuner.space.tiles import (
     sample_vector_tile,
     tail_sizes,
 )
+from ir.schedule.schedule import Schedule
 
 Loop = tuple[str, int]  # a loop's name and extent
 

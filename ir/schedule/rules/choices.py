@@ -1,0 +1,138 @@
+"""Choices: where the scheduling rules take every decision they make.
+
+A rule asks for each choice under a stable key such as `"conv2d.tile.x"` (a tile
+factorization, the vectorized length, the stages run in parallel, ...), with the valid
+values and, where the rule has a heuristic for it, the value it prefers. Who answers
+decides what the rules build: `PreferredChoices` takes every preferred value (the default
+schedule), the search's chooser (`tuner.space.decisions.Chooser`) replays recorded values
+and draws the others (a point of the search space). So the default schedule and the
+search space are built by the same rules, and the default is a point of the space.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from ir.errors import AutotuneError
+
+Decision = int | str | tuple[int, ...]
+Decisions = dict[str, Decision]
+
+
+class SpaceError(AutotuneError):
+    """Decisions do not describe a schedule of this search space (missing or invalid)."""
+
+
+class Choices(Protocol):
+    """What a rule asks its choices of (see the module docstring)."""
+
+    def choose(
+        self, key: str, candidates: Sequence[Decision], preferred: Decision | None = None
+    ) -> Decision:
+        """One of `candidates` (a non-empty list of valid values)."""
+        ...
+
+    def choose_int(
+        self,
+        key: str,
+        candidates: Sequence[int],
+        nearest: bool = False,
+        preferred: int | None = None,
+    ) -> int:
+        """One of the integer `candidates`. With `nearest`, a given value that is no
+        longer a candidate becomes the largest candidate below it."""
+        ...
+
+    def choose_str(self, key: str, candidates: Sequence[str], preferred: str | None = None) -> str:
+        """One of the string `candidates`."""
+        ...
+
+    def choose_by(
+        self,
+        key: str,
+        valid: Callable[[Decision], bool],
+        draw: Callable[[random.Random], Decision],
+        neighbour: Callable[[random.Random, Decision], Decision | None] | None = None,
+        repair: Callable[[Decision], Decision | None] | None = None,
+        mutable: bool = True,
+        preferred: Decision | None = None,
+    ) -> Decision:
+        """A value that satisfies `valid`: given, preferred or drawn from `draw`.
+        `neighbour(rng, old)` proposes a small change for a mutation, `repair(old)` a valid
+        value close to a given one that became invalid; `mutable` says whether other
+        valid values exist."""
+        ...
+
+
+def nearest_candidate(preferred: Decision, candidates: Sequence[Decision]) -> Decision:
+    """`preferred` when it is a candidate; else, for an integer, the largest candidate
+    below it (the smallest when none is); else the first candidate."""
+    if preferred in candidates:
+        return preferred
+    if isinstance(preferred, int):
+        numbers = [c for c in candidates if isinstance(c, int)]
+        below = [c for c in numbers if c <= preferred]
+        if below or numbers:
+            return max(below) if below else min(numbers)
+    return candidates[0]
+
+
+class PreferredChoices:
+    """The default schedule's choices: every decision the value its rule prefers (where
+    a preference is no longer valid, the nearest valid value, see `nearest_candidate`).
+    A rule that asks without a preference is an error: the default must not draw."""
+
+    def __init__(self) -> None:
+        self.decisions: Decisions = {}
+
+    def choose(
+        self, key: str, candidates: Sequence[Decision], preferred: Decision | None = None
+    ) -> Decision:
+        """The preferred value of `candidates` (see the class docstring)."""
+        options = list(candidates)
+        if not options:
+            raise SpaceError(f"decision {key}: no valid choice")
+        if preferred is None:
+            raise SpaceError(f"decision {key}: the rule states no preferred value")
+        return self._record(key, nearest_candidate(preferred, options))
+
+    def choose_int(
+        self,
+        key: str,
+        candidates: Sequence[int],
+        nearest: bool = False,
+        preferred: int | None = None,
+    ) -> int:
+        """The preferred one of the integer `candidates`."""
+        value = self.choose(key, candidates, preferred)
+        assert isinstance(value, int)
+        return value
+
+    def choose_str(self, key: str, candidates: Sequence[str], preferred: str | None = None) -> str:
+        """The preferred one of the string `candidates`."""
+        value = self.choose(key, candidates, preferred)
+        assert isinstance(value, str)
+        return value
+
+    def choose_by(
+        self,
+        key: str,
+        valid: Callable[[Decision], bool],
+        draw: Callable[[random.Random], Decision],
+        neighbour: Callable[[random.Random, Decision], Decision | None] | None = None,
+        repair: Callable[[Decision], Decision | None] | None = None,
+        mutable: bool = True,
+        preferred: Decision | None = None,
+    ) -> Decision:
+        """The preferred value, which must be valid."""
+        if preferred is None or not valid(preferred):
+            raise SpaceError(f"decision {key}: no valid preferred value ({preferred!r})")
+        return self._record(key, preferred)
+
+    def _record(self, key: str, value: Decision) -> Decision:
+        if key in self.decisions:
+            raise SpaceError(f"decision {key} is made twice in one build")
+        self.decisions[key] = value
+        return value
