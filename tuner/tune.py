@@ -14,7 +14,7 @@ Step 3. Each task's default schedule is measured (the survey: the scheduler then
         and the cost model is updated and the search told the costs, scaled to the
         default's first cost.
 Step 4. Re-measure the top candidates of each task (by their first measurement), its
-        default schedule and the space's points nearest it with more repeats, once; the
+        default schedule and the space's prior points with more repeats, once; the
         best is then declared among the re-measured candidates.
 Step 5. A whole model measured on this machine (`tune_model` without a measurer, a CPU
         target, `TuneOptions.in_model`), after a call that measured anything: each tuned
@@ -182,7 +182,7 @@ class _TaskRun:
         return None if self.default_trace is None else _candidate_id(self, self.default_trace)
 
     def prior_ids(self) -> set[str]:
-        """The candidate ids of the default and the space's points nearest it."""
+        """The candidate ids of the default and the space's prior points."""
         traces = [] if self.default_trace is None else [self.default_trace]
         return {_candidate_id(self, trace) for trace in [*traces, *self.prior_points]}
 
@@ -548,7 +548,7 @@ def _first_records(records: Iterable[Record]) -> dict[str, Record]:
 def _take_seeds(run: _TaskRun, count: int) -> list[Trace]:
     """Up to `count` of the run's unmeasured seeds, to measure first (the rest stay for
     its next batch). The untuned schedule is a candidate too (the declared best is never
-    worse), and so are the space's points nearest it (local moves start there)."""
+    worse), and so are the space's prior points (the default is one: local moves start there)."""
     unique: dict[str, Trace] = {}
     for trace in run.seeds:
         unique.setdefault(_candidate_id(run, trace), trace)
@@ -558,7 +558,8 @@ def _take_seeds(run: _TaskRun, count: int) -> list[Trace]:
 
 
 def _prior_points(space: Any) -> list[Trace]:
-    """The space's points nearest the default schedule (`SearchSpace.prior_points`)."""
+    """The space's prior points: the default's own, and a conv's tiling over columns
+    (`SearchSpace.prior_points`)."""
     if not isinstance(space, SearchSpace):
         return []  # GPU spaces start from their samples
     try:
@@ -669,7 +670,7 @@ def _remeasure(
 ) -> int:
     """Step 4: re-measure each task's top candidates (by first measurement) not yet
     re-measured, with REMEASURE_REPEAT_FACTOR times the repeats, in one batch with the
-    default schedule and the space's points nearest it: a best is only declared against
+    default schedule and the space's prior points: a best is only declared against
     them measured at the same time, so one disturbed first measurement of theirs cannot
     hide them (on matmul_1024 the point nearest the default often ties with the best
     candidates, and a slow first measurement left it out of the top ones). The

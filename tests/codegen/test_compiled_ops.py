@@ -31,13 +31,9 @@ from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from ir.lower import lower
 from ir.reference import check_close, evaluate
-from ir.schedule.default import (
-    FMA_CHAINS,
-    GEMV_VECTORS,
-    default_schedule,
-    gemm_register_tile,
-)
+from ir.schedule.default import default_schedule
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.register_tile_sizes import FMA_CHAINS, GEMV_VECTORS, gemm_register_tile
 from ir.schedule.rules.rows import ROW_VECTORS
 from ir.schedule.schedule import loop_extents
 from ir.te.program import TEProgram, function_to_te

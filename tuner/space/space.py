@@ -4,10 +4,14 @@ The rules are `ir.schedule.rules`, which the default schedule runs too:
 
 Step 1. Inline elementwise/injective non-output stages (padding feeding a reduction: a
         decision between inlining and materialising it).
-Step 2. Multi-level tile every compute-heavy reduction ("SSRSRS", multi_level_tiling.py),
-        computed at the tiles of the output that inlines its elementwise tail.
-Step 3. An output whose producers are needed a row at a time may compute them per row
-        (rows.py); every other root stage gets the generic rule (generic.py).
+Step 2. A compute-heavy stage is register tiled (an output's own matrix product) or left
+        to the generic rule, or multi-level tiled ("SSRSRS"), computed at the tiles of
+        the output that inlines its elementwise tail (the sketch: a decision).
+Step 3. An output whose producers are needed a row at a time may compute them per row;
+        every other root stage gets the generic rule.
+
+The default schedule is the point whose decisions all take their rule's preferred value
+(`default_point`).
 
 Each trace is built from `Decisions`; `mutate` rebuilds a trace with one decision
 re-drawn. The decisions of every trace this space built are remembered (`decisions_of`),
@@ -21,18 +25,14 @@ import random
 from collections.abc import Collection, Mapping
 
 from ir.schedule.hardware import HardwareParams
-from ir.schedule.rules.analysis import fusion_anchor, is_compute_heavy
-from ir.schedule.rules.generic import generic_rule
-from ir.schedule.rules.inline import inline_rule
 from ir.schedule.rules.loops import BuildContext
-from ir.schedule.rules.multi_level_tiling import multi_level_tiling
-from ir.schedule.rules.rows import rows_rule
+from ir.schedule.rules.sketch import apply_rules
 from ir.schedule.schedule import Schedule
 from ir.schedule.trace import Trace
 from ir.te.program import TEProgram
 from tuner.space.decisions import Chooser, Decision, Decisions
 from tuner.space.points import PointMemory, SpacePoint
-from tuner.space.prior import column_conv_decisions, register_tile_decisions
+from tuner.space.prior import column_conv_decisions
 
 MUTATION_ATTEMPTS = 8  # decisions tried before a mutation gives up looking for a new trace
 
@@ -63,27 +63,20 @@ class SearchSpace:
         """A random schedule of the space (the same generator state gives the same one)."""
         return self.build({}, rng).trace
 
-    def default_point(self) -> Trace | None:
-        """The schedule of the space nearest the default schedule: every rule's preferred
-        choice (the default's), the register tiles of the stages the default tiles by hand
-        rebuilt by `tuner.space.prior`, what neither fixes drawn from a fixed seed; None
-        where nothing of the point would be the default's (every stage drawn)."""
-        points = self.prior_points()
-        return points[0] if points else None
+    def default_point(self) -> Trace:
+        """The default schedule's point of the space: every decision its rule's preferred
+        value (`ir.schedule.default` builds the same trace)."""
+        return self._build({}, None, prefer=True)[0].trace
 
     def prior_points(self) -> list[Trace]:
         """The points a tuning run measures first: `default_point`, and where a conv may
-        be vectorized over its output columns instead of its channels, the same point with
-        a register tile over columns (`tuner.space.prior.column_conv_decisions`), so the
-        search learns early how both kinds do."""
-        tiles = register_tile_decisions(self.program, self.hardware, self.constant_inputs)
-        point, chooser = self._build(tiles, random.Random(0), prefer=True)
-        if not tiles and not chooser.preferred:
-            return []
-        points = [point.trace]
+        be vectorized over its output columns instead of its channels, the multi-level
+        tiling with a register tile over columns (`tuner.space.prior`), so the search
+        learns early how both kinds do."""
+        points = [self.default_point()]
         columns = column_conv_decisions(self.program, self.hardware, self.constant_inputs)
         if columns:
-            points.append(self._build({**tiles, **columns}, random.Random(0), prefer=True)[0].trace)
+            points.append(self._build(columns, random.Random(0), prefer=True)[0].trace)
         return points
 
     def mutate(self, trace: Trace, rng: random.Random) -> Trace:
@@ -128,26 +121,7 @@ class SearchSpace:
     ) -> tuple[SpacePoint, Chooser]:
         chooser = Chooser(decisions, rng, resample, prefer)
         schedule = Schedule(self.program, undo_on_error=False)  # an error drops it
-        context = BuildContext(schedule, chooser, self.hardware, self.constant_inputs)
-        # Step 1.
-        inline_rule(context)
-        # Step 2.
-        handled: set[str] = set()
-        anchors: set[str] = set()
-        for name in list(schedule.stages):
-            stage = schedule.stages[name]
-            if name in handled or stage.attach.kind != "root" or not is_compute_heavy(stage):
-                continue
-            anchor = fusion_anchor(schedule, name, anchors)
-            if anchor is not None:
-                anchors.add(anchor)
-            handled |= multi_level_tiling(context, name, anchor)
-        # Step 3.
-        for name in [n for n, s in schedule.stages.items() if s.is_output and n not in handled]:
-            handled |= rows_rule(context, name)
-        for name in list(schedule.stages):
-            if name not in handled and schedule.stages[name].attach.kind == "root":
-                generic_rule(context, name)
+        apply_rules(BuildContext(schedule, chooser, self.hardware, self.constant_inputs))
         point = SpacePoint(schedule.trace, dict(chooser.decisions), tuple(chooser.mutable))
         self._points.remember(point)
         return point, chooser

@@ -1,5 +1,6 @@
-"""The space's point nearest the default schedule: it computes the reference's numbers,
-can be mutated, and carries the default's register tile."""
+"""The default schedule is a point of the space (every decision its rule's preferred
+value): it computes the reference's numbers, can be mutated, carries the default's register
+tiles; the second prior point tiles a conv over columns."""
 
 from __future__ import annotations
 
@@ -11,31 +12,23 @@ from hypothesis import strategies as st
 
 from codegen.llvm import host_target
 from ir.graph.nodes import call
-from ir.lower import lower
-from ir.schedule.default import (
+from ir.schedule.default import default_schedule
+from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.register_tile_sizes import (
     FMA_CHAINS,
     blocked_conv_register_tile,
     channel_conv_register_tile,
-    default_schedule,
     depthwise_register_tile,
     gemm_register_tile,
 )
-from ir.schedule.hardware import HardwareParams
-from ir.schedule.rules.analysis import is_compute_heavy
 from ir.schedule.rules.rows import row_partial_length
-from ir.schedule.schedule import Schedule
 from tests.tuner.space.test_traces import check_trace
 from tests.tuner.space.workloads import Workload, _primitive, _var, workloads
 from tuner.space import SearchSpace
-from tuner.space.prior import column_conv_register_tile, register_tile_decisions
+from tuner.space.prior import column_conv_register_tile
 
 HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)  # 16 float32 lanes
 AVX2 = HardwareParams(vector_bytes=32, num_cores=2)  # 8 float32 lanes, 16 registers
-
-
-# The workloads whose space has no point nearest the default: cumsum's output is a
-# reduction with reuse, multi-level tiled by the space, which the default does not tile.
-WITHOUT_POINT = {"cumsum"}
 
 
 def space_of(name: str, hardware: HardwareParams = HARDWARE) -> SearchSpace:
@@ -44,9 +37,7 @@ def space_of(name: str, hardware: HardwareParams = HARDWARE) -> SearchSpace:
 
 
 def decisions_of_point(space: SearchSpace) -> dict[str, object]:
-    point = space.default_point()
-    assert point is not None
-    return dict(space.decisions_of(point))
+    return dict(space.decisions_of(space.default_point()))
 
 
 @pytest.mark.parametrize("name", sorted(workloads()))
@@ -54,10 +45,9 @@ def test_the_default_point_and_its_neighbours_compute_the_reference(name: str) -
     workload = workloads()[name]
     space = SearchSpace(workload.program(), host_target().hardware, workload.constants)
     point = space.default_point()
-    if name in WITHOUT_POINT:
-        assert point is None
-        return
-    assert point is not None and space.default_point() == point  # the same point every time
+    assert space.default_point() == point  # the same point every time
+    default = default_schedule(workload.program(), space.hardware, workload.constants)
+    assert point == default.trace
     rng = random.Random(name)
     neighbours = [space.mutate(point, rng) for _ in range(4)]
     assert any(trace != point for trace in neighbours), f"{name}: the point cannot move"
@@ -76,17 +66,10 @@ def test_a_blocked_conv_gets_the_default_register_tile_and_materialised_padding(
     shape = dict(zip(("n", "ko", "y", "x", "kb"), space.program.outputs[0].shape, strict=True))
     block_tile, col_tile = blocked_conv_register_tile(shape["ko"], shape["x"], shape["kb"], 16)
     assert decisions["pad.placement"] == "root"
-    assert decisions["conv2d_nchwc.vector_axis"] == "kb"
-    assert decisions["conv2d_nchwc.tile.kb"] == (1, 1, 1, shape["kb"])
-    assert decisions["conv2d_nchwc.tile.ko"] == (shape["ko"] // block_tile, 1, 1, block_tile)
-    assert decisions["conv2d_nchwc.tile.x"] == (shape["x"] // col_tile, 1, 1, col_tile)
-    assert decisions["conv2d_nchwc.tile.y"] == (shape["y"], 1, 1, 1)
-    # Every reduction whole, outside the register tile; the accumulator at the last outer
-    # loop; the register tile unrolled; batch, channel blocks and rows in parallel.
-    assert decisions["conv2d_nchwc.tile.rci"] == (8, 1)
-    assert decisions["conv2d_nchwc.attach_level"] == 0
-    assert decisions["conv2d_nchwc.unroll"] == 512
-    assert decisions["conv2d_nchwc.parallel"] == 1 + (shape["ko"] > block_tile)
+    assert decisions["conv2d_nchwc.sketch"] == "register_tile"
+    assert decisions["conv2d_nchwc.block_tile"] == block_tile
+    assert decisions["conv2d_nchwc.column_tile"] == col_tile
+    assert decisions["conv2d_nchwc.outermost"] == "channel_blocks"  # a small input
 
 
 @pytest.mark.parametrize("name", ["conv2d", "conv2d_channel_tail"])
@@ -96,9 +79,8 @@ def test_an_nchw_conv_vectorizes_output_channels_like_the_default(name: str) -> 
     decisions = decisions_of_point(space)
     _, channels, _, width = space.program.outputs[0].shape
     channel_tile, col_tile = channel_conv_register_tile(channels, width, 16)
-    assert decisions["conv2d.vector_axis"] == "k"
-    assert decisions["conv2d.tile.k"] == (-(-channels // channel_tile), 1, 1, channel_tile)
-    assert decisions["conv2d.tile.x"] == (width // col_tile, 1, 1, col_tile)
+    assert decisions["conv2d.channel_tile"] == channel_tile
+    assert decisions["conv2d.column_tile"] == col_tile
 
 
 def test_a_depthwise_conv_vectorizes_columns_under_rows_like_the_default() -> None:
@@ -107,11 +89,8 @@ def test_a_depthwise_conv_vectorizes_columns_under_rows_like_the_default() -> No
     _, _, height, width = space.program.outputs[0].shape
     row_tile, col_tile = depthwise_register_tile(height, width, 16)
     assert decisions["pad.placement"] == "inline"
-    assert decisions["conv2d.vector_axis"] == "x"
-    assert decisions["conv2d.tile.x"] == (width // col_tile, 1, 1, col_tile)
-    assert decisions["conv2d.tile.y"] == (height // row_tile, 1, 1, row_tile)
-    assert decisions["conv2d.tile.ry"] == (3, 1)
-    assert decisions["conv2d.parallel"] == 2  # channels and row tiles
+    assert decisions["conv2d.row_tile"] == row_tile
+    assert decisions["conv2d.column_tile"] == col_tile
 
 
 @pytest.mark.parametrize(
@@ -137,18 +116,9 @@ def test_a_matrix_product_gets_the_default_rows_and_vector_columns(
     row_tile, col_tile = gemm_register_tile(
         rows, cols, hardware.lanes("float32"), hardware.registers
     )
-    assert decisions[f"{stage}.vector_axis"] == "i1"
-    assert decisions[f"{stage}.tile.i1"] == (-(-cols // col_tile), 1, 1, col_tile)
-    row_tiles = -(-rows // row_tile)
-    assert decisions.get(f"{stage}.tile.i0", (1, 1, 1, 1)) == (row_tiles, 1, 1, row_tile)
+    assert decisions[f"{stage}.row_tile"] == row_tile
+    assert decisions[f"{stage}.column_tile"] == col_tile
     assert (rows % row_tile != 0) == (name == "dense_prime_rows")
-    # Column panels outside the row tiles, as the default orders them: where column tiles
-    # divide the columns (80 columns: tiles of 16 divide them, tiles of 32 leave a
-    # tail), or where the right-hand side does not stay in cache (1.2 MiB).
-    panels = decisions[f"{stage}.outer_order"]
-    wide = name == "matmul_wide_tail"
-    assert cols % col_tile != 0 or not wide
-    assert (panels == "vector_first") == ((name == "matmul" and vector_bytes == 32) or wide)
 
 
 @pytest.mark.parametrize("vector_bytes", [32, 64])
@@ -187,10 +157,9 @@ def test_a_matrix_product_copies_a_strided_input_into_panels_like_the_default() 
     )
     space = SearchSpace(workload.program(), HardwareParams(vector_bytes=32, num_cores=2))
     point = space.default_point()
-    assert point is not None
-    assert space.decisions_of(point)["matmul.pack_input"] == "packed"
-    samples = [space.sample(random.Random(seed)) for seed in range(12)]
-    packings = [space.decisions_of(trace).get("matmul.pack_input") for trace in samples]
+    assert space.decisions_of(point)["matmul.pack_panels"] == "packed"
+    samples = [space.sample(random.Random(seed)) for seed in range(24)]
+    packings = [space.decisions_of(trace).get("matmul.pack_panels") for trace in samples]
     assert {"packed", "in_place"} <= set(packings), packings
     check_trace(workload, point, seed=0)
     check_trace(workload, samples[packings.index("packed")], seed=1)
@@ -217,9 +186,7 @@ def test_an_output_the_default_computes_per_row_is_rebuilt_by_the_rows_rule(
     partials = {value for key, value in decisions.items() if key.endswith(".row_rfactor")}
     assert partials == {row_partial_length(shape[-1], 16)} and partials <= {16, 32}
     point = space.default_point()
-    assert point is not None
-    default = default_schedule(workload.program(), HARDWARE, workload.constants)
-    assert lower(point.replay(workload.program())) == lower(default)
+    assert point == default_schedule(workload.program(), HARDWARE, workload.constants).trace
     check_trace(workload, point, seed=0)
 
 
@@ -232,7 +199,8 @@ def test_an_output_tiled_with_its_matrix_product_gets_no_row_decisions() -> None
     """conv + bias + relu: the conv is computed at the output's tiles, not per row, and the
     output keeps the default's other decisions."""
     workload = workloads()["light_squeezenet:fused_nn_conv2d_nchwc_add_nn_relu:rank5"]
-    decisions = register_tile_decisions(workload.program(), HARDWARE, workload.constants)
+    space = SearchSpace(workload.program(), HARDWARE, workload.constants)
+    decisions = decisions_of_point(space)
     assert decisions and not [key for key in decisions if ".by_rows" in key or ".row_" in key]
 
 
@@ -246,6 +214,7 @@ def test_a_conv_read_at_unit_stride_gets_a_second_point_tiled_over_columns(name:
     first, columns = space.prior_points()
     assert first == space.default_point()
     decisions = space.decisions_of(columns)
+    assert decisions["conv2d.sketch"] == "multi_level"
     assert decisions["conv2d.vector_axis"] == "x"
     _, channels, height, width = space.program.outputs[0].shape
     channel_tile, row_tile, col_tile = column_conv_register_tile(
@@ -255,6 +224,7 @@ def test_a_conv_read_at_unit_stride_gets_a_second_point_tiled_over_columns(name:
     assert innermost == {"k": channel_tile, "y": row_tile, "x": col_tile}
     assert decisions["conv2d.tile.rc"] == (16, 1)  # the reduction whole outside the tile
     others = {k: v for k, v in decisions.items() if not k.startswith("conv2d.")}
+    assert others
     assert others == {k: v for k, v in decisions_of_point(space).items() if k in others}
     check_trace(workload, columns, seed=0)
 
@@ -289,21 +259,13 @@ def test_a_column_register_tile_fills_half_the_registers_at_the_fewest_loads(
     assert column_conv_register_tile(*shape, lanes, registers) == tile
 
 
-def _tiled_by_hand(workload: Workload) -> bool:
-    """Whether the program has a compute-heavy stage (the default tiles those by hand, the
-    space by multi-level tiling)."""
-    return any(is_compute_heavy(stage) for stage in Schedule(workload.program()).stages.values())
-
-
 @pytest.mark.parametrize("hardware", [HARDWARE, AVX2], ids=["avx512", "avx2"])
-@pytest.mark.parametrize(
-    "name", sorted(name for name, w in workloads().items() if not _tiled_by_hand(w))
-)
+@pytest.mark.parametrize("name", sorted(workloads()))
 def test_the_default_schedule_is_the_spaces_default_point(
     name: str, hardware: HardwareParams
 ) -> None:
-    """Where nothing is tiled by hand, the default and the space run the same rules, and
-    the default's choices are the point's: the same trace."""
+    """The default and the space run the same rules, and the default's choices are the
+    point's: the same trace."""
     workload = workloads()[name]
     default = default_schedule(workload.program(), hardware, workload.constants)
     space = SearchSpace(workload.program(), hardware, workload.constants)

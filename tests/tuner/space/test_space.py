@@ -12,6 +12,7 @@ import pytest
 
 from codegen.llvm import host_target
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.analysis import is_compute_heavy
 from ir.schedule.rules.tiles import (
     is_perfect,
     is_row_tail,
@@ -21,9 +22,12 @@ from ir.schedule.rules.tiles import (
     sample_perfect,
     sample_vector_tile,
 )
+from ir.schedule.schedule import Schedule
+from ir.schedule.trace import Trace
 from tests.tuner.space.test_traces import check_trace
 from tests.tuner.space.workloads import workloads
 from tuner.space import (
+    Decision,
     SearchSpace,
     SpaceError,
     decisions_from_json,
@@ -107,10 +111,24 @@ def test_a_foreign_trace_cannot_be_mutated() -> None:
         space_of("matmul").mutate(trace, random.Random(0))
 
 
+def multi_level_sketches(space: SearchSpace) -> dict[str, Decision]:
+    """Decisions that multi-level tile every compute-heavy stage of the space."""
+    stages = Schedule(space.program).stages
+    return {f"{name}.sketch": "multi_level" for name, s in stages.items() if is_compute_heavy(s)}
+
+
+def sample_multi_level(space: SearchSpace, rng: random.Random) -> Trace:
+    """A sample of the space whose compute-heavy stages are multi-level tiled."""
+    return space.build(multi_level_sketches(space), rng).trace
+
+
 def _decisions(name: str, count: int = 30) -> list[dict[str, object]]:
+    """The decisions of `count` samples of the workload's space, compute-heavy stages
+    multi-level tiled."""
     space = space_of(name)
     rng = random.Random(name)
-    return [dict(space.decisions_of(space.sample(rng))) for _ in range(count)]
+    given = multi_level_sketches(space)
+    return [dict(space.build(given, rng).decisions) for _ in range(count)]
 
 
 def test_conv_tiles_are_factorizations_with_tails_only_on_the_vector_axis() -> None:
@@ -146,10 +164,12 @@ def test_rows_without_a_divisor_draw_tail_tilings_kept_out_of_the_fused_loops() 
     rng = random.Random(3)
     tails = perfect = parallel_tails = 0
     for _ in range(60):
-        trace = space.sample(rng)
+        trace = sample_multi_level(space, rng)
         for _ in range(2):
             trace = space.mutate(trace, rng)
         decisions = space.decisions_of(trace)
+        if decisions["dense.sketch"] != "multi_level":
+            continue  # (mutated into a register tile)
         rows = decisions["dense.tile.i0"]
         assert isinstance(rows, tuple)
         schedule = trace.replay(space.program)
@@ -176,7 +196,7 @@ def test_column_panels_with_a_tail_may_lead_the_loop_nest() -> None:
     rng = random.Random(5)
     leading = parallel = 0
     for index in range(80):
-        trace = space.sample(rng)
+        trace = sample_multi_level(space, rng)
         decisions = space.decisions_of(trace)
         columns = decisions["matmul.tile.i1"]
         assert isinstance(columns, tuple)
@@ -200,7 +220,7 @@ def test_the_rules_read_the_structure_of_fused_functions() -> None:
     seen_pad = set()
     attached = 0
     for _ in range(20):
-        trace = space.sample(rng)
+        trace = sample_multi_level(space, rng)
         schedule = trace.replay(space.program)
         decisions = space.decisions_of(trace)
         seen_pad.add(decisions["pad.placement"])

@@ -1,0 +1,188 @@
+"""The register tiles the default prefers: tile sizes from a matrix product's or a conv's
+shape and the target's vector registers, and the cache facts they are measured against
+(the preferred values of register_tiles.py's decisions)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+
+from ir.schedule.hardware import HardwareParams
+from ir.schedule.schedule import Stage, tensor_reads
+from ir.te.program import TEProgram
+from ir.te.tensor import Tensor
+
+DEPTHWISE_ACCUMULATORS = 8  # vectors a blocked depthwise conv's column tile accumulates
+MAX_UNROLLED_STEPS = 256  # vector statements a depthwise tile's unrolled window may make
+# A matrix product copies a right-hand input into column panels at run time (one pass over
+# it) when each panel serves this many rows and the product has this much work
+# (multiply-adds): below, the copy and its thread launch cost more than the strided reads
+# (measured: 7 x 1000 x 1000 twice as slow packed, 128 x 96 x 40 a third slower).
+PACK_MIN_ROWS = 32
+PACK_MIN_WORK = 1 << 22
+CACHE_LINE_BYTES, L1_SETS, L1_WAYS = 64, 64, 8  # x86's L1 data cache: 32 KiB, 8-way
+# Independent accumulators a register tile should keep: two FMA pipes of 4-cycle latency
+# need 8 in flight, and a few more hide the loads.
+FMA_CHAINS = 10
+GEMV_VECTORS = 4  # the widest matrix-product column tile, in vectors (few output rows)
+CONV_BROADCASTS = 3  # input broadcasts a conv tile's inner loop keeps in flight
+CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB on x86 servers)
+
+
+# The register tiles the decisions offer: up to this many vectors of channels or columns,
+# this many rows or columns of a tile.
+MAX_TILE_VECTORS = 4
+MAX_TILE_ROWS = 16
+MAX_TILE_COLUMNS = 16
+OUTERMOST = ("rows", "channel_blocks")  # a conv's outer tile loops: which goes first
+PANEL_PACKINGS = ("in_place", "packed")  # a right-hand input that is not constant
+
+
+def divisor_at_most(extent: int, limit: int) -> int:
+    """The largest divisor of `extent` that is at most `limit` (1 at least)."""
+    for candidate in range(min(extent, limit), 0, -1):
+        if extent % candidate == 0:
+            return candidate
+    return 1
+
+
+def _register_columns(width: int, vectors: int, registers: int) -> int:
+    """How many output columns a conv tile keeps in registers next to `vectors` channel
+    vectors: about 14 accumulators, fewer where the weight vectors and the input
+    broadcasts beside them would not fit in `registers`. A divisor of `width` (no column
+    tail) when it keeps at least `FMA_CHAINS` accumulators, else the most columns, with
+    a tail (on AVX2, 2 x 5 with tails beat 2 x 4 without by 3-10% on every standard
+    conv, and 2 x 6 spilled)."""
+    spare = vectors + CONV_BROADCASTS
+    limit = max(1, min(14, _accumulators(registers, spare)) // vectors)
+    if width <= limit:
+        return width
+    tile = divisor_at_most(width, limit)
+    return tile if tile * vectors >= min(FMA_CHAINS, limit * vectors) else limit
+
+
+def strided_rows_fit_l1(rows: int, stride_bytes: int) -> bool:
+    """Whether `rows` cache lines `stride_bytes` apart stay in half of a typical L1 data
+    cache (the other half is the other operand's): a stride of a multiple of the line
+    maps them to a fraction of the cache's sets (at a multiple of 4 KiB, to one set of
+    8 lines)."""
+    lines = L1_SETS * L1_WAYS
+    if stride_bytes % CACHE_LINE_BYTES == 0:
+        lines = L1_WAYS * (L1_SETS // math.gcd(stride_bytes // CACHE_LINE_BYTES, L1_SETS))
+    return rows <= lines // 2
+
+
+def _accumulators(registers: int, operands: int) -> int:
+    """How many accumulator vectors fit in `registers` beside `operands` other live vectors
+    (a register tile's loaded operand vectors and a broadcast): more would spill."""
+    return max(1, registers - operands)
+
+
+def blocked_conv_register_tile(
+    blocks: int, width: int, block: int, lanes: int, registers: int = 32
+) -> tuple[int, int]:
+    """The register tile of a conv in NCHW[b]c with `blocks` output channel blocks of
+    `block` channels and `width` output columns, on a target of `registers` vector
+    registers: (channel blocks, columns) per tile, about 14 accumulator registers (2
+    channel vectors x 7 columns, or 1 x 14; 2 x 5 with 16 registers)."""
+    block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
+    vectors = block_tile * max(1, block // lanes)
+    return block_tile, _register_columns(width, vectors, registers)
+
+
+def channel_conv_register_tile(
+    out_channels: int, width: int, lanes: int, registers: int = 32
+) -> tuple[int, int]:
+    """The register tile of a conv vectorized over output channels in vectors of `lanes`:
+    (channels, columns) per tile, about 14 accumulator registers (fewer with 16)."""
+    vectors = 2 if out_channels % (2 * lanes) == 0 else 1
+    return vectors * lanes, _register_columns(width, vectors, registers)
+
+
+def depthwise_register_tile(height: int, width: int, lanes: int) -> tuple[int, int]:
+    """The register tile of a depthwise conv vectorized over output columns: (rows,
+    columns) per tile, up to two vectors of columns and about 8 accumulator vectors (each
+    multiply-add loads its own input vector, so a larger tile only adds register
+    pressure), the rows a divisor of `height` (a row tail would be guarded)."""
+    col_tile = min(width, 2 * lanes)
+    vectors = -(-col_tile // lanes)
+    return divisor_at_most(height, max(1, 8 // vectors)), col_tile
+
+
+def gemm_register_tile(rows: int, cols: int, lanes: int, registers: int = 32) -> tuple[int, int]:
+    """The register tile of a matrix product's output of `rows` x `cols`: (rows, columns)
+    per tile, the columns two vectors wide (or all of them when fewer), up to 8 rows (6
+    with 16 vector registers, which must also hold the column vectors and a broadcast).
+    The rows are a divisor of `rows` unless the largest one is at most half the limit:
+    then the limit, the last tile shorter (a row tail: ViT's 197 x 768 x 2304 dense layer
+    ran 2.0-2.5x faster than with tiles of one row). Where the rows leave fewer than `FMA_CHAINS`
+    accumulators, up to `GEMV_VECTORS` vectors wide, but only a width that divides the
+    columns: a column tail cost more than the wider tile saved (4 x 1024 x 1024 with 3
+    vectors and a tail: 173 GFLOPS against 183 with 2)."""
+    col_tile = min(cols, 2 * lanes)
+    vectors = -(-col_tile // lanes)
+    row_limit = max(1, min(8, _accumulators(registers, vectors + 1) // vectors))
+    row_tile = divisor_at_most(rows, row_limit)
+    if 2 * row_tile <= row_limit < rows:
+        # Rows without a divisor near the limit (a prime count, as ViT's 197 tokens):
+        # full tiles and one shorter last tile rather than a tile of one or two rows.
+        return row_limit, col_tile
+    for wider in range(min(GEMV_VECTORS, -(-FMA_CHAINS // row_tile)), vectors, -1):
+        fits = _accumulators(registers, wider + 1) // wider >= row_tile
+        if fits and cols % (wider * lanes) == 0:
+            return row_tile, wider * lanes
+    return row_tile, col_tile
+
+
+def channel_vector_lanes(
+    program: TEProgram, stage: Stage, hardware: HardwareParams, constant_inputs: Collection[str]
+) -> int:
+    """The vector width (lanes) when a conv vectorizes output channels (weights packed
+    channel-innermost, one input value broadcast per column), else 0: whenever its
+    weight is a constant and it is not grouped. Measured on the standard workloads this
+    beats vectorizing columns, which needs unit-stride columns and wide rows. Channel
+    counts the full width does not divide (40, 129, 1000 classes on AVX-512) use
+    full-width vectors where they fill one, the last channel tile shorter (1.25-5x faster
+    than half-width vectors or vectors over columns: `bench/results/defaults_ab_*`);
+    fewer channels, half-width vectors where those divide them. In a grouped conv
+    (depthwise included) the input channel follows the output channel's group, which
+    the vectorizer cannot prove uniform over a vector: every multiply-add gathered (the
+    grouped 1x1 convs of light_shufflenet ran at 12-13 GFLOPS that way, 23-100 with
+    vectors over columns)."""
+    if stage.op.tag != "conv2d" or len(program.inputs) < 2:
+        return 0
+    weight = program.inputs[1]
+    if weight.name not in constant_inputs or weight.ndim != 4:
+        return 0
+    out_channels, group_channels, _, _ = weight.shape
+    lanes = hardware.lanes(stage.op.dtype)
+    data = program.inputs[0]
+    if group_channels <= 1 or data.ndim != 4 or data.shape[1] != group_channels:
+        return 0  # depthwise or grouped: see the docstring
+    if out_channels >= lanes:
+        return lanes
+    half = lanes // 2
+    return half if half >= min(4, lanes) and out_channels % half == 0 else 0
+
+
+def tensors_read(stage: Stage) -> list[Tensor]:
+    """The tensors `stage`'s body reads, each once, in the order first read."""
+    return list({id(r.tensor): r.tensor for r in tensor_reads(stage.op.body)}.values())
+
+
+def right_operand_streams(compute: Stage, col_tile: int) -> bool:
+    """Whether a matrix product (dense, matmul, batch_matmul) computed by `compute`, with
+    its row tiles outside its column panels of `col_tile`, would read a right-hand side
+    too big to stay in a core's cache once per row tile: unbatched, the columns leaving
+    a narrower last panel (panels that divide them already run outside the row tiles),
+    and the right-hand side over CORE_CACHE_BYTES. The default runs such products'
+    column panels outside the row tiles."""
+    *batch, _, columns = (axis.extent for axis in compute.op.axes)
+    if compute.op.tag not in ("dense", "matmul", "batch_matmul") or columns % col_tile == 0:
+        return False
+    if math.prod(batch) != 1:
+        return False  # the batches run in parallel; the panels would take their place
+    right = tensors_read(compute)[-1]
+    itemsize: int = right.nbytes // max(1, math.prod(right.shape))
+    reduction: int = math.prod(axis.extent for axis in compute.op.reduce_axes)
+    return reduction * columns * itemsize > CORE_CACHE_BYTES
