@@ -18,6 +18,7 @@ from codegen.measure import MeasureOptions
 from codegen.prepare import prepare_for_target
 from codegen.target import Target, parse_target
 from ir.errors import AutotuneError
+from service.cli.progress import TrialProgress, render_table, text_table
 from tuner.in_model import InModelCheck
 from tuner.options import TuneOptions, TuneOptionsError
 from tuner.records import load_records
@@ -176,18 +177,16 @@ def run_tune(
     else:
         _check_runs_here(target)
     fn = prepare_for_target(model, target, shapes).function
-    interactive = sys.stderr.isatty() and not as_json
+    display = TrialProgress(sys.stderr, "tune")
 
     def show(progress: TuneProgress) -> None:
-        line = _progress_line(progress)
-        if interactive:
-            print("\r" + line, end="", file=sys.stderr, flush=True)
-        else:
-            print(line, file=sys.stderr, flush=True)
+        status = f"est. latency {progress.estimated_latency_s * 1e3:.3f} ms"
+        display.update(progress.total_trials, progress.max_trials, status, _progress_line(progress))
 
-    result = tune_model(fn, target, options, records, progress=show)
-    if interactive:
-        print(file=sys.stderr)
+    try:
+        result = tune_model(fn, target, options, records, progress=show)
+    finally:
+        display.close()
     # (A task the time limit left unmeasured is not a failure: it keeps its default.)
     failed = [task for task in result.tasks if task.best_gflops is None and task.trials]
     for line in _failure_lines(failed, records, str(target)):
@@ -204,11 +203,17 @@ def run_tune(
         print(json.dumps(_summary_json(result), indent=2))
         return status
     print(f"measured {result.measured} new candidates ({result.remeasured} re-measured)")
-    print(f"{'task':<48}{'weight':>7}{'trials':>8}{'best us':>10}{'GFLOPS':>9}  stopped")
+    table = text_table(
+        ("task", "left"), ("weight", "right"), ("trials", "right"), ("best us", "right"),
+        ("GFLOPS", "right"), ("stopped", "left"),
+    )  # fmt: skip
     for task in result.tasks:
-        cost = f"{task.best_cost_s * 1e6:10.1f}" if task.best_cost_s is not None else f"{'-':>10}"
-        gflops = f"{task.best_gflops:9.1f}" if task.best_gflops else f"{'-':>9}"
-        print(f"{task.name[:47]:<48}{task.weight:>7}{task.trials:>8}{cost}{gflops}  {task.stopped}")
+        cost = f"{task.best_cost_s * 1e6:.1f}" if task.best_cost_s is not None else "-"
+        gflops = f"{task.best_gflops:.1f}" if task.best_gflops else "-"
+        table.add_row(
+            task.name, str(task.weight), str(task.trials), cost, gflops, str(task.stopped)
+        )
+    print(render_table(table))
     if result.estimated_latency_s is not None:
         print(f"estimated model latency: {result.estimated_latency_s * 1e3:.3f} ms")
     if result.in_model is not None:
