@@ -4,7 +4,7 @@
         [--rounds 5] [--train 32] [--feature-workers N] [--json]
 
 1. Feature rate: sampled candidates per second through replay + lowering + feature
-   extraction, on one core (Python, no threads), as the tuner runs them (its `_Featurizer`,
+   extraction, on one core (Python, no threads), as the tuner runs them (its `Featurizer`,
    which also keys its cache by trace text). Target: >= 1000 per second. Then the same
    samples through the tuner's `FeaturePool` (this process and `--feature-workers`
    worker processes; default: one per other core, as the tuner runs).
@@ -39,8 +39,8 @@ from tuner.feature_pool import FeaturePool
 from tuner.features import extract_features
 from tuner.search import make_search
 from tuner.space import SearchSpace
+from tuner.task_run import Featurizer
 from tuner.tasks import extract_tasks
-from tuner.tune import _Featurizer
 
 ROUND_SIZE = 64
 
@@ -64,7 +64,7 @@ def main() -> int:
 
     traces = [space.sample(rng) for _ in range(args.samples)]
     start = time.perf_counter()
-    rows = _Featurizer(program)(traces)  # what the tuner runs per candidate
+    rows = Featurizer(program)(traces)  # what the tuner runs per candidate
     feature_s = (time.perf_counter() - start) / len(traces)
     if any(row is None for row in rows):  # (the featurizer turns errors into None)
         for trace in traces:
@@ -72,7 +72,7 @@ def main() -> int:
     with FeaturePool(args.feature_workers) as pool:
         pool.start(timeout_s=60)  # (once per tuning run)
         start = time.perf_counter()
-        _Featurizer(program, task.to_json(), pool)(traces)
+        Featurizer(program, task.to_json(), pool)(traces)
         pooled_s = (time.perf_counter() - start) / len(traces)
 
         train = [space.sample(rng) for _ in range(args.train)]
@@ -81,7 +81,7 @@ def main() -> int:
             [MeasureInput(task.to_json(), t.to_json(), str(target)) for t in train], options
         )
         model = make_cost_model("xgb")
-        rows = _Featurizer(program)(train)
+        rows = Featurizer(program)(train)
         usable = [
             (row, r.costs_s[0]) for row, r in zip(rows, results, strict=True) if row is not None
         ]
@@ -92,9 +92,9 @@ def main() -> int:
         )
         costs = [r.costs_s[0] if r.costs_s else None for r in results]
         round_s = _rounds(
-            space, model, _Featurizer(program, task.to_json(), pool), train, costs, args.rounds
+            space, model, Featurizer(program, task.to_json(), pool), train, costs, args.rounds
         )
-        serial_round_s = _rounds(space, model, _Featurizer(program), train, costs, args.rounds)
+        serial_round_s = _rounds(space, model, Featurizer(program), train, costs, args.rounds)
     row = {
         "workload": args.workload,
         "features_per_s": round(1.0 / feature_s, 1),
@@ -122,7 +122,7 @@ def main() -> int:
 def _rounds(
     space: SearchSpace,
     model: CostModel,
-    featurize: _Featurizer,
+    featurize: Featurizer,
     train: list[Trace],
     costs: list[float | None],
     rounds: int,

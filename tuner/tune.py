@@ -15,7 +15,7 @@ Step 3. Each task's default schedule is measured (the survey: the scheduler then
         default's first cost.
 Step 4. Re-measure the top candidates of each task (by their first measurement), its
         default schedule and the space's prior points with more repeats, once; the
-        best is then declared among the re-measured candidates.
+        best is then declared among the re-measured candidates (`tuner.remeasure`).
 Step 5. A whole model measured on this machine (`tune_model` without a measurer, a CPU
         target, `TuneOptions.in_model`), after a call that measured anything: each tuned
         kernel timed inside the compiled model beside its default; those timings decide
@@ -36,55 +36,56 @@ import logging
 import math
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from codegen.backends import default_schedule_for
 from codegen.llvm import CpuTarget
-from codegen.measure import MeasureInput, MeasureOptions, MeasureResult, MeasureSession
+from codegen.measure import MeasureOptions, MeasureSession
 from codegen.target import Target, as_target
 from ir.errors import AutotuneError
 from ir.graph.nodes import Function
 from ir.schedule import Trace
-from ir.te.program import TEProgram, function_to_te
+from ir.te.program import function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
-from tuner.feature_pool import FeaturePool, features_here
+from tuner.feature_pool import FeaturePool
 from tuner.features import NUM_FEATURES
 from tuner.in_model import InModelCheck, check_in_model
 from tuner.options import TuneOptions
-from tuner.records import Record, RecordLog, compute_candidate_id, tuned_record
+from tuner.records import Record, RecordLog, tuned_record
+from tuner.remeasure import remeasure
 from tuner.scheduler import TaskScheduler
-from tuner.search import SearchStrategy, make_search, trace_key
-from tuner.space import SearchSpace
+from tuner.search import make_search
 from tuner.space.select import search_space_for
+from tuner.task_run import (
+    Featurizer,
+    Measurer,
+    RecordStore,
+    TaskRun,
+    candidate_id,
+    first_records,
+    measure_batch,
+    median_cost,
+    prior_points,
+    take_seeds,
+)
 from tuner.tasks import Task, extract_tasks
 
+__all__ = [
+    "Measurer",
+    "RecordStore",
+    "TaskSummary",
+    "TuneProgress",
+    "TuneResult",
+    "tune_model",
+    "tune_tasks",
+]
+
 logger = logging.getLogger(__name__)
-
-REMEASURE_REPEAT_FACTOR = 3  # ... with this many times the repeats
-DISAGREEMENT_FACTOR = 4.0  # a re-measurement this many times slower than the first ...
-REMEASURE_RETRIES = 2  # ... is measured again, at most this many times
-CALIBRATE_MIN_BATCH = 4  # smaller batches are not timed with the default beside them
-FEATURE_CACHE_LIMIT = 100_000
-
-Measurer = Callable[[Sequence[MeasureInput], MeasureOptions], list[MeasureResult]]
-"""Measures a batch of candidates with the given options, one result per input, in order."""
-
-
-class RecordStore(Protocol):
-    """Where tuning records are read from and appended to (`RecordLog` is one)."""
-
-    def load(self) -> list[Record]:
-        """Every record the store holds (a store may hold only some targets)."""
-        ...
-
-    def append(self, records: Iterable[Record]) -> int:
-        """Keep `records`; returns how many were kept."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -129,76 +130,6 @@ class TuneResult:
     estimated_latency_s: float | None
     cost_model_metrics: tuple[dict[str, Any], ...] = ()
     in_model: InModelCheck | None = None  # step 5, where it ran
-
-
-@dataclass
-class _Featurizer:
-    """Replay, lower and extract features of a task's traces, cached by trace text; the
-    uncached ones of a batch on `pool`'s workers when there is one."""
-
-    program: TEProgram
-    task_json: Mapping[str, Any] | None = None
-    pool: FeaturePool | None = None
-    cache: dict[str, np.ndarray | None] = field(default_factory=dict)
-
-    def __call__(self, traces: Sequence[Trace]) -> list[np.ndarray | None]:
-        """Features of each trace; None for one that does not replay or lower."""
-        if len(self.cache) > FEATURE_CACHE_LIMIT:
-            self.cache.clear()
-        keys = [trace_key(trace) for trace in traces]
-        missing = {
-            key: trace for key, trace in zip(keys, traces, strict=True) if key not in self.cache
-        }
-        if self.pool is not None and self.task_json is not None:
-            rows = self.pool.features(self.task_json, self.program, list(missing.values()))
-        else:
-            rows = features_here(self.program, list(missing.values()))
-        self.cache.update(zip(missing, rows, strict=True))
-        return [self.cache[key] for key in keys]
-
-
-@dataclass
-class _TaskRun:
-    """A task being tuned: its search, features and what is measured."""
-
-    task: Task
-    featurize: _Featurizer
-    search: SearchStrategy
-    task_json: dict[str, Any]
-    default_trace: Trace | None = None  # measured first, so tuning never ends below it
-    prior_points: list[Trace] = field(default_factory=list)  # the space's points near it
-    seeds: list[Trace] = field(default_factory=list)  # to measure first, still unqueued
-    measured_ids: set[str] = field(default_factory=set)
-    best_cost_s: float | None = None
-    new_trials: int = 0
-    default_cost_s: float | None = None  # the default's first cost: the costs' common scale
-
-    def note_cost(self, cost_s: float | None) -> None:
-        if cost_s is not None and (self.best_cost_s is None or cost_s < self.best_cost_s):
-            self.best_cost_s = cost_s
-
-    def default_id(self) -> str | None:
-        """The default schedule's candidate id (None: the task has no default)."""
-        return None if self.default_trace is None else _candidate_id(self, self.default_trace)
-
-    def prior_ids(self) -> set[str]:
-        """The candidate ids of the default and the space's prior points."""
-        traces = [] if self.default_trace is None else [self.default_trace]
-        return {_candidate_id(self, trace) for trace in [*traces, *self.prior_points]}
-
-    def calibrated(
-        self, costs: Sequence[float | None], default_cost_s: float | None
-    ) -> list[float | None]:
-        """A batch's `costs` on the scale of the default's first measurement, given the
-        default's cost timed in the same turns (`default_cost_s`; None: as they are). The
-        first default cost seen sets the scale."""
-        if default_cost_s is None:
-            return list(costs)
-        if self.default_cost_s is None:
-            self.default_cost_s = default_cost_s
-        scale = self.default_cost_s / default_cost_s
-        logger.debug("%s: batch costs scaled by %.3f", self.task.name, scale)
-        return [None if cost is None else cost * scale for cost in costs]
 
 
 def tune_model(
@@ -276,7 +207,7 @@ def tune_tasks(
         loop = _TuneLoop(runs, target, options, store, measurer, model, scheduler, started)
         measured = loop.run(progress)  # Step 3.
         records = _comparable(store.load(), key, timing)  # Step 4.
-        remeasured = _remeasure(
+        remeasured = remeasure(
             runs,
             records,
             target,
@@ -333,13 +264,13 @@ def _start_runs(
     options: TuneOptions,
     model: CostModel,
     pool: FeaturePool,
-) -> list[_TaskRun]:
+) -> list[TaskRun]:
     """Step 1: each task's search space, search strategy, feature function, default
     schedule and the seeds to measure first (the default, then the space's prior points)."""
-    runs: list[_TaskRun] = []
+    runs: list[TaskRun] = []
     for index, task in enumerate(tasks):
         program = function_to_te(task.function)
-        featurize = _Featurizer(program, task.to_json(), pool)
+        featurize = Featurizer(program, task.to_json(), pool)
         space = search_space_for(program, target, task.constant_params)
         strategy = make_search(
             options.search,
@@ -350,8 +281,8 @@ def _start_runs(
             **dict(options.search_options),
         )
         default = default_schedule_for(program, target, task.constant_params).trace
-        run = _TaskRun(task, featurize, strategy, task.to_json(), default)
-        run.prior_points = _prior_points(space)
+        run = TaskRun(task, featurize, strategy, task.to_json(), default)
+        run.prior_points = prior_points(space)
         run.seeds = [default, *run.prior_points]
         runs.append(run)
     return runs
@@ -361,7 +292,7 @@ def _start_runs(
 class _TuneLoop:
     """Step 3: batches of candidates measured until the scheduler says stop."""
 
-    runs: list[_TaskRun]
+    runs: list[TaskRun]
     target: Target
     options: TuneOptions
     store: RecordStore
@@ -390,7 +321,7 @@ class _TuneLoop:
             if not traces:
                 scheduler.finish(chosen, "search space exhausted")
                 continue
-            results, default_cost = _measure(
+            results, default_cost = measure_batch(
                 run,
                 traces,
                 self.target,
@@ -401,7 +332,7 @@ class _TuneLoop:
             )
             measured += len(traces)
             pace.note(len(traces), time.monotonic() - batch_start)
-            self._learn(run, traces, [_cost(result) for result in results], default_cost)
+            self._learn(run, traces, [median_cost(result) for result in results], default_cost)
             scheduler.update(chosen, len(traces), run.best_cost_s)
             if progress is not None:
                 progress(_progress(run, chosen, len(traces), scheduler, self.runs, self.started))
@@ -430,10 +361,12 @@ class _TuneLoop:
             if scheduler.remaining_trials <= 0 or scheduler.out_of_time():
                 break
             started = time.monotonic()
-            results, _ = _measure(run, [default], self.target, options, self.store, self.measurer)
+            results, _ = measure_batch(
+                run, [default], self.target, options, self.store, self.measurer
+            )
             measured += 1
             pace.note(1, time.monotonic() - started)
-            cost = _cost(results[0])
+            cost = median_cost(results[0])
             if run.default_cost_s is None:
                 run.default_cost_s = cost  # (the scale of the batches' costs)
             self._learn(run, [default], [cost], None)
@@ -443,18 +376,18 @@ class _TuneLoop:
         return measured
 
     @staticmethod
-    def _batch(run: _TaskRun, count: int) -> list[Trace]:
+    def _batch(run: TaskRun, count: int) -> list[Trace]:
         """Up to `count` candidates: the run's unmeasured seeds, then the search's picks."""
-        seeds = _take_seeds(run, count)
+        seeds = take_seeds(run, count)
         # The search proposes only what the seeds leave, so none of its picks is dropped
         # (it would stay in flight there, never measured nor proposed again).
-        taken = run.measured_ids | {_candidate_id(run, trace) for trace in seeds}
+        taken = run.measured_ids | {candidate_id(run, trace) for trace in seeds}
         proposed = run.search.generate(count - len(seeds)) if count > len(seeds) else []
-        return [*seeds, *(t for t in proposed if _candidate_id(run, t) not in taken)]
+        return [*seeds, *(t for t in proposed if candidate_id(run, t) not in taken)]
 
     def _learn(
         self,
-        run: _TaskRun,
+        run: TaskRun,
         traces: list[Trace],
         costs: list[float | None],
         default_cost: float | None,
@@ -495,7 +428,7 @@ class _Pace:
 
 
 def _resume(
-    runs: list[_TaskRun],
+    runs: list[TaskRun],
     records: list[Record],
     model: CostModel,
     scheduler: TaskScheduler,
@@ -507,7 +440,7 @@ def _resume(
         by_key.setdefault(record.workload_key, []).append(record)
     rows: list[tuple[np.ndarray, float, str]] = []
     for index, run in enumerate(runs):
-        first = _first_records(by_key.get(run.task.key, []))
+        first = first_records(by_key.get(run.task.key, []))
         run.measured_ids = set(first)
         default = first.get(run.default_id() or "")
         if default is not None and default.status == "ok" and default.costs_s:
@@ -537,102 +470,14 @@ def _resume(
         model.update([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
 
-def _first_records(records: Iterable[Record]) -> dict[str, Record]:
-    """The first record of each candidate (re-measurements come later in the log)."""
-    first: dict[str, Record] = {}
-    for record in records:
-        first.setdefault(record.candidate_id, record)
-    return first
-
-
-def _take_seeds(run: _TaskRun, count: int) -> list[Trace]:
-    """Up to `count` of the run's unmeasured seeds, to measure first (the rest stay for
-    its next batch). The untuned schedule is a candidate too (the declared best is never
-    worse), and so are the space's prior points (the default is one: local moves start there)."""
-    unique: dict[str, Trace] = {}
-    for trace in run.seeds:
-        unique.setdefault(_candidate_id(run, trace), trace)
-    pending = [trace for key, trace in unique.items() if key not in run.measured_ids]
-    seeds, run.seeds = pending[:count], pending[count:]
-    return seeds
-
-
-def _prior_points(space: Any) -> list[Trace]:
-    """The space's prior points: the default's own, and a conv's tiling over columns
-    (`SearchSpace.prior_points`)."""
-    if not isinstance(space, SearchSpace):
-        return []  # GPU spaces start from their samples
-    try:
-        return space.prior_points()
-    except AutotuneError as err:
-        logger.info("no prior points in the search space: %s", err)
-        return []
-
-
 def _comparable(records: Iterable[Record], target: str, timing: str) -> list[Record]:
     """The records of `target` timed as `timing`: the only costs a run compares with its
     own (a log may also hold the other timing's)."""
     return [r for r in records if r.target == target and r.timing == timing]
 
 
-def _candidate_id(run: _TaskRun, trace: Trace) -> str:
-    return compute_candidate_id(run.task.key, run.task.target, trace.to_json())
-
-
-def _measure(
-    run: _TaskRun,
-    traces: Sequence[Trace],
-    target: Target,
-    options: MeasureOptions,
-    log: RecordStore,
-    measurer: Measurer,
-    calibrate: bool = False,
-) -> tuple[list[MeasureResult], float | None]:
-    """Measure a batch of one task and append its records (failures are records too).
-    Returns the results and, with `calibrate`, the default schedule's cost timed with
-    them (in the batch already, or added to it for that and not recorded; None where it
-    failed, the task has none or the batch is too small)."""
-    default = run.default_trace if calibrate else None
-    beside: list[Trace] = []
-    if default is not None and default not in traces and len(traces) >= CALIBRATE_MIN_BATCH:
-        beside = [default]
-    inputs = [MeasureInput(run.task_json, t.to_json(), str(target)) for t in [*traces, *beside]]
-    results = measurer(inputs, options)
-    default_cost: float | None = None
-    if beside:
-        default_cost = _cost(results.pop())
-    elif default is not None and default in traces:
-        default_cost = _cost(results[list(traces).index(default)])
-    records = [
-        Record(
-            workload_key=run.task.key,
-            target=str(target),
-            trace=trace.to_json(),
-            costs_s=result.costs_s,
-            status=result.status,
-            error=result.error,
-            timing=options.timing(target),
-        )
-        for trace, result in zip(traces, results, strict=True)
-    ]
-    log.append(records)
-    run.measured_ids.update(record.candidate_id for record in records)
-    run.new_trials += len(records)
-    return results, default_cost
-
-
-def _cost(result: MeasureResult) -> float | None:
-    if result.status != "ok" or not result.costs_s:
-        return None
-    ordered = sorted(result.costs_s)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def _training_rows(
-    run: _TaskRun, traces: Sequence[Trace], costs: Sequence[float | None]
+    run: TaskRun, traces: Sequence[Trace], costs: Sequence[float | None]
 ) -> list[tuple[np.ndarray, float, str]]:
     """(features, throughput, task key) of the traces that lower."""
     features = run.featurize(traces)
@@ -651,109 +496,15 @@ def _throughput(task: Task, cost_s: float | None) -> float:
 
 
 def _learn(
-    model: CostModel, run: _TaskRun, traces: Sequence[Trace], costs: Sequence[float | None]
+    model: CostModel, run: TaskRun, traces: Sequence[Trace], costs: Sequence[float | None]
 ) -> None:
     rows = _training_rows(run, traces, costs)
     if rows:
         model.update([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
 
-def _remeasure(
-    runs: list[_TaskRun],
-    records: list[Record],
-    target: Target,
-    options: MeasureOptions,
-    log: RecordStore,
-    top: int,
-    measurer: Measurer,
-    out_of_time: Callable[[], bool] = lambda: False,
-) -> int:
-    """Step 4: re-measure each task's top candidates (by first measurement) not yet
-    re-measured, with REMEASURE_REPEAT_FACTOR times the repeats, in one batch with the
-    default schedule and the space's prior points: a best is only declared against
-    them measured at the same time, so one disturbed first measurement of theirs cannot
-    hide them (on matmul_1024 the point nearest the default often ties with the best
-    candidates, and a slow first measurement left it out of the top ones). The
-    batch is timed in turns (`MeasureOptions.in_turn`), so a slow spell of the machine
-    falls on all of them alike. Once `out_of_time`, the tasks left keep their first
-    measurements (their best is then the fastest of those)."""
-    repeated = replace(options, repeat=options.repeat * REMEASURE_REPEAT_FACTOR, in_turn=True)
-    total = 0
-    for run in runs:
-        if out_of_time():
-            logger.info("time limit reached: %s keeps its first measurements", run.task.name)
-            continue
-        mine = [r for r in records if r.workload_key == run.task.key]
-        counts: dict[str, int] = {}
-        for record in mine:
-            counts[record.candidate_id] = counts.get(record.candidate_id, 0) + 1
-        ranked = sorted(
-            (r for r in _first_records(mine).values() if r.status == "ok" and r.costs_s),
-            key=lambda r: r.median_cost_s,
-        )
-        contenders = ranked[:top]
-        if top > 0:
-            prior = run.prior_ids()
-            contenders += [r for r in ranked[top:] if r.candidate_id in prior]
-        chosen = [r for r in contenders if counts[r.candidate_id] < 2]
-        if not chosen:
-            continue
-        total += _measure_again(run, chosen, target, repeated, log, measurer)
-    return total
-
-
-def _measure_again(
-    run: _TaskRun,
-    chosen: list[Record],
-    target: Target,
-    options: MeasureOptions,
-    log: RecordStore,
-    measurer: Measurer,
-) -> int:
-    """Re-measure the `chosen` candidates (given by their first records) and log the
-    results; a candidate whose re-measurement is more than DISAGREEMENT_FACTOR times slower
-    than its first is measured again, up to REMEASURE_RETRIES times (a busy spell of the
-    machine once declared a best 250 times slower than its candidates had measured).
-    Returns how many measurements were made."""
-    total = 0
-    for _ in range(1 + REMEASURE_RETRIES):
-        if not chosen:
-            break
-        inputs = [MeasureInput(run.task_json, dict(r.trace), str(target)) for r in chosen]
-        results = measurer(inputs, options)
-        log.append(
-            Record(
-                workload_key=run.task.key,
-                target=str(target),
-                trace=dict(r.trace),
-                costs_s=result.costs_s,
-                status=result.status,
-                error=result.error,
-                timing=options.timing(target),
-            )
-            for r, result in zip(chosen, results, strict=True)
-        )
-        total += len(chosen)
-        disagreeing = [
-            first
-            for first, result in zip(chosen, results, strict=True)
-            if (cost := _cost(result)) is not None
-            and cost > DISAGREEMENT_FACTOR * first.median_cost_s
-        ]
-        if disagreeing:
-            logger.warning(
-                "%s: %d re-measured candidates ran over %gx slower than first measured: "
-                "measuring them again",
-                run.task.name,
-                len(disagreeing),
-                DISAGREEMENT_FACTOR,
-            )
-        chosen = disagreeing
-    return total
-
-
 def _summarize(
-    runs: list[_TaskRun],
+    runs: list[TaskRun],
     records: list[Record],
     target: str,
     scheduler: TaskScheduler,
@@ -803,11 +554,11 @@ def _gflops(flops: int, cost_s: float | None) -> float | None:
 
 
 def _progress(
-    run: _TaskRun,
+    run: TaskRun,
     index: int,
     batch: int,
     scheduler: TaskScheduler,
-    runs: list[_TaskRun],
+    runs: list[TaskRun],
     started: float,
 ) -> TuneProgress:
     latency = sum(r.task.weight * r.best_cost_s for r in runs if r.best_cost_s is not None)

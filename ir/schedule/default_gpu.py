@@ -25,11 +25,13 @@ import numpy as np
 
 from ir.lower import lower
 from ir.schedule.gpu import GpuParams, GpuTiling, apply_gpu_tiling, bind_spatial
+from ir.schedule.rules.analysis import fusion_anchor, is_compute_heavy
+from ir.schedule.rules.register_tile_sizes import divisor_at_most
 from ir.schedule.schedule import Schedule, Stage
 from ir.te.program import TEProgram
-from ir.tir.expr import Reduce, TensorRead, Var
+from ir.tir.expr import Reduce
 from ir.tir.stmt import Allocate
-from ir.tir.visit import walk_expr, walk_stmt
+from ir.tir.visit import walk_stmt
 
 DEFAULT_THREADS = 256  # threads per block of a bound spatial loop
 # Blocks a default tiling launches at least where the output allows: about one per SM of
@@ -62,59 +64,6 @@ SHRINK_LEVELS = (
 )
 
 
-def _divisor_at_most(extent: int, limit: int) -> int:
-    for candidate in range(min(extent, limit), 0, -1):
-        if extent % candidate == 0:
-            return candidate
-    return 1
-
-
-def has_reuse(stage: Stage) -> bool:
-    """A reduction some of whose reads leave out a spatial axis longer than 1: the value
-    read is reused across that axis, so tiling through shared memory pays."""
-    if not isinstance(stage.op.body, Reduce) or not stage.op.axes:
-        return False
-    long_axes = {axis.var for axis in stage.op.axes if axis.extent > 1}
-    for node in walk_expr(stage.op.body):
-        if isinstance(node, TensorRead):
-            used = {v for index in node.indices for v in walk_expr(index) if isinstance(v, Var)}
-            if long_axes - used:
-                return True
-    return False
-
-
-def _effective_readers(schedule: Schedule, name: str) -> set[str]:
-    found: set[str] = set()
-    for reader in schedule.readers(name):
-        if schedule.stages[reader].attach.kind == "inline":
-            found |= _effective_readers(schedule, reader)
-        else:
-            found.add(reader)
-    return found
-
-
-def tiling_anchor(schedule: Schedule, name: str, taken: set[str]) -> str | None:
-    """The output that can write the heavy stage `name`'s tiles: its only reader (through
-    inlined stages), an elementwise output of the same shape not taken by another."""
-    stage = schedule.stages[name]
-    if stage.is_output:
-        return None
-    readers = _effective_readers(schedule, name)
-    if len(readers) != 1:
-        return None
-    (reader,) = readers
-    consumer = schedule.stages[reader]
-    if (
-        not consumer.is_output
-        or reader in taken
-        or isinstance(consumer.op.body, Reduce)
-        or consumer.op.shape != stage.op.shape
-        or consumer.attach.kind != "root"
-    ):
-        return None
-    return reader
-
-
 def default_tiling(
     stage: Stage, level: TileLevel = SHRINK_LEVELS[0], min_blocks: int | None = None
 ) -> GpuTiling:
@@ -126,11 +75,11 @@ def default_tiling(
         from_last = len(extents) - position
         if from_last <= 2:
             inner_limit = level.inner_x if from_last == 1 else level.inner_y
-            inner = _divisor_at_most(extent, inner_limit) if extent >= 8 * inner_limit else 1
-            thread = _divisor_at_most(extent // inner, level.axis_threads)
+            inner = divisor_at_most(extent, inner_limit) if extent >= 8 * inner_limit else 1
+            thread = divisor_at_most(extent // inner, level.axis_threads)
             spatial.append((extent // inner // thread, 1, thread, 1, inner))
         elif from_last == 3:
-            register = _divisor_at_most(extent, 4)
+            register = divisor_at_most(extent, 4)
             spatial.append((extent // register, 1, 1, register, 1))
         else:
             spatial.append((extent, 1, 1, 1, 1))
@@ -138,7 +87,7 @@ def default_tiling(
     spread = _spread_blocks([list(sizes) for sizes in spatial], goal)
     reduce = []
     for axis in stage.op.reduce_axes:
-        step = _divisor_at_most(axis.extent, level.reduce_step)
+        step = divisor_at_most(axis.extent, level.reduce_step)
         reduce.append((axis.extent // step, step, 1))
     return GpuTiling(tuple(tuple(sizes) for sizes in spread), tuple(reduce), vector=1, unroll=64)
 
@@ -196,9 +145,9 @@ def _build(
         stage = sch.stages[name]
         if level is None or name in handled or stage.attach.kind != "root":
             continue
-        if not has_reuse(stage):
+        if not is_compute_heavy(stage):
             continue
-        anchor = tiling_anchor(sch, name, anchors)
+        anchor = fusion_anchor(sch, name, anchors)
         if anchor is not None:
             anchors.add(anchor)
         handled |= apply_gpu_tiling(sch, name, anchor, default_tiling(stage, level, min_blocks))
@@ -217,7 +166,7 @@ def default_gpu_schedule(
     `min_blocks` (None: `MIN_BLOCKS`, read at each call) 1 keeps the fixed tiles however
     few blocks they launch."""
     limits = params or GpuParams()
-    heavy = any(has_reuse(Stage.of(op, False)) for op in program.computes)
+    heavy = any(is_compute_heavy(Stage.of(op, False)) for op in program.computes)
     if heavy:
         # Step 4.
         for level in SHRINK_LEVELS:

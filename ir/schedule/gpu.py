@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ir.errors import ScheduleError
+from ir.schedule.rules.loops import unroll_innermost
 from ir.schedule.schedule import Schedule
 from ir.tir.expr import TensorRead
 from ir.tir.visit import walk_expr
@@ -208,7 +209,7 @@ def apply_gpu_tiling(
         )
         for loop, size in zip(group, sizes, strict=True)
     ]
-    _unroll_innermost(schedule, local, inner, tiling.unroll)
+    unroll_innermost(schedule, local, inner, tiling.unroll)
     # Step 5. Cooperative fetching: each shared copy at the last R0 loop, spread over
     # the block's threads.
     if reduce:
@@ -219,21 +220,6 @@ def apply_gpu_tiling(
         for name in shared:
             schedule.compute_inline(name)
     return {stage, local, writer, *shared}
-
-
-def _unroll_innermost(
-    schedule: Schedule, stage: str, loops: Sequence[tuple[str, int]], budget: int
-) -> None:
-    """Unroll loops from the innermost outwards while their extents multiply to at most
-    `budget` (loops of extent 1 are free)."""
-    product = 1
-    for loop, extent in reversed(loops):
-        if extent <= 1:
-            continue
-        if product * extent > budget:
-            return
-        product *= extent
-        schedule.unroll(stage, loop)
 
 
 def _cooperative_fetch(

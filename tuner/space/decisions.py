@@ -12,10 +12,10 @@ which exactly one key is re-drawn.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ir.schedule.rules.choices import Decision, Decisions, SpaceError, nearest_candidate
+from ir.schedule.rules.choices import Choices, Decision, Decisions, SpaceError
 
 __all__ = [
     "Chooser",
@@ -53,7 +53,7 @@ def decisions_from_json(data: Mapping[str, Any]) -> Decisions:
     return result
 
 
-class Chooser:
+class Chooser(Choices):
     """Makes the decisions of one build of the space: replays `given`, draws what is
     missing (the search's side of `ir.schedule.rules.choices.Choices`).
 
@@ -77,58 +77,6 @@ class Chooser:
         self.decisions: Decisions = {}
         self.mutable: list[str] = []  # keys with more than one valid value, in build order
         self.preferred: list[str] = []  # keys that took their rule's preferred value
-
-    def choose(
-        self, key: str, candidates: Sequence[Decision], preferred: Decision | None = None
-    ) -> Decision:
-        """One of `candidates` (a non-empty list of valid values)."""
-        options = list(candidates)
-        if not options:
-            raise SpaceError(f"decision {key}: no valid choice")
-        return self.choose_by(
-            key,
-            valid=lambda value: value in options,
-            draw=lambda rng: rng.choice(options),
-            mutable=len(options) > 1,
-            preferred=None if preferred is None else nearest_candidate(preferred, options),
-        )
-
-    def choose_int(
-        self,
-        key: str,
-        candidates: Sequence[int],
-        nearest: bool = False,
-        preferred: int | None = None,
-    ) -> int:
-        """One of the integer `candidates`. With `nearest`, a given value that is no
-        longer a candidate becomes the largest candidate below it (a count of loops to
-        fuse stays as close as it can when other decisions change the loops)."""
-        options = list(candidates)
-        if not options:
-            raise SpaceError(f"decision {key}: no valid choice")
-
-        def repair(old: Decision) -> Decision | None:
-            if not nearest or not isinstance(old, int):
-                return None
-            below = [option for option in options if option <= old]
-            return max(below) if below else min(options)
-
-        value = self.choose_by(
-            key,
-            valid=lambda value: value in options,
-            draw=lambda rng: rng.choice(options),
-            repair=repair,
-            mutable=len(options) > 1,
-            preferred=None if preferred is None else nearest_candidate(preferred, options),
-        )
-        assert isinstance(value, int)
-        return value
-
-    def choose_str(self, key: str, candidates: Sequence[str], preferred: str | None = None) -> str:
-        """One of the string `candidates`."""
-        value = self.choose(key, candidates, preferred)
-        assert isinstance(value, str)
-        return value
 
     def choose_by(
         self,

@@ -12,8 +12,8 @@ search space are built by the same rules, and the default is a point of the spac
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 from ir.errors import AutotuneError
 
@@ -23,47 +23,6 @@ Decisions = dict[str, Decision]
 
 class SpaceError(AutotuneError):
     """Decisions do not describe a schedule of this search space (missing or invalid)."""
-
-
-class Choices(Protocol):
-    """What a rule asks its choices of (see the module docstring)."""
-
-    def choose(
-        self, key: str, candidates: Sequence[Decision], preferred: Decision | None = None
-    ) -> Decision:
-        """One of `candidates` (a non-empty list of valid values)."""
-        ...
-
-    def choose_int(
-        self,
-        key: str,
-        candidates: Sequence[int],
-        nearest: bool = False,
-        preferred: int | None = None,
-    ) -> int:
-        """One of the integer `candidates`. With `nearest`, a given value that is no
-        longer a candidate becomes the largest candidate below it."""
-        ...
-
-    def choose_str(self, key: str, candidates: Sequence[str], preferred: str | None = None) -> str:
-        """One of the string `candidates`."""
-        ...
-
-    def choose_by(
-        self,
-        key: str,
-        valid: Callable[[Decision], bool],
-        draw: Callable[[random.Random], Decision],
-        neighbour: Callable[[random.Random, Decision], Decision | None] | None = None,
-        repair: Callable[[Decision], Decision | None] | None = None,
-        mutable: bool = True,
-        preferred: Decision | None = None,
-    ) -> Decision:
-        """A value that satisfies `valid`: given, preferred or drawn from `draw`.
-        `neighbour(rng, old)` proposes a small change for a mutation, `repair(old)` a valid
-        value close to a given one that became invalid; `mutable` says whether other
-        valid values exist."""
-        ...
 
 
 def nearest_candidate(preferred: Decision, candidates: Sequence[Decision]) -> Decision:
@@ -79,24 +38,24 @@ def nearest_candidate(preferred: Decision, candidates: Sequence[Decision]) -> De
     return candidates[0]
 
 
-class PreferredChoices:
-    """The default schedule's choices: every decision the value its rule prefers (where
-    a preference is no longer valid, the nearest valid value, see `nearest_candidate`).
-    A rule that asks without a preference is an error: the default must not draw."""
-
-    def __init__(self) -> None:
-        self.decisions: Decisions = {}
+class Choices(ABC):
+    """What a rule asks its choices of (see the module docstring): every kind of choice
+    comes down to `choose_by`, which the default's and the search's choices implement."""
 
     def choose(
         self, key: str, candidates: Sequence[Decision], preferred: Decision | None = None
     ) -> Decision:
-        """The preferred value of `candidates` (see the class docstring)."""
+        """One of `candidates` (a non-empty list of valid values)."""
         options = list(candidates)
         if not options:
             raise SpaceError(f"decision {key}: no valid choice")
-        if preferred is None:
-            raise SpaceError(f"decision {key}: the rule states no preferred value")
-        return self._record(key, nearest_candidate(preferred, options))
+        return self.choose_by(
+            key,
+            valid=lambda value: value in options,
+            draw=lambda rng: rng.choice(options),
+            mutable=len(options) > 1,
+            preferred=None if preferred is None else nearest_candidate(preferred, options),
+        )
 
     def choose_int(
         self,
@@ -105,16 +64,60 @@ class PreferredChoices:
         nearest: bool = False,
         preferred: int | None = None,
     ) -> int:
-        """The preferred one of the integer `candidates`."""
-        value = self.choose(key, candidates, preferred)
+        """One of the integer `candidates`. With `nearest`, a given value that is no
+        longer a candidate becomes the largest candidate below it (a count of loops to
+        fuse stays as close as it can when other decisions change the loops)."""
+        options = list(candidates)
+        if not options:
+            raise SpaceError(f"decision {key}: no valid choice")
+
+        def repair(old: Decision) -> Decision | None:
+            if not nearest or not isinstance(old, int):
+                return None
+            below = [option for option in options if option <= old]
+            return max(below) if below else min(options)
+
+        value = self.choose_by(
+            key,
+            valid=lambda value: value in options,
+            draw=lambda rng: rng.choice(options),
+            repair=repair,
+            mutable=len(options) > 1,
+            preferred=None if preferred is None else nearest_candidate(preferred, options),
+        )
         assert isinstance(value, int)
         return value
 
     def choose_str(self, key: str, candidates: Sequence[str], preferred: str | None = None) -> str:
-        """The preferred one of the string `candidates`."""
+        """One of the string `candidates`."""
         value = self.choose(key, candidates, preferred)
         assert isinstance(value, str)
         return value
+
+    @abstractmethod
+    def choose_by(
+        self,
+        key: str,
+        valid: Callable[[Decision], bool],
+        draw: Callable[[random.Random], Decision],
+        neighbour: Callable[[random.Random, Decision], Decision | None] | None = None,
+        repair: Callable[[Decision], Decision | None] | None = None,
+        mutable: bool = True,
+        preferred: Decision | None = None,
+    ) -> Decision:
+        """A value that satisfies `valid`: given, preferred or drawn from `draw`.
+        `neighbour(rng, old)` proposes a small change for a mutation, `repair(old)` a valid
+        value close to a given one that became invalid; `mutable` says whether other
+        valid values exist."""
+
+
+class PreferredChoices(Choices):
+    """The default schedule's choices: every decision the value its rule prefers (where
+    a preference is no longer valid, the nearest valid value, see `nearest_candidate`).
+    A rule that asks without a preference is an error: the default must not draw."""
+
+    def __init__(self) -> None:
+        self.decisions: Decisions = {}
 
     def choose_by(
         self,
@@ -128,11 +131,8 @@ class PreferredChoices:
     ) -> Decision:
         """The preferred value, which must be valid."""
         if preferred is None or not valid(preferred):
-            raise SpaceError(f"decision {key}: no valid preferred value ({preferred!r})")
-        return self._record(key, preferred)
-
-    def _record(self, key: str, value: Decision) -> Decision:
+            raise SpaceError(f"decision {key}: the rule states no valid preferred value")
         if key in self.decisions:
             raise SpaceError(f"decision {key} is made twice in one build")
-        self.decisions[key] = value
-        return value
+        self.decisions[key] = preferred
+        return preferred

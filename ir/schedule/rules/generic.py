@@ -64,14 +64,7 @@ def partial_rule(context: BuildContext, name: str) -> None:
         schedule, partial, [*rows, *(axis.name for axis in partial_stage.op.reduce_axes), lane]
     )
     extents = [axis.extent for axis in partial_stage.op.axes[:-1]]
-    choices = parallel_choices(extents, context.hardware)
-    count = chooser.choose_int(
-        f"{name}.rfactor_parallel",
-        choices,
-        nearest=True,
-        preferred=parallel_preference(extents, work(partial_stage)),
-    )
-    fuse_outer(schedule, partial, rows, count)
+    _fuse_outer_loops(context, f"{name}.rfactor_parallel", partial, rows, extents)
     schedule.vectorize(partial, lane)
 
 
@@ -112,14 +105,7 @@ def generic_rule(context: BuildContext, name: str) -> None:
         reorder_if_needed(schedule, name, [*outer_names, *reduces, *inner])
     # Step 3. Parallel over the fused leading loops; vectorize the innermost.
     outer_extents = [extent for _, extent in outer]
-    choices = parallel_choices(outer_extents, context.hardware)
-    count = chooser.choose_int(
-        f"{name}.parallel",
-        choices,
-        nearest=True,
-        preferred=parallel_preference(outer_extents, work(stage)),
-    )
-    fuse_outer(schedule, name, outer_names, count)
+    _fuse_outer_loops(context, f"{name}.parallel", name, outer_names, outer_extents)
     if inner:
         schedule.vectorize(name, inner[-1])
     elif (
@@ -129,6 +115,21 @@ def generic_rule(context: BuildContext, name: str) -> None:
         == "horizontal"
     ):
         schedule.vectorize(name, reduces[-1])
+
+
+def _fuse_outer_loops(
+    context: BuildContext, key: str, name: str, loops: list[str], extents: list[int]
+) -> None:
+    """Fuse stage `name`'s outer `loops` (of `extents`), a chosen count of the leading
+    ones (decision `key`) into a parallel loop, the others into a serial one; the default
+    runs them all in parallel where the stage has the work for it."""
+    count = context.chooser.choose_int(
+        key,
+        parallel_choices(extents, context.hardware),
+        nearest=True,
+        preferred=parallel_preference(extents, work(context.schedule.stages[name])),
+    )
+    fuse_outer(context.schedule, name, loops, count)
 
 
 def _reduces_in_one_vector(schedule: Schedule, name: str) -> bool:

@@ -8,8 +8,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir.schedule.default_gpu import MIN_BLOCKS, MIN_TILED_THREADS, default_tiling, has_reuse
+from ir.schedule.default_gpu import MIN_BLOCKS, MIN_TILED_THREADS, default_tiling
 from ir.schedule.gpu import GpuTiling
+from ir.schedule.rules.analysis import is_compute_heavy
 from ir.schedule.schedule import Stage
 from ir.te.program import function_to_te
 from tests.codegen.cuda.support import one_op
@@ -20,7 +21,7 @@ def _heavy_stage(op: str, inputs: list[np.ndarray], attrs: dict[str, object]) ->
     (stage,) = [
         Stage.of(compute, False)
         for compute in function_to_te(prim).computes
-        if has_reuse(Stage.of(compute, False))
+        if is_compute_heavy(Stage.of(compute, False))
     ]
     return stage
 
