@@ -50,6 +50,7 @@ def load_with_tarfile(path: Path, directory: Path) -> None:
             if not read:
                 break
             done += read
+    directory.mkdir(parents=True, exist_ok=True)
     so = directory / "model.so"
     so.write_bytes(library)
     ctypes.CDLL(str(so))
