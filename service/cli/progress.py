@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 from typing import Any, TextIO
 
-from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -117,12 +116,13 @@ def render_table(table: Table) -> str:
     """A rich table as plain text (no colours), TABLE_WIDTH columns at most."""
     buffer = io.StringIO()
     Console(file=buffer, width=TABLE_WIDTH, color_system=None, highlight=False).print(table)
-    return buffer.getvalue().rstrip("\n")
+    return "\n".join(line.rstrip() for line in buffer.getvalue().rstrip("\n").splitlines())
 
 
 def text_table(*columns: tuple[str, str]) -> Table:
-    """An empty table of the given (header, justify) columns, in the command line's style."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    """An empty table of the given (header, justify) columns, in the command line's style:
+    a header line, then a line a row (no rules: a line a record, for grep and wc)."""
+    table = Table(box=None, pad_edge=False, show_edge=False)
     for header, justify in columns:
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     return table
