@@ -185,7 +185,9 @@ def test_tune_on_cold_caches(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
     assert lines and all(line["status"] == "ok" for line in lines), lines
-    assert {line["timing"] for line in lines} == {"cold"}
+    # Every candidate is timed cold; the in-model check (step 5) adds its own timings
+    # where a tuned kernel beat its default, which depends on this machine's speed.
+    assert {line["timing"] for line in lines} - {"in_model"} == {"cold"}
 
 
 def test_flush_cache_reaches_the_measurement_options(
