@@ -2,7 +2,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install native clean-native test lint format bench bench-service bench-zoo gpu-bundle gpu-rehearsal \
+.PHONY: install native clean-native test lint format bench bench-onnx bench-service bench-zoo gpu-bundle gpu-rehearsal \
 	gpu-check golden demo clean
 
 install: $(STAMP) native
@@ -71,6 +71,12 @@ bench-zoo: install
 		$(ZOO_VENV)/bin/pip install -e . torch==2.14.1 torchvision==0.29.1 transformers \
 		openvino onnxruntime onnxscript; }
 	$(ZOO_VENV)/bin/python bench/zoo.py $(ZOO_ARGS)
+
+# ONNX's own backend node tests through autotune and onnxruntime; raises the committed floor
+# of autotune's pass count (bench/onnx_conformance_floor.json) when more pass.
+bench-onnx: install
+	$(PY) bench/onnx_conformance.py --jobs 2 --write-floor \
+		--output bench/results/onnx_conformance_$$($(PY) -c 'from bench.onnx_conformance import host_name; print(host_name())').txt
 
 # Service under load: 8 simulated workers + 50 polling clients, on SQLite and PostgreSQL.
 bench-service: install

@@ -356,6 +356,30 @@ def _emit_logical(ctx: FunctionContext, expr: Logical) -> Any:
     return ctx.builder.or_(lhs, rhs)
 
 
+def _double_to_half(builder: ir.IRBuilder, value: Any) -> Any:
+    """float64 to float16 rounded once, to nearest even. LLVM lowers the direct fptrunc to a
+    runtime-library call the JIT does not resolve (the process died on it), and going
+    through float32 would round twice; rounding to float32 *to odd* (truncate, then set the
+    last bit when inexact) keeps enough of the dropped bits for the second rounding to be
+    exact, since float32 has more than two bits beyond float16's."""
+    single = builder.fptrunc(value, like(value, ir.FloatType()))
+    back = builder.fpext(single, value.type)
+    zero = constant(value.type, 0.0)
+    negative = builder.fcmp_ordered("<", value, zero)
+    away = builder.select(
+        negative,
+        builder.fcmp_ordered("<", back, value),
+        builder.fcmp_ordered(">", back, value),
+    )
+    inexact = builder.fcmp_ordered("!=", back, value)  # false for NaN: left as it is
+    bits_type = like(value, ir.IntType(32))
+    bits = builder.bitcast(single, bits_type)
+    bits = builder.sub(bits, builder.zext(away, bits_type))  # toward zero: the magnitude's bits
+    bits = builder.or_(bits, builder.zext(inexact, bits_type))
+    odd = builder.bitcast(bits, like(value, ir.FloatType()))
+    return builder.fptrunc(odd, like(value, ir.HalfType()))
+
+
 def emit_cast(ctx: FunctionContext, value: Any, source: str, dest: str) -> Any:
     """Convert `value` from dtype `source` to `dest` with numpy's `astype` semantics
     (floats to integers truncate toward zero; anything non-zero is True)."""
@@ -372,6 +396,8 @@ def emit_cast(ctx: FunctionContext, value: Any, source: str, dest: str) -> Any:
     if is_float(source) and is_float(dest):
         if float_bits(dest) > float_bits(source):
             return builder.fpext(value, target_type)
+        if source == "float64" and dest == "float16":
+            return _double_to_half(builder, value)
         return builder.fptrunc(value, target_type)
     if is_float(source):
         if is_unsigned(dest):

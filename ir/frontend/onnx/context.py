@@ -131,13 +131,14 @@ class NodeContext:
         """The value of an input our op needs at compile time, folded to a numpy array.
 
         Shapes are static after binding, so Shape -> Gather -> Concat chains fold away; a
-        value computed from the data of a graph input cannot, and raises ModelImportError.
+        value computed from the data of a graph input cannot, and raises UnsupportedOpError
+        (an operand that decides a shape at run time is not supported).
         """
         folded = self.fold(self.input(index))
         if isinstance(folded, Constant):
             return folded.data
         runtime = sorted({var.name for var in free_vars(folded)})
-        raise ModelImportError(
+        raise UnsupportedOpError(
             f"{self.where}: input {index} ({what}) must be a compile-time constant, but it "
             f"depends on the runtime value of graph input(s) {runtime}; only values computed "
             "from constants and input shapes are supported (bind symbolic input dimensions, "

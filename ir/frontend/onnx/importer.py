@@ -4,6 +4,8 @@ Step 1. Load the model from bytes, a path or a ModelProto; unreadable input is a
         ModelImportError that says so.
 Step 2. Validate it with `onnx.checker` and read the default-domain opset (9..21; newer
         opsets are accepted for ops whose interface did not change after 21).
+        Model-local functions, and ops that ONNX defines as functions of other ops and
+        that have no converter here, are expanded into their nodes.
 Step 3. Bind inputs: graph inputs without an initializer become typed Vars, with symbolic
         dims taken from the caller's `shape` mapping; initializers become Constants.
 Step 4. Select the nodes the requested outputs need, and reject unsupported ops up front,
@@ -30,6 +32,7 @@ from ir.frontend.onnx.context import (
     tensor_to_array,
 )
 from ir.frontend.onnx.converters import CONVERTERS
+from ir.frontend.onnx.functions import expand_functions
 from ir.graph.nodes import Constant, Expr, Function, Tuple, Var
 from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.types import TensorType, TupleType
@@ -80,6 +83,7 @@ def import_model(
     proto, path = load_model(model)
     check_model(proto, path)
     opset = default_opset(proto)
+    proto = expand_functions(proto, opset, CONVERTERS)
     importer = _GraphImporter(proto.graph, opset)
     params = importer.bind_inputs(shape or {}, example_shape or {})
     output_names = importer.select_outputs(outputs)
@@ -191,7 +195,11 @@ def default_opset(proto: onnx.ModelProto) -> int:
         int(entry.version) for entry in proto.opset_import if entry.domain in DEFAULT_DOMAINS
     ]
     if not versions:
-        raise ModelImportError("the model imports no opset of the default ONNX domain")
+        domains = sorted({entry.domain for entry in proto.opset_import})
+        raise UnsupportedOpError(
+            f"the model imports no opset of the default ONNX domain, only {domains}; "
+            "only the default domain's ops are supported"
+        )
     opset = max(versions)
     if opset < MIN_OPSET:
         raise UnsupportedOpError(

@@ -211,6 +211,38 @@ def test_casts_follow_numpy_astype(source: str, dest: str, kind: str) -> None:
     np.testing.assert_array_equal(run(func, data), data.astype(dest))
 
 
+def _double_to_half_cases() -> np.ndarray:
+    """Doubles whose float16 rounding is easy to get wrong: just past a float16 tie, which
+    rounds twice to the wrong side through float32; exact ties; subnormals; overflow; the
+    special values."""
+    one_ulp = float(np.finfo(np.float16).eps)  # at 1.0
+    tie = 1.0 + one_ulp / 2
+    cases = [
+        tie, np.nextafter(tie, 2.0), np.nextafter(tie, 0.0), -np.nextafter(tie, 2.0),
+        tie + 2**-40, 1.0 + 3 * one_ulp / 2, 6.0e-8, 2.98e-8, 3.0e-8, -5.96e-8,
+        65504.0, 65519.99, 65520.0, 1e300, -1e300, 1e-300, 0.0, -0.0,
+        np.inf, -np.inf, np.nan, 3.14159265358979, -2.718281828459045,
+    ]  # fmt: skip
+    rng = np.random.default_rng(7)
+    spread = rng.standard_normal(SIZE - len(cases)) * 10.0 ** rng.integers(-9, 6, SIZE - len(cases))
+    return np.concatenate([np.array(cases), spread]).astype(np.float64)
+
+
+@pytest.mark.parametrize("kind", ["serial", "vectorized"])
+def test_double_to_half_rounds_once(kind: str) -> None:
+    """Regression: this cast killed the process (LLVM's runtime-library call for it)."""
+    source_buffer, result = Buffer("A", (SIZE,), "float64"), Buffer("B", (SIZE,), "float16")
+    k = Var("k")
+    body = Store(result, k, Cast("float16", Load(source_buffer, k)))
+    func = PrimFunc(
+        f"double_to_half_{kind}", (source_buffer, result), For(k, IntImm(SIZE), kind, body)
+    )
+    data = _double_to_half_cases()
+    with np.errstate(over="ignore"):
+        expected = data.astype(np.float16)
+    np.testing.assert_array_equal(run(func, data), expected)
+
+
 def test_bool_buffers_load_and_store_as_bytes() -> None:
     mask, data, result, flags = (
         Buffer("M", (SIZE,), "bool"),

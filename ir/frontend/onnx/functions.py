@@ -1,0 +1,118 @@
+"""ONNX functions expanded before import: model-local functions, and the ops whose schema
+defines them as a function of other ops (Attention, RMSNormalization, Swish, the losses…)
+where the converter table has no converter of its own for them.
+
+Each such op node becomes a call of a model-local function holding the schema's body (built
+for the node's attributes and input types where the schema's body depends on them), and
+onnx's inliner then replaces every call of a local function by its nodes, renamed apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+import onnx
+import onnx.inliner
+
+from ir.errors import ModelImportError
+
+EXPANDED_DOMAIN = "autotune.expanded"
+MAX_ROUNDS = 4  # a function's body may use ops that are functions themselves
+
+
+def _schema(op_type: str, opset: int) -> Any:
+    """The op's schema at `opset`, or None (typed Any: onnx's stubs lack its function API)."""
+    try:
+        return onnx.defs.get_schema(op_type, opset, "")
+    except onnx.defs.SchemaError:
+        return None
+
+
+def defined_as_function(op_type: str, opset: int) -> bool:
+    """Whether the default domain's `op_type` at `opset` has a function body in its schema
+    (fixed, or built from the node's attributes and input types)."""
+    schema = _schema(op_type, opset)
+    return schema is not None and bool(schema.has_function or schema.has_context_dependent_function)
+
+
+def _value_types(proto: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
+    """The type of every value shape inference can type (graph inputs at least)."""
+    try:
+        graph = onnx.shape_inference.infer_shapes(proto).graph
+    except Exception:  # a model inference cannot follow still expands what it can
+        graph = proto.graph
+    types = {value.name: value.type for value in (*graph.input, *graph.value_info)}
+    for tensor in graph.initializer:
+        types.setdefault(
+            tensor.name, onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
+        )
+    return types
+
+
+def _body(node: onnx.NodeProto, opset: int, types: dict[str, onnx.TypeProto]) -> onnx.FunctionProto:
+    schema = _schema(node.op_type, opset)
+    assert schema is not None
+    if schema.has_context_dependent_function:
+        input_types = [
+            (types.get(name) or onnx.TypeProto()).SerializeToString() if name else b""
+            for name in node.input
+        ]
+        data = schema.get_context_dependent_function(node.SerializeToString(), input_types)
+    else:
+        data = schema.get_function_with_opset_version(opset)
+    body: onnx.FunctionProto = onnx.FunctionProto.FromString(data)
+    return body
+
+
+def _function_ops(
+    proto: onnx.ModelProto, opset: int, converted: Collection[str]
+) -> list[onnx.NodeProto]:
+    return [
+        node
+        for node in proto.graph.node
+        if node.domain in ("", "ai.onnx")
+        and node.op_type not in converted
+        and defined_as_function(node.op_type, opset)
+    ]
+
+
+def _expand_round(proto: onnx.ModelProto, opset: int, converted: Collection[str]) -> bool:
+    """Turn this round's function-op nodes into local-function calls; whether any was."""
+    nodes = _function_ops(proto, opset, converted)
+    if not nodes:
+        return False
+    types = _value_types(proto)
+    for node in nodes:
+        body = _body(node, opset, types)
+        body.domain = EXPANDED_DOMAIN
+        body.name = f"{node.op_type}_{len(proto.functions)}"
+        node.domain, node.op_type = EXPANDED_DOMAIN, body.name
+        proto.functions.append(body)
+    if not any(entry.domain == EXPANDED_DOMAIN for entry in proto.opset_import):
+        proto.opset_import.append(onnx.helper.make_opsetid(EXPANDED_DOMAIN, 1))
+    return True
+
+
+def expand_functions(
+    proto: onnx.ModelProto, opset: int, converted: Collection[str]
+) -> onnx.ModelProto:
+    """`proto` with its model-local functions inlined, and every default-domain node whose
+    op type is not in `converted` but is a schema function at `opset` replaced by the
+    function's nodes; `proto` itself when there is nothing to expand."""
+    if not proto.functions and not _function_ops(proto, opset, converted):
+        return proto
+    expanded = onnx.ModelProto()
+    expanded.CopyFrom(proto)
+    try:
+        for _ in range(MAX_ROUNDS):
+            if not _expand_round(expanded, opset, converted) and not expanded.functions:
+                break
+            expanded = onnx.inliner.inline_local_functions(expanded)
+            del expanded.functions[:]
+    except Exception as err:  # onnx reports a bad function as a plain C++ error
+        raise ModelImportError(f"cannot expand the model's functions: {err}") from err
+    kept = [entry for entry in expanded.opset_import if entry.domain != EXPANDED_DOMAIN]
+    del expanded.opset_import[:]
+    expanded.opset_import.extend(kept)
+    return expanded
