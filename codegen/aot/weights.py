@@ -17,6 +17,12 @@ from codegen.aot.memory import align_up
 MIN_BLOB_BYTES = 64
 
 
+def _bytes_of(data: np.ndarray) -> memoryview:
+    """A C-contiguous array's bytes, as a flat view (empty arrays included, which a
+    memoryview cast refuses)."""
+    return data.reshape(-1).view(np.uint8).data
+
+
 class WeightsBlob:
     """Arrays appended in order; `add` returns the array's byte offset."""
 
@@ -30,7 +36,7 @@ class WeightsBlob:
         return its offset."""
         data = np.ascontiguousarray(array)
         digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode())
-        digest.update(data.data.cast("B"))
+        digest.update(_bytes_of(data))
         key = digest.hexdigest()
         known = self._offsets.get(key)
         if known is not None:
@@ -51,7 +57,7 @@ class WeightsBlob:
         position = 0
         for offset, data in self._arrays:
             stream.write(bytes(offset - position))
-            stream.write(data.data.cast("B"))
+            stream.write(_bytes_of(data))
             position = offset + data.nbytes
         stream.write(bytes(self.padded_bytes - position))
 
@@ -64,7 +70,7 @@ class WeightsBlob:
         blob = aligned_empty((self.padded_bytes,), np.uint8)
         blob[:] = 0
         for offset, data in self._arrays:
-            blob[offset : offset + data.nbytes] = np.frombuffer(data.data.cast("B"), np.uint8)
+            blob[offset : offset + data.nbytes] = np.frombuffer(_bytes_of(data), np.uint8)
         self._arrays.clear()
         self._offsets.clear()
         return blob

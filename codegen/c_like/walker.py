@@ -84,6 +84,9 @@ class CStyleWalker:
         "int32": "int",
         "int64": "long long",
         "uint8": "unsigned char",
+        "uint16": "unsigned short",
+        "uint32": "unsigned int",
+        "uint64": "unsigned long long",
         "bool": "bool",
     }
     FLOAT32_INTRINSICS: ClassVar[Mapping[str, str]] = {
@@ -101,6 +104,15 @@ class CStyleWalker:
         "trunc": "truncf",
         "sin": "sinf",
         "cos": "cosf",
+        "tan": "tanf",
+        "asin": "asinf",
+        "acos": "acosf",
+        "atan": "atanf",
+        "sinh": "sinhf",
+        "cosh": "coshf",
+        "asinh": "asinhf",
+        "acosh": "acoshf",
+        "atanh": "atanhf",
     }
     FLOAT64_INTRINSICS: ClassVar[Mapping[str, str]] = {
         "exp": "exp",
@@ -117,6 +129,15 @@ class CStyleWalker:
         "trunc": "trunc",
         "sin": "sin",
         "cos": "cos",
+        "tan": "tan",
+        "asin": "asin",
+        "acos": "acos",
+        "atan": "atan",
+        "sinh": "sinh",
+        "cosh": "cosh",
+        "asinh": "asinh",
+        "acosh": "acosh",
+        "atanh": "atanh",
     }
     INDENT = "  "
 

@@ -34,7 +34,19 @@ _LLVM_INTRINSICS = {
     "sin": "llvm.sin",
     "cos": "llvm.cos",
 }
-_LIBM = {"tanh": ("tanhf", "tanh"), "erf": ("erff", "erf")}
+_LIBM = {
+    "tanh": ("tanhf", "tanh"),
+    "erf": ("erff", "erf"),
+    "tan": ("tanf", "tan"),
+    "asin": ("asinf", "asin"),
+    "acos": ("acosf", "acos"),
+    "atan": ("atanf", "atan"),
+    "sinh": ("sinhf", "sinh"),
+    "cosh": ("coshf", "cosh"),
+    "asinh": ("asinhf", "asinh"),
+    "acosh": ("acoshf", "acosh"),
+    "atanh": ("atanhf", "atanh"),
+}
 
 
 def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str) -> Any:

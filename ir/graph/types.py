@@ -8,7 +8,20 @@ import numpy as np
 
 # Element types the IR understands, in the numpy spelling.
 DTYPES: frozenset[str] = frozenset(
-    {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
+    {
+        "float16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+    }
 )
 
 

@@ -80,6 +80,15 @@ _INTRINSICS: dict[str, Callable[..., Any]] = {
     "trunc": np.trunc,
     "sin": np.sin,
     "cos": np.cos,
+    "tan": np.tan,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
 }
 _REDUCERS: dict[str, Callable[..., Any]] = {
     "sum": np.sum,

@@ -39,6 +39,15 @@ INTRINSICS = (
     "trunc",
     "sin",
     "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
 )
 
 

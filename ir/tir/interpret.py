@@ -38,6 +38,16 @@ from ir.tir.stmt import (
 )
 
 
+def _numpy_math(function: Callable[[Any], Any]) -> Callable[[float], float]:
+    """A numpy ufunc on one float: NaN outside its domain, as libm gives, without a warning."""
+
+    def apply(value: float) -> float:
+        with np.errstate(all="ignore"):
+            return float(function(np.float64(value)))
+
+    return apply
+
+
 def _erf(value: float) -> float:
     return math.erf(value)
 
@@ -59,12 +69,21 @@ _INTRINSICS: dict[str, Callable[..., float]] = {
     "pow": lambda x, y: float(np.power(np.float64(x), np.float64(y))),
     "sigmoid": _sigmoid,
     "fabs": abs,
-    "floor": math.floor,
-    "ceil": math.ceil,
+    "floor": _numpy_math(np.floor),
+    "ceil": _numpy_math(np.ceil),
     "round": lambda x: float(np.round(x)),
-    "trunc": math.trunc,
+    "trunc": _numpy_math(np.trunc),
     "sin": lambda x: math.sin(x) if math.isfinite(x) else math.nan,
     "cos": lambda x: math.cos(x) if math.isfinite(x) else math.nan,
+    "tan": _numpy_math(np.tan),
+    "asin": _numpy_math(np.arcsin),
+    "acos": _numpy_math(np.arccos),
+    "atan": _numpy_math(np.arctan),
+    "sinh": _numpy_math(np.sinh),
+    "cosh": _numpy_math(np.cosh),
+    "asinh": _numpy_math(np.arcsinh),
+    "acosh": _numpy_math(np.arccosh),
+    "atanh": _numpy_math(np.arctanh),
 }
 
 

@@ -68,6 +68,7 @@ NEW_ACTIVATIONS = {
     "sign",
     "sin",
     "cos",
+    *("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"),
 }
 
 

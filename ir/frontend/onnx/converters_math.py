@@ -94,8 +94,15 @@ def convert_not(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_pow(ctx: NodeContext) -> ConverterResult:
-    """Pow -> power; an exponent of another dtype (allowed since opset 12) is cast first."""
+    """Pow -> power; an exponent of another dtype (allowed since opset 12) is cast first.
+    An integer base is raised in float64 and cast back (exact while the power fits in
+    float64's 53-bit mantissa)."""
     base, exponent = ctx.input(0), ctx.input(1)
+    dtype = ctx.dtype(0)
+    if not dtype.startswith("float"):
+        wide_base = ctx.call("cast", base, dtype="float64")
+        wide_exponent = ctx.call("cast", exponent, dtype="float64")
+        return ctx.call("cast", ctx.call("power", wide_base, wide_exponent), dtype=dtype)
     if ctx.dtype(1) != ctx.dtype(0):
         exponent = ctx.call("cast", exponent, dtype=ctx.dtype(0))
     return ctx.call("power", base, exponent)
@@ -308,6 +315,15 @@ CONVERTERS: dict[str, Converter] = {
     "Celu": with_float_attrs("nn.celu", alpha=1.0),
     "Clip": convert_clip,
     "Cos": unary("cos"),
+    "Tan": unary("tan"),
+    "Asin": unary("asin"),
+    "Acos": unary("acos"),
+    "Atan": unary("atan"),
+    "Sinh": unary("sinh"),
+    "Cosh": unary("cosh"),
+    "Asinh": unary("asinh"),
+    "Acosh": unary("acosh"),
+    "Atanh": unary("atanh"),
     "DequantizeLinear": convert_dequantize_linear,
     "Div": binary("divide"),
     "Elu": with_float_attrs("nn.elu", alpha=1.0),

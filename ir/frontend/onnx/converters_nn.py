@@ -6,8 +6,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import onnx
 
-from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
+from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext, onnx_dtype_name
 from ir.frontend.onnx.converters_volume import avg_pool3d, conv3d, max_pool3d
 from ir.frontend.onnx.windows import AUTO_PADS, onnx_padding, split_padding, window_ints
 from ir.graph.nodes import Constant, Expr
@@ -472,13 +473,34 @@ def convert_layer_norm(ctx: NodeContext) -> ConverterResult:
         bias = _to_norm_shape(ctx, bias_input, norm_shape)
     epsilon = ctx.float_attr("epsilon", 1e-5)
     if len(norm_shape) == 1:
-        return ctx.call("nn.layer_norm", data, scale, bias, axis=-1, epsilon=epsilon)
-    size = math.prod(norm_shape)
-    flat = ctx.call("reshape", data, newshape=(*shape[:axis], size))
-    scale = ctx.call("reshape", scale, newshape=(size,))
-    bias = ctx.call("reshape", bias, newshape=(size,))
-    out = ctx.call("nn.layer_norm", flat, scale, bias, axis=-1, epsilon=epsilon)
-    return ctx.call("reshape", out, newshape=shape)
+        out = ctx.call("nn.layer_norm", data, scale, bias, axis=-1, epsilon=epsilon)
+    else:
+        size = math.prod(norm_shape)
+        flat = ctx.call("reshape", data, newshape=(*shape[:axis], size))
+        scale = ctx.call("reshape", scale, newshape=(size,))
+        bias = ctx.call("reshape", bias, newshape=(size,))
+        out = ctx.call("nn.layer_norm", flat, scale, bias, axis=-1, epsilon=epsilon)
+        out = ctx.call("reshape", out, newshape=shape)
+    if len(ctx.node.output) == 1:
+        return out
+    return [out, *_layer_norm_statistics(ctx, data, axis, epsilon)]
+
+
+def _layer_norm_statistics(
+    ctx: NodeContext, data: Expr, axis: int, epsilon: float
+) -> tuple[Expr, Expr]:
+    """LayerNormalization's optional outputs: the mean and 1 / sqrt(variance + epsilon)
+    over the normalised axes, kept as size-1 axes, in the `stash_type` (float32 unless
+    set)."""
+    stash = onnx_dtype_name(ctx.int_attr("stash_type", onnx.TensorProto.FLOAT), ctx.where)
+    axes = tuple(range(axis, len(ctx.shape(0))))
+    if ctx.dtype(0) != stash:
+        data = ctx.call("cast", data, dtype=stash)
+    mean = ctx.call("mean", data, axis=axes, keepdims=True)
+    centered = ctx.call("subtract", data, mean)
+    variance = ctx.call("mean", ctx.call("multiply", centered, centered), axis=axes, keepdims=True)
+    shifted = ctx.call("add", variance, ctx.scalar(epsilon, stash))
+    return mean, ctx.call("divide", ctx.scalar(1.0, stash), ctx.call("sqrt", shifted))
 
 
 def _to_norm_shape(ctx: NodeContext, value: Expr, norm_shape: tuple[int, ...]) -> Expr:
@@ -573,7 +595,11 @@ def convert_lp_norm(ctx: NodeContext) -> ConverterResult:
     else:
         squares = ctx.call("multiply", data, data)
         norm = ctx.call("sqrt", ctx.call("sum", squares, axis=(axis,), keepdims=True))
-    return ctx.call("divide", data, norm)
+    # A zero norm (all of the slice zero) gives zeros, not 0 / 0.
+    dtype = ctx.dtype(0)
+    is_zero = ctx.call("equal", norm, ctx.scalar(0, dtype))
+    safe = ctx.call("where", is_zero, ctx.scalar(1, dtype), norm)
+    return ctx.call("divide", data, safe)
 
 
 def convert_mean_variance_norm(ctx: NodeContext) -> ConverterResult:

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext, onnx_dtype_name
-from ir.graph.nodes import Constant, TupleGetItem
-from ir.graph.types import DTYPES, TupleType
+from ir.graph.nodes import Constant, Expr, TupleGetItem
+from ir.graph.types import DTYPES, TensorType, TupleType
 
 
 def _axes(ctx: NodeContext, axes: Sequence[int], ndim: int) -> tuple[int, ...]:
@@ -111,11 +111,19 @@ def convert_gather(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_concat(ctx: NodeContext) -> ConverterResult:
-    """Concat(axis) -> concatenate."""
+    """Concat(axis) -> concatenate of the inputs that are not empty."""
     values = [value for value in ctx.inputs if value is not None]
     if ctx.attr("axis") is None:
         raise ctx.error("attribute axis is required")
-    return ctx.call("concatenate", *values, axis=ctx.int_attr("axis", 0))
+    filled = [value for value in values if not _is_empty(value)]
+    if len(filled) == 1 and len(values) > 1:
+        return filled[0]
+    return ctx.call("concatenate", *(filled or values), axis=ctx.int_attr("axis", 0))
+
+
+def _is_empty(value: Expr) -> bool:
+    ty = value.checked_type
+    return isinstance(ty, TensorType) and ty.size == 0
 
 
 def _split_sizes(ctx: NodeContext, dim: int) -> tuple[int, ...]:
@@ -143,13 +151,20 @@ def convert_split(ctx: NodeContext) -> ConverterResult:
     shape = ctx.shape(0)
     axis = _axes(ctx, (ctx.int_attr("axis", 0),), len(shape))[0]
     sizes = _split_sizes(ctx, shape[axis])
-    if len(sizes) == 1:
-        return [data]
-    indices = tuple(int(index) for index in np.cumsum(sizes)[:-1])
-    parts = ctx.call("split", data, indices_or_sections=indices, axis=axis)
-    ty = parts.checked_type
-    assert isinstance(ty, TupleType)
-    return [TupleGetItem(parts, index, ty=ty.fields[index]) for index in range(len(sizes))]
+    filled = [size for size in sizes if size]
+    if len(filled) <= 1:
+        pieces = [data]
+    else:
+        indices = tuple(int(index) for index in np.cumsum(filled)[:-1])
+        parts = ctx.call("split", data, indices_or_sections=indices, axis=axis)
+        ty = parts.checked_type
+        assert isinstance(ty, TupleType)
+        pieces = [TupleGetItem(parts, index, ty=ty.fields[index]) for index in range(len(filled))]
+    # An empty part holds no data: a constant (later ops on it fold away).
+    dtype = ctx.dtype(0)
+    empty = Constant(np.zeros((*shape[:axis], 0, *shape[axis + 1 :]), dtype))
+    filled_parts = iter(pieces)
+    return [next(filled_parts) if size else empty for size in sizes]
 
 
 PAD_MODES = ("constant", "edge", "reflect")

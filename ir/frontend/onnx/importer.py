@@ -3,7 +3,8 @@
 Step 1. Load the model from bytes, a path or a ModelProto; unreadable input is a
         ModelImportError that says so.
 Step 2. Validate it with `onnx.checker` and read the default-domain opset (9..21; newer
-        opsets are accepted for ops whose interface did not change after 21).
+        opsets are accepted for ops whose interface did not change after 21, and opsets 7
+        and 8 for ops that did not change until 9).
         Model-local functions, and ops that ONNX defines as functions of other ops and
         that have no converter here, are expanded into their nodes.
 Step 3. Bind inputs: graph inputs without an initializer become typed Vars, with symbolic
@@ -21,6 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
 
@@ -38,6 +40,7 @@ from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.types import TensorType, TupleType
 
 MIN_OPSET = 9
+OLDEST_OPSET = 7  # numpy-style broadcasting since 7: older ops that did not change until 9
 MAX_OPSET = 21  # the newest opset the converters are written and tested against
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -187,9 +190,10 @@ def check_model(proto: onnx.ModelProto, path: str | None = None) -> None:
 
 
 def default_opset(proto: onnx.ModelProto) -> int:
-    """The model's opset of the default ONNX domain: at least MIN_OPSET.
+    """The model's opset of the default ONNX domain: at least OLDEST_OPSET.
 
-    Opsets after MAX_OPSET are accepted node by node (see `check_newer_op_version`).
+    Opsets before MIN_OPSET and after MAX_OPSET are accepted node by node (see
+    `check_older_op_version` and `check_newer_op_version`).
     """
     versions = [
         int(entry.version) for entry in proto.opset_import if entry.domain in DEFAULT_DOMAINS
@@ -201,12 +205,31 @@ def default_opset(proto: onnx.ModelProto) -> int:
             "only the default domain's ops are supported"
         )
     opset = max(versions)
-    if opset < MIN_OPSET:
+    if opset < OLDEST_OPSET:
         raise UnsupportedOpError(
             f"opset {opset} of the default ONNX domain is not supported; "
-            f"supported opsets: {MIN_OPSET}..{MAX_OPSET}"
+            f"supported opsets: {MIN_OPSET}..{MAX_OPSET} (and {OLDEST_OPSET}..{MIN_OPSET - 1} "
+            f"for ops that did not change until {MIN_OPSET})"
         )
     return opset
+
+
+def check_older_op_version(node: onnx.NodeProto, name: str, opset: int) -> None:
+    """Accept a node of a model older than MIN_OPSET only if its op is the version it is
+    at MIN_OPSET (the converters are written for opsets MIN_OPSET and later)."""
+    if opset >= MIN_OPSET:
+        return
+    try:
+        old = onnx.defs.get_schema(node.op_type, opset, "")
+        known = onnx.defs.get_schema(node.op_type, MIN_OPSET, "")
+    except onnx.defs.SchemaError:
+        return
+    if old.since_version != known.since_version:
+        raise UnsupportedOpError(
+            f"ONNX node {name!r} ({node.op_type}, opset {opset}): {node.op_type}-"
+            f"{old.since_version} changed before opset {MIN_OPSET}, and that older version "
+            f"is not supported; supported opsets: {MIN_OPSET}..{MAX_OPSET}"
+        )
 
 
 def check_newer_op_version(node: onnx.NodeProto, name: str, opset: int) -> None:
@@ -397,6 +420,7 @@ class _GraphImporter:
             if node.op_type not in CONVERTERS:
                 unsupported.setdefault(node.op_type, name)
             else:
+                check_older_op_version(node, name, self.opset)
                 check_newer_op_version(node, name, self.opset)
         if unsupported:
             listed = ", ".join(f"{op} (node {name!r})" for op, name in unsupported.items())
@@ -437,7 +461,10 @@ class _GraphImporter:
             result = CONVERTERS[node.op_type](ctx)
         except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError) as err:
             raise ModelImportError(f"{where}: cannot convert: {err}") from err
-        results = [result] if isinstance(result, Expr) else list(result)
+        results = [
+            _empty_as_constant(value)
+            for value in ([result] if isinstance(result, Expr) else result)
+        ]
         for position, output in enumerate(node.output):
             if not output:
                 continue
@@ -449,6 +476,15 @@ class _GraphImporter:
                     f"value {output!r}) is used, but only the first {len(results)} output(s) "
                     "are supported"
                 )
+
+
+def _empty_as_constant(value: Expr) -> Expr:
+    """A value with no elements holds no data: an empty Constant of its type, so that the
+    ops reading it fold away instead of becoming kernels over nothing."""
+    ty = value.checked_type
+    if isinstance(ty, TensorType) and ty.size == 0 and not isinstance(value, Constant):
+        return Constant(np.zeros(ty.shape, ty.dtype))
+    return value
 
 
 def _output_name(node: onnx.NodeProto, opset: int, position: int) -> str:

@@ -21,6 +21,7 @@ from ir.tir.expr import (
     intrinsic,
     is_float,
     logical_and,
+    logical_or,
     maximum,
     minimum,
     ne,
@@ -151,7 +152,15 @@ def _floor_mod_te(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
     # The rounded quotient can land on the next integer: move the remainder back into
     # the divisor's half-open range [0, rhs) (or (rhs, 0] for a negative divisor).
     outside = logical_and(ne(remainder, zero(lhs.dtype)), ne(remainder < 0, rhs < 0))
-    return select(outside, remainder + rhs, remainder)
+    wrapped = select(outside, remainder + rhs, remainder)
+    # An infinite divisor leaves a finite lhs of its sign (or zero) as it is and takes any
+    # other to the divisor, as Python's and numpy's mod do (the formula gives 0 * inf).
+    infinity = const(math.inf, lhs.dtype)
+    infinite_divisor = logical_and(
+        eq(intrinsic("fabs", rhs), infinity), intrinsic("fabs", lhs) < infinity
+    )
+    keeps_lhs = logical_or(eq(lhs, zero(lhs.dtype)), eq(lhs < 0, rhs < 0))
+    return select(infinite_divisor, select(keeps_lhs, lhs, rhs), wrapped)
 
 
 def _trunc_mod_te(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
@@ -359,6 +368,15 @@ OPS: tuple[OpDef, ...] = (
     _unary("sin", lambda x, a: np.sin(x), _math("sin"), "sine"),
     _unary("round", lambda x, a: np.round(x), _math("round"), "round half to even"),
     _unary("cos", lambda x, a: np.cos(x), _math("cos"), "cosine"),
+    _unary("tan", lambda x, a: np.tan(x), _math("tan"), "tangent"),
+    _unary("asin", lambda x, a: np.arcsin(x), _math("asin"), "inverse sine"),
+    _unary("acos", lambda x, a: np.arccos(x), _math("acos"), "inverse cosine"),
+    _unary("atan", lambda x, a: np.arctan(x), _math("atan"), "inverse tangent"),
+    _unary("sinh", lambda x, a: np.sinh(x), _math("sinh"), "hyperbolic sine"),
+    _unary("cosh", lambda x, a: np.cosh(x), _math("cosh"), "hyperbolic cosine"),
+    _unary("asinh", lambda x, a: np.arcsinh(x), _math("asinh"), "inverse hyperbolic sine"),
+    _unary("acosh", lambda x, a: np.arccosh(x), _math("acosh"), "inverse hyperbolic cosine"),
+    _unary("atanh", lambda x, a: np.arctanh(x), _math("atanh"), "inverse hyperbolic tangent"),
     _unary("copy", lambda x, a: x.copy(), lambda x, a: x, "identity copy"),
     OpDef(
         name="cast",

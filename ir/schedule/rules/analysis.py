@@ -27,7 +27,10 @@ GEMM_TAGS = (
 )
 # Functions a vector computes in tens of instructions: an elementwise stage computing one
 # is computed once rather than inlined into several readers.
-TRANSCENDENTALS = frozenset({"exp", "log", "erf", "tanh", "sigmoid", "pow", "sin", "cos"})
+TRANSCENDENTALS = frozenset(
+    {"exp", "log", "erf", "tanh", "sigmoid", "pow", "sin", "cos"}
+    | {"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"}
+)
 
 
 def reads(stage: Stage) -> list[TensorRead]:

@@ -124,6 +124,13 @@ INDEXING = [
     op_case("hardmax_11_coerced", "Hardmax", ["x"], {"x": randn(2, 3, 4)}, opset=11, axis=1),
     op_case("lp_norm_2", "LpNormalization", ["x"], {"x": randn(3, 4, 5)}, axis=1),
     op_case("lp_norm_1", "LpNormalization", ["x"], {"x": randn(3, 4)}, p=1),
+    op_case(
+        "lp_norm_zero_slice",
+        "LpNormalization",
+        ["x"],
+        {"x": np.concatenate([randn(2, 4), np.zeros((1, 4), np.float32)])},
+        axis=1,
+    ),
     # (ONNX's shape inference fails on the function body when axes is left out, so the
     # default axes are spelled out.)
     op_case(

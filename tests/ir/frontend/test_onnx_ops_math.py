@@ -63,6 +63,15 @@ ACTIVATIONS = [
     op_case("sign", "Sign", ["x"], {"x": small_ints(3, 4)}),
     op_case("sin", "Sin", ["x"], {"x": randn(3, 4) * 4}),
     op_case("cos", "Cos", ["x"], {"x": randn(3, 4) * 4}),
+    op_case("tan", "Tan", ["x"], {"x": randn(3, 4)}),
+    op_case("asin", "Asin", ["x"], {"x": np.tanh(randn(3, 4))}),
+    op_case("acos", "Acos", ["x"], {"x": np.tanh(randn(3, 4))}),
+    op_case("atan", "Atan", ["x"], {"x": randn(3, 4) * 4}),
+    op_case("sinh", "Sinh", ["x"], {"x": randn(3, 4) * 3}),
+    op_case("cosh", "Cosh", ["x"], {"x": randn(3, 4) * 3}),
+    op_case("asinh", "Asinh", ["x"], {"x": randn(3, 4) * 4}),
+    op_case("acosh", "Acosh", ["x"], {"x": 1 + positive(3, 4) * 3}),
+    op_case("atanh", "Atanh", ["x"], {"x": np.tanh(randn(3, 4))}),
 ]
 
 MOD_INTS = {"a": np.array([7, -7, 7, -7, 9], np.int64), "b": np.array([3, 3, -3, -3, 4], np.int64)}
@@ -99,6 +108,22 @@ BINARY = (
             ["a", "b"],
             {"a": randn(2, 3)},
             consts={"b": np.array(3, np.int64)},
+        ),
+        op_case(
+            "pow_int_base",
+            "Pow",
+            ["a", "b"],
+            {"a": np.array([2, -3, 5, 0, 1], np.int64), "b": np.array([3, 3, 2, 4, 9], np.int64)},
+            opset=15,
+            outputs={"y": np.int64},
+        ),
+        op_case(
+            "pow_int_base_float_exponent",
+            "Pow",
+            ["a", "b"],
+            {"a": np.array([2, 3, 4], np.int32), "b": np.array([2.0, 3.0, 0.5], np.float32)},
+            opset=15,
+            outputs={"y": np.int32},
         ),
     ]
     + [

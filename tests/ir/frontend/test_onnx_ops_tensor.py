@@ -345,3 +345,30 @@ def test_range(start: float, limit: float, delta: float, dtype: type) -> None:
     x = randn(2, size)
     model = make_model(nodes, {"x": x}, initializers=consts, opset=11)
     assert_matches_onnxruntime(model, {"x": x})
+
+
+def test_empty_split_parts_fold_away_and_compile() -> None:
+    """A split part of size 0 (RotaryEmbedding's pass-through part when every channel
+    rotates) is an empty constant: ops on it fold, Concat drops it, and an empty graph
+    output still compiles and runs."""
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+
+    nodes = [
+        helper.make_node("Split", ["x", "sizes"], ["a", "b"], axis=2),
+        helper.make_node("Neg", ["b"], ["negated"]),
+        helper.make_node("Concat", ["a", "negated"], ["y"], axis=2),
+    ]
+    x = np.random.default_rng(5).standard_normal((2, 3, 4)).astype(np.float32)
+    model = make_model(
+        nodes,
+        {"x": x},
+        {"y": np.float32, "negated": np.float32},
+        initializers={"sizes": np.array([4, 0], np.int64)},
+    )
+    target = host_target()
+    prepared = prepare_for_target(model, target)
+    y, negated = compile_model(prepared.function, target).run({"x": x})
+    np.testing.assert_array_equal(y, x)
+    assert negated.shape == (2, 3, 0)

@@ -83,8 +83,11 @@ CASES: list[Case] = [
     ("where", [randn(3, 4) > 0, randn(4), randn(3, 1)], {}),
     *[
         (op, [randn(3, 4, scale=3.0)], {})
-        for op in ["nn.softplus", "nn.softsign", "nn.mish", "sign", "sin", "cos"]
+        for op in ["nn.softplus", "nn.softsign", "nn.mish", "sign", "sin", "cos", "tan", "atan"]
     ],
+    *[(op, [np.tanh(randn(3, 4))], {}) for op in ["asin", "acos", "atanh"]],
+    *[(op, [randn(3, 4, scale=3.0)], {}) for op in ["sinh", "cosh", "asinh"]],
+    ("acosh", [1.0 + np.abs(randn(3, 4, scale=3.0))], {}),
     ("nn.softplus", [np.array([-100.0, -20.0, 0.0, 20.0, 100.0], np.float32)], {}),
     ("nn.elu", [randn(3, 4, scale=2.0)], {"alpha": 0.7}),
     ("nn.selu", [randn(3, 4, scale=2.0)], {}),
@@ -94,6 +97,14 @@ CASES: list[Case] = [
     ("floor_mod", [ints(4, 6, low=-20, high=20), nonzero_ints(6)], {}),
     ("floor_mod", [randn(3, 4, scale=5.0), np.array([1.5, -2.0, 0.7, -0.3], np.float32)], {}),
     ("trunc_mod", [ints(4, 6, low=-20, high=20), nonzero_ints(6)], {}),
+    (
+        "floor_mod",  # infinite divisors: a finite lhs stays or becomes the divisor
+        [
+            np.array([0.0, -0.0, -3.0, 3.0, -1.0, 1.0, np.inf, 2.5], np.float32),
+            np.array([-2.0, 2.0, np.inf, np.inf, -np.inf, -np.inf, 2.0, -np.inf], np.float32),
+        ],
+        {},
+    ),
     ("trunc_mod", [np.array([2**60 + 1, -(2**60) - 1], np.int64), np.array([3, 3], np.int64)], {}),
     ("trunc_mod", [randn(3, 4, scale=5.0), np.array([1.5, -2.0, 0.7, -0.3], np.float32)], {}),
     ("logical_and", [randn(3, 4) > 0, randn(4) > 0], {}),
