@@ -73,6 +73,17 @@ HELPERS = {
 }
 
 
+# Bitwise intrinsics as C operators (a right shift of an unsigned type is logical).
+_BITWISE_OPERATORS = {
+    "bitwise_and": "&",
+    "bitwise_or": "|",
+    "bitwise_xor": "^",
+    "bitwise_not": "~",
+    "shift_left": "<<",
+    "shift_right": ">>",
+}
+
+
 class CStyleWalker:
     """Prints loop IR as C; backends change the tables and override the hooks."""
 
@@ -224,6 +235,13 @@ class CStyleWalker:
 
     def intrinsic_call(self, name: str, args: list[str], dtype: str) -> str:
         """A math intrinsic applied to printed arguments (hook: per-dtype tables)."""
+        if name in _BITWISE_OPERATORS:
+            if dtype.startswith("float"):
+                raise CodegenError(f"bitwise intrinsic {name} on {dtype}")
+            operator = _BITWISE_OPERATORS[name]
+            if name == "bitwise_not":
+                return f"(({self.TYPE_NAMES[dtype]})~{args[0]})"
+            return f"(({self.TYPE_NAMES[dtype]})({args[0]} {operator} {args[1]}))"
         table = self.FLOAT64_INTRINSICS if dtype == "float64" else self.FLOAT32_INTRINSICS
         if name == "rsqrt":
             one = "1.0" if dtype == "float64" else "1.0f"

@@ -19,7 +19,16 @@ import llvmlite.ir as ir
 
 from codegen.errors import CodegenError
 from codegen.llvm.context import FunctionContext
-from codegen.llvm.dtypes import I32, constant, intrinsic_suffix, is_float, lanes_of, unify
+from codegen.llvm.dtypes import (
+    I32,
+    constant,
+    intrinsic_suffix,
+    is_float,
+    is_unsigned,
+    lanes_of,
+    unify,
+)
+from ir.tir.expr import INTEGER_INTRINSICS
 
 _LLVM_INTRINSICS = {
     "exp": "llvm.exp",
@@ -50,7 +59,10 @@ _LIBM = {
 
 
 def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str) -> Any:
-    """Apply math intrinsic `name` to already emitted `args` of float `dtype`."""
+    """Apply math intrinsic `name` to already emitted `args` of float `dtype` (of an
+    integer dtype for the bitwise ones)."""
+    if name in INTEGER_INTRINSICS:
+        return _emit_bitwise(ctx.builder, name, unify(ctx.builder, *args), dtype)
     if not is_float(dtype):
         raise CodegenError(f"math intrinsic {name}() needs a float argument; got {dtype}")
     args = unify(ctx.builder, *args)
@@ -68,6 +80,23 @@ def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str)
     if name == "rsqrt":
         return builder.fdiv(one, call_llvm_intrinsic(ctx, "llvm.sqrt", args))
     raise CodegenError(f"unknown math intrinsic {name!r}")
+
+
+def _emit_bitwise(builder: ir.IRBuilder, name: str, args: list[Any], dtype: str) -> Any:
+    if is_float(dtype):
+        raise CodegenError(f"bitwise intrinsic {name}() needs an integer argument; got {dtype}")
+    if name == "bitwise_not":
+        return builder.not_(args[0])
+    lhs, rhs = args
+    if name == "bitwise_and":
+        return builder.and_(lhs, rhs)
+    if name == "bitwise_or":
+        return builder.or_(lhs, rhs)
+    if name == "bitwise_xor":
+        return builder.xor(lhs, rhs)
+    if name == "shift_left":
+        return builder.shl(lhs, rhs)
+    return builder.lshr(lhs, rhs) if is_unsigned(dtype) else builder.ashr(lhs, rhs)
 
 
 def call_llvm_intrinsic(ctx: FunctionContext, base: str, args: list[Any]) -> Any:

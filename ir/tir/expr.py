@@ -48,6 +48,18 @@ INTRINSICS = (
     "asinh",
     "acosh",
     "atanh",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "shift_left",
+    "shift_right",
+)
+
+# Intrinsics on integers (the rest take floats): bits as stored; shifts by less than the
+# width (a right shift of a signed value keeps its sign).
+INTEGER_INTRINSICS = frozenset(
+    {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right"}
 )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ir.tir.expr import (
+    INTEGER_INTRINSICS,
     Binary,
     Call,
     Cast,
@@ -87,6 +88,16 @@ _INTRINSICS: dict[str, Callable[..., float]] = {
 }
 
 
+_INTEGER_INTRINSICS: dict[str, Callable[..., Any]] = {
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+    "bitwise_not": np.invert,
+    "shift_left": np.left_shift,
+    "shift_right": np.right_shift,
+}
+
+
 class _Interpreter:
     def __init__(self, arrays: Mapping[str, np.ndarray], reverse_threads: bool = False) -> None:
         self.memory: dict[str, np.ndarray] = dict(arrays)
@@ -147,6 +158,10 @@ class _Interpreter:
             if expr.dtype == "bool":
                 return bool(inner)
             return np.dtype(expr.dtype).type(inner)
+        if isinstance(expr, Call) and expr.name in INTEGER_INTRINSICS:
+            kind = np.dtype(expr.dtype).type
+            values = [kind(self.value(arg)) for arg in expr.args]
+            return kind(_INTEGER_INTRINSICS[expr.name](*values))
         if isinstance(expr, Call):
             args = [float(self.value(arg)) for arg in expr.args]
             with np.errstate(all="ignore"):

@@ -93,6 +93,15 @@ def convert_not(ctx: NodeContext) -> ConverterResult:
     return ctx.call("equal", ctx.input(0), ctx.scalar(False, "bool"))
 
 
+def convert_bit_shift(ctx: NodeContext) -> ConverterResult:
+    """BitShift(direction) -> left_shift or right_shift."""
+    direction = ctx.attr("direction")
+    if direction not in ("LEFT", "RIGHT"):
+        raise ctx.unsupported_attr("direction", direction, ("LEFT", "RIGHT"))
+    op = "left_shift" if direction == "LEFT" else "right_shift"
+    return ctx.call(op, ctx.input(0), ctx.input(1))
+
+
 def convert_pow(ctx: NodeContext) -> ConverterResult:
     """Pow -> power; an exponent of another dtype (allowed since opset 12) is cast first.
     An integer base is raised in float64 and cast back (exact while the power fits in
@@ -308,6 +317,11 @@ def convert_shrink(ctx: NodeContext) -> ConverterResult:
 CONVERTERS: dict[str, Converter] = {
     "Abs": unary("abs"),
     "And": binary("logical_and"),
+    "BitwiseAnd": binary("bitwise_and"),
+    "BitwiseOr": binary("bitwise_or"),
+    "BitwiseXor": binary("bitwise_xor"),
+    "BitwiseNot": unary("bitwise_not"),
+    "BitShift": convert_bit_shift,
     "Add": binary("add"),
     "Cast": convert_cast,
     "CastLike": convert_cast_like,

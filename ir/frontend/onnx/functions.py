@@ -15,7 +15,7 @@ from typing import Any
 import onnx
 import onnx.inliner
 
-from ir.errors import ModelImportError
+from ir.errors import ModelImportError, UnsupportedOpError
 
 EXPANDED_DOMAIN = "autotune.expanded"
 MAX_ROUNDS = 4  # a function's body may use ops that are functions themselves
@@ -62,7 +62,34 @@ def _body(node: onnx.NodeProto, opset: int, types: dict[str, onnx.TypeProto]) ->
     else:
         data = schema.get_function_with_opset_version(opset)
     body: onnx.FunctionProto = onnx.FunctionProto.FromString(data)
+    _align_opset(body, opset, node.op_type)
     return body
+
+
+def _interface(schema: Any) -> object:
+    return (
+        [(param.name, param.option) for param in schema.inputs],
+        [(param.name, param.option) for param in schema.outputs],
+        sorted(schema.attributes),
+    )
+
+
+def _align_opset(body: onnx.FunctionProto, opset: int, op_type: str) -> None:
+    """Declare `body` at the model's `opset` where it was written for an older one (the
+    inliner leaves a function of another opset in place): allowed when each op of the body
+    kept its inputs, outputs and attributes between the two (later versions of most ops
+    only add element types), refused by name otherwise."""
+    for entry in body.opset_import:
+        if entry.domain not in ("", "ai.onnx") or entry.version == opset:
+            continue
+        for inner in body.node:
+            older, newer = _schema(inner.op_type, entry.version), _schema(inner.op_type, opset)
+            if older is None or newer is None or _interface(older) != _interface(newer):
+                raise UnsupportedOpError(
+                    f"{op_type}'s function body is written for opset {entry.version} and "
+                    f"uses {inner.op_type}, which changed by opset {opset}; not supported"
+                )
+        entry.version = opset
 
 
 def _function_ops(
@@ -110,6 +137,8 @@ def expand_functions(
                 break
             expanded = onnx.inliner.inline_local_functions(expanded)
             del expanded.functions[:]
+    except UnsupportedOpError:
+        raise
     except Exception as err:  # onnx reports a bad function as a plain C++ error
         raise ModelImportError(f"cannot expand the model's functions: {err}") from err
     kept = [entry for entry in expanded.opset_import if entry.domain != EXPANDED_DOMAIN]

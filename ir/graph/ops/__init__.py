@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from ir.graph.ops import elemwise, nn, pooling, reduce, transform
+from ir.graph.ops import bitwise, elemwise, nn, pooling, reduce, transform
 from ir.graph.ops.registry import REQUIRED, OpDef, OpPattern, get_op
 
 OP_TABLE: dict[str, OpDef] = {
-    op.name: op for family in (elemwise, nn, pooling, reduce, transform) for op in family.OPS
+    op.name: op
+    for family in (bitwise, elemwise, nn, pooling, reduce, transform)
+    for op in family.OPS
 }
 
 __all__ = ["OP_TABLE", "REQUIRED", "OpDef", "OpPattern", "get_op"]

@@ -41,7 +41,7 @@ def _model(
     graph = helper.make_graph(nodes, "functions", infos, outs)
     opsets = [helper.make_opsetid("", opset), *(helper.make_opsetid(d, 1) for d in domains)]
     model = helper.make_model(graph, opset_imports=opsets, functions=functions or [])
-    model.ir_version = IR_VERSION if opset <= 21 else 11
+    model.ir_version = IR_VERSION if opset <= 21 else 11 if opset <= 24 else 14
     # The checker wants output types: ONNX shape inference writes them.
     return onnx.shape_inference.infer_shapes(model)
 
@@ -62,6 +62,17 @@ def test_a_fixed_schema_function_expands_and_computes() -> None:
     x = RNG.standard_normal((3, 5)).astype(np.float32)
     node = helper.make_node("Swish", ["x"], ["y"], alpha=1.5)
     _check(_model([node], {"x": x}, ["y"], opset=24), {"x": x})
+
+
+def test_a_function_whose_body_uses_an_older_function_op() -> None:
+    """SwiGLU (opset 28) is Swish (written for opset 24) times its second input: the inner
+    body is declared at the model's opset, as its ops did not change in between."""
+    a = RNG.standard_normal((3, 4)).astype(np.float32)
+    b = RNG.standard_normal((3, 4)).astype(np.float32)
+    node = helper.make_node("SwiGLU", ["a", "b"], ["y"], alpha=1.2)
+    model = _model([node], {"a": a, "b": b}, ["y"], opset=28)
+    expected = a / (1.0 + np.exp(-1.2 * a)) * b
+    np.testing.assert_allclose(run_imported(model, {"a": a, "b": b})[0], expected, rtol=1e-5)
 
 
 def test_a_context_dependent_function_with_a_missing_optional_input() -> None:

@@ -85,6 +85,40 @@ LOGICAL_AND_MOD = [
         op_case(op.lower(), op, ["a", "b"], {"a": randn(3, 4) > 0, "b": randn(4) > 0}, outputs=BOOL)
         for op in ("And", "Or", "Xor")
     ],
+    *[
+        op_case(
+            op.lower(),
+            op,
+            ["a", "b"],
+            {"a": small_ints(3, 4).astype(np.int32), "b": small_ints(4).astype(np.int32)},
+            opset=18,
+            outputs={"y": np.int32},
+        )
+        for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor")
+    ],
+    op_case(
+        "bitwise_not",
+        "BitwiseNot",
+        ["a"],
+        {"a": np.array([0, 1, 200, 255], np.uint8)},
+        opset=18,
+        outputs={"y": np.uint8},
+    ),
+    *[
+        op_case(
+            f"bit_shift_{direction.lower()}",
+            "BitShift",
+            ["a", "b"],
+            {
+                "a": np.array([16, 4, 1, 2**31 + 5], np.uint32),
+                "b": np.array([1, 2, 31, 3], np.uint32),
+            },
+            opset=11,
+            outputs={"y": np.uint32},
+            direction=direction,
+        )
+        for direction in ("LEFT", "RIGHT")
+    ],
 ]
 
 BINARY = (

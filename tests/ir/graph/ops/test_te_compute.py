@@ -108,6 +108,23 @@ CASES: list[Case] = [
     ("trunc_mod", [np.array([2**60 + 1, -(2**60) - 1], np.int64), np.array([3, 3], np.int64)], {}),
     ("trunc_mod", [randn(3, 4, scale=5.0), np.array([1.5, -2.0, 0.7, -0.3], np.float32)], {}),
     ("logical_and", [randn(3, 4) > 0, randn(4) > 0], {}),
+    ("bitwise_and", [ints(3, 4, low=-200, high=200), ints(4, low=-200, high=200)], {}),
+    (
+        "bitwise_or",
+        [ints(3, 4, dtype="uint8", low=0, high=255), ints(3, 1, dtype="uint8", low=0, high=255)],
+        {},
+    ),
+    ("bitwise_xor", [ints(3, 4, dtype="int64"), ints(4, dtype="int64")], {}),
+    ("bitwise_not", [ints(3, 4, dtype="uint16", low=0, high=60000)], {}),
+    *[
+        (
+            op,
+            [np.array([-8, 4, -1, 5, 7, -3], np.int32), np.array([1, 33, 31, -1, 0, 2], np.int32)],
+            {},
+        )
+        for op in ("left_shift", "right_shift")
+    ],
+    ("right_shift", [np.array([250, 7, 128], np.uint8), np.array([1, 8, 7], np.uint8)], {}),
     ("logical_or", [randn(3, 4) > 0, randn(3, 1) > 0], {}),
     ("logical_xor", [randn(3, 4) > 0, randn(3, 4) > 0], {}),
     ("cumsum", [randn(3, 5, 4)], {"axis": 1}),
