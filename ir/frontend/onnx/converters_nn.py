@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import onnx
@@ -406,15 +406,43 @@ def convert_batch_norm(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_dropout(ctx: NodeContext) -> ConverterResult:
-    """Dropout -> nn.dropout (SimplifyInference removes it); the mask output is unsupported."""
+    """Dropout -> nn.dropout (SimplifyInference removes it), and the mask: all True, since
+    inference keeps every element. The ratio is read only when it is a constant: it changes
+    nothing in inference."""
     if ctx.opset < 12:
         rate = ctx.float_attr("ratio", 0.5)
     else:
         ratio = ctx.optional_input(1)
-        rate = 0.5 if ratio is None else float(ctx.static_scalar(1, "ratio"))
+        rate = 0.5
+        if ratio is not None and isinstance(ctx.fold(ratio), Constant):
+            rate = float(ctx.static_scalar(1, "ratio"))
         if ctx.optional_input(2) is not None and ctx.static_scalar(2, "training_mode"):
             raise ctx.unsupported("training_mode=True is not supported (inference only)")
-    return ctx.first_output(ctx.call("nn.dropout", ctx.input(0), rate=rate))
+    out = ctx.first_output(ctx.call("nn.dropout", ctx.input(0), rate=rate))
+    return [out, Constant(np.ones(ctx.shape(0), dtype=bool))]
+
+
+def convert_lp_pool(ctx: NodeContext) -> ConverterResult:
+    """LpPool(p) -> (sum over each window of |x|^p)^(1/p): an average pool of |x|^p that
+    counts the padding (zeros add nothing), times the window's size."""
+    if ctx.int_attr("ceil_mode", 0):
+        raise ctx.unsupported_attr("ceil_mode", 1, ("0",))
+    p = ctx.int_attr("p", 2)
+    if p <= 0:
+        raise ctx.error(f"p must be positive, got {p}")
+    dtype = ctx.dtype(0)
+    magnitude = ctx.call("abs", ctx.input(0))
+    powered = magnitude if p == 1 else ctx.call("power", magnitude, ctx.scalar(p, dtype))
+    attrs = {**ctx.attrs, "count_include_pad": 1}
+    pooled = convert_average_pool(replace(ctx, inputs=(powered, *ctx.inputs[1:]), attrs=attrs))
+    assert isinstance(pooled, Expr)
+    area = math.prod(_required_kernel(ctx, _spatial_rank(ctx, most=3)))
+    total = ctx.call("multiply", pooled, ctx.scalar(area, dtype))
+    if p == 1:
+        return total
+    if p == 2:
+        return ctx.call("sqrt", total)
+    return ctx.call("power", total, ctx.scalar(1.0 / p, dtype))
 
 
 def softmax(op: str) -> Converter:
@@ -617,6 +645,7 @@ def convert_mean_variance_norm(ctx: NodeContext) -> ConverterResult:
 
 CONVERTERS: dict[str, Converter] = {
     "AveragePool": convert_average_pool,
+    "LpPool": convert_lp_pool,
     "BatchNormalization": convert_batch_norm,
     "Conv": convert_conv,
     "ConvTranspose": convert_conv_transpose,

@@ -91,16 +91,21 @@ def arg_reduction(op: str) -> Converter:
     return convert
 
 
-def convert_cumsum(ctx: NodeContext) -> ConverterResult:
-    """CumSum(x, axis) -> cumsum with the exclusive and reverse flags."""
-    axis = ctx.axis(int(ctx.static_scalar(1, "axis")), len(ctx.shape(0)))
-    return ctx.call(
-        "cumsum",
-        ctx.input(0),
-        axis=axis,
-        exclusive=bool(ctx.int_attr("exclusive", 0)),
-        reverse=bool(ctx.int_attr("reverse", 0)),
-    )
+def cumulative(op: str) -> Converter:
+    """CumSum / CumProd (x, axis) -> cumsum / cumprod with the exclusive and reverse flags."""
+
+    def convert(ctx: NodeContext) -> ConverterResult:
+        axis = ctx.axis(int(ctx.static_scalar(1, "axis")), len(ctx.shape(0)))
+        return ctx.call(
+            op,
+            ctx.input(0),
+            axis=axis,
+            exclusive=bool(ctx.int_attr("exclusive", 0)),
+            reverse=bool(ctx.int_attr("reverse", 0)),
+        )
+
+    convert.__doc__ = f"ONNX -> {op}"
+    return convert
 
 
 def convert_top_k(ctx: NodeContext) -> ConverterResult:
@@ -151,7 +156,8 @@ def convert_top_k(ctx: NodeContext) -> ConverterResult:
 CONVERTERS: dict[str, Converter] = {
     "ArgMax": arg_reduction("argmax"),
     "ArgMin": arg_reduction("argmin"),
-    "CumSum": convert_cumsum,
+    "CumSum": cumulative("cumsum"),
+    "CumProd": cumulative("cumprod"),
     "ReduceL1": reduction(_l1),
     "ReduceL2": reduction(_l2),
     "ReduceLogSum": reduction(_log_sum),

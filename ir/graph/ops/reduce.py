@@ -236,60 +236,101 @@ def _arg(op: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
     )
 
 
-def _cumsum_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
-    data = tensor_arg(arg_types, 0, "cumsum")
-    normalize_axis(int(attrs["axis"]), data.ndim, "cumsum")
-    return data
-
-
-def _cumsum_dtype(dtype: str) -> str:
+def _cumulative_dtype(dtype: str) -> str:
     return accumulate_dtype(dtype) if is_float(dtype) else dtype
 
 
-def _cumsum_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
-    data = inputs[0]
-    axis = int(attrs["axis"]) % data.ndim
-    values = data.astype(_cumsum_dtype(data.dtype.name))
-    if attrs["reverse"]:
-        values = np.flip(values, axis)
-    total = np.cumsum(values, axis=axis, dtype=values.dtype)
-    if attrs["exclusive"]:
-        total = total - values
-    if attrs["reverse"]:
-        total = np.flip(total, axis)
-    return np.asarray(total, dtype=data.dtype)
+# op -> (numpy's running op, the TE combiner, the identity an exclusive run starts from)
+_CUMULATIVE: dict[str, tuple[Callable[..., np.ndarray], Callable[..., PrimExpr], int]] = {
+    "cumsum": (np.cumsum, sum_reduce, 0),
+    "cumprod": (np.cumprod, prod_reduce, 1),
+}
 
 
-def _cumsum_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
-    """out[..., i, ...] = sum of data[..., r, ...] over the r before (or after) i."""
-    data = inputs[0]
-    axis = int(attrs["axis"]) % data.ndim
-    acc = _cumsum_dtype(data.dtype)
-    r = reduce_axis(data.shape[axis], "r")
-    exclusive, reverse = bool(attrs["exclusive"]), bool(attrs["reverse"])
+def _cumulative_reference(op: str) -> Callable[[Sequence[np.ndarray], Attrs], np.ndarray]:
+    running, _, identity = _CUMULATIVE[op]
 
-    def body(*indices: PrimExpr) -> PrimExpr:
-        i = indices[axis]
-        if reverse:
-            taken = r.var > i if exclusive else r.var >= i
-        else:
-            taken = r.var < i if exclusive else r.var <= i
-        read = data[(*indices[:axis], r.var, *indices[axis + 1 :])]
-        return sum_reduce(cast(acc, read), r, where=taken)
+    def reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+        data = inputs[0]
+        axis = int(attrs["axis"]) % data.ndim
+        values = data.astype(_cumulative_dtype(data.dtype.name))
+        if attrs["reverse"]:
+            values = np.flip(values, axis)
+        with np.errstate(over="ignore"):
+            total = running(values, axis=axis, dtype=values.dtype)
+        if attrs["exclusive"]:  # shifted by one along the axis, the identity first
+            total = np.roll(total, 1, axis)
+            first = [slice(None)] * data.ndim
+            first[axis] = slice(0, 1)
+            total[tuple(first)] = identity
+        if attrs["reverse"]:
+            total = np.flip(total, axis)
+        return np.asarray(total, dtype=data.dtype)
 
-    total = compute(
-        data.shape, body, name="cumsum" if acc == data.dtype else "cumsum_acc", tag="reduce"
-    )
-    if acc != data.dtype:
+    return reference
+
+
+def _cumulative_te(op: str) -> TeCompute:
+    _, combine, _ = _CUMULATIVE[op]
+
+    def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+        """out[..., i, ...] = the sum (product) of data[..., r, ...] over the r before (or
+        after) i."""
+        data = inputs[0]
+        axis = int(attrs["axis"]) % data.ndim
+        acc = _cumulative_dtype(data.dtype)
+        r = reduce_axis(data.shape[axis], "r")
+        exclusive, reverse = bool(attrs["exclusive"]), bool(attrs["reverse"])
+
+        def body(*indices: PrimExpr) -> PrimExpr:
+            i = indices[axis]
+            if reverse:
+                taken = r.var > i if exclusive else r.var >= i
+            else:
+                taken = r.var < i if exclusive else r.var <= i
+            read = data[(*indices[:axis], r.var, *indices[axis + 1 :])]
+            return combine(cast(acc, read), r, where=taken)
+
         total = compute(
-            data.shape, lambda *i: cast(data.dtype, total[i]), name="cumsum", tag="reduce"
+            data.shape, body, name=op if acc == data.dtype else f"{op}_acc", tag="reduce"
         )
-    return check_output(total, tensor_out(out_type, "cumsum"), "cumsum")
+        if acc != data.dtype:
+            total = compute(
+                data.shape, lambda *i: cast(data.dtype, total[i]), name=op, tag="reduce"
+            )
+        return check_output(total, tensor_out(out_type, op), op)
+
+    return te_compute
 
 
-def _cumsum_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
-    data = tensor_arg(arg_types, 0, "cumsum")
+def _cumulative_relation(op: str) -> Callable[[Sequence[Type], Attrs], Type]:
+    def relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+        data = tensor_arg(arg_types, 0, op)
+        normalize_axis(int(attrs["axis"]), data.ndim, op)
+        return data
+
+    return relation
+
+
+def _cumulative_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+    data = tensor_arg(arg_types, 0, "cumulative")
     return data.size * (data.shape[int(attrs["axis"]) % data.ndim] + 1) // 2 if data.ndim else 0
+
+
+def _cumulative(op: str, what: str) -> OpDef:
+    return OpDef(
+        name=op,
+        pattern=OpPattern.COMM_REDUCE,
+        num_inputs=1,
+        attrs={"axis": 0, "exclusive": False, "reverse": False},
+        type_relation=_cumulative_relation(op),
+        reference=_cumulative_reference(op),
+        te_compute=_cumulative_te(op),
+        flops=_cumulative_flops,
+        doc=f"running {what} along axis (exclusive leaves out the element itself, reverse "
+        "runs from the end)",
+        input_names=("data",),
+    )
 
 
 OPS: tuple[OpDef, ...] = (
@@ -300,17 +341,6 @@ OPS: tuple[OpDef, ...] = (
     _reduce("prod", np.prod, "product"),
     _arg("argmax", np.argmax, "index of the maximum"),
     _arg("argmin", np.argmin, "index of the minimum"),
-    OpDef(
-        name="cumsum",
-        pattern=OpPattern.COMM_REDUCE,
-        num_inputs=1,
-        attrs={"axis": 0, "exclusive": False, "reverse": False},
-        type_relation=_cumsum_relation,
-        reference=_cumsum_reference,
-        te_compute=_cumsum_te,
-        flops=_cumsum_flops,
-        doc="running sum along axis (exclusive leaves out the element itself, reverse "
-        "sums from the end)",
-        input_names=("data",),
-    ),
+    _cumulative("cumsum", "sum"),
+    _cumulative("cumprod", "product"),
 )

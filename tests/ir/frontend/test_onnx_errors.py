@@ -184,13 +184,12 @@ def test_max_pool_unused_indices_output_is_fine() -> None:
     assert from_onnx(model).ret_type.shape == (1, 1, 3, 3)  # type: ignore[union-attr]
 
 
-def test_dropout_mask_output_is_unsupported_when_used() -> None:
-    nodes = [
-        helper.make_node("Dropout", ["x"], ["d", "mask"], name="drop0"),
-        helper.make_node("Cast", ["mask"], ["y"], to=TensorProto.FLOAT),
-    ]
-    model = make_model(nodes, {"x": ([2, 3], np.float32)})
-    with pytest.raises(UnsupportedOpError, match=r"drop0.*output 1 \(mask"):
+def test_dropout_in_training_mode_is_unsupported() -> None:
+    node = helper.make_node("Dropout", ["x", "", "training"], ["y"], name="drop0")
+    model = make_model(
+        [node], {"x": ([2, 3], np.float32)}, initializers={"training": np.array(True)}
+    )
+    with pytest.raises(UnsupportedOpError, match=r"drop0.*training_mode=True"):
         from_onnx(model)
 
 

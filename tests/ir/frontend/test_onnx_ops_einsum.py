@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
-from onnx import helper
+from onnx import helper, numpy_helper
 
 from ir.errors import ModelImportError, UnsupportedOpError
 from ir.frontend.onnx import from_onnx
@@ -135,3 +136,32 @@ TOP_K = [
 @pytest.mark.parametrize("case", TOP_K)
 def test_top_k_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(("exclusive", "reverse"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cumprod_compiles_and_matches_numpy(exclusive: int, reverse: int) -> None:
+    """CumProd (opset 26) with a constant axis; the running product of the (reversed)
+    values, shifted by one when exclusive."""
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+
+    x = (np.random.default_rng(11).random((3, 5)) + 0.5).astype(np.float32)
+    node = helper.make_node("CumProd", ["x", "axis"], ["y"], exclusive=exclusive, reverse=reverse)
+    graph = helper.make_graph(
+        [node],
+        "cumprod",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, x.shape)],
+        [numpy_helper.from_array(np.array(1, np.int64), "axis")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    values = x[:, ::-1] if reverse else x
+    expected = np.cumprod(values, axis=1)
+    if exclusive:
+        expected = np.concatenate([np.ones((3, 1), np.float32), expected[:, :-1]], axis=1)
+    if reverse:
+        expected = expected[:, ::-1]
+    target = host_target()
+    compiled = compile_model(prepare_for_target(model, target).function, target)
+    np.testing.assert_allclose(compiled.run({"x": x}), expected, rtol=1e-5)

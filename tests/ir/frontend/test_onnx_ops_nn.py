@@ -183,9 +183,28 @@ NORM = [
         {"x": randn(3, 4)},
         consts={"r": np.array(0.2, np.float32)},
     ),
+    op_case(
+        "dropout_mask_and_runtime_ratio",
+        "Dropout",
+        ["x", "r"],
+        {"x": randn(3, 4), "r": np.array(0.4, np.float32)},
+        outputs={"y": np.float32, "mask": np.bool_},
+    ),
 ]
 
 POOL = [
+    op_case("lp_pool_2", "LpPool", ["x"], {"x": IMAGE}, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+    op_case(
+        "lp_pool_3_strided",
+        "LpPool",
+        ["x"],
+        {"x": IMAGE},
+        opset=18,
+        kernel_shape=[2, 2],
+        strides=[2, 2],
+        p=3,
+    ),
+    op_case("lp_pool_1d_p1", "LpPool", ["x"], {"x": randn(1, 3, 10)}, kernel_shape=[3], p=1),
     op_case("max_pool", "MaxPool", ["x"], {"x": IMAGE}, kernel_shape=[2, 2], strides=[2, 2]),
     op_case(
         "max_pool_pads_9",

@@ -131,6 +131,9 @@ CASES: list[Case] = [
     ("cumsum", [randn(3, 5, dtype="float16")], {"axis": 1, "exclusive": True}),
     ("cumsum", [ints(4, 6)], {"axis": 0, "reverse": True}),
     ("cumsum", [randn(2, 7)], {"axis": 1, "exclusive": True, "reverse": True}),
+    ("cumprod", [randn(3, 5, 4)], {"axis": 1}),
+    ("cumprod", [ints(4, 6, low=-3, high=4)], {"axis": 0, "exclusive": True}),
+    ("cumprod", [randn(2, 7, dtype="float16")], {"axis": 1, "exclusive": True, "reverse": True}),
 ]
 
 CONV_CASES = [
