@@ -83,6 +83,9 @@ class NodeContext:
     inputs: tuple[Expr | None, ...]
     attrs: dict[str, Any]
     fold: Callable[[Expr], Expr]
+    # Converts a subgraph (an If branch, a Loop or Scan body) with its inputs bound to the
+    # given values and the enclosing graphs' values in scope; returns its outputs.
+    subgraph: Callable[[onnx.GraphProto, Sequence[Expr]], list[Expr]] | None = None
 
     @property
     def op_type(self) -> str:
@@ -192,6 +195,17 @@ class NodeContext:
         return value
 
     # Building ------------------------------------------------------------------------------
+
+    def convert_subgraph(self, graph: onnx.GraphProto, inputs: Sequence[Expr]) -> list[Expr]:
+        """The outputs of `graph` (a GRAPH attribute of this node) with its inputs bound to
+        `inputs`; the values of the enclosing graphs are in scope."""
+        if self.subgraph is None:
+            raise self.unsupported("subgraphs are not supported here")
+        if len(inputs) != len(graph.input):
+            raise self.error(
+                f"subgraph {graph.name!r} takes {len(graph.input)} inputs, given {len(inputs)}"
+            )
+        return self.subgraph(graph, inputs)
 
     def call(self, op: str, *args: Expr, **attrs: object) -> Expr:
         """A typed call of a graph IR op, spanned with this node's name."""

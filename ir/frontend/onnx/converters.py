@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ir.frontend.onnx import (
+    converters_control,
     converters_einsum,
     converters_image,
     converters_math,
@@ -14,6 +15,7 @@ from ir.frontend.onnx import (
 from ir.frontend.onnx.context import Converter
 
 _FAMILIES = (
+    converters_control,
     converters_einsum,
     converters_image,
     converters_math,

@@ -327,9 +327,12 @@ def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[int] | None) -> 
 class _GraphImporter:
     """The state of one graph's import: the ONNX value name -> Expr table."""
 
-    def __init__(self, graph: onnx.GraphProto, opset: int) -> None:
+    def __init__(
+        self, graph: onnx.GraphProto, opset: int, parent: _GraphImporter | None = None
+    ) -> None:
         self.graph = graph
         self.opset = opset
+        self.parent = parent  # the enclosing graph's importer, for a subgraph
         self.nodes: list[onnx.NodeProto] = list(graph.node)
         self.initializers: dict[str, onnx.TensorProto] = {
             tensor.name: tensor for tensor in graph.initializer
@@ -405,7 +408,22 @@ class _GraphImporter:
                 continue
             needed.add(index)
             stack.extend(name for name in self.nodes[index].input if name)
+            stack.extend(_subgraph_inputs(self.nodes[index]))
         return sorted(needed)
+
+    def convert_subgraph(self, graph: onnx.GraphProto, inputs: Sequence[Expr]) -> list[Expr]:
+        """A subgraph's outputs with its inputs bound to `inputs` (see NodeContext)."""
+        child = _GraphImporter(graph, self.opset, parent=self)
+        for info, value in zip(graph.input, inputs, strict=True):
+            child.values[info.name] = value
+        output_names = [info.name for info in graph.output]
+        needed = child._needed_nodes(output_names)
+        child._check_supported(needed)
+        used = {name for index in needed for name in child.nodes[index].input if name}
+        used.update(output_names)
+        for index in needed:
+            child._convert_node(index, used)
+        return [child._value(name, f"subgraph {graph.name!r} output") for name in output_names]
 
     def _check_supported(self, needed: Sequence[int]) -> None:
         unsupported: dict[str, str] = {}
@@ -439,6 +457,8 @@ class _GraphImporter:
             return constant
         if name in self.sparse:
             raise UnsupportedOpError(f"{where}: sparse initializer {name!r} is not supported")
+        if self.parent is not None:
+            return self.parent._value(name, where)
         raise ModelImportError(f"{where}: value {name!r} is used before it is defined")
 
     def _fold(self, expr: Expr) -> Expr:
@@ -456,7 +476,7 @@ class _GraphImporter:
         where = f"ONNX node {name!r} ({node.op_type}, opset {self.opset})"
         inputs = tuple(self._value(value, where) if value else None for value in node.input)
         attrs = parse_attributes(node, where)
-        ctx = NodeContext(node, index, self.opset, inputs, attrs, self._fold)
+        ctx = NodeContext(node, index, self.opset, inputs, attrs, self._fold, self.convert_subgraph)
         try:
             result = CONVERTERS[node.op_type](ctx)
         except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError) as err:
@@ -476,6 +496,17 @@ class _GraphImporter:
                     f"value {output!r}) is used, but only the first {len(results)} output(s) "
                     "are supported"
                 )
+
+
+def _subgraph_inputs(node: onnx.NodeProto) -> Iterator[str]:
+    """Names the node's subgraphs (at any depth) read: their nodes' inputs, a superset of
+    the values they take from enclosing graphs."""
+    for attr in node.attribute:
+        graphs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+        for graph in graphs:
+            for inner in graph.node:
+                yield from (name for name in inner.input if name)
+                yield from _subgraph_inputs(inner)
 
 
 def _empty_as_constant(value: Expr) -> Expr:

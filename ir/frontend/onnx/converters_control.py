@@ -1,0 +1,174 @@
+"""Converters for ONNX control flow, on static shapes: If, Scan and Loop.
+
+With every shape known at compile time, a Scan's and a Loop's trip counts are known too:
+their bodies unroll into the graph, one copy per iteration, and the fused kernels of the
+copies are tuned once (they are the same workloads). An If whose condition folds to a
+constant is its branch; otherwise both branches are computed and the condition selects
+between their outputs, which must have the same types (branches are pure: computing the
+one not taken changes nothing but time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+
+from ir.frontend.onnx.context import ConverterResult, NodeContext
+from ir.graph.nodes import Constant, Expr
+from ir.graph.types import TensorType
+
+MAX_UNROLLED_ITERATIONS = 4096  # a longer loop is refused rather than unrolled
+
+
+def _graph(ctx: NodeContext, name: str) -> onnx.GraphProto:
+    graph = ctx.attr(name)
+    if not isinstance(graph, onnx.GraphProto):
+        raise ctx.error(f"attribute {name} (a graph) is required")
+    return graph
+
+
+def _tensor_type(ctx: NodeContext, value: Expr, what: str) -> TensorType:
+    ty = value.checked_type
+    if not isinstance(ty, TensorType):
+        raise ctx.unsupported(f"{what} must be a tensor, got {ty}")
+    return ty
+
+
+def convert_if(ctx: NodeContext) -> ConverterResult:
+    """If(cond) -> the branch a constant condition picks, or both branches' outputs
+    selected by `where(cond, then, else)`."""
+    then_graph, else_graph = _graph(ctx, "then_branch"), _graph(ctx, "else_branch")
+    condition = ctx.fold(ctx.input(0))
+    if isinstance(condition, Constant):
+        if condition.data.size != 1:
+            raise ctx.error(f"the condition must have one element, got {condition.data.shape}")
+        taken = then_graph if bool(condition.data.reshape(-1)[0]) else else_graph
+        return ctx.convert_subgraph(taken, [])
+    then_values = ctx.convert_subgraph(then_graph, [])
+    else_values = ctx.convert_subgraph(else_graph, [])
+    flag = ctx.call("reshape", ctx.input(0), newshape=())
+    results = []
+    for position, (then_value, else_value) in enumerate(zip(then_values, else_values, strict=True)):
+        then_type = _tensor_type(ctx, then_value, f"output {position} of then_branch")
+        else_type = _tensor_type(ctx, else_value, f"output {position} of else_branch")
+        if then_type != else_type:
+            raise ctx.unsupported(
+                f"with a run-time condition, output {position} must have one type in both "
+                f"branches; then_branch gives {then_type}, else_branch {else_type}"
+            )
+        results.append(ctx.call("where", flag, then_value, else_value))
+    return results
+
+
+def _slice(ctx: NodeContext, value: Expr, axis: int, index: int) -> Expr:
+    """value[..., index, ...] at `axis`, the axis removed."""
+    return ctx.call("take", value, Constant(np.array(index, np.int64)), axis=axis)
+
+
+def _stack(ctx: NodeContext, values: Sequence[Expr], axis: int) -> Expr:
+    """The values (of one shape) stacked along a new `axis`."""
+    ty = _tensor_type(ctx, values[0], "a scan output")
+    rank = len(ty.shape) + 1
+    axis = ctx.axis(axis, rank)
+    shape = (*ty.shape[:axis], 1, *ty.shape[axis:])
+    parts = [ctx.call("reshape", value, newshape=shape) for value in values]
+    return parts[0] if len(parts) == 1 else ctx.call("concatenate", *parts, axis=axis)
+
+
+def _directions(ctx: NodeContext, name: str, count: int) -> tuple[int, ...]:
+    values = ctx.ints_attr(name) or (0,) * count
+    if len(values) != count:
+        raise ctx.error(f"attribute {name} has {len(values)} values for {count} tensors")
+    return values
+
+
+def convert_scan(ctx: NodeContext) -> ConverterResult:
+    """Scan (opset 9 and later) -> its body unrolled over the scanned axis: the states run
+    through every copy, the scan outputs stack up."""
+    if ctx.opset < 9:
+        raise ctx.unsupported("Scan-8 (with a batch axis and sequence_lens) is not supported")
+    body = _graph(ctx, "body")
+    num_scanned = ctx.int_attr("num_scan_inputs", 0)
+    inputs = [ctx.input(index) for index in range(len(ctx.inputs))]
+    num_states = len(inputs) - num_scanned
+    if num_scanned < 1 or num_states < 0:
+        raise ctx.error(f"num_scan_inputs={num_scanned} for {len(inputs)} inputs")
+    states, scanned = inputs[:num_states], inputs[num_states:]
+    num_outputs = len(body.output) - num_states
+    in_directions = _directions(ctx, "scan_input_directions", num_scanned)
+    out_directions = _directions(ctx, "scan_output_directions", num_outputs)
+    in_axes = ctx.ints_attr("scan_input_axes") or (0,) * num_scanned
+    out_axes = ctx.ints_attr("scan_output_axes") or (0,) * num_outputs
+    axes = [
+        ctx.axis(axis, len(_tensor_type(ctx, value, "a scan input").shape))
+        for axis, value in zip(in_axes, scanned, strict=True)
+    ]
+    lengths = {
+        _tensor_type(ctx, value, "a scan input").shape[axis]
+        for value, axis in zip(scanned, axes, strict=True)
+    }
+    if len(lengths) != 1:
+        raise ctx.error(f"the scan inputs have different lengths {sorted(lengths)}")
+    length = lengths.pop()
+    if length > MAX_UNROLLED_ITERATIONS:
+        raise ctx.unsupported(f"a Scan of {length} iterations (at most {MAX_UNROLLED_ITERATIONS})")
+    collected: list[list[Expr]] = [[] for _ in range(num_outputs)]
+    for step in range(length):
+        slices = [
+            _slice(ctx, value, axis, length - 1 - step if direction else step)
+            for value, axis, direction in zip(scanned, axes, in_directions, strict=True)
+        ]
+        results = ctx.convert_subgraph(body, [*states, *slices])
+        states = results[:num_states]
+        for position, value in enumerate(results[num_states:]):
+            collected[position].append(value)
+    outputs = []
+    for values, direction, axis in zip(collected, out_directions, out_axes, strict=True):
+        if not values:
+            raise ctx.unsupported("a Scan over an empty axis")
+        outputs.append(_stack(ctx, values[::-1] if direction else values, axis))
+    return [*states, *outputs]
+
+
+def convert_loop(ctx: NodeContext) -> ConverterResult:
+    """Loop(M, cond, states...) -> its body unrolled, when the trip count M is a constant
+    and the condition folds to a constant at each iteration; the scan outputs stack up
+    along a new first axis."""
+    body = _graph(ctx, "body")
+    trip_input, condition_input = ctx.optional_input(0), ctx.optional_input(1)
+    if trip_input is None:
+        raise ctx.unsupported("a Loop without a trip count (a while loop) is not supported")
+    trips = int(ctx.static_scalar(0, "M"))
+    if trips > MAX_UNROLLED_ITERATIONS:
+        raise ctx.unsupported(f"a Loop of {trips} iterations (at most {MAX_UNROLLED_ITERATIONS})")
+    states = [ctx.input(index) for index in range(2, len(ctx.inputs))]
+    num_states = len(states)
+    keep_going = True if condition_input is None else bool(ctx.static_scalar(1, "cond"))
+    condition: Expr = Constant(np.array(keep_going))
+    collected: list[list[Expr]] = [[] for _ in range(len(body.output) - 1 - num_states)]
+    for step in range(trips):
+        if not keep_going:
+            break
+        iteration = Constant(np.array(step, np.int64))
+        results = ctx.convert_subgraph(body, [iteration, condition, *states])
+        condition, states = results[0], results[1 : 1 + num_states]
+        for position, value in enumerate(results[1 + num_states :]):
+            collected[position].append(value)
+        folded = ctx.fold(condition)
+        if not isinstance(folded, Constant):
+            raise ctx.unsupported(
+                "the loop condition depends on run-time values (a data-dependent trip count)"
+            )
+        keep_going = bool(folded.data.reshape(-1)[0])
+    if any(not values for values in collected):
+        raise ctx.unsupported("a Loop with scan outputs that runs no iteration")
+    return [*states, *(_stack(ctx, values, 0) for values in collected)]
+
+
+CONVERTERS = {
+    "If": convert_if,
+    "Loop": convert_loop,
+    "Scan": convert_scan,
+}

@@ -1,0 +1,211 @@
+"""ONNX If, Scan and Loop on static shapes: a constant condition picks its branch, a run-time
+one selects between both branches' outputs; Scan and Loop bodies unroll. Each model runs
+through the compiler and is checked against onnx's reference evaluator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from codegen.executor import compile_model
+from codegen.llvm.target import host_target
+from codegen.prepare import prepare_for_target
+from ir.errors import UnsupportedOpError
+from ir.frontend.onnx import import_model
+from tests.ir.frontend.onnx_helpers import IR_VERSION
+
+RNG = np.random.default_rng(17)
+FLOAT, BOOL, INT64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
+
+
+def _info(name: str, elem_type: int, shape: Sequence[int] | None) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem_type, shape)
+
+
+def _model(
+    nodes: list[onnx.NodeProto],
+    inputs: list[onnx.ValueInfoProto],
+    outputs: list[onnx.ValueInfoProto],
+    initializers: dict[str, np.ndarray] | None = None,
+    opset: int = 17,
+) -> onnx.ModelProto:
+    tensors = [numpy_helper.from_array(value, name) for name, value in (initializers or {}).items()]
+    graph = helper.make_graph(nodes, "control", inputs, outputs, tensors)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model)
+    return model
+
+
+def _compiled(model: onnx.ModelProto) -> object:
+    target = host_target()
+    return compile_model(prepare_for_target(model, target).function, target)
+
+
+def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray], compiled: object = None) -> None:
+    expected = ReferenceEvaluator(model).run(None, feeds)
+    outputs = (compiled or _compiled(model)).run(feeds)  # type: ignore[attr-defined]
+    actual = list(outputs) if isinstance(outputs, tuple) else [outputs]
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _branches() -> tuple[onnx.GraphProto, onnx.GraphProto]:
+    """then: x * 2; else: x - 1, both reading `x` from the enclosing graph."""
+    two = numpy_helper.from_array(np.array(2.0, np.float32), "two")
+    one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
+    then_graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "two"], ["then_out"])],
+        "then",
+        [],
+        [_info("then_out", FLOAT, [2, 3])],
+        [two],
+    )
+    else_graph = helper.make_graph(
+        [helper.make_node("Sub", ["x", "one"], ["else_out"])],
+        "else",
+        [],
+        [_info("else_out", FLOAT, [2, 3])],
+        [one],
+    )
+    return then_graph, else_graph
+
+
+def test_if_with_a_run_time_condition_selects_between_both_branches() -> None:
+    then_graph, else_graph = _branches()
+    node = helper.make_node("If", ["c"], ["y"], then_branch=then_graph, else_branch=else_graph)
+    model = _model(
+        [node], [_info("x", FLOAT, [2, 3]), _info("c", BOOL, [])], [_info("y", FLOAT, [2, 3])]
+    )
+    compiled = _compiled(model)  # compiled once, run both ways
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    for flag in (True, False):
+        _check(model, {"x": x, "c": np.array(flag)}, compiled)
+
+
+def test_if_with_a_constant_condition_is_its_branch() -> None:
+    then_graph, else_graph = _branches()
+    nodes = [
+        helper.make_node("ReduceSum", ["shape_sum_in"], ["total"], keepdims=0),
+        helper.make_node("Greater", ["total", "zero"], ["c"]),
+        helper.make_node("If", ["c"], ["y"], then_branch=then_graph, else_branch=else_graph),
+    ]
+    model = _model(
+        nodes,
+        [_info("x", FLOAT, [2, 3])],
+        [_info("y", FLOAT, [2, 3])],
+        {"shape_sum_in": np.array([1.0, 2.0], np.float32), "zero": np.array(0.0, np.float32)},
+    )
+    imported = import_model(model)
+    assert "where" not in str(imported.function)  # folded to the then branch
+    _check(model, {"x": RNG.standard_normal((2, 3)).astype(np.float32)})
+
+
+def test_if_branches_of_different_types_need_a_constant_condition() -> None:
+    then_graph, _ = _branches()
+    else_graph = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x"], ["else_out"], keepdims=1)],
+        "else",
+        [],
+        [_info("else_out", FLOAT, [1, 1])],
+    )
+    node = helper.make_node(
+        "If", ["c"], ["y"], name="if0", then_branch=then_graph, else_branch=else_graph
+    )
+    model = _model(
+        [node], [_info("x", FLOAT, [2, 3]), _info("c", BOOL, [])], [_info("y", FLOAT, [2, 3])]
+    )
+    with pytest.raises(UnsupportedOpError, match=r"if0.*one type in both branches"):
+        import_model(model)
+
+
+def test_scan_unrolls_with_reversed_inputs_and_outputs_on_other_axes() -> None:
+    """A running sum (state) over the columns of x, read right to left; the per-step sums
+    stack along axis 1 in reverse."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["sum_in", "column"], ["sum_out"]),
+            helper.make_node("Mul", ["sum_out", "scale"], ["scaled"]),
+        ],
+        "body",
+        [_info("sum_in", FLOAT, [3]), _info("column", FLOAT, [3])],
+        [_info("sum_out", FLOAT, [3]), _info("scaled", FLOAT, [3])],
+    )
+    node = helper.make_node(
+        "Scan",
+        ["init", "x"],
+        ["final", "steps"],
+        body=body,
+        num_scan_inputs=1,
+        scan_input_axes=[1],
+        scan_input_directions=[1],
+        scan_output_axes=[1],
+        scan_output_directions=[1],
+    )
+    model = _model(
+        [node],
+        [_info("init", FLOAT, [3]), _info("x", FLOAT, [3, 5])],
+        [_info("final", FLOAT, [3]), _info("steps", FLOAT, [3, 5])],
+        {"scale": np.array(0.5, np.float32)},
+    )
+    init = RNG.standard_normal(3).astype(np.float32)
+    x = RNG.standard_normal((3, 5)).astype(np.float32)
+    # onnx's reference evaluator has no reversed scans: the same in numpy.
+    running = init[:, None] + np.cumsum(x[:, ::-1], axis=1)
+    final, steps = running[:, -1], (running * 0.5)[:, ::-1]
+    outputs = _compiled(model).run({"init": init, "x": x})  # type: ignore[attr-defined]
+    np.testing.assert_allclose(outputs[0], final, rtol=1e-5)
+    np.testing.assert_allclose(outputs[1], steps, rtol=1e-5)
+
+
+def _loop_body(condition: onnx.NodeProto | None = None) -> onnx.GraphProto:
+    """state += iteration * x; the scan output is the state after each step."""
+    nodes = [
+        helper.make_node("Cast", ["i"], ["i_float"], to=FLOAT),
+        helper.make_node("Mul", ["i_float", "x"], ["step"]),
+        helper.make_node("Add", ["state_in", "step"], ["state_out"]),
+        helper.make_node("Identity", ["state_out"], ["trace"]),
+        condition or helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+    ]
+    return helper.make_graph(
+        nodes,
+        "body",
+        [_info("i", INT64, []), _info("cond_in", BOOL, []), _info("state_in", FLOAT, [4])],
+        [_info("cond_out", BOOL, []), _info("state_out", FLOAT, [4]), _info("trace", FLOAT, [4])],
+    )
+
+
+def test_loop_with_a_constant_trip_count_unrolls() -> None:
+    node = helper.make_node("Loop", ["trips", "go", "init"], ["final", "traces"], body=_loop_body())
+    model = _model(
+        [node],
+        [_info("x", FLOAT, [4]), _info("init", FLOAT, [4])],
+        [_info("final", FLOAT, [4]), _info("traces", FLOAT, [3, 4])],
+        {"trips": np.array(3, np.int64), "go": np.array(True)},
+    )
+    feeds = {"x": RNG.standard_normal(4).astype(np.float32), "init": np.zeros(4, np.float32)}
+    _check(model, feeds)
+
+
+def test_loop_whose_condition_depends_on_data_is_refused_by_name() -> None:
+    condition = helper.make_node("ReduceMax", ["state_out"], ["cond_out_float"], keepdims=0)
+    body = _loop_body()
+    body.node[-1].CopyFrom(condition)
+    body.node.append(helper.make_node("Cast", ["cond_out_float"], ["cond_out"], to=BOOL))
+    node = helper.make_node(
+        "Loop", ["trips", "", "init"], ["final", "traces"], name="loop0", body=body
+    )
+    model = _model(
+        [node],
+        [_info("x", FLOAT, [4]), _info("init", FLOAT, [4])],
+        [_info("final", FLOAT, [4]), _info("traces", FLOAT, [3, 4])],
+        {"trips": np.array(3, np.int64)},
+    )
+    with pytest.raises(UnsupportedOpError, match=r"loop0.*data-dependent trip count"):
+        import_model(model)
