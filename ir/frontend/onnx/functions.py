@@ -104,6 +104,20 @@ def _function_ops(
     ]
 
 
+def _set_default_attributes(node: onnx.NodeProto, opset: int) -> None:
+    """Write the schema's default of every attribute the node leaves out: a function body
+    refers to attributes by name, and the inliner fills in only those the node sets."""
+    schema = _schema(node.op_type, opset)
+    given = {attr.name for attr in node.attribute}
+    for name, declared in schema.attributes.items():
+        default = declared.default_value
+        if name in given or default.type == onnx.AttributeProto.UNDEFINED:
+            continue
+        attr = node.attribute.add()
+        attr.CopyFrom(default)
+        attr.name = name
+
+
 def _expand_round(proto: onnx.ModelProto, opset: int, converted: Collection[str]) -> bool:
     """Turn this round's function-op nodes into local-function calls; whether any was."""
     nodes = _function_ops(proto, opset, converted)
@@ -111,6 +125,7 @@ def _expand_round(proto: onnx.ModelProto, opset: int, converted: Collection[str]
         return False
     types = _value_types(proto)
     for node in nodes:
+        _set_default_attributes(node, opset)
         body = _body(node, opset, types)
         body.domain = EXPANDED_DOMAIN
         body.name = f"{node.op_type}_{len(proto.functions)}"

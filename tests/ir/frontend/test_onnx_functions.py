@@ -99,6 +99,23 @@ def test_a_context_dependent_function_with_a_missing_optional_input() -> None:
     assert imported.output_names == ("y", "present_k", "present_v")
 
 
+def test_attributes_the_node_leaves_out_take_the_schema_default() -> None:
+    """HannWindow's body reads `periodic` (default 1) and `output_datatype`: a node that
+    sets neither gets the defaults, not a Constant with no value."""
+    node = helper.make_node("HannWindow", ["size"], ["y"])
+    graph = helper.make_graph(
+        [node],
+        "window",
+        [],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [10])],
+        [onnx.numpy_helper.from_array(np.array(10, np.int64), "size")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = IR_VERSION
+    periodic = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(10) / 10)
+    np.testing.assert_allclose(run_imported(model, {})[0], periodic, atol=1e-6)
+
+
 def test_model_local_functions_are_inlined() -> None:
     scaled_tanh = helper.make_function(
         "custom",
