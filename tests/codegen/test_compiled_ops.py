@@ -795,3 +795,37 @@ def test_a_transcendental_read_once_is_inlined_and_one_read_twice_is_not() -> No
     compile_kernel(lower(schedule))(values, result)
     expected = np.exp(values) * np.exp(values).sum(axis=1, keepdims=True)
     np.testing.assert_allclose(result, expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("op_type", ["MatMul", "Conv"])
+def test_half_precision_products_accumulate_in_float32(op_type: str) -> None:
+    """4096 products of ones sum to 4096; a float16 running sum stops at 2048 (2048 + 1
+    rounds back to 2048), as these kernels did before they accumulated in float32."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+
+    depth = 4096
+    if op_type == "MatMul":
+        x = np.ones((2, depth), np.float16)
+        weight = np.ones((depth, 3), np.float16)
+        out_shape = [2, 3]
+    else:
+        x = np.ones((1, depth, 2, 2), np.float16)
+        weight = np.ones((3, depth, 1, 1), np.float16)
+        out_shape = [1, 3, 2, 2]
+    graph = helper.make_graph(
+        [helper.make_node(op_type, ["x", "w"], ["y"])],
+        "half",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, list(x.shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, out_shape)],
+        [onnx.numpy_helper.from_array(weight, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    target = host_target()
+    compiled = compile_model(prepare_for_target(model, target).function, target)
+    result = compiled.run({"x": x})
+    assert result.dtype == np.float16
+    np.testing.assert_array_equal(result, np.full(out_shape, depth, np.float16))

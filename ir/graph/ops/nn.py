@@ -38,9 +38,11 @@ from ir.graph.ops.te_common import (
     check_output,
     in_range,
     index_const,
+    narrowed,
     pad_stage,
     read_broadcast,
     tensor_out,
+    widened_product,
 )
 from ir.graph.types import TensorType, Type
 from ir.te.tensor import Tensor, compute, max_reduce, reduce_axis, sum_reduce
@@ -155,10 +157,12 @@ def _conv2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor
         channel = rc.var if groups == 1 else (k // per_group) * group_channels + rc.var
         row = y * stride_h + ry.var * dil_h
         col = x * stride_w + rx.var * dil_w
-        return sum_reduce(padded[n, channel, row, col] * weight[k, rc, ry, rx], [rc, ry, rx])
+        return sum_reduce(
+            widened_product(padded[n, channel, row, col], weight[k, rc, ry, rx]), [rc, ry, rx]
+        )
 
     conv = compute(out.shape, body, name="conv2d", tag="conv2d", attrs={"weight_input": 1})
-    return check_output(conv, out, "nn.conv2d")
+    return check_output(narrowed(conv, out.dtype), out, "nn.conv2d")
 
 
 def _conv2d_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
@@ -232,12 +236,14 @@ def _conv2d_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> 
             value = padded[n, rco.var, row, col, rci.var]
         else:
             value = padded[n, rco.var * in_block + rci.var, row, col]
-        return sum_reduce(value * weight[ko, rco, ry, rx, rci, kb], [rco, ry, rx, rci])
+        return sum_reduce(
+            widened_product(value, weight[ko, rco, ry, rx, rci, kb]), [rco, ry, rx, rci]
+        )
 
     conv = compute(
         out.shape, body, name="conv2d_nchwc", tag="conv2d_nchwc", attrs={"weight_input": 1}
     )
-    return check_output(conv, out, "nn.conv2d_nchwc")
+    return check_output(narrowed(conv, out.dtype), out, "nn.conv2d_nchwc")
 
 
 def _conv2d_nchwc_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
@@ -294,7 +300,9 @@ def _depthwise_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) 
     def body(n: PrimExpr, k: PrimExpr, y: PrimExpr, x: PrimExpr, c: PrimExpr) -> PrimExpr:
         row = y * stride_h + ry.var * dil_h
         col = x * stride_w + rx.var * dil_w
-        return sum_reduce(padded[n, k, row, col, c] * weight[k, ry, rx, c], [ry, rx])
+        return sum_reduce(
+            widened_product(padded[n, k, row, col, c], weight[k, ry, rx, c]), [ry, rx]
+        )
 
     conv = compute(
         out.shape,
@@ -303,7 +311,7 @@ def _depthwise_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) 
         tag="depthwise_conv2d_nchwc",
         attrs={"weight_input": 1},
     )
-    return check_output(conv, out, op)
+    return check_output(narrowed(conv, out.dtype), out, op)
 
 
 def _depthwise_nchwc_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
@@ -367,10 +375,12 @@ def _dense_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     k = reduce_axis(data.shape[-1], "k")
 
     def body(*indices: PrimExpr) -> PrimExpr:
-        return sum_reduce(data[(*indices[:-1], k.var)] * weight[indices[-1], k.var], k)
+        return sum_reduce(
+            widened_product(data[(*indices[:-1], k.var)], weight[indices[-1], k.var]), k
+        )
 
     dense = compute(out.shape, body, name="dense", tag="dense", attrs={"weight_input": 1})
-    return check_output(dense, out, "nn.dense")
+    return check_output(narrowed(dense, out.dtype), out, "nn.dense")
 
 
 def _matmul_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
@@ -391,10 +401,10 @@ def _matmul_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor
             right = rhs[(*broadcast_indices(rhs.shape[:-2], batch), k.var, rest[0])]
         else:
             right = rhs[k.var]
-        return sum_reduce(left * right, k)
+        return sum_reduce(widened_product(left, right), k)
 
     matmul = compute(out.shape, body, name="matmul", tag="matmul", attrs={"weight_input": 1})
-    return check_output(matmul, out, "nn.matmul")
+    return check_output(narrowed(matmul, out.dtype), out, "nn.matmul")
 
 
 def _matmul_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
@@ -459,12 +469,12 @@ def _batch_matmul_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> 
         rhs_batch = batch if rhs.shape[0] > 1 else index_const(0)
         left = lhs[lhs_batch, k.var, row] if attrs["transpose_a"] else lhs[lhs_batch, row, k.var]
         right = rhs[rhs_batch, col, k.var] if attrs["transpose_b"] else rhs[rhs_batch, k.var, col]
-        return sum_reduce(left * right, k)
+        return sum_reduce(widened_product(left, right), k)
 
     product = compute(
         out.shape, body, name="batch_matmul", tag="batch_matmul", attrs={"weight_input": 1}
     )
-    return check_output(product, out, "nn.batch_matmul")
+    return check_output(narrowed(product, out.dtype), out, "nn.batch_matmul")
 
 
 def _batch_matmul_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:

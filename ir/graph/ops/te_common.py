@@ -141,6 +141,33 @@ def accumulate_dtype(dtype: str) -> str:
     return str(np.promote_types(dtype, np.float32).name)
 
 
+def product_dtype(dtype: str) -> str:
+    """The type products accumulate in: float32 for float16 (as numpy and ONNX Runtime
+    accumulate half-precision matmuls and convolutions), else the operands' own."""
+    return "float32" if dtype == "float16" else dtype
+
+
+def widened_product(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
+    """lhs * rhs in `product_dtype` of their type."""
+    dtype = product_dtype(lhs.dtype)
+    if dtype == lhs.dtype:
+        return lhs * rhs
+    return cast(dtype, lhs) * cast(dtype, rhs)
+
+
+def narrowed(result: Tensor, dtype: str) -> Tensor:
+    """`result` (accumulated in a wider type) cast to `dtype` in a stage of its own that
+    fuses as an epilogue; `result` itself when it already has that type."""
+    if result.dtype == dtype:
+        return result
+    return compute(
+        result.shape,
+        lambda *i: cast(dtype, result[i]),
+        name=f"{result.op.name}_narrow",
+        tag="elemwise",
+    )
+
+
 def float_math(value: PrimExpr, fn: Callable[[PrimExpr], PrimExpr]) -> PrimExpr:
     """`fn(value)` for floats; for integers compute in float64 and truncate back, as numpy."""
     if is_float(value.dtype):
