@@ -42,6 +42,7 @@ from ir.tir.expr import (
     TensorRead,
     Var,
 )
+from ir.tir.interpret import INTEGER_INTRINSIC_FUNCTIONS
 
 MAX_GRID_ELEMENTS = 20_000_000  # a larger index grid is evaluated in chunks of output rows
 
@@ -80,12 +81,7 @@ _INTRINSICS: dict[str, Callable[..., Any]] = {
     "trunc": np.trunc,
     "sin": np.sin,
     "cos": np.cos,
-    "bitwise_and": np.bitwise_and,
-    "bitwise_or": np.bitwise_or,
-    "bitwise_xor": np.bitwise_xor,
-    "bitwise_not": np.invert,
-    "shift_left": np.left_shift,
-    "shift_right": np.right_shift,
+    **INTEGER_INTRINSIC_FUNCTIONS,
     "tan": np.tan,
     "asin": np.arcsin,
     "acos": np.arccos,

@@ -88,7 +88,8 @@ _INTRINSICS: dict[str, Callable[..., float]] = {
 }
 
 
-_INTEGER_INTRINSICS: dict[str, Callable[..., Any]] = {
+# The bitwise intrinsics in numpy (on typed scalars here, on arrays in ir/te/evaluate.py).
+INTEGER_INTRINSIC_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "bitwise_and": np.bitwise_and,
     "bitwise_or": np.bitwise_or,
     "bitwise_xor": np.bitwise_xor,
@@ -161,7 +162,7 @@ class _Interpreter:
         if isinstance(expr, Call) and expr.name in INTEGER_INTRINSICS:
             kind = np.dtype(expr.dtype).type
             values = [kind(self.value(arg)) for arg in expr.args]
-            return kind(_INTEGER_INTRINSICS[expr.name](*values))
+            return kind(INTEGER_INTRINSIC_FUNCTIONS[expr.name](*values))
         if isinstance(expr, Call):
             args = [float(self.value(arg)) for arg in expr.args]
             with np.errstate(all="ignore"):

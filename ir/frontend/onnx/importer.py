@@ -214,16 +214,23 @@ def default_opset(proto: onnx.ModelProto) -> int:
     return opset
 
 
+def _schemas(
+    op_type: str, first: int, second: int
+) -> tuple[onnx.defs.OpSchema, onnx.defs.OpSchema] | None:
+    """The default domain's schemas of `op_type` at two opsets, or None if it has none."""
+    try:
+        return onnx.defs.get_schema(op_type, first, ""), onnx.defs.get_schema(op_type, second, "")
+    except onnx.defs.SchemaError:
+        return None
+
+
 def check_older_op_version(node: onnx.NodeProto, name: str, opset: int) -> None:
     """Accept a node of a model older than MIN_OPSET only if its op is the version it is
     at MIN_OPSET (the converters are written for opsets MIN_OPSET and later)."""
-    if opset >= MIN_OPSET:
+    schemas = None if opset >= MIN_OPSET else _schemas(node.op_type, opset, MIN_OPSET)
+    if schemas is None:
         return
-    try:
-        old = onnx.defs.get_schema(node.op_type, opset, "")
-        known = onnx.defs.get_schema(node.op_type, MIN_OPSET, "")
-    except onnx.defs.SchemaError:
-        return
+    old, known = schemas
     if old.since_version != known.since_version:
         raise UnsupportedOpError(
             f"ONNX node {name!r} ({node.op_type}, opset {opset}): {node.op_type}-"
@@ -238,13 +245,10 @@ def check_newer_op_version(node: onnx.NodeProto, name: str, opset: int) -> None:
     Versions of our ops after MAX_OPSET mostly add element types; a version that changed the
     inputs or outputs, or a node that sets an attribute added after MAX_OPSET, is rejected.
     """
-    if opset <= MAX_OPSET:
+    schemas = None if opset <= MAX_OPSET else _schemas(node.op_type, MAX_OPSET, opset)
+    if schemas is None:
         return
-    try:
-        known = onnx.defs.get_schema(node.op_type, MAX_OPSET, "")
-        current = onnx.defs.get_schema(node.op_type, opset, "")
-    except onnx.defs.SchemaError:
-        return
+    known, current = schemas
     if current.since_version <= MAX_OPSET:
         return
 
@@ -387,13 +391,7 @@ class _GraphImporter:
 
     def convert(self, output_names: Sequence[str]) -> Expr:
         """Convert the nodes `output_names` depend on; the body: one value or a Tuple."""
-        needed = self._needed_nodes(output_names)
-        self._check_supported(needed)
-        used = {name for index in needed for name in self.nodes[index].input if name}
-        used.update(output_names)
-        for index in needed:
-            self._convert_node(index, used)
-        fields = [self._value(name, "graph output") for name in output_names]
+        fields = self._convert_outputs(output_names, "graph output")
         if len(fields) == 1:
             return fields[0]
         return Tuple(tuple(fields), ty=TupleType(tuple(field.checked_type for field in fields)))
@@ -417,13 +415,17 @@ class _GraphImporter:
         for info, value in zip(graph.input, inputs, strict=True):
             child.values[info.name] = value
         output_names = [info.name for info in graph.output]
-        needed = child._needed_nodes(output_names)
-        child._check_supported(needed)
-        used = {name for index in needed for name in child.nodes[index].input if name}
+        return child._convert_outputs(output_names, f"subgraph {graph.name!r} output")
+
+    def _convert_outputs(self, output_names: Sequence[str], where: str) -> list[Expr]:
+        """Convert the nodes the outputs depend on (all checked first); their values."""
+        needed = self._needed_nodes(output_names)
+        self._check_supported(needed)
+        used = {name for index in needed for name in self.nodes[index].input if name}
         used.update(output_names)
         for index in needed:
-            child._convert_node(index, used)
-        return [child._value(name, f"subgraph {graph.name!r} output") for name in output_names]
+            self._convert_node(index, used)
+        return [self._value(name, where) for name in output_names]
 
     def _check_supported(self, needed: Sequence[int]) -> None:
         unsupported: dict[str, str] = {}
