@@ -5,6 +5,7 @@ through the compiler and is checked against onnx's reference evaluator."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -209,3 +210,62 @@ def test_loop_whose_condition_depends_on_data_is_refused_by_name() -> None:
     )
     with pytest.raises(UnsupportedOpError, match=r"loop0.*data-dependent trip count"):
         import_model(model)
+
+
+def test_a_branch_on_a_mean_and_a_recurrent_loop_compile_to_an_artifact(tmp_path: Path) -> None:
+    """A cell `h = tanh(h @ W + x)` run 3 times by a Loop, then an If on the mean of the
+    result (computed at run time): the artifact matches onnxruntime on both branches."""
+    import onnxruntime
+
+    from codegen.runtime.loader import load_artifact
+    from tests.codegen.aot.conftest import compile_onnx
+
+    width = 8
+    cell = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["h_in", "w"], ["mixed"]),
+            helper.make_node("Add", ["mixed", "x"], ["summed"]),
+            helper.make_node("Tanh", ["summed"], ["h_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        "cell",
+        [_info("i", INT64, []), _info("cond_in", BOOL, []), _info("h_in", FLOAT, [1, width])],
+        [_info("cond_out", BOOL, []), _info("h_out", FLOAT, [1, width])],
+    )
+    then_graph, else_graph = _branches()
+    for graph in (then_graph, else_graph):  # the branches read the loop's result
+        for node in graph.node:
+            node.input[0] = "h"
+        graph.output[0].type.tensor_type.shape.dim[0].dim_value = 1
+        graph.output[0].type.tensor_type.shape.dim[1].dim_value = width
+    nodes = [
+        helper.make_node("Loop", ["trips", "go", "h0"], ["h"], body=cell),
+        helper.make_node("ReduceMean", ["h"], ["mean"], keepdims=0),
+        helper.make_node("Greater", ["mean", "zero"], ["positive"]),
+        helper.make_node("If", ["positive"], ["y"], then_branch=then_graph, else_branch=else_graph),
+    ]
+    weights = {
+        "trips": np.array(3, np.int64),
+        "go": np.array(True),
+        "w": (RNG.standard_normal((width, width)) * 0.3).astype(np.float32),
+        "zero": np.array(0.0, np.float32),
+    }
+    model = _model(
+        nodes,
+        [_info("x", FLOAT, [1, width]), _info("h0", FLOAT, [1, width])],
+        [_info("y", FLOAT, [1, width])],
+        weights,
+    )
+    session = onnxruntime.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    artifact = compile_onnx(model, tmp_path)
+    with load_artifact(artifact.path) as loaded:
+        for sign in (1.0, -1.0):
+            feeds = {
+                "x": (sign + 0.1 * RNG.standard_normal((1, width))).astype(np.float32),
+                "h0": np.zeros((1, width), np.float32),
+            }
+            expected = session.run(None, feeds)[0]
+            assert (expected.mean() > 0) == (sign > 0)  # 2h or h - 1: each branch taken once
+            np.testing.assert_allclose(loaded.run(feeds)["y"], expected, rtol=1e-5, atol=1e-6)
