@@ -48,6 +48,7 @@ FLOOR_PATH = HERE / "onnx_conformance_floor.json"
 ENGINES = ("autotune", "onnxruntime")
 OUTCOMES = ("pass", "wrong", "unsupported", "error", "crash", "timeout")
 DEFAULT_TIMEOUT_S = 120.0
+TARGET_VARIABLE = "AUTOTUNE_CONFORMANCE_TARGET"  # how --target reaches the children
 
 
 @dataclass(frozen=True)
@@ -142,15 +143,16 @@ class UnsupportedInput(Exception):
 
 
 def run_autotune(case: Any) -> CaseResult:
-    """Import, optimise, compile (default schedules, this host) and run every data set of
-    `case` with autotune."""
+    """Import, optimise, compile (default schedules, for this host or the CPU target in
+    $AUTOTUNE_CONFORMANCE_TARGET) and run every data set of `case` with autotune."""
     from codegen.executor import compile_model
-    from codegen.llvm.target import host_target
+    from codegen.llvm.target import host_target, parse_cpu_target
     from codegen.prepare import prepare_for_target
     from ir.errors import UnsupportedOpError
 
-    target = host_target()
+    text = os.environ.get(TARGET_VARIABLE)
     try:
+        target = parse_cpu_target(text) if text else host_target()
         for inputs, expected in case.data_sets:
             feeds = _plain_inputs(case, inputs)
             shapes = {name: array.shape for name, array in feeds.items()}
@@ -436,6 +438,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-k", "--filter", default="", help="regular expression on case names")
     parser.add_argument("--jobs", type=int, default=1, help="child processes per engine")
     parser.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S)
+    parser.add_argument(
+        "--target",
+        help="compile for this CPU target instead of the host's (one this host can run, "
+        "e.g. 'llvm -mcpu=znver3' on an AVX-512 host to check the AVX2 code)",
+    )
     parser.add_argument("--details", action="store_true", help="one line per case")
     parser.add_argument("--output", type=Path, help="also write the report (with details)")
     parser.add_argument("--json", type=Path, help="write every result as JSON")
@@ -445,6 +452,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.child:
         child_main(args.child)
         return 0
+    if args.target:
+        from codegen.llvm.target import parse_cpu_target
+
+        parse_cpu_target(args.target)  # a bad target stops here, not in every case
+        os.environ[TARGET_VARIABLE] = args.target  # the children inherit it
     pattern = re.compile(args.filter)
     names = [name for name in collect_cases() if pattern.search(name)]
     engines = ENGINES if args.engine == "both" else (args.engine,)
@@ -454,7 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         by_engine[engine] = run_cases(engine, names, args.jobs, args.timeout_s)
         elapsed = time.monotonic() - start
         print(f"{engine}: {totals(by_engine[engine])} in {elapsed:.0f} s", file=sys.stderr)
-    host = host_name()
+    host = host_name() + (f" (compiling for {args.target})" if args.target else "")
     print(report(names, by_engine, args.details, host), end="")
     if args.output:
         args.output.write_text(report(names, by_engine, True, host))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bench.onnx_conformance import (
+    TARGET_VARIABLE,
     CaseResult,
     collect_cases,
     floor_cases,
@@ -56,3 +57,14 @@ def test_autotune_passes_at_least_the_committed_floor() -> None:
     )
     assert counts["pass"] >= floor, f"{counts} below the floor of {floor}; no longer pass: {lost}"
     assert counts["crash"] == 0, [result.name for result in results if result.outcome == "crash"]
+
+
+@pytest.mark.slow
+def test_cases_compile_for_another_cpu_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--target reaches the children: AVX2 code (which this x86 host runs) passes too, and a
+    target the backend cannot parse is an error per case, not a pass."""
+    monkeypatch.setenv(TARGET_VARIABLE, "llvm -mcpu=haswell -num-cores=1")
+    assert [r.outcome for r in run_cases("autotune", ["test_matmul_2d"])] == ["pass"]
+    monkeypatch.setenv(TARGET_VARIABLE, "llvm -no-such-option=1")
+    (result,) = run_cases("autotune", ["test_matmul_2d"])
+    assert result.outcome == "error" and "no-such-option" in result.detail
