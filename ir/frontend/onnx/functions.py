@@ -36,14 +36,15 @@ def defined_as_function(op_type: str, opset: int) -> bool:
     return schema is not None and bool(schema.has_function or schema.has_context_dependent_function)
 
 
-def _value_types(proto: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
-    """The type of every value shape inference can type (graph inputs at least)."""
+def _value_types(proto: onnx.ModelProto, weights: onnx.GraphProto) -> dict[str, onnx.TypeProto]:
+    """The type of every value shape inference can type (graph inputs at least); the
+    initializers in `weights` are typed by their own dims."""
     try:
         graph = onnx.shape_inference.infer_shapes(proto).graph
     except Exception:  # a model inference cannot follow still expands what it can
         graph = proto.graph
     types = {value.name: value.type for value in (*graph.input, *graph.value_info)}
-    for tensor in graph.initializer:
+    for tensor in (*graph.initializer, *weights.initializer):
         types.setdefault(
             tensor.name, onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
         )
@@ -118,12 +119,21 @@ def _set_default_attributes(node: onnx.NodeProto, opset: int) -> None:
         attr.name = name
 
 
-def _expand_round(proto: onnx.ModelProto, opset: int, converted: Collection[str]) -> bool:
-    """Turn this round's function-op nodes into local-function calls; whether any was."""
+def _expand_round(
+    proto: onnx.ModelProto,
+    opset: int,
+    converted: Collection[str],
+    typing_model: onnx.ModelProto,
+    weights: onnx.GraphProto,
+) -> bool:
+    """Turn this round's function-op nodes into local-function calls; whether any was.
+    Shape inference (of `typing_model`) runs only for bodies built from input types."""
     nodes = _function_ops(proto, opset, converted)
     if not nodes:
         return False
-    types = _value_types(proto)
+    types: dict[str, onnx.TypeProto] = {}
+    if any(_schema(node.op_type, opset).has_context_dependent_function for node in nodes):
+        types = _value_types(typing_model, weights)
     for node in nodes:
         _set_default_attributes(node, opset)
         body = _body(node, opset, types)
@@ -146,9 +156,18 @@ def expand_functions(
         return proto
     expanded = onnx.ModelProto()
     expanded.CopyFrom(proto)
+    # The inliner takes and returns the model serialised: the weights stay out of it.
+    weights = onnx.GraphProto()
+    weights.initializer.extend(expanded.graph.initializer)
+    expanded.graph.ClearField("initializer")
     try:
-        for _ in range(MAX_ROUNDS):
-            if not _expand_round(expanded, opset, converted) and not expanded.functions:
+        for round_index in range(MAX_ROUNDS):
+            # The first round types values with the weights (shapes computed from them).
+            typing_model = proto if round_index == 0 else expanded
+            if (
+                not _expand_round(expanded, opset, converted, typing_model, weights)
+                and not expanded.functions
+            ):
                 break
             expanded = onnx.inliner.inline_local_functions(expanded)
             del expanded.functions[:]
@@ -156,6 +175,7 @@ def expand_functions(
         raise
     except Exception as err:  # onnx reports a bad function as a plain C++ error
         raise ModelImportError(f"cannot expand the model's functions: {err}") from err
+    expanded.graph.initializer.extend(weights.initializer)
     kept = [entry for entry in expanded.opset_import if entry.domain != EXPANDED_DOMAIN]
     del expanded.opset_import[:]
     expanded.opset_import.extend(kept)

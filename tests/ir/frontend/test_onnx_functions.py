@@ -162,3 +162,29 @@ def test_a_broken_local_function_is_a_clear_import_error() -> None:
     model = _model([node], {"x": x}, ["y"], 17, [broken], ("custom",))
     with pytest.raises(ModelImportError):
         import_model(model)
+
+
+def test_expansion_keeps_the_weights_and_types_values_computed_from_them() -> None:
+    """Attention's query comes from a MatMul with a weight: the body is built from types
+    shape inference derives through the weight, and the weight survives the expansion
+    (which keeps weights out of the inliner's serialised model)."""
+    batch, heads, length, head = 1, 2, 3, 4
+    x = RNG.standard_normal((batch, heads, length, head)).astype(np.float32)
+    weight = RNG.standard_normal((head, head)).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["q"]),
+        helper.make_node("Attention", ["q", "x", "x"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "weighted",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, x.shape)],
+        [onnx.numpy_helper.from_array(weight, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    model.ir_version = 11
+    expanded = expand_functions(model, 23, CONVERTERS)
+    assert [tensor.name for tensor in expanded.graph.initializer] == ["w"]
+    assert len(model.graph.node) == 2  # the caller's model is left as it was
+    _check(model, {"x": x}, rtol=1e-4)
