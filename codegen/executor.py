@@ -78,9 +78,13 @@ class CompiledModel:
         fn: Function,
         target: CpuTarget | None = None,
         chooser: ScheduleChooser | None = None,
+        bound_values: Mapping[str, np.ndarray] | None = None,
     ) -> None:
         self.function = fn
         self.target = target or host_target()
+        # Model inputs the graph was specialised to (see codegen.prepare.prepare_for_inputs):
+        # each run must feed these same values.
+        self.bound_values: dict[str, np.ndarray] = dict(bound_values or {})
         backend = KernelBackend(
             compile=lambda func: compile_kernel(func, self.target),
             default=cpu_default(self.target.hardware),
@@ -108,8 +112,14 @@ class CompiledModel:
     # -- running ---------------------------------------------------------------------------
 
     def check_inputs(self, inputs: Mapping[str, np.ndarray]) -> None:
-        """Raise InputError naming the input when one is missing, unknown or mistyped."""
-        check_model_inputs(self.function, inputs)
+        """Raise InputError naming the input when one is missing, unknown or mistyped, or
+        differs from the value the model was specialised to."""
+        for name, bound in self.bound_values.items():
+            check_bound_input(name, bound, inputs)
+        check_model_inputs(
+            self.function,
+            {name: value for name, value in inputs.items() if name not in self.bound_values},
+        )
 
     def bind(self, inputs: Mapping[str, np.ndarray]) -> BoundRun:
         """One inference bound to `inputs` (checked) and to fresh output arrays: its
@@ -192,11 +202,37 @@ def check_model_inputs(fn: Function, inputs: Mapping[str, np.ndarray]) -> None:
             )
 
 
+def check_bound_input(name: str, bound: np.ndarray, inputs: Mapping[str, np.ndarray]) -> None:
+    """Raise InputError unless `inputs` feeds `name` the value `bound` a model was
+    specialised to (same shape, dtype and elements; NaNs compare equal)."""
+    if name not in inputs:
+        raise InputError(
+            f"missing input {name!r} (the model was compiled for one value of it, shape "
+            f"{list(bound.shape)} {bound.dtype.name})"
+        )
+    value = np.asarray(inputs[name])
+    same = value.shape == bound.shape and value.dtype == bound.dtype
+    if not same or not np.array_equal(value, bound, equal_nan=bound.dtype.kind in "fc"):
+        raise InputError(
+            f"input {name!r}: the model was compiled for one value of it (it decides a shape "
+            f"or another compile-time operand), {_summary(bound)}, and got {_summary(value)}; "
+            "compile it again for this value"
+        )
+
+
+def _summary(array: np.ndarray, limit: int = 8) -> str:
+    items = array.reshape(-1)[:limit].tolist()
+    more = ", ..." if array.size > limit else ""
+    return f"shape {list(array.shape)} {array.dtype.name} values {items}{more}"
+
+
 def compile_model(
     fn: Function,
     target: CpuTarget | None = None,
     chooser: ScheduleChooser | None = None,
+    bound_values: Mapping[str, np.ndarray] | None = None,
 ) -> CompiledModel:
     """Compile a fused, typed graph (the output of the pass pipeline) for `target`, each
-    workload with the schedule `chooser` picks (default: the default schedule)."""
-    return CompiledModel(fn, target, chooser)
+    workload with the schedule `chooser` picks (default: the default schedule);
+    `bound_values` are the inputs the graph was specialised to, checked at each run."""
+    return CompiledModel(fn, target, chooser, bound_values)

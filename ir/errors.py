@@ -23,6 +23,16 @@ class UnsupportedOpError(ModelImportError):
     """A model uses an operator (or an attribute value) the frontend does not support."""
 
 
+class ValueDependentError(UnsupportedOpError):
+    """An operand the compiler needs as a constant (a shape, axes, a count) depends on the
+    run-time values of graph inputs; `inputs` names them. Binding those inputs' values
+    (`values=` at import) specialises the model to them."""
+
+    def __init__(self, message: str, inputs: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.inputs = inputs
+
+
 class ShapeBindingError(ModelImportError):
     """An input shape binding is missing (a symbolic or unknown dimension left unbound),
     malformed (`NAME=DxD` text), or does not fit the model (unknown input, rank or dim)."""

@@ -21,7 +21,7 @@ from codegen.cuda.device import GpuRuntimeError, check_target_device
 from codegen.cuda.target import CudaTarget
 from codegen.executor import CompiledModel, InputError, check_model_inputs, compile_model
 from codegen.llvm.target import CpuTarget, host_target
-from codegen.prepare import prepare_for_target
+from codegen.prepare import prepare_for_inputs, prepare_for_target
 from codegen.runtime.cuda_loader import (
     CudaArtifactError,
     CudaArtifactInputError,
@@ -131,15 +131,18 @@ def prepare_model(
     target: CpuTarget | None = None,
 ) -> CompiledModel:
     """Import, optimise and compile the ONNX model at `path` for `target` (default: this
-    host's CPU); `inputs`, when given, bind the input dims the model leaves unknown and are
-    checked against the model before anything is compiled. `chooser` picks each
-    workload's schedule (e.g. `records_chooser`; default: the default schedules)."""
+    host's CPU); `inputs`, when given, bind the input dims the model leaves unknown (and
+    the values of inputs that decide a shape or another compile-time operand: the model
+    is specialised to them) and are checked against the model before anything is
+    compiled. `chooser` picks each workload's schedule (e.g. `records_chooser`; default:
+    the default schedules)."""
     target = target or host_target()
-    examples = {name: value.shape for name, value in (inputs or {}).items()}
-    fn = prepare_for_target(path, target, shapes, examples).function
-    if inputs is not None:
-        check_model_inputs(fn, inputs)
-    return compile_model(fn, target, chooser)
+    if inputs is None:
+        return compile_model(prepare_for_target(path, target, shapes).function, target, chooser)
+    prepared = prepare_for_inputs(path, target, inputs, shapes)
+    unbound = {name: value for name, value in inputs.items() if name not in prepared.values}
+    check_model_inputs(prepared.function, unbound)
+    return compile_model(prepared.function, target, chooser, prepared.values)
 
 
 def run_model(

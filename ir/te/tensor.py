@@ -193,7 +193,7 @@ def reduce_identity(combiner: str, dtype: str) -> PrimExpr:
 
         info = np.iinfo(dtype) if dtype != "bool" else None
         if info is None:
-            return const(0 if value > 0 else 1, "bool")
+            return const(1 if value > 0 else 0, "bool")  # min starts at True, max at False
         return const(info.max if value > 0 else info.min, dtype)
     return const(value, dtype)
 

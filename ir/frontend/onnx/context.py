@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import onnx
 
-from ir.errors import ModelImportError, UnsupportedOpError
+from ir.errors import ModelImportError, UnsupportedOpError, ValueDependentError
 from ir.graph.nodes import Constant, Expr, TupleGetItem, call
 from ir.graph.passes.infer_type import infer_call
 from ir.graph.traversal import free_vars
@@ -134,18 +134,22 @@ class NodeContext:
         """The value of an input our op needs at compile time, folded to a numpy array.
 
         Shapes are static after binding, so Shape -> Gather -> Concat chains fold away; a
-        value computed from the data of a graph input cannot, and raises UnsupportedOpError
-        (an operand that decides a shape at run time is not supported).
+        value computed from the data of a graph input cannot, and raises
+        ValueDependentError naming those inputs (binding their values specialises the
+        model to them).
         """
         folded = self.fold(self.input(index))
         if isinstance(folded, Constant):
             return folded.data
-        runtime = sorted({var.name for var in free_vars(folded)})
-        raise UnsupportedOpError(
+        runtime = tuple(sorted({var.name for var in free_vars(folded)}))
+        raise ValueDependentError(
             f"{self.where}: input {index} ({what}) must be a compile-time constant, but it "
-            f"depends on the runtime value of graph input(s) {runtime}; only values computed "
-            "from constants and input shapes are supported (bind symbolic input dimensions, "
-            "with --shape NAME=DxD... or shape={...}, so that shape computations fold)"
+            f"depends on the runtime value of graph input(s) {list(runtime)}; only values "
+            "computed from constants and input shapes compile for any value (bind symbolic "
+            "input dimensions with --shape NAME=DxD... so that shape computations fold; "
+            "`autotune run` and prepare_for_inputs specialise the model to the values of "
+            "those inputs they are given)",
+            runtime,
         )
 
     def static_ints(self, index: int, what: str) -> tuple[int, ...]:

@@ -68,7 +68,9 @@ def original_coordinates(mode: ResizeMode, in_size: int, out_size: int, scale: f
     if mode.coordinates == "align_corners":
         if out_size == 1:
             return np.zeros(1, F32)
-        return x * F32(in_size - 1) / F32(out_size - 1)
+        # The resized length is in_size * scale, before flooring to a size (as ONNX's
+        # reference computes it): scales that do not give whole sizes stretch the grid.
+        return x * F32(in_size - 1) / (F32(in_size) * scale32 - F32(1))
     if mode.coordinates == "pytorch_half_pixel" and out_size == 1:
         return np.zeros(1, F32)
     centered = (x + F32(0.5)) / scale32 - F32(0.5)

@@ -24,10 +24,14 @@ def _reduction_axes(ctx: NodeContext, since: int) -> tuple[int, ...] | None:
     return ctx.static_ints(1, "axes")
 
 
-def reduction(build: Reducer, axes_input_since: int = AXES_INPUT_SINCE_OTHERS) -> Converter:
+def reduction(
+    build: Reducer, empty_set: str, axes_input_since: int = AXES_INPUT_SINCE_OTHERS
+) -> Converter:
     """A Reduce* converter: reads axes, keepdims and noop_with_empty_axes, then `build`s.
 
     No axes reduce over every axis, unless noop_with_empty_axes makes the node an identity.
+    An input with no elements gives a constant: the reduction of the empty set,
+    `empty_set` (see `empty_set_value`), in the output's shape.
     """
 
     def convert(ctx: NodeContext) -> ConverterResult:
@@ -37,9 +41,34 @@ def reduction(build: Reducer, axes_input_since: int = AXES_INPUT_SINCE_OTHERS) -
             if ctx.int_attr("noop_with_empty_axes", 0):
                 return data
             axes = None
-        return build(ctx, data, axes, bool(ctx.int_attr("keepdims", 1)))
+        keepdims = bool(ctx.int_attr("keepdims", 1))
+        shape = ctx.shape(0)
+        if 0 in shape:
+            reduced = range(len(shape)) if axes is None else [ctx.axis(a, len(shape)) for a in axes]
+            out_shape = [
+                1 if axis in reduced else size
+                for axis, size in enumerate(shape)
+                if keepdims or axis not in reduced
+            ]
+            dtype = np.dtype(ctx.dtype(0))
+            return Constant(np.full(out_shape, empty_set_value(empty_set, dtype), dtype))
+        return build(ctx, data, axes, keepdims)
 
     return convert
+
+
+def empty_set_value(kind: str, dtype: np.dtype) -> float | int | bool:
+    """What ONNX defines a reduction of no elements to be, in `dtype`: "zero", "one",
+    "nan" (a mean), "lowest" (a max: -inf, or the type's minimum) or "highest" (a min)."""
+    if kind in ("zero", "one", "nan"):
+        return {"zero": 0, "one": 1, "nan": float("nan")}[kind]
+    high = kind == "highest"
+    if dtype.kind == "f":
+        return float("inf") if high else float("-inf")
+    if dtype.kind == "b":
+        return high
+    info = np.iinfo(dtype)
+    return int(info.max if high else info.min)
 
 
 def simple(op: str) -> Reducer:
@@ -158,15 +187,15 @@ CONVERTERS: dict[str, Converter] = {
     "ArgMin": arg_reduction("argmin"),
     "CumSum": cumulative("cumsum"),
     "CumProd": cumulative("cumprod"),
-    "ReduceL1": reduction(_l1),
-    "ReduceL2": reduction(_l2),
-    "ReduceLogSum": reduction(_log_sum),
-    "ReduceLogSumExp": reduction(_log_sum_exp),
-    "ReduceMax": reduction(simple("max")),
-    "ReduceMean": reduction(simple("mean")),
-    "ReduceMin": reduction(simple("min")),
-    "ReduceProd": reduction(simple("prod")),
-    "ReduceSum": reduction(simple("sum"), axes_input_since=AXES_INPUT_SINCE_SUM),
-    "ReduceSumSquare": reduction(_sum_square),
+    "ReduceL1": reduction(_l1, "zero"),
+    "ReduceL2": reduction(_l2, "zero"),
+    "ReduceLogSum": reduction(_log_sum, "lowest"),
+    "ReduceLogSumExp": reduction(_log_sum_exp, "lowest"),
+    "ReduceMax": reduction(simple("max"), "lowest"),
+    "ReduceMean": reduction(simple("mean"), "nan"),
+    "ReduceMin": reduction(simple("min"), "highest"),
+    "ReduceProd": reduction(simple("prod"), "one"),
+    "ReduceSum": reduction(simple("sum"), "zero", axes_input_since=AXES_INPUT_SINCE_SUM),
+    "ReduceSumSquare": reduction(_sum_square, "zero"),
     "TopK": convert_top_k,
 }

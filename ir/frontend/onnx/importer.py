@@ -81,14 +81,20 @@ def import_model(
     shape: Mapping[str, Sequence[int]] | None = None,
     outputs: Sequence[str] | None = None,
     example_shape: Mapping[str, Sequence[int]] | None = None,
+    values: Mapping[str, np.ndarray] | None = None,
 ) -> ImportedModel:
-    """Like `from_onnx`, also returning input/output names and types, opset and producer."""
+    """Like `from_onnx`, also returning input/output names and types, opset and producer.
+
+    `values` binds graph inputs to constants (checked against their declared type): the
+    model is specialised to those values and they are no longer inputs of the function
+    (the inputs an operand such as a Reshape target or Reduce axes depends on).
+    """
     proto, path = load_model(model)
     check_model(proto, path)
     opset = default_opset(proto)
     proto = expand_functions(proto, opset, CONVERTERS)
     importer = _GraphImporter(proto.graph, opset)
-    params = importer.bind_inputs(shape or {}, example_shape or {})
+    params = importer.bind_inputs(shape or {}, example_shape or {}, values or {})
     output_names = importer.select_outputs(outputs)
     body = importer.convert(output_names)
     return ImportedModel(
@@ -351,18 +357,25 @@ class _GraphImporter:
         self,
         shapes: Mapping[str, Sequence[int]],
         examples: Mapping[str, Sequence[int]],
+        values: Mapping[str, np.ndarray],
     ) -> list[Var]:
         """Vars for the graph inputs that have no initializer, typed with `shapes` bound
-        (and `examples` where `shapes` leaves unknown dims unbound)."""
+        (and `examples` where `shapes` leaves unknown dims unbound); the inputs in
+        `values` become those constants instead."""
         inputs = [info for info in self.graph.input if info.name not in self.initializers]
         names = [info.name for info in inputs]
-        unknown = sorted(set(shapes) - set(names))
-        if unknown:
-            raise ShapeBindingError(
-                f"cannot bind the shape of {unknown}: not an input of the model; inputs: {names}"
-            )
+        for what, bound_names in (("shape", shapes), ("value", values)):
+            unknown = sorted(set(bound_names) - set(names))
+            if unknown:
+                raise ShapeBindingError(
+                    f"cannot bind the {what} of {unknown}: not an input of the model; "
+                    f"inputs: {names}"
+                )
         params = []
         for info in inputs:
+            if info.name in values:
+                self.values[info.name] = _bound_value(info, values[info.name], shapes)
+                continue
             bound = shapes.get(info.name)
             if bound is None and has_unknown_dims(declared_dims(info)):
                 bound = examples.get(info.name)
@@ -498,6 +511,20 @@ class _GraphImporter:
                     f"value {output!r}) is used, but only the first {len(results)} output(s) "
                     "are supported"
                 )
+
+
+def _bound_value(
+    info: onnx.ValueInfoProto, value: np.ndarray, shapes: Mapping[str, Sequence[int]]
+) -> Constant:
+    """The constant an input is bound to, checked against its declared (or bound) type."""
+    array = np.asarray(value)
+    ty = input_type(info, shapes.get(info.name, array.shape))
+    if array.shape != ty.shape or array.dtype.name != ty.dtype:
+        raise ShapeBindingError(
+            f"input {info.name!r}: the value bound to it has shape {list(array.shape)} "
+            f"{array.dtype.name}, but the input is {list(ty.shape)} {ty.dtype}"
+        )
+    return Constant(np.array(array, copy=True))
 
 
 def _subgraph_inputs(node: onnx.NodeProto) -> Iterator[str]:

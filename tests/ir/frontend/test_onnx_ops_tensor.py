@@ -372,3 +372,36 @@ def test_empty_split_parts_fold_away_and_compile() -> None:
     y, negated = compile_model(prepared.function, target).run({"x": x})
     np.testing.assert_array_equal(y, x)
     assert negated.shape == (2, 3, 0)
+
+
+@pytest.mark.parametrize(
+    ("op_type", "expected"),
+    [
+        ("ReduceSum", 0.0),
+        ("ReduceSumSquare", 0.0),
+        ("ReduceL1", 0.0),
+        ("ReduceL2", 0.0),
+        ("ReduceProd", 1.0),
+        ("ReduceMax", -np.inf),
+        ("ReduceMin", np.inf),
+        ("ReduceLogSum", -np.inf),
+        ("ReduceLogSumExp", -np.inf),
+        ("ReduceMean", np.nan),
+    ],
+)
+def test_a_reduction_of_no_elements_is_its_empty_set_value(op_type: str, expected: float) -> None:
+    """Reducing a zero-length axis gives ONNX's value of the empty set in the output's
+    shape (and an empty input reduced along another axis an empty output), compiled."""
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+
+    x = np.zeros((2, 0, 4), np.float32)
+    for axes, keepdims, shape in (([1], 1, (2, 1, 4)), ([2], 0, (2, 0))):
+        node = helper.make_node(op_type, ["x", "axes"], ["y"], keepdims=keepdims)
+        model = make_model(
+            [node], {"x": x}, initializers={"axes": np.array(axes, np.int64)}, opset=18
+        )
+        target = host_target()
+        y = compile_model(prepare_for_target(model, target).function, target).run({"x": x})
+        np.testing.assert_array_equal(y, np.full(shape, expected, np.float32))

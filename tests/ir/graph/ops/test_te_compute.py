@@ -318,6 +318,8 @@ CASES += [
     for op in ("sum", "mean", "max", "min", "prod")
     for axis, keepdims in [(None, False), (None, True), ((1,), False), ((0, -1), True), ((), False)]
 ]
+BOOL_DATA = np.array([[True, True], [True, False], [False, True], [False, False]])
+CASES += [(op, [BOOL_DATA], {"axis": (1,)}) for op in ("max", "min")]  # any / all
 ARG_DATA = RNG.integers(0, 3, (4, 5, 6)).astype(np.float32)  # many ties
 CASES += [
     (op, [ARG_DATA], {"axis": axis, "keepdims": keepdims, "select_last_index": last})
