@@ -16,7 +16,7 @@ reported as `crash` and the run goes on. Per engine and case, the outcome is one
 
     python bench/onnx_conformance.py                     # both engines, a table and totals
     python bench/onnx_conformance.py --engine autotune -k "^test_cast" --details
-    python bench/onnx_conformance.py --output bench/results/onnx_conformance_znver4.txt \\
+    python bench/onnx_conformance.py --output bench/results/onnx_conformance_znver3.txt \\
         --write-floor                                    # also ratchet the committed floor
 
 The committed floor (`bench/onnx_conformance_floor.json`) is autotune's pass count that the
