@@ -1,7 +1,9 @@
 """Loop IR dtypes as LLVM types: register form, memory form, and vector helpers.
 
 A `bool` lives in registers as `i1` and in memory as one byte (`i8`), matching
-numpy's `bool_` layout; loads and stores convert between the two.
+numpy's `bool_` layout; loads and stores convert between the two. The 4- and 2-bit
+integers (ml_dtypes' int4, uint4, int2, uint2) take one byte each, the value in the low
+bits; in registers they are `i8`s kept in range (sign- or zero-extended from their bits).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ _FLOAT_TYPES: dict[str, Any] = {
 _INT_BITS = {
     "int8": 8, "int16": 16, "int32": 32, "int64": 64,
     "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64,
+    "int4": 8, "uint4": 8, "int2": 8, "uint2": 8,  # registers; see narrow_bits
 }  # fmt: skip
+_NARROW_BITS = {"int4": 4, "uint4": 4, "int2": 2, "uint2": 2}
 _ITEM_BYTES = {"float16": 2, "float32": 4, "float64": 8, "bool": 1} | {
     name: bits // 8 for name, bits in _INT_BITS.items()
 }
@@ -64,6 +68,21 @@ def float_bits(dtype: str) -> int:
 def int_bits(dtype: str) -> int:
     """Bit width of integer `dtype` in registers (bool is 1)."""
     return 1 if dtype == "bool" else _INT_BITS[dtype]
+
+
+def narrow_bits(dtype: str) -> int | None:
+    """The value bits of a sub-byte integer dtype (4 or 2), None for other dtypes."""
+    return _NARROW_BITS.get(dtype)
+
+
+def wrap_narrow(builder: ir.IRBuilder, value: Any, dtype: str) -> Any:
+    """An i8 `value` wrapped into sub-byte `dtype`'s range, as a cast to it wraps: the low
+    bits kept, sign-extended (int4, int2) or zero-extended (uint4, uint2)."""
+    bits = _NARROW_BITS[dtype]
+    if is_unsigned(dtype):
+        return builder.and_(value, constant(value.type, (1 << bits) - 1))
+    shift = constant(value.type, 8 - bits)
+    return builder.ashr(builder.shl(value, shift), shift)
 
 
 def scalar_type(dtype: str) -> Any:

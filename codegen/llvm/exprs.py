@@ -32,9 +32,11 @@ from codegen.llvm.dtypes import (
     is_unsigned,
     lanes_of,
     like,
+    narrow_bits,
     scalar_type,
     splat,
     unify,
+    wrap_narrow,
 )
 from codegen.llvm.intrinsics import call_llvm_intrinsic, emit_intrinsic
 from codegen.llvm.memory import (
@@ -387,6 +389,12 @@ def emit_cast(ctx: FunctionContext, value: Any, source: str, dest: str) -> Any:
     builder = ctx.builder
     if source == dest:
         return value
+    if narrow_bits(source):  # in registers, an in-range i8
+        source = "uint8" if is_unsigned(source) else "int8"
+    if narrow_bits(dest):  # through a wide integer (no float-to-int overflow), wrapped
+        wide = emit_cast(ctx, value, source, "int32")
+        byte = builder.trunc(wide, like(value, scalar_type(dest)))
+        return wrap_narrow(builder, byte, dest)
     target_type = like(value, scalar_type(dest))
     if dest == "bool":
         zero = constant(value.type, 0.0 if is_float(source) else 0)

@@ -28,7 +28,9 @@ from codegen.llvm.dtypes import (
     lanes_of,
     like,
     memory_type,
+    narrow_bits,
     splat,
+    wrap_narrow,
 )
 from ir.tir.expr import Buffer, IntImm, PrimExpr
 from ir.tir.visit import substitute
@@ -97,12 +99,17 @@ def element_pointer(ctx: FunctionContext, buffer: Buffer, index: Any) -> Any:
 def _to_register(ctx: FunctionContext, value: Any, dtype: str) -> Any:
     if dtype == "bool":
         return ctx.builder.icmp_unsigned("!=", value, constant(value.type, 0))
+    if narrow_bits(dtype):
+        return wrap_narrow(ctx.builder, value, dtype)
     return value
 
 
 def _to_memory(ctx: FunctionContext, value: Any, dtype: str) -> Any:
     if dtype == "bool":
         return ctx.builder.zext(value, like(value, I8))
+    bits = narrow_bits(dtype)
+    if bits:  # only the value's bits, as ml_dtypes stores it (and compares bytes)
+        return ctx.builder.and_(value, constant(value.type, (1 << bits) - 1))
     return value
 
 

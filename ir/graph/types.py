@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes  # noqa: F401  (registers int4, uint4, int2, uint2 with numpy)
 import numpy as np
 
-# Element types the IR understands, in the numpy spelling.
+# Element types the IR understands, in the numpy spelling. The 4- and 2-bit integers
+# are ml_dtypes': one element per byte, the value in the low bits.
 DTYPES: frozenset[str] = frozenset(
     {
         "float16",
@@ -20,6 +22,10 @@ DTYPES: frozenset[str] = frozenset(
         "uint16",
         "uint32",
         "uint64",
+        "int4",
+        "uint4",
+        "int2",
+        "uint2",
         "bool",
     }
 )

@@ -66,6 +66,17 @@ CASES: list[Case] = [
     ("cast", [randn(3, 4, scale=5.0)], {"dtype": "int32"}),
     ("cast", [ints(3, 4)], {"dtype": "float16"}),
     ("cast", [randn(3, 4)], {"dtype": "bool"}),
+    # 4- and 2-bit integers (ml_dtypes'): casts to them wrap, from them sign- or zero-extend
+    *[
+        ("cast", [source], {"dtype": narrow})
+        for narrow in ("int4", "uint4", "int2", "uint2")
+        for source in (randn(4, 33, scale=9.0), ints(4, 33, low=-40, high=40))
+    ],
+    *[
+        ("cast", [ints(4, 33, low=-20, high=20).astype(narrow)], {"dtype": wide})
+        for narrow in ("int4", "uint4", "int2", "uint2")
+        for wide in ("float32", "int8", "int64")
+    ],
     ("add", [randn(3, 1, 4), randn(5, 1)], {}),
     ("subtract", [randn(4), randn(3, 4)], {}),
     ("multiply", [randn(2, 3), randn(2, 3)], {}),
