@@ -377,25 +377,89 @@ def convert_scatter_nd(ctx: NodeContext) -> ConverterResult:
     with a reduction, the update combines with the data (positions written twice are
     refused, as their order would matter)."""
     indices, depth, rest = _static_index_tuples(ctx)
-    shape = ctx.shape(0)
-    leading = shape[:depth]
-    reduction = ctx.choice_attr("reduction", "none", tuple(SCATTER_REDUCTIONS))
-    positions = _flat_positions(ctx, indices, leading).reshape(-1)
-    if reduction != "none" and len(set(positions.tolist())) != positions.size:
-        raise ctx.unsupported(f"reduction {reduction!r} with an index written twice")
+    leading = ctx.shape(0)[:depth]
+    positions = _flat_positions(ctx, indices, leading)
     expected = (*indices.shape[:-1], *rest)
     if ctx.shape(2) != expected:
         raise ctx.error(f"updates have shape {ctx.shape(2)}; expected {expected}")
-    source = np.full(int(np.prod(leading)), -1, dtype=np.int64)
-    source[positions] = np.arange(positions.size)  # the last write wins, as ONNX Runtime
-    written = Constant((source >= 0).reshape(*leading, *(1,) * len(rest)))
+    return _scatter(ctx, positions, leading, rest)
+
+
+def convert_scatter_elements(ctx: NodeContext) -> ConverterResult:
+    """ScatterElements (and the older Scatter) with static indices: each update's position
+    is its own with the `axis` coordinate taken from indices; then as ScatterND."""
+    indices = ctx.static_value(1, "indices").astype(np.int64)
+    shape = ctx.shape(0)
+    axis = ctx.axis(ctx.int_attr("axis", 0), len(shape))
+    if indices.ndim != len(shape) or ctx.shape(2) != indices.shape:
+        raise ctx.error(
+            f"indices {indices.shape} and updates {ctx.shape(2)} must have one shape, of the "
+            f"data's rank {len(shape)}"
+        )
+    coordinates = np.indices(indices.shape, dtype=np.int64)
+    coordinates[axis] = indices
+    positions = _flat_positions(ctx, np.moveaxis(coordinates, 0, -1), shape)
+    return _scatter(ctx, positions, shape, ())
+
+
+MAX_SCATTER_REPEATS = 64  # most updates one position combines with a reduction
+
+
+def _scatter(
+    ctx: NodeContext, positions: np.ndarray, leading: tuple[int, ...], rest: tuple[int, ...]
+) -> Expr:
+    """Input 2's updates (one per entry of `positions`, flat in `leading`, each of shape
+    `rest`) written into input 0, combined by the node's reduction: without one the last
+    write to a position wins (as ONNX Runtime); with one, the updates landing on one
+    position combine with the data in their order, one round per repeat."""
+    reduction = ctx.choice_attr("reduction", "none", tuple(SCATTER_REDUCTIONS))
+    positions = positions.reshape(-1)
+    size = int(np.prod(leading))
     updates = ctx.call("reshape", ctx.input(2), newshape=(max(positions.size, 1), *rest))
-    picked = Constant(np.maximum(source, 0).reshape(leading))
-    landed = ctx.call("take", updates, picked, axis=0)
     combine = SCATTER_REDUCTIONS[reduction]
-    if combine is not None:
-        landed = ctx.call(combine, ctx.input(0), landed)
-    return ctx.call("where", written, landed, ctx.input(0))
+    rounds: list[np.ndarray] = []  # per round: the update each position takes, or -1
+    for update, position in enumerate(positions.tolist()):
+        level = 0 if combine is None else next(
+            (n for n, sources in enumerate(rounds) if sources[position] < 0), len(rounds)
+        )
+        if level == len(rounds):
+            if level == MAX_SCATTER_REPEATS:
+                raise ctx.unsupported(
+                    f"reduction {reduction!r} writing one index more than "
+                    f"{MAX_SCATTER_REPEATS} times"
+                )
+            rounds.append(np.full(size, -1, dtype=np.int64))
+        rounds[level][position] = update
+    result = ctx.input(0)
+    for source in rounds:
+        written = Constant((source >= 0).reshape(*leading, *(1,) * len(rest)))
+        picked = Constant(np.maximum(source, 0).reshape(leading))
+        landed = ctx.call("take", updates, picked, axis=0)
+        if combine is not None:
+            landed = ctx.call(combine, result, landed)
+        result = ctx.call("where", written, landed, result)
+    return result
+
+
+def convert_compress(ctx: NodeContext) -> ConverterResult:
+    """Compress with a static condition -> take of the selected slices along the axis (of
+    the flattened input without one); an empty selection is an empty constant."""
+    condition = ctx.static_value(1, "condition").reshape(-1).astype(bool)
+    data = ctx.input(0)
+    shape = ctx.shape(0)
+    if ctx.attr("axis") is None:
+        data = ctx.call("reshape", data, newshape=(int(np.prod(shape)),))
+        shape = (int(np.prod(shape)),)
+        axis = 0
+    else:
+        axis = ctx.axis(ctx.int_attr("axis", 0), len(shape))
+    if condition.size > shape[axis]:
+        raise ctx.error(f"condition has {condition.size} values for a dim of {shape[axis]}")
+    picked = np.flatnonzero(condition).astype(np.int64)
+    if picked.size == 0:
+        empty = (*shape[:axis], 0, *shape[axis + 1 :])
+        return Constant(np.zeros(empty, dtype=ctx.dtype(0)))
+    return ctx.call("take", data, Constant(picked), axis=axis)
 
 
 def convert_one_hot(ctx: NodeContext) -> ConverterResult:
@@ -440,6 +504,7 @@ def convert_eye_like(ctx: NodeContext) -> ConverterResult:
 
 
 CONVERTERS: dict[str, Converter] = {
+    "Compress": convert_compress,
     "Concat": convert_concat,
     "Constant": convert_constant,
     "ConstantOfShape": convert_constant_of_shape,
@@ -455,6 +520,8 @@ CONVERTERS: dict[str, Converter] = {
     "Pad": convert_pad,
     "Range": convert_range,
     "Reshape": convert_reshape,
+    "Scatter": convert_scatter_elements,
+    "ScatterElements": convert_scatter_elements,
     "ScatterND": convert_scatter_nd,
     "Shape": convert_shape,
     "Size": convert_size,

@@ -79,6 +79,47 @@ INDEXING = [
         reduction="max",
     ),
     op_case(
+        "scatter_nd_mul_repeated",
+        "ScatterND",
+        ["x", "i", "u"],
+        {"x": randn(4, 3), "u": randn(4, 3)},
+        consts={"i": _ints([1], [3], [1], [1])},
+        opset=16,
+        reduction="mul",
+    ),
+    op_case(
+        "scatter_elements",
+        "ScatterElements",
+        ["x", "i", "u"],
+        {"x": randn(3, 4), "u": randn(2, 4)},
+        consts={"i": _ints([0, 2, 1, -1], [2, 0, 0, 1])},
+    ),
+    op_case(
+        "scatter_elements_axis1_add_repeated",
+        "ScatterElements",
+        ["x", "i", "u"],
+        {"x": randn(2, 5), "u": randn(2, 3)},
+        consts={"i": _ints([1, 1, 4], [0, 0, 0])},
+        opset=16,
+        axis=1,
+        reduction="add",
+    ),
+    op_case(
+        "compress_axis",
+        "Compress",
+        ["x", "c"],
+        {"x": randn(3, 4)},
+        consts={"c": np.array([True, False, True])},
+        axis=-1,
+    ),
+    op_case(
+        "compress_flat",
+        "Compress",
+        ["x", "c"],
+        {"x": randn(2, 3)},
+        consts={"c": np.array([False, True, True, False, True])},
+    ),
+    op_case(
         "one_hot",
         "OneHot",
         ["i", "d", "v"],
@@ -201,11 +242,18 @@ def test_static_indices_out_of_range_and_double_writes_are_refused_by_name() -> 
     )
     with pytest.raises(ModelImportError, match=r"g0.*out of range"):
         from_onnx(gather)
-    twice = make_model(
+    many = make_model(
         [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="s0", reduction="add")],
-        {"x": randn(3), "u": randn(2)},
-        initializers={"i": _ints([1], [1])},
+        {"x": randn(3), "u": randn(65)},
+        initializers={"i": np.ones((65, 1), np.int64)},
         opset=16,
     )
-    with pytest.raises(UnsupportedOpError, match=r"s0.*written twice"):
-        from_onnx(twice)
+    with pytest.raises(UnsupportedOpError, match=r"s0.*more than 64 times"):
+        from_onnx(many)
+    elements = make_model(
+        [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], name="e0", axis=1)],
+        {"x": randn(2, 3), "u": randn(2, 2)},
+        initializers={"i": _ints([0, 3], [1, 2])},
+    )
+    with pytest.raises(ModelImportError, match=r"e0.*out of range"):
+        from_onnx(elements)
