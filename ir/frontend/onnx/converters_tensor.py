@@ -419,8 +419,10 @@ def _scatter(
     combine = SCATTER_REDUCTIONS[reduction]
     rounds: list[np.ndarray] = []  # per round: the update each position takes, or -1
     for update, position in enumerate(positions.tolist()):
-        level = 0 if combine is None else next(
-            (n for n, sources in enumerate(rounds) if sources[position] < 0), len(rounds)
+        level = (
+            0
+            if combine is None
+            else next((n for n, sources in enumerate(rounds) if sources[position] < 0), len(rounds))
         )
         if level == len(rounds):
             if level == MAX_SCATTER_REPEATS:
