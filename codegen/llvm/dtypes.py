@@ -32,8 +32,13 @@ _INT_BITS = {
     "int4": 8, "uint4": 8, "int2": 8, "uint2": 8,  # registers; see narrow_bits
 }  # fmt: skip
 _NARROW_BITS = {"int4": 4, "uint4": 4, "int2": 2, "uint2": 2}
+# Types kept as their bits (ir.graph.types.STORAGE_DTYPES): integers of their width.
+_STORAGE_BITS = {
+    "bfloat16": 16, "float8_e4m3fn": 8, "float8_e4m3fnuz": 8, "float8_e5m2": 8,
+    "float8_e5m2fnuz": 8, "float8_e8m0fnu": 8, "float4_e2m1fn": 8,
+}  # fmt: skip
 _ITEM_BYTES = {"float16": 2, "float32": 4, "float64": 8, "bool": 1} | {
-    name: bits // 8 for name, bits in _INT_BITS.items()
+    name: bits // 8 for name, bits in (_INT_BITS | _STORAGE_BITS).items()
 }
 
 
@@ -66,8 +71,13 @@ def float_bits(dtype: str) -> int:
 
 
 def int_bits(dtype: str) -> int:
-    """Bit width of integer `dtype` in registers (bool is 1)."""
-    return 1 if dtype == "bool" else _INT_BITS[dtype]
+    """Bit width of integer (or bits-only) `dtype` in registers (bool is 1)."""
+    return 1 if dtype == "bool" else (_INT_BITS | _STORAGE_BITS)[dtype]
+
+
+def is_storage(dtype: str) -> bool:
+    """Whether `dtype` is kept as its bits only (bfloat16, the float8 types, ...)."""
+    return dtype in _STORAGE_BITS
 
 
 def narrow_bits(dtype: str) -> int | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
+import numpy as np
 
 from codegen.errors import CodegenError
 from codegen.llvm.affine import is_non_negative
@@ -29,6 +30,7 @@ from codegen.llvm.dtypes import (
     int_bits,
     intrinsic_suffix,
     is_float,
+    is_storage,
     is_unsigned,
     lanes_of,
     like,
@@ -71,6 +73,9 @@ def emit_expr(ctx: FunctionContext, expr: PrimExpr) -> Any:
     """Emit `expr` at the builder's position and return its value."""
     if isinstance(expr, IntImm | FloatImm):
         check_dtype(expr.dtype)
+        if is_storage(expr.dtype):  # the constant's bits in the type's encoding
+            bits = np.asarray(expr.value, dtype=expr.dtype).view(f"uint{int_bits(expr.dtype)}")
+            return ir.Constant(scalar_type(expr.dtype), int(bits))
         return ir.Constant(scalar_type(expr.dtype), expr.value)
     if isinstance(expr, Var):
         return ctx.lookup(expr)
@@ -389,6 +394,11 @@ def emit_cast(ctx: FunctionContext, value: Any, source: str, dest: str) -> Any:
     builder = ctx.builder
     if source == dest:
         return value
+    if is_storage(source) or is_storage(dest):
+        raise CodegenError(
+            f"cast from {source} to {dest}: {source if is_storage(source) else dest} is kept "
+            "as bits only; convert it through reinterpret and arithmetic on its bits"
+        )
     if narrow_bits(source):  # in registers, an in-range i8
         source = "uint8" if is_unsigned(source) else "int8"
     if narrow_bits(dest):  # through a wide integer (no float-to-int overflow), wrapped

@@ -26,6 +26,8 @@ from codegen.llvm.dtypes import (
     is_float,
     is_unsigned,
     lanes_of,
+    like,
+    scalar_type,
     unify,
 )
 from ir.tir.expr import INTEGER_INTRINSICS
@@ -61,6 +63,8 @@ _LIBM = {
 def emit_intrinsic(ctx: FunctionContext, name: str, args: list[Any], dtype: str) -> Any:
     """Apply math intrinsic `name` to already emitted `args` of float `dtype` (of an
     integer dtype for the bitwise ones)."""
+    if name == "reinterpret":
+        return ctx.builder.bitcast(args[0], like(args[0], scalar_type(dtype)))
     if name in INTEGER_INTRINSICS:
         return _emit_bitwise(ctx.builder, name, unify(ctx.builder, *args), dtype)
     if not is_float(dtype):

@@ -162,14 +162,14 @@ class BoundKernel:
         self._entry(*self._pointers)
 
 
-_BUFFER_CHARS = frozenset(np.typecodes["All"])  # numpy's own dtypes
-
-
 def _data_address(array: np.ndarray[Any, Any]) -> int:
     # Several times cheaper than `array.ctypes.data`, which builds a ctypes object.
-    if array.size == 0 or array.dtype.char not in _BUFFER_CHARS:
-        return int(array.ctypes.data)  # (ml_dtypes' types do not export buffers)
-    return ctypes.addressof(ctypes.c_char.from_buffer(array))  # type: ignore[arg-type]
+    if array.size == 0:
+        return int(array.ctypes.data)
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))  # type: ignore[arg-type]
+    except ValueError:  # ml_dtypes' types (int4, bfloat16, ...) export no buffer
+        return int(array.ctypes.data)
 
 
 def _raise_argument_error(

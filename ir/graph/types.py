@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ml_dtypes  # noqa: F401  (registers int4, uint4, int2, uint2 with numpy)
+import ml_dtypes  # noqa: F401  (registers int4, bfloat16, float8_e4m3fn, ... with numpy)
 import numpy as np
 
 # Element types the IR understands, in the numpy spelling. The 4- and 2-bit integers
@@ -27,6 +27,29 @@ DTYPES: frozenset[str] = frozenset(
         "int2",
         "uint2",
         "bool",
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e4m3fnuz",
+        "float8_e5m2",
+        "float8_e5m2fnuz",
+        "float8_e8m0fnu",
+        "float4_e2m1fn",
+    }
+)
+
+# Element types kept as their bits (ml_dtypes' arrays): tensors of them move, reshape and
+# are selected like any other, and convert to and from other types through `reinterpret`
+# and integer or float32 arithmetic on their bits (the ONNX frontend writes those
+# conversions); no kernel computes with them.
+STORAGE_DTYPES: frozenset[str] = frozenset(
+    {
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e4m3fnuz",
+        "float8_e5m2",
+        "float8_e5m2fnuz",
+        "float8_e8m0fnu",
+        "float4_e2m1fn",
     }
 )
 

@@ -320,6 +320,10 @@ class _Evaluator:
         return _Value(data, _either(poison, condition.poison))
 
     def _call(self, expr: Call) -> _Value:
+        if expr.name == "reinterpret":
+            inner = self.eval(expr.args[0])
+            bits = np.ascontiguousarray(inner.data, dtype=expr.args[0].dtype)
+            return _Value(bits.view(np.dtype(expr.dtype)), inner.poison)
         fn = _INTRINSICS.get(expr.name)
         if fn is None:
             raise TEError(f"compute {self.op.name}: unknown intrinsic {expr.name!r}")

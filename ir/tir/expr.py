@@ -366,7 +366,8 @@ class Cast(_CompositeExpr):
 
 @dataclass(frozen=True, eq=False, slots=True)
 class Call(_CompositeExpr):
-    """A math intrinsic (one of INTRINSICS) applied to arguments of its dtype."""
+    """A math intrinsic (one of INTRINSICS) applied to arguments of its dtype, or
+    "reinterpret": its one argument's bits read as the call's dtype."""
 
     name: str
     args: tuple[PrimExpr, ...]
@@ -689,6 +690,11 @@ def minimum(lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
 def maximum(lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
     """Build `max(lhs, rhs)`."""
     return binary("max", lhs, rhs)
+
+
+def reinterpret(value: PrimExpr, dtype: str) -> PrimExpr:
+    """The bits of `value` read as `dtype`, a type of the same width in memory."""
+    return Call("reinterpret", (value,), dtype)
 
 
 def intrinsic(name: str, *args: ExprLike) -> PrimExpr:

@@ -159,6 +159,10 @@ class _Interpreter:
             if expr.dtype == "bool":
                 return bool(inner)
             return np.dtype(expr.dtype).type(inner)
+        if isinstance(expr, Call) and expr.name == "reinterpret":
+            (arg,) = expr.args
+            bits = np.asarray(self.value(arg), dtype=arg.dtype)
+            return bits.view(np.dtype(expr.dtype))[()]
         if isinstance(expr, Call) and expr.name in INTEGER_INTRINSICS:
             kind = np.dtype(expr.dtype).type
             values = [kind(self.value(arg)) for arg in expr.args]

@@ -18,10 +18,25 @@ from ir.errors import ModelImportError, UnsupportedOpError, ValueDependentError
 from ir.graph.nodes import Constant, Expr, TupleGetItem, call
 from ir.graph.passes.infer_type import infer_call
 from ir.graph.traversal import free_vars
-from ir.graph.types import DTYPES, TensorType, TupleType
+from ir.graph.types import DTYPES, STORAGE_DTYPES, TensorType, TupleType
 
 ConverterResult = Expr | Sequence[Expr]
+
+# Graph IR ops that move or select elements without computing with them: the ones a
+# tensor of a bits-only type (ir.graph.types.STORAGE_DTYPES) may go through.
+BITS_ONLY_OPS = frozenset(
+    {
+        "reinterpret", "copy", "broadcast_to", "where", "concatenate", "expand_dims",
+        "flatten", "gather_elements", "reshape", "split", "squeeze", "strided_slice",
+        "take", "tile", "transpose", "shape_of",
+    }
+)  # fmt: skip
 Converter = Callable[["NodeContext"], ConverterResult]
+
+
+def _dtype_of(value: Expr) -> str | None:
+    ty = value.checked_type
+    return ty.dtype if isinstance(ty, TensorType) else None
 
 
 def onnx_dtype_name(elem_type: int, where: str) -> str:
@@ -212,8 +227,32 @@ class NodeContext:
         return self.subgraph(graph, inputs)
 
     def call(self, op: str, *args: Expr, **attrs: object) -> Expr:
-        """A typed call of a graph IR op, spanned with this node's name."""
-        return infer_call(call(op, *args, span=self.name, **attrs))
+        """A typed call of a graph IR op, spanned with this node's name.
+
+        An op that computes with bfloat16 tensors computes in float32 on their values,
+        and a float32 result is rounded back to bfloat16, as each op of a bfloat16 model
+        rounds its result; the other bits-only types (float8, float4) only convert
+        (bit_floats) and move, and UnsupportedOpError says so.
+        """
+        if op in BITS_ONLY_OPS:
+            return infer_call(call(op, *args, span=self.name, **attrs))
+        dtypes = {dtype for arg in args if (dtype := _dtype_of(arg)) is not None}
+        for dtype in sorted(dtypes & STORAGE_DTYPES - {"bfloat16"}):
+            raise self.unsupported(
+                f"{op} of a {dtype} tensor: {dtype} values are converted (Cast, "
+                "QuantizeLinear, DequantizeLinear) and moved, not computed with"
+            )
+        if "bfloat16" not in dtypes:
+            return infer_call(call(op, *args, span=self.name, **attrs))
+        from ir.frontend.onnx import bit_floats
+
+        widened = [
+            bit_floats.decode(self, arg) if _dtype_of(arg) == "bfloat16" else arg for arg in args
+        ]
+        result = infer_call(call(op, *widened, span=self.name, **attrs))
+        if _dtype_of(result) == "float32":
+            return bit_floats.convert(self, result, "bfloat16")
+        return result
 
     def first_output(self, value: Expr) -> Expr:
         """`value`, or its first field when the op returns a tuple (e.g. batch_norm)."""

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ir.errors import UnsupportedOpError
+from ir.frontend.onnx import bit_floats
 from ir.frontend.onnx.context import (
     Converter,
     ConverterResult,
@@ -15,7 +16,7 @@ from ir.frontend.onnx.context import (
     onnx_type_name,
 )
 from ir.graph.nodes import Constant, Expr
-from ir.graph.types import DTYPES
+from ir.graph.types import DTYPES, STORAGE_DTYPES
 
 
 def unary(op: str, **attrs: object) -> Converter:
@@ -126,7 +127,7 @@ def convert_cast(ctx: NodeContext) -> ConverterResult:
         dtype = onnx_dtype_name(int(to), ctx.where)
     except UnsupportedOpError:
         raise ctx.unsupported_attr("to", onnx_type_name(int(to)), sorted(DTYPES)) from None
-    return ctx.call("cast", ctx.input(0), dtype=dtype)
+    return bit_floats.convert(ctx, ctx.input(0), dtype, bool(ctx.int_attr("saturate", 1)))
 
 
 def _clip_bound(ctx: NodeContext, index: int) -> float | Expr | None:
@@ -227,7 +228,8 @@ def convert_mod(ctx: NodeContext) -> ConverterResult:
 
 def convert_cast_like(ctx: NodeContext) -> ConverterResult:
     """CastLike(x, target) -> cast to the target's dtype."""
-    return ctx.call("cast", ctx.input(0), dtype=ctx.dtype(1))
+    saturate = bool(ctx.int_attr("saturate", 1))
+    return bit_floats.convert(ctx, ctx.input(0), ctx.dtype(1), saturate)
 
 
 def convert_is_nan(ctx: NodeContext) -> ConverterResult:
@@ -266,6 +268,8 @@ def _per_axis(ctx: NodeContext, value: Expr, index: int, rank: int) -> Expr:
     shape = ctx.shape(index)
     if len(shape) == 0:
         return value
+    if shape == (1,):  # one value: the same as per tensor, whatever the axis
+        return ctx.call("reshape", value, newshape=())
     if len(shape) != 1:
         raise ctx.unsupported(f"blocked quantization (scale of shape {shape})")
     trailing = rank - ctx.axis(ctx.int_attr("axis", 1), rank) - 1
@@ -275,11 +279,12 @@ def _per_axis(ctx: NodeContext, value: Expr, index: int, rank: int) -> Expr:
 def convert_dequantize_linear(ctx: NodeContext) -> ConverterResult:
     """DequantizeLinear -> (x - zero_point) * scale, per tensor or per axis."""
     rank = len(ctx.shape(0))
+    dtype = ctx.dtype(1)
     scale = _per_axis(ctx, ctx.input(1), 1, rank)
-    value = ctx.call("cast", ctx.input(0), dtype=ctx.dtype(1))
+    value = bit_floats.convert(ctx, ctx.input(0), dtype)
     zero_point = ctx.optional_input(2)
     if zero_point is not None:
-        shifted = ctx.call("cast", _per_axis(ctx, zero_point, 2, rank), dtype=ctx.dtype(1))
+        shifted = bit_floats.convert(ctx, _per_axis(ctx, zero_point, 2, rank), dtype)
         value = ctx.call("subtract", value, shifted)
     return ctx.call("multiply", value, scale)
 
@@ -295,6 +300,13 @@ def convert_quantize_linear(ctx: NodeContext) -> ConverterResult:
     out_dtype = ctx.dtype(2) if zero_point is not None else (asked or "uint8")
     if asked is not None and asked != out_dtype:
         raise ctx.error(f"output_dtype {asked} differs from the zero point's {out_dtype}")
+    if out_dtype in STORAGE_DTYPES:  # a float8 type: x / scale + zero point, rounded to it
+        scale = ctx.call("cast", _per_axis(ctx, ctx.input(1), 1, rank), dtype=dtype)
+        value = ctx.call("divide", ctx.input(0), scale)
+        if zero_point is not None:
+            shift = bit_floats.convert(ctx, _per_axis(ctx, zero_point, 2, rank), dtype)
+            value = ctx.call("add", value, shift)
+        return bit_floats.convert(ctx, value, out_dtype, bool(ctx.int_attr("saturate", 1)))
     if out_dtype not in QUANTIZED_RANGES:
         raise ctx.unsupported(f"quantizing to {out_dtype}; supported: {sorted(QUANTIZED_RANGES)}")
     scale = ctx.call("cast", _per_axis(ctx, ctx.input(1), 1, rank), dtype=dtype)

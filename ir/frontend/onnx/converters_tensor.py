@@ -464,6 +464,32 @@ def convert_compress(ctx: NodeContext) -> ConverterResult:
     return ctx.call("take", data, Constant(picked), axis=axis)
 
 
+def convert_reverse_sequence(ctx: NodeContext) -> ConverterResult:
+    """ReverseSequence with static lengths -> gather_elements along the time axis, each
+    batch entry's first `length` steps read backwards."""
+    shape = ctx.shape(0)
+    if len(shape) < 2:
+        raise ctx.error(f"input must have rank 2 or more, got shape {shape}")
+    batch_axis = ctx.axis(ctx.int_attr("batch_axis", 1), len(shape))
+    time_axis = ctx.axis(ctx.int_attr("time_axis", 0), len(shape))
+    if {batch_axis, time_axis} != {0, 1}:
+        raise ctx.error(f"batch_axis and time_axis must be 0 and 1, got {batch_axis}, {time_axis}")
+    lengths = ctx.static_value(1, "sequence_lens").astype(np.int64).reshape(-1)
+    steps, batch = shape[time_axis], shape[batch_axis]
+    if lengths.size != batch or np.any(lengths < 0) or np.any(lengths > steps):
+        raise ctx.error(
+            f"sequence_lens {lengths.tolist()} must give one length in [0, {steps}] per batch entry"
+        )
+    time = np.arange(steps, dtype=np.int64)[:, None]
+    source = np.where(time < lengths[None, :], lengths[None, :] - 1 - time, time)  # (time, batch)
+    if time_axis == 1:
+        source = source.T
+    index = np.broadcast_to(source.reshape(*source.shape, *(1,) * (len(shape) - 2)), shape)
+    return ctx.call(
+        "gather_elements", ctx.input(0), Constant(np.ascontiguousarray(index)), axis=time_axis
+    )
+
+
 def convert_one_hot(ctx: NodeContext) -> ConverterResult:
     """OneHot(indices, depth, values) -> where(indices == arange(depth), on, off)."""
     depth = int(ctx.static_scalar(1, "depth"))
@@ -522,6 +548,7 @@ CONVERTERS: dict[str, Converter] = {
     "Pad": convert_pad,
     "Range": convert_range,
     "Reshape": convert_reshape,
+    "ReverseSequence": convert_reverse_sequence,
     "Scatter": convert_scatter_elements,
     "ScatterElements": convert_scatter_elements,
     "ScatterND": convert_scatter_nd,

@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
 from ir.graph.ops.common import broadcast_shapes, same_dtype, tensor_arg, tensor_args
 from ir.graph.ops.registry import OpDef, OpPattern
 from ir.graph.ops.te_common import float_math, map_compute, stage_name, trunc_div
-from ir.graph.types import TensorType, Type
+from ir.graph.types import TensorType, Type, normalize_dtype
 from ir.te.tensor import Tensor
 from ir.tir.expr import (
     PrimExpr,
@@ -25,6 +26,7 @@ from ir.tir.expr import (
     maximum,
     minimum,
     ne,
+    reinterpret,
     select,
     zero,
 )
@@ -269,6 +271,16 @@ def _cast_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TensorType(data.shape, str(attrs["dtype"]))
 
 
+def _reinterpret_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    data = tensor_arg(arg_types, 0, "reinterpret")
+    dtype = normalize_dtype(attrs["dtype"])
+    if "bool" in (dtype, data.dtype) or np.dtype(dtype).itemsize != np.dtype(data.dtype).itemsize:
+        raise TypeInferenceError(
+            f"reinterpret: {data.dtype} and {dtype} must be non-bool types of one width"
+        )
+    return TensorType(data.shape, dtype)
+
+
 OPS: tuple[OpDef, ...] = (
     _unary(
         "nn.relu",
@@ -390,6 +402,26 @@ OPS: tuple[OpDef, ...] = (
         ),
         flops=lambda *_: 0,
         doc="convert the element type",
+        input_names=("data",),
+    ),
+    OpDef(
+        name="reinterpret",
+        pattern=OpPattern.ELEMWISE,
+        num_inputs=1,
+        attrs={"dtype": "uint8"},
+        type_relation=_reinterpret_relation,
+        reference=lambda inputs, attrs: np.ascontiguousarray(inputs[0]).view(
+            np.dtype(str(attrs["dtype"]))
+        ),
+        te_compute=lambda inputs, attrs, out_type: map_compute(
+            inputs,
+            out_type,
+            lambda x: reinterpret(x, str(attrs["dtype"])),
+            "reinterpret",
+            "elemwise",
+        ),
+        flops=lambda *_: 0,
+        doc="the same bits read as another element type of the same width",
         input_names=("data",),
     ),
     _binary("add", np.add, lambda a, b: a + b, "lhs + rhs"),

@@ -120,6 +120,22 @@ INDEXING = [
         consts={"c": np.array([False, True, True, False, True])},
     ),
     op_case(
+        "reverse_sequence_time_major",
+        "ReverseSequence",
+        ["x", "lengths"],
+        {"x": randn(4, 3, 2)},
+        consts={"lengths": _ints(4, 0, 2)},
+    ),
+    op_case(
+        "reverse_sequence_batch_major",
+        "ReverseSequence",
+        ["x", "lengths"],
+        {"x": randn(3, 5)},
+        consts={"lengths": _ints(1, 5, 3)},
+        batch_axis=0,
+        time_axis=1,
+    ),
+    op_case(
         "one_hot",
         "OneHot",
         ["i", "d", "v"],
