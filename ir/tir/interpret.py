@@ -89,6 +89,8 @@ _INTRINSICS: dict[str, Callable[..., float]] = {
 
 
 # The bitwise intrinsics in numpy (on typed scalars here, on arrays in ir/te/evaluate.py).
+WRAPPING_DTYPES = frozenset({"int4", "uint4", "int2", "uint2"})  # casts to them wrap
+
 INTEGER_INTRINSIC_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "bitwise_and": np.bitwise_and,
     "bitwise_or": np.bitwise_or,
@@ -158,6 +160,8 @@ class _Interpreter:
             inner = self.value(expr.value)
             if expr.dtype == "bool":
                 return bool(inner)
+            if expr.dtype in WRAPPING_DTYPES:  # ml_dtypes' scalars refuse out-of-range values
+                return np.asarray(inner).astype(expr.dtype)[()]
             return np.dtype(expr.dtype).type(inner)
         if isinstance(expr, Call) and expr.name == "reinterpret":
             (arg,) = expr.args

@@ -226,6 +226,28 @@ def convert_mod(ctx: NodeContext) -> ConverterResult:
     return ctx.call("trunc_mod" if fmod else "floor_mod", ctx.input(0), ctx.input(1))
 
 
+def convert_bit_cast(ctx: NodeContext) -> ConverterResult:
+    """BitCast(to) -> reinterpret: the same bits read as a type of the same width (a bool
+    is the byte 0 or 1)."""
+    to = ctx.attr("to")
+    if to is None:
+        raise ctx.error("attribute 'to' is required")
+    dtype = onnx_dtype_name(int(to), ctx.where)
+    source = ctx.dtype(0)
+    if np.dtype(source).itemsize != np.dtype(dtype).itemsize:
+        raise ctx.error(f"{source} and {dtype} differ in width")
+    value = ctx.input(0)
+    if source == "bool":
+        value, source = ctx.call("cast", value, dtype="uint8"), "uint8"
+    if dtype == "bool":
+        if source != "uint8":
+            value = ctx.call("reinterpret", value, dtype="uint8")
+        return ctx.call("cast", value, dtype="bool")
+    if source == dtype:
+        return value
+    return ctx.call("reinterpret", value, dtype=dtype)
+
+
 def convert_cast_like(ctx: NodeContext) -> ConverterResult:
     """CastLike(x, target) -> cast to the target's dtype."""
     saturate = bool(ctx.int_attr("saturate", 1))
@@ -337,6 +359,7 @@ CONVERTERS: dict[str, Converter] = {
     "BitwiseOr": binary("bitwise_or"),
     "BitwiseXor": binary("bitwise_xor"),
     "BitwiseNot": unary("bitwise_not"),
+    "BitCast": convert_bit_cast,
     "BitShift": convert_bit_shift,
     "Add": binary("add"),
     "Cast": convert_cast,

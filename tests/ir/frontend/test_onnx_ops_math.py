@@ -225,6 +225,15 @@ CAST_WHERE = [
     ),
     op_case("cast_to_bool", "Cast", ["x"], {"x": small_ints(3, 4)}, to=9, outputs=BOOL),
     op_case(
+        "bitcast_float_to_int",
+        "BitCast",
+        ["x"],
+        {"x": randn(3, 4)},
+        to=6,
+        opset=26,
+        outputs={"y": np.int32},
+    ),
+    op_case(
         "where",
         "Where",
         ["c", "a", "b"],
