@@ -1,0 +1,130 @@
+"""Converters for ONNX's quantized operators (QOperator form): MatMulInteger and
+ConvInteger (int32 results), QLinearMatMul and QLinearConv (requantized to 8 bits).
+
+Each input has its zero point taken off in int32, the product accumulates in int32 (exact
+for 8-bit inputs), and a QLinear op requantizes as ONNX Runtime does: the accumulator
+times (input scale * weight scale / output scale) in float32, rounded half to even, plus
+the output zero point, saturated to the output type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
+from ir.frontend.onnx.converters_math import QUANTIZED_RANGES
+from ir.frontend.onnx.converters_nn import convert_conv
+from ir.graph.nodes import Expr
+from ir.graph.types import TensorType
+
+I32 = "int32"
+F32 = "float32"
+
+
+def _as_axis(ctx: NodeContext, value: Expr, index: int, axis: int, rank: int) -> Expr:
+    """A scalar (or one-value) quantization parameter as it is; a vector shaped to
+    broadcast along `axis` of a rank-`rank` tensor."""
+    shape = ctx.shape(index)
+    if int(np.prod(shape)) == 1:
+        return ctx.call("reshape", value, newshape=())
+    if len(shape) != 1:
+        raise ctx.unsupported(f"input {index}: a quantization parameter of shape {shape}")
+    return ctx.call("reshape", value, newshape=(shape[0], *(1,) * (rank - axis - 1)))
+
+
+def _centered(ctx: NodeContext, index: int, zero_index: int, axis: int) -> Expr:
+    """Input `index` in int32 minus its zero point (input `zero_index`, if given)."""
+    value = ctx.call("cast", ctx.input(index), dtype=I32)
+    zero = ctx.optional_input(zero_index)
+    if zero is None:
+        return value
+    rank = len(ctx.shape(index))
+    zero = _as_axis(ctx, ctx.call("cast", zero, dtype=I32), zero_index, axis, rank)
+    return ctx.call("subtract", value, zero)
+
+
+def _requantize(
+    ctx: NodeContext, total: Expr, scales: tuple[int, int, int], zero_index: int, axis: int
+) -> Expr:
+    """The int32 `total` requantized: times input scale * weight scale / output scale
+    (inputs `scales`; the weight's may be per output channel, along `axis`), rounded,
+    plus the output zero point, saturated to its type."""
+    rank = len(_shape(total))
+    factors = [
+        _as_axis(ctx, ctx.call("cast", ctx.input(index), dtype=F32), index, axis, rank)
+        for index in scales
+    ]
+    multiplier = ctx.call("divide", ctx.call("multiply", factors[0], factors[1]), factors[2])
+    scaled = ctx.call("multiply", ctx.call("cast", total, dtype=F32), multiplier)
+    value = ctx.call("round", scaled)
+    out_dtype = ctx.dtype(zero_index) if ctx.optional_input(zero_index) is not None else "uint8"
+    if out_dtype not in ("int8", "uint8"):
+        raise ctx.unsupported(f"a {out_dtype} output zero point; supported: int8, uint8")
+    zero = ctx.optional_input(zero_index)
+    if zero is not None:
+        value = ctx.call("add", value, ctx.call("cast", zero, dtype=F32))
+    low, high = QUANTIZED_RANGES[out_dtype]
+    return ctx.call("cast", ctx.call("clip", value, a_min=low, a_max=high), dtype=out_dtype)
+
+
+def convert_matmul_integer(ctx: NodeContext) -> ConverterResult:
+    """MatMulInteger(A, B, a_zero_point, b_zero_point) -> int32 matmul of the centered
+    inputs (A's zero point per row, B's per column)."""
+    rows_axis = len(ctx.shape(0)) - 2
+    a = _centered(ctx, 0, 2, max(rows_axis, 0))
+    b = _centered(ctx, 1, 3, len(ctx.shape(1)) - 1)
+    return ctx.call("nn.matmul", a, b)
+
+
+def convert_qlinear_matmul(ctx: NodeContext) -> ConverterResult:
+    """QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)."""
+    rows_axis = max(len(ctx.shape(0)) - 2, 0)
+    a = _centered(ctx, 0, 2, rows_axis)
+    b = _centered(ctx, 3, 5, len(ctx.shape(3)) - 1)
+    total = ctx.call("nn.matmul", a, b)
+    return _requantize(ctx, total, (1, 4, 6), 7, len(_shape(total)) - 1)
+
+
+def _shape(value: Expr) -> tuple[int, ...]:
+    ty = value.checked_type
+    assert isinstance(ty, TensorType), ty
+    return ty.shape
+
+
+def _integer_conv(ctx: NodeContext, x: Expr, w: Expr, bias: Expr | None) -> Expr:
+    """The node's convolution (its attributes) of int32 `x` and `w` (plus int32 `bias`)."""
+    inputs = (x, w) if bias is None else (x, w, bias)
+    return _conv(replace(ctx, inputs=inputs))
+
+
+def _conv(ctx: NodeContext) -> Expr:
+    out = convert_conv(ctx)
+    assert isinstance(out, Expr)
+    return out
+
+
+def convert_conv_integer(ctx: NodeContext) -> ConverterResult:
+    """ConvInteger(x, w, x_zero_point, w_zero_point) -> int32 convolution of the centered
+    inputs (w's zero point per output channel)."""
+    return _integer_conv(ctx, _centered(ctx, 0, 2, 1), _centered(ctx, 1, 3, 0), None)
+
+
+def convert_qlinear_conv(ctx: NodeContext) -> ConverterResult:
+    """QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B)."""
+    x = _centered(ctx, 0, 2, 1)
+    w = _centered(ctx, 3, 5, 0)
+    bias = ctx.optional_input(8)
+    if bias is not None:
+        bias = ctx.call("cast", bias, dtype=I32)
+    total = _integer_conv(ctx, x, w, bias)
+    return _requantize(ctx, total, (1, 4, 6), 7, 1)
+
+
+CONVERTERS: dict[str, Converter] = {
+    "ConvInteger": convert_conv_integer,
+    "MatMulInteger": convert_matmul_integer,
+    "QLinearConv": convert_qlinear_conv,
+    "QLinearMatMul": convert_qlinear_matmul,
+}
