@@ -26,13 +26,14 @@ from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
 from ir.graph.nodes import Constant, Expr
 
 MODES = ("nearest", "linear", "cubic")
-# tf_crop_and_resize and tf_half_pixel_for_nn are refused by name.
+# tf_half_pixel_for_nn is refused by name.
 COORDINATE_MODES = (
     "half_pixel",
     "half_pixel_symmetric",
     "pytorch_half_pixel",
     "align_corners",
     "asymmetric",
+    "tf_crop_and_resize",
 )
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 ASPECT_POLICIES = ("stretch", "not_larger", "not_smaller")
@@ -49,6 +50,7 @@ class ResizeMode:
     nearest: str
     cubic_a: float
     exclude_outside: bool
+    extrapolation: float = 0.0  # tf_crop_and_resize: the value outside the input
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,26 @@ class AxisTaps:
 
     indices: np.ndarray  # (out, taps) int64, in [0, in)
     weights: np.ndarray  # (out, taps) float32
+    outside: np.ndarray | None = None  # (out,) bool: takes the extrapolation value
 
 
-def original_coordinates(mode: ResizeMode, in_size: int, out_size: int, scale: float) -> np.ndarray:
-    """The input coordinate (float32) of every output position along one axis."""
+def original_coordinates(
+    mode: ResizeMode,
+    in_size: int,
+    out_size: int,
+    scale: float,
+    roi: tuple[float, float] = (0.0, 1.0),
+) -> np.ndarray:
+    """The input coordinate (float32) of every output position along one axis (`roi`:
+    the crop's start and end, as fractions of the axis, for tf_crop_and_resize)."""
     x = np.arange(out_size, dtype=F32)
     scale32 = F32(scale)
+    if mode.coordinates == "tf_crop_and_resize":
+        start, end = F32(roi[0]), F32(roi[1])
+        span = F32(in_size - 1)
+        if out_size == 1:
+            return np.full(1, F32(0.5) * (start + end) * span, F32)
+        return start * span + x * (end - start) * span / F32(out_size - 1)
     if mode.coordinates == "asymmetric":
         return x / scale32
     if mode.coordinates == "align_corners":
@@ -108,13 +124,23 @@ def _cubic_weights(fraction: np.ndarray, a: float) -> np.ndarray:
     return np.stack([far(f + 1), near(f), near(1 - f), far(2 - f)], axis=1).astype(F32)
 
 
-def axis_taps(mode: ResizeMode, in_size: int, out_size: int, scale: float) -> AxisTaps:
+def axis_taps(
+    mode: ResizeMode,
+    in_size: int,
+    out_size: int,
+    scale: float,
+    roi: tuple[float, float] = (0.0, 1.0),
+) -> AxisTaps:
     """Taps of every output position along one axis for `mode`."""
-    coordinates = original_coordinates(mode, in_size, out_size, scale)
+    coordinates = original_coordinates(mode, in_size, out_size, scale, roi)
+    outside = None
+    if mode.coordinates == "tf_crop_and_resize":
+        outside = (coordinates < 0) | (coordinates > in_size - 1)
+        coordinates = np.clip(coordinates, 0, in_size - 1).astype(F32)
     if mode.mode == "nearest":
         index = _nearest_index(mode, coordinates).astype(np.int64)
         indices = np.clip(index, 0, in_size - 1)[:, None]
-        return AxisTaps(indices, np.ones(indices.shape, F32))
+        return AxisTaps(indices, np.ones(indices.shape, F32), outside)
     base = np.floor(coordinates)
     fraction = coordinates - base
     if mode.mode == "linear":
@@ -127,7 +153,7 @@ def axis_taps(mode: ResizeMode, in_size: int, out_size: int, scale: float) -> Ax
     if mode.exclude_outside:
         weights = np.where((raw >= 0) & (raw < in_size), weights, F32(0))
         weights = (weights / weights.sum(axis=1, keepdims=True)).astype(F32)
-    return AxisTaps(np.clip(raw, 0, in_size - 1), weights)
+    return AxisTaps(np.clip(raw, 0, in_size - 1), weights, outside)
 
 
 def resize_axis(
@@ -149,13 +175,26 @@ def resize_axis(
     return result
 
 
+def _extrapolated(
+    ctx: NodeContext, data: Expr, axis: int, rank: int, taps: AxisTaps, value: float
+) -> Expr:
+    """`data` with the positions along `axis` that fall outside the input set to `value`."""
+    if taps.outside is None or not taps.outside.any():
+        return data
+    trailing = (1,) * (rank - axis - 1)
+    mask = Constant(taps.outside.reshape(-1, *trailing))
+    return ctx.call("where", mask, ctx.scalar(value, ctx.dtype(0)), data)
+
+
 def resize(
     ctx: NodeContext,
     mode: ResizeMode,
     out_shape: Sequence[int],
     scales: Sequence[float],
+    rois: Sequence[tuple[float, float]] | None = None,
 ) -> Expr:
-    """The node's input resized to `out_shape`, axis by axis (unchanged axes skipped)."""
+    """The node's input resized to `out_shape`, axis by axis (unchanged axes skipped;
+    `rois`: each axis's crop for tf_crop_and_resize)."""
     shape = ctx.shape(0)
     dtype = ctx.dtype(0)
     if mode.mode != "nearest" and not dtype.startswith("float"):
@@ -164,10 +203,12 @@ def resize(
     for axis, (in_size, out_size, scale) in enumerate(zip(shape, out_shape, scales, strict=True)):
         if out_size < 1:
             raise ctx.error(f"output size {out_size} along axis {axis} must be positive")
-        if in_size == out_size and scale == 1.0:
+        roi = (0.0, 1.0) if rois is None else rois[axis]
+        if in_size == out_size and scale == 1.0 and roi == (0.0, 1.0):
             continue
-        taps = axis_taps(mode, in_size, out_size, scale)
+        taps = axis_taps(mode, in_size, out_size, scale, roi)
         result = resize_axis(ctx, result, axis, len(shape), taps, dtype)
+        result = _extrapolated(ctx, result, axis, len(shape), taps, mode.extrapolation)
     return result
 
 
@@ -230,6 +271,7 @@ def _mode(ctx: NodeContext, legacy: bool) -> ResizeMode:
         nearest,
         ctx.float_attr("cubic_coeff_a", -0.75),
         bool(ctx.int_attr("exclude_outside", 0)),
+        ctx.float_attr("extrapolation_value", 0.0),
     )
 
 
@@ -248,7 +290,15 @@ def convert_resize(ctx: NodeContext) -> ConverterResult:
     shrinks = any(o < i for o, i in zip(out, ctx.shape(0), strict=True))
     if ctx.int_attr("antialias", 0) and mode.mode != "nearest" and shrinks:
         raise ctx.unsupported_attr("antialias", 1)
-    return resize(ctx, mode, out, scales)
+    rois = None
+    if mode.coordinates == "tf_crop_and_resize":
+        roi = _optional_static(ctx, 1, "roi")
+        if roi is None or len(roi) != 2 * len(axes):
+            raise ctx.error(f"tf_crop_and_resize needs a roi of 2 x {len(axes)} values")
+        rois = [(0.0, 1.0)] * rank
+        for position, axis in enumerate(axes):
+            rois[axis] = (roi[position], roi[position + len(axes)])
+    return resize(ctx, mode, out, scales, rois)
 
 
 def convert_upsample(ctx: NodeContext) -> ConverterResult:

@@ -408,7 +408,8 @@ def convert_batch_norm(ctx: NodeContext) -> ConverterResult:
 def convert_dropout(ctx: NodeContext) -> ConverterResult:
     """Dropout -> nn.dropout (SimplifyInference removes it), and the mask: all True, since
     inference keeps every element. The ratio is read only when it is a constant: it changes
-    nothing in inference."""
+    nothing in inference; in training mode only a ratio of 0 (which drops nothing) is
+    supported."""
     if ctx.opset < 12:
         rate = ctx.float_attr("ratio", 0.5)
     else:
@@ -416,7 +417,10 @@ def convert_dropout(ctx: NodeContext) -> ConverterResult:
         rate = 0.5
         if ratio is not None and isinstance(ctx.fold(ratio), Constant):
             rate = float(ctx.static_scalar(1, "ratio"))
-        if ctx.optional_input(2) is not None and ctx.static_scalar(2, "training_mode"):
+        training = ctx.optional_input(2) is not None and ctx.static_scalar(2, "training_mode")
+        if training and ratio is not None:  # a ratio of 0 drops nothing
+            rate = float(ctx.static_scalar(1, "ratio"))
+        if training and rate != 0.0:
             raise ctx.unsupported("training_mode=True is not supported (inference only)")
     out = ctx.first_output(ctx.call("nn.dropout", ctx.input(0), rate=rate))
     return [out, Constant(np.ones(ctx.shape(0), dtype=bool))]

@@ -291,15 +291,19 @@ def convert_depth_to_space(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_space_to_depth(ctx: NodeContext) -> ConverterResult:
-    """SpaceToDepth -> reshape, transpose, reshape (the inverse of DepthToSpace's DCR)."""
+    """SpaceToDepth -> reshape, transpose, reshape: the inverse of DepthToSpace in its
+    mode (opset 28; DCR before, where output channels are (row, column, channel) in the
+    block, CRD: (channel, row, column))."""
     block = _block_size(ctx)
+    mode = ctx.choice_attr("mode", "DCR", ("DCR", "CRD"))
     n, c, h, w = ctx.shape(0)
     if h % block or w % block:
         raise ctx.error(f"height {h} and width {w} must be divisible by blocksize {block}")
     blocks = ctx.call(
         "reshape", ctx.input(0), newshape=(n, c, h // block, block, w // block, block)
     )
-    moved = ctx.call("transpose", blocks, axes=(0, 3, 5, 1, 2, 4))
+    order = (0, 3, 5, 1, 2, 4) if mode == "DCR" else (0, 1, 3, 5, 2, 4)
+    moved = ctx.call("transpose", blocks, axes=order)
     return ctx.call("reshape", moved, newshape=(n, c * block * block, h // block, w // block))
 
 

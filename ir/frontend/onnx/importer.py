@@ -40,9 +40,11 @@ from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.types import TensorType, TupleType
 
 MIN_OPSET = 9
-OLDEST_OPSET = 7  # numpy-style broadcasting since 7: older ops that did not change until 9
+OLDEST_OPSET = 1  # older models: each op must be the version it is at MIN_OPSET
 MAX_OPSET = 21  # the newest opset the converters are written and tested against
 DEFAULT_DOMAINS = ("", "ai.onnx")
+# Attributes added after MAX_OPSET that the converters read.
+NEWER_ATTRIBUTES: dict[str, set[str]] = {"SpaceToDepth": {"mode"}}
 
 ModelSource = bytes | str | os.PathLike[str] | onnx.ModelProto
 Dim = int | str  # a fixed size, or the name of a symbolic dim ("?" when unnamed)
@@ -264,7 +266,8 @@ def check_newer_op_version(node: onnx.NodeProto, name: str, opset: int) -> None:
             [(param.name, param.option) for param in schema.outputs],
         )
 
-    new_attrs = sorted({attr.name for attr in node.attribute} - set(known.attributes))
+    understood = set(known.attributes) | NEWER_ATTRIBUTES.get(node.op_type, set())
+    new_attrs = sorted({attr.name for attr in node.attribute} - understood)
     if signature(known) != signature(current) or new_attrs:
         change = f"sets attribute(s) {new_attrs}" if new_attrs else "changed inputs or outputs"
         raise UnsupportedOpError(

@@ -44,7 +44,13 @@ RESIZE = [
     *[
         _resize(
             f"{mode}_{coordinates}_{name}",
-            scales,
+            scales if coordinates != "align_corners" else None,
+            # align_corners with a scale: ONNX stretches the grid to the unfloored length
+            # in * scale (its backend tests check that), onnxruntime to the output size;
+            # with sizes given the two agree.
+            sizes=[int(d * f) for d, f in zip(IMAGE.shape, scales, strict=True)]
+            if coordinates == "align_corners"
+            else None,
             mode=mode,
             coordinate_transformation_mode=coordinates,
         )
@@ -224,21 +230,6 @@ def test_image_op_matches_onnxruntime(case: OpCase) -> None:
 
 
 def test_resize_refuses_unsupported_modes_by_name() -> None:
-    crop = make_model(
-        [
-            helper.make_node(
-                "Resize",
-                ["x", "roi", "scales"],
-                ["y"],
-                name="r0",
-                coordinate_transformation_mode="tf_crop_and_resize",
-            )
-        ],
-        {"x": IMAGE},
-        initializers={"roi": np.array([0, 0, 0, 0, 1, 1, 1, 1], F32), "scales": SCALES["up"]},
-    )
-    with pytest.raises(UnsupportedOpError, match=r"r0.*tf_crop_and_resize"):
-        from_onnx(crop)
     antialias = make_model(
         [
             helper.make_node(
@@ -281,3 +272,34 @@ def test_resize_axes_out_of_range_are_refused_by_name() -> None:
     )
     with pytest.raises(ModelImportError, match=r"r3.*axis 5 is out of range for rank 4"):
         from_onnx(model)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear", "cubic"])
+def test_tf_crop_and_resize_matches_the_onnx_reference(mode: str) -> None:
+    """A crop reaching past the input (roi outside [0, 1]) takes the extrapolation value
+    there, as ONNX's reference computes it (onnxruntime differs at such rois); compiled."""
+    from onnx.reference import ReferenceEvaluator
+
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+
+    case = op_case(
+        f"tf_crop_and_resize_{mode}",
+        "Resize",
+        ["x", "roi", "", "sizes"],
+        {"x": IMAGE},
+        consts={
+            "roi": np.array([0, 0, 0.2, -0.3, 1, 1, 0.9, 1.2], F32),
+            "sizes": np.array([IMAGE.shape[0], IMAGE.shape[1], 5, 8], np.int64),
+        },
+        coordinate_transformation_mode="tf_crop_and_resize",
+        extrapolation_value=-2.5,
+        mode=mode,
+    ).values[0]
+    model = case.model()
+    (expected,) = ReferenceEvaluator(model).run(None, dict(case.feeds))
+    target = host_target()
+    actual = compile_model(prepare_for_target(model, target).function, target).run(case.feeds)
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
+    assert (actual == -2.5).any()
