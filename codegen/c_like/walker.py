@@ -253,6 +253,13 @@ class CStyleWalker:
             self.helpers_used.add(function)
         return f"{function}({', '.join(args)})"
 
+    def reinterpret(self, value: str, source: str, dtype: str) -> str:
+        """The bits of a printed `source` value read as `dtype`, of the same width (hook:
+        this base prints the integer-to-integer case only)."""
+        if source.startswith("float") or dtype.startswith("float"):
+            raise CodegenError(f"reinterpret from {source} to {dtype} has no C form here")
+        return f"(({self.type_name(dtype)})({value}))"
+
     def cast(self, dtype: str, value: PrimExpr) -> str:
         """Convert a printed value to `dtype` (hook)."""
         inner = self.expr(value)
@@ -317,6 +324,9 @@ class CStyleWalker:
             )
         if isinstance(expr, Cast):
             return self.cast(expr.dtype, expr.value)
+        if isinstance(expr, Call) and expr.name == "reinterpret":
+            (source,) = expr.args
+            return self.reinterpret(self.expr(source), source.dtype, expr.dtype)
         if isinstance(expr, Call):
             return self.intrinsic_call(expr.name, [self.expr(a) for a in expr.args], expr.dtype)
         if isinstance(expr, Load):

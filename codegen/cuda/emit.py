@@ -53,6 +53,15 @@ class WideIndexNeeded(Exception):
     """An int64 expression of the kernel may leave int32: print its indices as 64-bit."""
 
 
+# A float type's bits: the CUDA functions reading them as, and writing them from, the C
+# integer type of its width.
+_FLOAT_BITS = {
+    "float16": ("__half_as_short", "__short_as_half", "short"),
+    "float32": ("__float_as_int", "__int_as_float", "int"),
+    "float64": ("__double_as_longlong", "__longlong_as_double", "long long"),
+}
+
+
 class CudaWalker(CStyleWalker):
     """Prints one kernel's body as CUDA C; with `narrow`, int64 index arithmetic as `int`
     (WideIndexNeeded when some int64 expression is not provably within int32)."""
@@ -126,6 +135,17 @@ class CudaWalker(CStyleWalker):
             table = self.FLOAT64_INTRINSICS if dtype == "float64" else self.FLOAT32_INTRINSICS
             return f"{table['rsqrt']}({args[0]})"
         return super().intrinsic_call(name, args, dtype)
+
+    def reinterpret(self, value: str, source: str, dtype: str) -> str:
+        """The bits of a printed value read as a type of the same width: CUDA's
+        __float_as_int family for floats, a C conversion between integers."""
+        if source in _FLOAT_BITS:
+            reader, _, _ = _FLOAT_BITS[source]
+            return f"(({self.type_name(dtype)}){reader}({value}))"
+        if dtype in _FLOAT_BITS:
+            _, writer, word = _FLOAT_BITS[dtype]
+            return f"{writer}(({word})({value}))"
+        return super().reinterpret(value, source, dtype)
 
     def cast(self, dtype: str, value: PrimExpr) -> str:
         """Conversions to and from half go through float."""

@@ -66,6 +66,10 @@ CASES: list[Case] = [
     ("cast", [randn(3, 4, scale=5.0)], {"dtype": "int32"}),
     ("cast", [ints(3, 4)], {"dtype": "float16"}),
     ("cast", [randn(3, 4)], {"dtype": "bool"}),
+    ("reinterpret", [randn(3, 4)], {"dtype": "int32"}),
+    ("reinterpret", [ints(3, 4, dtype="uint8", low=0, high=256)], {"dtype": "int8"}),
+    ("reinterpret", [ints(3, 4, dtype="int16", low=0, high=30000)], {"dtype": "float16"}),
+    ("reinterpret", [ints(3, 4, dtype="int64")], {"dtype": "float64"}),
     # 4- and 2-bit integers (ml_dtypes'): casts to them wrap, from them sign- or zero-extend
     *[
         ("cast", [source], {"dtype": narrow})
