@@ -167,7 +167,7 @@ def convert_split(ctx: NodeContext) -> ConverterResult:
     return [next(filled_parts) if size else empty for size in sizes]
 
 
-PAD_MODES = ("constant", "edge", "reflect")
+PAD_MODES = ("constant", "edge", "reflect", "wrap")
 
 
 def _pad_arguments(ctx: NodeContext, ndim: int) -> tuple[list[int], float]:
@@ -203,7 +203,27 @@ def convert_pad(ctx: NodeContext) -> ConverterResult:
     if len(pads) != 2 * ndim:
         raise ctx.error(f"pads {pads} must have {2 * ndim} values for input shape {shape}")
     widths = tuple((pads[axis], pads[ndim + axis]) for axis in range(ndim))
+    if mode == "wrap":
+        return _wrap_pad(ctx, widths)
     return ctx.call("nn.pad", ctx.input(0), pad_width=widths, pad_value=value, mode=mode)
+
+
+def _wrap_pad(ctx: NodeContext, widths: tuple[tuple[int, int], ...]) -> Expr:
+    """Pad in wrap mode, a `take` of constant indices per padded axis: negative widths crop
+    first (as onnxruntime does), then position i of the cropped axis of size n reads
+    (i - before) mod n."""
+    result = ctx.input(0)
+    for axis, ((before, after), size) in enumerate(zip(widths, ctx.shape(0), strict=True)):
+        if before == after == 0:
+            continue
+        start, stop = max(-before, 0), size - max(-after, 0)
+        kept = stop - start
+        if kept <= 0:
+            raise ctx.error(f"cannot wrap-pad axis {axis} of size {size} by {(before, after)}")
+        offsets = np.arange(-max(before, 0), kept + max(after, 0), dtype=np.int64)
+        indices = start + np.mod(offsets, kept)
+        result = ctx.call("take", result, Constant(indices), axis=axis)
+    return result
 
 
 def convert_shape(ctx: NodeContext) -> ConverterResult:
@@ -344,24 +364,38 @@ def _flat_positions(ctx: NodeContext, indices: np.ndarray, dims: tuple[int, ...]
     return positions
 
 
-def _static_index_tuples(ctx: NodeContext) -> tuple[np.ndarray, int, tuple[int, ...]]:
-    """GatherND's / ScatterND's static indices, their tuple length k and data's rest dims."""
-    if ctx.int_attr("batch_dims", 0):
-        raise ctx.unsupported_attr("batch_dims", ctx.attr("batch_dims"), ("0",))
+def _static_index_tuples(
+    ctx: NodeContext, batch_dims: int = 0
+) -> tuple[np.ndarray, int, tuple[int, ...]]:
+    """GatherND's / ScatterND's static indices, their tuple length k and data's dims after
+    the `batch_dims` leading ones and the k indexed ones."""
     indices = ctx.static_value(1, "indices")
     shape = ctx.shape(0)
     depth = indices.shape[-1] if indices.ndim else 0
-    if indices.ndim == 0 or not 1 <= depth <= len(shape):
+    if indices.ndim <= batch_dims or not 1 <= depth <= len(shape) - batch_dims:
         raise ctx.error(f"indices of shape {indices.shape} do not index data of shape {shape}")
-    return indices, depth, shape[depth:]
+    if indices.shape[:batch_dims] != shape[:batch_dims]:
+        raise ctx.error(
+            f"the {batch_dims} batch dims of indices {indices.shape} and data {shape} differ"
+        )
+    return indices, depth, shape[batch_dims + depth :]
 
 
 def convert_gather_nd(ctx: NodeContext) -> ConverterResult:
-    """GatherND with static indices -> take of the data with its leading dims flattened."""
-    indices, depth, rest = _static_index_tuples(ctx)
-    leading = ctx.shape(0)[:depth]
-    positions = _flat_positions(ctx, indices, leading)
-    flat = ctx.call("reshape", ctx.input(0), newshape=(int(np.prod(leading)), *rest))
+    """GatherND with static indices -> take of the data with its leading dims flattened
+    (with batch_dims, each batch entry's tuples index its own slice)."""
+    batch_dims = ctx.int_attr("batch_dims", 0)
+    indices, depth, rest = _static_index_tuples(ctx, batch_dims)
+    shape = ctx.shape(0)
+    indexed = shape[batch_dims : batch_dims + depth]
+    positions = _flat_positions(ctx, indices, indexed)
+    batches = int(np.prod(shape[:batch_dims]))
+    batch_of = np.arange(batches, dtype=np.int64).reshape(
+        *shape[:batch_dims], *(1,) * (indices.ndim - 1 - batch_dims)
+    )
+    positions = positions + batch_of * int(np.prod(indexed))
+    leading = int(np.prod(shape[: batch_dims + depth]))
+    flat = ctx.call("reshape", ctx.input(0), newshape=(leading, *rest))
     return ctx.call("take", flat, Constant(positions), axis=0)
 
 
@@ -380,6 +414,8 @@ def convert_scatter_nd(ctx: NodeContext) -> ConverterResult:
     Each position of the data's leading dims knows (at import) which update lands there;
     with a reduction, the update combines with the data (positions written twice are
     refused, as their order would matter)."""
+    if ctx.int_attr("batch_dims", 0):
+        raise ctx.unsupported_attr("batch_dims", ctx.attr("batch_dims"), ("0",))
     indices, depth, rest = _static_index_tuples(ctx)
     leading = ctx.shape(0)[:depth]
     positions = _flat_positions(ctx, indices, leading)

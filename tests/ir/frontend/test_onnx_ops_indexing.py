@@ -51,6 +51,14 @@ INDEXING = [
         consts={"i": _ints([[0, 1], [2, -1]], [[1, 3], [0, 0]])},
     ),
     op_case(
+        "gather_nd_batch_dims",
+        "GatherND",
+        ["x", "i"],
+        {"x": randn(2, 3, 4, 5)},
+        consts={"i": _ints([[0, 1], [2, -1]], [[1, 3], [0, 0]])},
+        batch_dims=1,
+    ),
+    op_case(
         "gather_nd_full", "GatherND", ["x", "i"], {"x": randn(3, 4)}, consts={"i": _ints([2, 1])}
     ),
     op_case(

@@ -225,6 +225,15 @@ PADS = (
     ]
     + [
         op_case(
+            "pad_19_wrap",
+            "Pad",
+            ["x", "p"],
+            {"x": X},
+            mode="wrap",
+            opset=19,
+            consts={"p": ints(1, 0, 3, 0, 2, -1)},
+        ),
+        op_case(
             "pad_13_default_value",
             "Pad",
             ["x", "p"],
