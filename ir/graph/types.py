@@ -7,36 +7,6 @@ from dataclasses import dataclass
 import ml_dtypes  # noqa: F401  (registers int4, bfloat16, float8_e4m3fn, ... with numpy)
 import numpy as np
 
-# Element types the IR understands, in the numpy spelling. The 4- and 2-bit integers
-# are ml_dtypes': one element per byte, the value in the low bits.
-DTYPES: frozenset[str] = frozenset(
-    {
-        "float16",
-        "float32",
-        "float64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "int4",
-        "uint4",
-        "int2",
-        "uint2",
-        "bool",
-        "bfloat16",
-        "float8_e4m3fn",
-        "float8_e4m3fnuz",
-        "float8_e5m2",
-        "float8_e5m2fnuz",
-        "float8_e8m0fnu",
-        "float4_e2m1fn",
-    }
-)
-
 # Element types kept as their bits (ml_dtypes' arrays): tensors of them move, reshape and
 # are selected like any other, and convert to and from other types through `reinterpret`
 # and integer or float32 arithmetic on their bits (the ONNX frontend writes those
@@ -51,6 +21,32 @@ STORAGE_DTYPES: frozenset[str] = frozenset(
         "float8_e8m0fnu",
         "float4_e2m1fn",
     }
+)
+
+# Element types the IR understands, in the numpy spelling. The 4- and 2-bit integers
+# are ml_dtypes': one element per byte, the value in the low bits.
+DTYPES: frozenset[str] = (
+    frozenset(
+        {
+            "float16",
+            "float32",
+            "float64",
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
+            "int4",
+            "uint4",
+            "int2",
+            "uint2",
+            "bool",
+        }
+    )
+    | STORAGE_DTYPES
 )
 
 
