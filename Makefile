@@ -38,8 +38,13 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install -e '.[dev]'
 	touch $(STAMP)
 
+# One pytest process per core (pytest-xdist; each takes a test when it is free), each
+# with its own PostgreSQL database (tests/service/conftest.py); then, alone, the tests
+# marked `serial`, whose outcome depends on timings that a busy second core distorts.
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist worksteal -m 'not serial' --durations=15; parallel=$$?; \
+	$(PY) -m pytest -q -m serial; serial=$$?; \
+	test $$parallel -eq 0 -a $$serial -eq 0
 
 lint: install
 	$(VENV)/bin/ruff check .

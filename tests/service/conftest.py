@@ -3,6 +3,7 @@ CI), a live service on a loopback port, and HTTP clients for it."""
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import threading
@@ -24,21 +25,42 @@ from service.db.engine import make_engine, make_session_factory
 from service.db.migrate import upgrade
 from service.settings import Settings
 
-POSTGRES_URL = os.environ.get(
+BASE_POSTGRES_URL = os.environ.get(
     "AUTOTUNE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
+# Under pytest-xdist each worker process wipes its own database (`test_gw0`, ...), so that
+# two workers never drop each other's tables; a plain run uses the base database itself.
+_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+POSTGRES_URL = f"{BASE_POSTGRES_URL}_{_XDIST_WORKER}" if _XDIST_WORKER else BASE_POSTGRES_URL
+
+
+def _libpq_url(url: str) -> str:
+    return url.replace("postgresql+psycopg://", "postgresql://")
 
 
 def _postgres_answers() -> bool:
     try:
         import psycopg
 
-        with psycopg.connect(
-            POSTGRES_URL.replace("postgresql+psycopg://", "postgresql://"), connect_timeout=2
-        ):
+        with psycopg.connect(_libpq_url(BASE_POSTGRES_URL), connect_timeout=2):
             return True
     except Exception:
         return False
+
+
+@functools.cache
+def _create_worker_database() -> None:
+    """Create this xdist worker's database beside the base one, where it is missing."""
+    import psycopg
+    from psycopg import sql
+
+    name = POSTGRES_URL.rsplit("/", 1)[1]
+    with psycopg.connect(_libpq_url(BASE_POSTGRES_URL), autocommit=True) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (name,)
+        ).fetchone()
+        if exists is None:
+            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 def _database_params() -> list[Any]:
@@ -50,6 +72,8 @@ def _database_params() -> list[Any]:
 
 def reset_postgres() -> None:
     """Drop everything in the test database's public schema."""
+    if POSTGRES_URL != BASE_POSTGRES_URL:
+        _create_worker_database()
     engine = make_engine(POSTGRES_URL)
     with engine.begin() as connection:
         connection.execute(text("DROP SCHEMA public CASCADE"))

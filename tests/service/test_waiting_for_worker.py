@@ -15,7 +15,8 @@ from codegen.llvm import host_target
 from tests.service.conftest import LiveService, run_service, service_settings
 from tests.service.protocol_worker import ProtocolWorker, tiny_workload
 
-pytestmark = pytest.mark.slow
+# Waits on heartbeats and driver slices: run alone (`make test`).
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 OPTIONS = {"batch_size": 2, "search": "random", "remeasure_top": 0,
            "measure": {"repeat": 1, "min_repeat_ms": 1}}  # fmt: skip
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from codegen.executor import compile_model
 from codegen.measure import default_trace
@@ -21,6 +22,9 @@ from tuner.options import TuneOptions
 from tuner.records import Record, load_records, records_chooser, tuned_record
 from tuner.tasks import extract_tasks
 from tuner.tune import tune_model
+
+# Compares kernel timings: run alone (`make test`).
+pytestmark = pytest.mark.serial
 
 RNG = np.random.default_rng(3)
 NAIVE = Trace().to_json()  # no schedule at all: scalar loops on one core

@@ -38,6 +38,9 @@ from tuner.space.select import search_space_for
 from tuner.tasks import extract_tasks
 from tuner.tune import TuneProgress, _Pace, tune_model
 
+# Compares kernel timings: run alone (`make test`).
+pytestmark = pytest.mark.serial
+
 RNG = np.random.default_rng(0)
 
 
