@@ -27,7 +27,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.models import _model
-from codegen.runtime.loader import aligned_bytes, load_artifact
+from codegen.runtime.aligned import aligned_bytes
+from codegen.runtime.loader import load_artifact
 
 
 def load_with_tarfile(path: Path, directory: Path) -> None:

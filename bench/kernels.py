@@ -30,7 +30,7 @@ from bench.common import (
 from bench.expert import expert_conv2d, expert_matmul
 from codegen.llvm import CpuTarget, compile_kernel, host_target
 from codegen.placement import PLACEMENTS, placed_arguments
-from codegen.runtime.loader import aligned_copy, aligned_empty
+from codegen.runtime.aligned import aligned_copy, aligned_empty
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
 from ir.lower import lower

@@ -20,7 +20,7 @@ from codegen.aot.plan import KernelBackend, ModelPlan, cpu_default, plan_model_w
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.llvm import CompiledKernel, CpuTarget, compile_kernel, host_target
 from codegen.llvm.jit import BoundKernel
-from codegen.runtime.loader import aligned_empty
+from codegen.runtime.aligned import aligned_empty
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
 from ir.graph.types import TensorType, TupleType, Type

@@ -32,7 +32,7 @@ from codegen.llvm.cache_flush import can_evict, evict_arrays
 from codegen.llvm.jit import clear_kernel_cache
 from codegen.measure import MeasureOptions, candidate_schedule
 from codegen.placement import PLACEMENTS, placed_arguments
-from codegen.runtime.loader import aligned_copy, aligned_empty
+from codegen.runtime.aligned import aligned_copy, aligned_empty
 from codegen.target import parse_target
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function

@@ -27,7 +27,7 @@ import numpy as np
 
 from codegen.executor import CompiledModel
 from codegen.llvm import CpuTarget, compile_kernel
-from codegen.runtime.loader import aligned_empty
+from codegen.runtime.aligned import aligned_empty
 from ir.graph.summary import function_flops
 from ir.lower import lower
 from ir.schedule.default import default_schedule

@@ -10,7 +10,8 @@ extents of its enclosing loops). The kernel's vector then has a fixed length:
 where S is the per-store vector (`STORE_FEATURES`), the main store is the one with the
 most float operations (ties: the larger trip count, then the first), and K describes the
 whole kernel (`KERNEL_FEATURES`). Every entry is log-scaled as log2(1 + x) at the end;
-`FEATURE_NAMES` names each position ("sum.flops", "main.vector_len", "kernel.stores").
+`FEATURE_NAMES` names each position ("sum.flops", "main.vector_len", "kernel.stores"),
+all of them in `tuner.feature_schema`.
 
 Memory regions are estimated from the flattened index of each access: the index is split
 into `coef * atom` terms (an atom is a loop variable, or a floordiv / floormod / other
@@ -44,98 +45,17 @@ from ir.tir.expr import (
 )
 from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Seq, Stmt, Store
 from ir.tir.visit import expr_children
-
-CACHE_LINE_BYTES = 64
-VECTOR_BYTES = 64  # a vector register (AVX-512; tile sizes are compared in these units)
-L1_BYTES = 32 * 1024
-L2_BYTES = 1024 * 1024
-BUFFER_SLOTS = 3  # buffers described one by one per store (the most touched first)
-
-_BUFFER_FIELDS = ("bytes", "unique_bytes", "lines", "reuse", "stride_class", "local")
-
-STORE_FEATURES: tuple[str, ...] = (
-    # Arithmetic: operation counts of the stored value x trip count.
-    "trip",
-    "float_add",  # add / sub
-    "float_mul",
-    "float_fma",  # an add or sub with a multiplication operand (an FMA candidate)
-    "float_div",
-    "float_minmax",
-    "float_math",  # intrinsics: exp, log, tanh, sqrt, ...
-    "float_select_cmp",  # selects and float comparisons
-    "int_ops",  # integer arithmetic, index computations included
-    "flops",  # all float operations above (an FMA counts as its add and its mul)
-    # Loops around the store.
-    "depth",
-    "serial_loops",
-    "serial_extent",  # product of the serial loops' extents
-    "parallel_loops",
-    "parallel_extent",
-    "vectorized_loops",
-    "vector_len",  # product of the vectorized loops' extents
-    "innermost_vector_len",  # extent of the innermost loop when it is vectorized, else 0
-    "unrolled_loops",
-    "unrolled_extent",
-    "innermost_extent",
-    "work_per_thread",  # trip / (parallel extent x GPU blocks x GPU threads)
-    "gpu_blocks",  # product of the loops bound to blockIdx.* (0: none, as on a CPU)
-    "gpu_threads",  # product of the loops bound to threadIdx.* (0: none)
-    "guards",  # enclosing if-statements
-    # Memory: the store and every load of its value.
-    "loads",
-    "bytes_loaded",
-    "bytes_stored",
-    "unique_bytes_loaded",
-    "unique_bytes_stored",
-    "unique_lines",
-    "stride0_bytes",  # loaded bytes whose index does not move with the innermost loop
-    "stride1_bytes",  # ... moves by one element per innermost iteration
-    "strided_bytes",  # ... moves by more, or non-linearly
-    "gather_loads",  # strided loads x trip under a vectorized innermost loop
-    "local_bytes",  # bytes touched in local scope or loop-scoped allocations
-    "reuse",  # bytes touched / unique bytes
-    "arith_intensity",  # flops / unique bytes
-    "traffic_l1",  # bytes refetched when each L1-sized working set is loaded once
-    "traffic_l2",  # the same for an L2-sized working set
-    "vector_lane_use",  # innermost vector length / the lanes its vectors hold (0 to 1)
-    # Runs: consecutive iterations of the innermost loops outside the vectorized ones
-    # ("vector") or outside the register tile (the innermost loops that are all unrolled
-    # or vectorized: "tile") over which an access keeps the elements it touches inside,
-    # so that it can keep them in registers.
-    "store_run_vector",  # the stored elements' (accumulators updated this often in a row)
-    "loads_per_iteration_vector",  # sum over loads of 1 / their run
-    "store_run_tile",
-    "loads_per_iteration_tile",
-    # Independent updates: from the innermost loop outwards, the vectors of the stored
-    # buffer touched before a loop repeats an element (chains an update can interleave);
-    # "tile": only through the register tile's loops.
-    "store_chains",
-    "store_chains_tile",
-    *(f"buf{slot}.{name}" for slot in range(BUFFER_SLOTS) for name in _BUFFER_FIELDS),
+from tuner.feature_schema import (
+    BUFFER_FIELDS,
+    BUFFER_SLOTS,
+    CACHE_LINE_BYTES,
+    KERNEL_FEATURES,
+    L1_BYTES,
+    L2_BYTES,
+    NUM_FEATURES,
+    STORE_FEATURES,
+    VECTOR_BYTES,
 )
-
-KERNEL_FEATURES: tuple[str, ...] = (
-    "stores",
-    "loads",
-    "loop_nests",
-    "loops",
-    "allocations",
-    "alloc_bytes_local",
-    "alloc_bytes_global",
-    "max_alloc_bytes",
-    "param_bytes",
-    "intensity",  # total flops / parameter bytes
-    "guards",
-    "lets",
-)
-
-FEATURE_NAMES: tuple[str, ...] = (
-    *(f"sum.{name}" for name in STORE_FEATURES),
-    *(f"max.{name}" for name in STORE_FEATURES),
-    *(f"main.{name}" for name in STORE_FEATURES),
-    *(f"kernel.{name}" for name in KERNEL_FEATURES),
-)
-NUM_FEATURES = len(FEATURE_NAMES)
 
 _S = {name: index for index, name in enumerate(STORE_FEATURES)}
 _K = {name: index for index, name in enumerate(KERNEL_FEATURES)}
@@ -489,8 +409,8 @@ class _Kernel:
         ranked = sorted(per_buffer.items(), key=lambda item: (-item[1][0], item[0]))
         for slot_index, (_, slot) in enumerate(ranked[:BUFFER_SLOTS]):
             slot[3] = slot[0] / max(slot[1], 1.0)
-            base = _BUFFER_BASE + slot_index * len(_BUFFER_FIELDS)
-            row[base : base + len(_BUFFER_FIELDS)] = [float(value) for value in slot]
+            base = _BUFFER_BASE + slot_index * len(BUFFER_FIELDS)
+            row[base : base + len(BUFFER_FIELDS)] = [float(value) for value in slot]
 
     def registers(self, row: list[float], accesses: list[_Access]) -> None:
         """How the store's loops let registers work (see STORE_FEATURES)."""

@@ -53,7 +53,7 @@ from ir.schedule import Trace
 from ir.te.program import function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.feature_pool import FeaturePool
-from tuner.features import NUM_FEATURES
+from tuner.feature_schema import NUM_FEATURES
 from tuner.in_model import InModelCheck, check_in_model
 from tuner.options import TuneOptions
 from tuner.records import Record, RecordLog, tuned_record

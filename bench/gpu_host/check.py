@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+PROBES = Path(__file__).resolve().parent / "probes.py"
 
 # The GPU tests: every CUDA test, and every test marked `gpu` (tests/support/gpu.py).
 GPU_TESTS = (
@@ -222,72 +223,6 @@ def host_facts(ctx: Context) -> dict[str, Any]:
     }
 
 
-# Run in the host's Python: which bundled fallbacks the host's own packages already
-# satisfy (argv: the manifest's path); prints the names to install.
-_FALLBACKS_NEEDED = """
-import importlib.metadata as md, json, sys
-from packaging.requirements import Requirement
-need = []
-for item in json.load(open(sys.argv[1]))["files"]:
-    if not item.get("fallback"):
-        continue
-    try:
-        have = md.version(item["name"])
-    except md.PackageNotFoundError:
-        need.append(item["filename"]); continue
-    specs = [Requirement(r.split(": ", 1)[1]).specifier for r in item["requirements"]]
-    if not all(s.contains(have, prereleases=True) for s in specs):
-        need.append(item["filename"])
-print(json.dumps(need))
-"""
-
-# Run in the stage environment: every requirement of the project and of the bundle,
-# checked against what is importable; prints the unmet ones and the reported versions.
-_VERIFY = """
-import importlib.metadata as md, json, sys, tomllib
-from packaging.requirements import Requirement
-project = tomllib.load(open("pyproject.toml", "rb"))["project"]
-texts = [*project["dependencies"], *project["optional-dependencies"]["gpu"]]
-manifest = json.load(open(sys.argv[1]))
-for item in manifest["files"]:
-    texts += [r.split(": ", 1)[1] for r in item["requirements"]]
-for reqs in manifest["left_to_host"].values():
-    texts += [r.split(": ", 1)[1] for r in reqs]
-unmet = []
-for text in dict.fromkeys(texts):
-    req = Requirement(text)
-    name = {"xgboost": "xgboost-cpu"}.get(req.name.lower(), req.name)
-    try:
-        have = md.version(name)
-    except md.PackageNotFoundError:
-        try:
-            have = md.version(req.name)
-        except md.PackageNotFoundError:
-            unmet.append(f"{text}: missing"); continue
-    if not req.specifier.contains(have, prereleases=True):
-        unmet.append(f"{text}: {have} installed")
-versions = {}
-for name in sys.argv[2:]:
-    try:
-        versions[name] = md.version(name)
-    except md.PackageNotFoundError:
-        versions[name] = None
-print(json.dumps({"unmet": unmet, "versions": versions}))
-"""
-
-# Run in the stage environment: pycuda imports and its driver starts.
-_PYCUDA_PROBE = """
-import json
-import pycuda.driver as driver
-driver.init()
-device = driver.Device(0)
-print(json.dumps({"device": device.name(), "count": driver.Device.count(),
-                  "driver_version": driver.get_driver_version(),
-                  "compiled_cuda": ".".join(map(str, driver.get_version())),
-                  "capability": ".".join(map(str, device.compute_capability()))}))
-"""
-
-
 def _pip_install(ctx: Context, files: list[Path], timeout_s: float, build: bool = False) -> None:
     argv = [
         ctx.python,
@@ -308,7 +243,7 @@ def _pip_install(ctx: Context, files: list[Path], timeout_s: float, build: bool 
 
 
 def _probe_pycuda(ctx: Context) -> tuple[dict[str, Any] | None, str]:
-    done = run_logged(ctx, "setup", [ctx.python, "-c", _PYCUDA_PROBE], 60, check=False)
+    done = run_logged(ctx, "setup", [ctx.python, str(PROBES), "pycuda"], 60, check=False)
     lines = done.stdout.strip().splitlines()
     if done.returncode == 0 and lines:
         return json.loads(lines[-1]), ""
@@ -397,7 +332,9 @@ def stage_setup(ctx: Context) -> dict[str, Any]:
     if manifest is None:
         raise StageFailed(f"no bundle at {ctx.bundle}: run `make gpu-bundle` on a CPU machine")
     figures["bundle"] = {"commit": manifest["commit"], "notes": manifest["notes"]}
-    probe = run_logged(ctx, "setup", [ctx.python, "-c", _FALLBACKS_NEEDED, str(manifest_path)], 60)
+    probe = run_logged(
+        ctx, "setup", [ctx.python, str(PROBES), "fallbacks-needed", str(manifest_path)], 60
+    )
     fallbacks = set(json.loads(probe.stdout.strip().splitlines()[-1]))
     wheels = [
         ctx.bundle / item["filename"]
@@ -430,7 +367,7 @@ def stage_setup(ctx: Context) -> dict[str, Any]:
     verify = run_logged(
         ctx,
         "setup",
-        [ctx.python, "-c", _VERIFY, str(manifest_path), *REPORTED_PACKAGES],
+        [ctx.python, str(PROBES), "verify", str(manifest_path), *REPORTED_PACKAGES],
         60,
     )
     figures.update(json.loads(verify.stdout.strip().splitlines()[-1]))

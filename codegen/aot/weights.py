@@ -65,7 +65,7 @@ class WeightsBlob:
         """The blob (see `write`) as a 64-byte aligned uint8 array, copied once; the blob
         lets go of its arrays (a model keeps its weights once, not twice) and holds none
         afterwards."""
-        from codegen.runtime.loader import aligned_empty
+        from codegen.runtime.aligned import aligned_empty
 
         blob = aligned_empty((self.padded_bytes,), np.uint8)
         blob[:] = 0

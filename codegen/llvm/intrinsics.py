@@ -30,7 +30,7 @@ from codegen.llvm.dtypes import (
     scalar_type,
     unify,
 )
-from ir.tir.expr import INTEGER_INTRINSICS
+from ir.tir.intrinsic_names import INTEGER_INTRINSICS
 
 _LLVM_INTRINSICS = {
     "exp": "llvm.exp",

@@ -18,49 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Union
 
+from ir.tir.intrinsic_names import INTRINSICS
+
 INDEX_DTYPE = "int64"
 
 BINARY_OPS = ("add", "sub", "mul", "div", "floordiv", "floormod", "min", "max")
 _BINARY_OP_SET = frozenset(BINARY_OPS)
 COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
-INTRINSICS = (
-    "exp",
-    "log",
-    "tanh",
-    "sqrt",
-    "rsqrt",
-    "erf",
-    "pow",
-    "sigmoid",
-    "fabs",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "bitwise_not",
-    "shift_left",
-    "shift_right",
-)
-
-# Intrinsics on integers (the rest take floats): bits as stored; shifts by less than the
-# width (a right shift of a signed value keeps its sign).
-INTEGER_INTRINSICS = frozenset(
-    {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right"}
-)
 
 
 class PrimExpr:

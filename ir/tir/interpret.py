@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from ir.tir.expr import (
-    INTEGER_INTRINSICS,
     Binary,
     Call,
     Cast,
@@ -26,6 +25,7 @@ from ir.tir.expr import (
     Select,
     Var,
 )
+from ir.tir.intrinsic_names import INTEGER_INTRINSICS
 from ir.tir.stmt import (
     Allocate,
     Barrier,

@@ -31,7 +31,7 @@ from types import FrameType
 from sqlalchemy.orm import Session, sessionmaker
 
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult
-from codegen.target import parse_target
+from codegen.target import Target, parse_target
 from service.blobs import model_files
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.models import JobRow, JobTaskRow
@@ -223,21 +223,22 @@ class Driver:
 
     # -- the job ---------------------------------------------------------------------------
 
-    def tasks(self, job: JobRow) -> list[Task]:
-        """The job's tasks (its model's, or its one workload)."""
+    def tasks(self, job: JobRow, target: Target) -> list[Task]:
+        """The job's tasks on `target` (its model's, or its one workload)."""
         if job.workload is not None:
             return [Task.from_json(job.workload)]
         assert job.model_id is not None
         with unit_of_work(self.factory) as session:
             path = model_files(self.settings).get(session, job.model_id)
-        return model_tasks(path, parse_target(job.target, ask_local_gpu=False))
+        return model_tasks(path, target)
 
     def run(self) -> None:
         """Steps 1-4 of the module docstring."""
         with unit_of_work(self.factory) as session:
             job = session.get(JobRow, self.job_id)
             assert job is not None
-        tasks = self.tasks(job)
+        target = parse_target(job.target, ask_local_gpu=False)  # (stored as validated)
+        tasks = self.tasks(job, target)
         keys = [task.key for task in tasks]
         lease_s = self.settings.driver_lease_s
         # Step 1.
@@ -255,7 +256,7 @@ class Driver:
             counts = lambda record: record.job == self.job_id  # noqa: E731
         result = tune_tasks(
             tasks,
-            parse_target(job.target, ask_local_gpu=False),
+            target,
             options,
             JobRecordStore(self.factory, job.target, keys),
             progress=self.note_progress,

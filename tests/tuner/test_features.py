@@ -22,14 +22,8 @@ from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from ir.te.program import TEProgram, function_to_te
 from ir.tir.stmt import PrimFunc
-from tuner.features import (
-    FEATURE_NAMES,
-    KERNEL_FEATURES,
-    NUM_FEATURES,
-    STORE_FEATURES,
-    extract_features,
-    extract_features_batch,
-)
+from tuner.feature_schema import FEATURE_NAMES, KERNEL_FEATURES, NUM_FEATURES, STORE_FEATURES
+from tuner.features import extract_features, extract_features_batch
 from tuner.space import SearchSpace
 
 HARDWARE = HardwareParams(vector_bytes=64, num_cores=2)

@@ -16,7 +16,8 @@ from ir.schedule.hardware import HardwareParams
 from ir.te.program import TEProgram, function_to_te
 from tests.tuner.test_features import primitive
 from tuner.cost_model import RandomCostModel
-from tuner.features import FEATURE_NAMES, extract_features
+from tuner.feature_schema import FEATURE_NAMES
+from tuner.features import extract_features
 from tuner.search import (
     EvolutionarySearch,
     RandomSearch,

@@ -363,7 +363,7 @@ def test_a_saved_model_of_other_features_is_not_warm_started(tmp_path: Path) -> 
     """A cost model saved by a tuner that extracted other features (an older version) is
     set aside with a warning; tuning starts a fresh model and saves that one."""
     from tuner.cost_model import XGBCostModel
-    from tuner.features import NUM_FEATURES
+    from tuner.feature_schema import NUM_FEATURES
 
     saved = tmp_path / "model.npz"
     old = XGBCostModel(min_samples=4)

@@ -182,9 +182,13 @@ def test_junit_counts_read_passes_failures_and_skips_for_want_of_a_gpu(tmp_path:
     assert junit_counts(tmp_path / "missing.xml") == {"report": "missing"}
 
 
-def _run_snippet(code: str, *args: str) -> Any:
+def _run_probe(*args: str) -> Any:
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, str(check.PROBES), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -210,8 +214,8 @@ def test_a_fallback_wheel_is_installed_only_where_the_host_does_not_satisfy_it(
             }
         )
     )  # fmt: skip
-    assert _run_snippet(check._FALLBACKS_NEEDED, str(manifest)) == ["new.whl", "absent.whl"]
-    verified = _run_snippet(check._VERIFY, str(manifest), "numpy", "no-such-dist-here")
+    assert _run_probe("fallbacks-needed", str(manifest)) == ["new.whl", "absent.whl"]
+    verified = _run_probe("verify", str(manifest), "numpy", "no-such-dist-here")
     assert verified["versions"]["numpy"] and verified["versions"]["no-such-dist-here"] is None
     unmet = verified["unmet"]
     assert any(u.startswith("packaging>=9999: ") and u.endswith(" installed") for u in unmet)

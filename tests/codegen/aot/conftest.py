@@ -32,7 +32,7 @@ from tests.support.onnx_models import (
 
 BUNDLED = "bundled_squeezenet"
 VENV_TIMEOUT_S = 300
-LOADER = Path(__file__).resolve().parents[3] / "codegen" / "runtime" / "loader.py"
+RUNTIME = Path(__file__).resolve().parents[3] / "codegen" / "runtime"
 
 
 @dataclass(frozen=True)
@@ -170,9 +170,11 @@ def numpy_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NumpyVenv]:
 
 @pytest.fixture(scope="session")
 def standalone_loader(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory holding a copy of the loader module alone."""
+    """A directory holding a copy of the runtime folder alone, as the package `runtime`."""
     directory = tmp_path_factory.mktemp("loader")
-    (directory / "loader.py").write_text(LOADER.read_text())
+    (directory / "runtime").mkdir()
+    for source in RUNTIME.glob("*.py"):
+        (directory / "runtime" / source.name).write_text(source.read_text())
     return directory
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codegen.runtime.loader import aligned_copy, aligned_empty
+from codegen.runtime.aligned import aligned_copy, aligned_empty
 
 SHAPES = st.lists(st.integers(0, 9), max_size=4).map(tuple)
 DTYPES = st.sampled_from(["float32", "float64", "int8", "int32", "int64", "bool", "float16"])

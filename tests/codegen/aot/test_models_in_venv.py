@@ -25,7 +25,7 @@ for module in ("codegen", "ir", "service", "llvmlite", "onnx", "onnxruntime"):
     assert importlib.util.find_spec(module) is None, f"{module} is importable in the venv"
 
 import numpy as np
-from loader import load_artifact
+from runtime.loader import load_artifact
 
 jobs = json.loads(open(sys.argv[2]).read())
 for job in jobs:

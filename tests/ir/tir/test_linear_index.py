@@ -11,10 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ir.lower.index import LinearIndexer, VarForm
-from ir.lower.lower import flat_index
+from ir.lower.reads import flat_index
 from ir.tir import expr as E
 from ir.tir.expr import Buffer, IntImm, PrimExpr, Var
-from ir.tir.simplify import simplify, simplify_func
+from ir.tir.simplify import simplify
+from ir.tir.simplify_stmt import simplify_func
 from ir.tir.stmt import For, PrimFunc, Store
 from ir.tir.visit import substitute
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from ir.tir import expr as E
 from ir.tir.expr import Buffer, FloatImm, IntImm, Load, PrimExpr, Reduce, Var
 from ir.tir.printer import format_stmt
-from ir.tir.simplify import EMPTY, simplify, simplify_func, simplify_stmt
+from ir.tir.simplify import simplify
+from ir.tir.simplify_stmt import EMPTY, simplify_func, simplify_stmt
 from ir.tir.stmt import (
     Allocate,
     Barrier,
