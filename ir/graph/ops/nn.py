@@ -552,9 +552,15 @@ def _compute_dtype(dtype: np.dtype[np.generic]) -> np.dtype[np.generic]:
 
 
 def _softmax_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    """Softmax along `axis`. Half precision rounds each step to its own type, as ONNX's
+    reference does (x - max, exp, the row sum accumulated in float32, the division);
+    wider types compute in at least float32 and round once."""
     data = inputs[0]
-    values = data.astype(_compute_dtype(data.dtype))
     axis = int(attrs["axis"])
+    if data.dtype.itemsize < 4:
+        exps = np.exp(data - data.max(axis=axis, keepdims=True))
+        return np.asarray(exps / exps.sum(axis=axis, keepdims=True), dtype=data.dtype)
+    values = data.astype(_compute_dtype(data.dtype))
     shifted = np.exp(values - values.max(axis=axis, keepdims=True))
     return np.asarray(shifted / shifted.sum(axis=axis, keepdims=True), dtype=data.dtype)
 
@@ -603,6 +609,35 @@ def _row_sum(
     )
 
 
+def _rounded_softmax(
+    data: Tensor,
+    axis: int,
+    shifted: Callable[[Sequence[PrimExpr]], PrimExpr],
+    acc: str,
+    name: str,
+) -> Tensor:
+    """Softmax of a half-precision `data`, each step computed in `acc` and rounded to the
+    data's type: x - max, exp (kept in the data's type), the row sum (accumulated in
+    `acc`), and a true division of the two rounded values."""
+    dtype = data.dtype
+
+    def rounded(value: PrimExpr) -> PrimExpr:
+        return cast(acc, cast(dtype, value))
+
+    exps = compute(
+        data.shape,
+        lambda *i: cast(dtype, intrinsic("exp", rounded(shifted(i)))),
+        name=f"{name}_exp",
+    )
+    expsum = _row_sum(lambda i: cast(acc, exps[tuple(i)]), data, axis, name)
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        total = rounded(expsum[_drop(indices, axis)])
+        return cast(dtype, cast(acc, exps[indices]) / total)
+
+    return compute(data.shape, body, name=name, tag="reduce")
+
+
 def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
     name = "log_softmax" if log else "softmax"
 
@@ -620,6 +655,9 @@ def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
             return check_output(
                 compute(data.shape, log_body, name=name, tag="reduce"), out_type, name
             )
+        acc = accumulate_dtype(data.dtype)
+        if acc != data.dtype:  # half precision: each step rounds, as `_softmax_reference`
+            return check_output(_rounded_softmax(data, axis, shifted, acc, name), out_type, name)
         # exp(x - max) is its own stage, read by the sum and the output: a schedule may
         # compute it once (inlining it computes it in both).
         exps = compute(data.shape, lambda *i: intrinsic("exp", shifted(i)), name=f"{name}_exp")
