@@ -1,9 +1,10 @@
 """Load and run a CUDA autotune artifact (`<sha256>.tar.gz` built for `cuda -arch=sm_XX`).
 
-This module imports nothing from autotune: numpy, pycuda (`pip install pycuda`) and the
-standard library are all it needs, so it can be copied next to an artifact.
+Like `loader.py`, it imports nothing from autotune outside its folder (`codegen/runtime/`):
+numpy, pycuda (`pip install pycuda`) and the standard library are all it needs, so the
+folder can be copied next to an artifact, under any name (here `runtime`).
 
-    from cuda_loader import load_cuda_artifact
+    from runtime.cuda_loader import load_cuda_artifact
     with load_cuda_artifact("3f2a....tar.gz") as model:
         outputs = model.run({"data_0": image})      # {output name: numpy array}
 
@@ -16,14 +17,15 @@ launches every kernel of the manifest's launch plan in order (grid, block, argum
 buffers: a model input/output, or a byte offset into the weights or the workspace), makes
 the plan's copies and copies the outputs back.
 
-Also a command: `python cuda_loader.py ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]`.
+Also a command (`runtime.command`):
+
+    python -m runtime.cuda_loader ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]
 
 Its GPU test (tests/codegen/aot/test_cuda_artifact.py, marked `gpu`) passed on an H200.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib.util
 import io
@@ -41,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .command import run_command
 
 ARTIFACT_FORMAT = "autotune-artifact"
 FORMAT_VERSION = 1
@@ -376,38 +380,15 @@ def load_cuda_artifact(
     return CudaArtifact(path, cache_dir, device_index)
 
 
-def _parse_inputs(values: Sequence[str]) -> dict[str, np.ndarray]:
-    arrays = {}
-    for text in values:
-        name, sep, file = text.partition("=")
-        if not sep or not name or not file:
-            raise CudaArtifactInputError(f"--input {text!r}: expected NAME=FILE.npy")
-        try:
-            arrays[name] = np.load(file, allow_pickle=False)
-        except (OSError, ValueError) as err:
-            raise CudaArtifactInputError(f"--input {name}: cannot read {file}: {err}") from None
-    return arrays
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: run a CUDA artifact on .npy inputs, print output shapes, save an .npz."""
-    parser = argparse.ArgumentParser(description="Run a CUDA autotune artifact with numpy.")
-    parser.add_argument("artifact")
-    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
-    parser.add_argument("--output", metavar="OUT.npz")
-    args = parser.parse_args(argv)
-    try:
-        with load_cuda_artifact(args.artifact) as model:
-            outputs = model.run(_parse_inputs(args.input))
-    except CudaArtifactError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    for name, array in outputs.items():
-        print(f"{name}: {list(array.shape)} {array.dtype.name}")
-    if args.output:
-        saved: dict[str, Any] = dict(outputs)
-        np.savez(args.output, **saved)
-    return 0
+    return run_command(
+        argv,
+        "Run a CUDA autotune artifact with numpy.",
+        load_cuda_artifact,
+        CudaArtifactError,
+        CudaArtifactInputError,
+    )
 
 
 if __name__ == "__main__":

@@ -26,12 +26,13 @@ an input of the wrong shape or dtype, naming the input and the shape it expects.
 manifest and map the kept files; without it, on Linux, the library is written to an
 in-memory file (memfd) and mapped from there.
 
-Also a command: `python -m runtime.loader ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]`.
+Also a command (`runtime.command`):
+
+    python -m runtime.loader ART.tar.gz --input NAME=FILE.npy ... [--output OUT.npz]
 """
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import hashlib
 import json
@@ -53,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from .aligned import aligned_bytes, aligned_empty
+from .command import run_command
 from .gzip_stream import InflatedStream, TruncatedError, copy_to_file, read_blob
 
 ARTIFACT_FORMAT = "autotune-artifact"
@@ -508,38 +510,15 @@ def load_artifact(path: str | os.PathLike[str], cache_dir: str | None = None) ->
     return Artifact(path, cache_dir)
 
 
-def _parse_inputs(values: Sequence[str]) -> dict[str, np.ndarray]:
-    arrays = {}
-    for text in values:
-        name, sep, file = text.partition("=")
-        if not sep or not name or not file:
-            raise ArtifactInputError(f"--input {text!r}: expected NAME=FILE.npy")
-        try:
-            arrays[name] = np.load(file, allow_pickle=False)
-        except (OSError, ValueError) as err:
-            raise ArtifactInputError(f"--input {name}: cannot read {file}: {err}") from None
-    return arrays
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: run an artifact on .npy inputs, print output shapes, save an .npz."""
-    parser = argparse.ArgumentParser(description="Run an autotune artifact with numpy.")
-    parser.add_argument("artifact")
-    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
-    parser.add_argument("--output", metavar="OUT.npz")
-    args = parser.parse_args(argv)
-    try:
-        with load_artifact(args.artifact) as model:
-            outputs = model.run(_parse_inputs(args.input))
-    except ArtifactError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    for name, array in outputs.items():
-        print(f"{name}: {list(array.shape)} {array.dtype.name}")
-    if args.output:
-        arrays: dict[str, Any] = dict(outputs)
-        np.savez(args.output, **arrays)
-    return 0
+    return run_command(
+        argv,
+        "Run an autotune artifact with numpy.",
+        load_artifact,
+        ArtifactError,
+        ArtifactInputError,
+    )
 
 
 if __name__ == "__main__":

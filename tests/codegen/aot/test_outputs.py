@@ -3,6 +3,8 @@ later kernel also reads, a constant output, and several outputs at once."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -53,3 +55,34 @@ def test_every_kind_of_output(tmp_path: Path) -> None:
     # The outputs are fresh arrays: a second run leaves the first run's results alone.
     check_close(again["same"], x + 1, 0, 0, what="second run")
     check_close(outputs["same"], x, 0, 0, what="first run's output kept")
+
+
+def test_the_copied_runtime_folder_runs_an_artifact_from_the_command_line(
+    standalone_loader: Path, tmp_path: Path
+) -> None:
+    """`python -m runtime.loader ART --input x=x.npy --output o.npz` from a copy of the
+    runtime folder: every output saved as the Python API gives it; a malformed --input is
+    refused by name, with exit status 1."""
+    artifact = compile_onnx(_model(), tmp_path / "artifact")
+    x = np.array([[-1.0, 0.5, 2.0], [3.0, -0.25, 0.0]], np.float32)
+    np.save(tmp_path / "x.npy", x)
+    command = [sys.executable, "-m", "runtime.loader", str(artifact.path)]
+    done = subprocess.run(
+        [*command, "--input", f"x={tmp_path / 'x.npy'}", "--output", str(tmp_path / "o.npz")],
+        cwd=standalone_loader,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "product: [2, 3] float32" in done.stdout
+    with load_artifact(artifact.path) as loaded:
+        expected = loaded.run({"x": x})
+    with np.load(tmp_path / "o.npz") as saved:
+        assert sorted(saved.keys()) == sorted(expected)
+        for name, array in expected.items():
+            check_close(saved[name], array, 0, 0, what=name)
+    bad = subprocess.run(
+        [*command, "--input", "x"], cwd=standalone_loader, capture_output=True, text=True
+    )
+    assert bad.returncode == 1 and "--input 'x': expected NAME=FILE.npy" in bad.stderr
