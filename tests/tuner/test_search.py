@@ -169,6 +169,20 @@ def test_random_search_dedupes() -> None:
     assert len(keys) == len(set(keys)) == 20
 
 
+def test_a_resumed_random_search_goes_past_what_it_replays() -> None:
+    """A run resumed with the same seed draws the samples it measured before first: those
+    are seen, and it must go past them instead of declaring the space exhausted (a job
+    once ended after a driver handover with 19 of its 40 trials)."""
+    first_run = RandomSearch(space(), random.Random(5))
+    measured = [trace for _ in range(20) for trace in first_run.generate(2)]
+    assert len(measured) == 40
+    resumed = RandomSearch(space(), random.Random(5))
+    resumed.notify(measured, [1e-3] * len(measured))
+    batch = resumed.generate(2)
+    assert len(batch) == 2
+    assert not {trace_key(t) for t in batch} & {trace_key(t) for t in measured}
+
+
 def test_factory() -> None:
     strategy = make_search(
         "evolutionary",

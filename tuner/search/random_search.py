@@ -22,10 +22,13 @@ class RandomSearch:
         self.best_cost_s = float("inf")
 
     def generate(self, n: int) -> list[Trace]:
-        """Up to `n` unseen samples (fewer when samples keep repeating)."""
+        """Up to `n` unseen samples (fewer when samples keep repeating).
+
+        The draws allowed grow with what is seen: a run resumed with its seed draws again,
+        first, every sample it measured before."""
         batch: list[Trace] = []
         attempts = 0
-        while len(batch) < n and attempts < n * SAMPLE_ATTEMPTS_PER_CANDIDATE:
+        while len(batch) < n and attempts < n * SAMPLE_ATTEMPTS_PER_CANDIDATE + len(self.seen):
             attempts += 1
             try:
                 trace = self.space.sample(self.rng)
