@@ -1,8 +1,8 @@
 """The `autotune` command line. Errors print one clear message and exit non-zero.
 
 Each command module registers its commands: `compiler_commands` (inspect, run, tune: the
-compiler on this machine), `demo`, `service_commands` (serve, submit, status, logs,
-records, token), `worker_commands` and `artifact_commands` (compile, fetch)."""
+compiler on this machine), `quantize_command`, `demo`, `service_commands` (serve, submit,
+status, logs, records, token), `worker_commands` and `artifact_commands` (compile, fetch)."""
 
 from __future__ import annotations
 
@@ -27,11 +27,20 @@ def build_parser() -> argparse.ArgumentParser:
         artifact_commands,
         compiler_commands,
         demo,
+        quantize_command,
         service_commands,
         worker_commands,
     )
 
-    for module in (compiler_commands, demo, service_commands, worker_commands, artifact_commands):
+    modules = (
+        compiler_commands,
+        quantize_command,
+        demo,
+        service_commands,
+        worker_commands,
+        artifact_commands,
+    )
+    for module in modules:
         module.register(commands)
     return parser
 
