@@ -11,6 +11,7 @@ from ir.frontend.onnx import (
     converters_quantized,
     converters_reduce,
     converters_rnn,
+    converters_spectral,
     converters_tensor,
 )
 from ir.frontend.onnx.context import Converter
@@ -24,6 +25,7 @@ _FAMILIES = (
     converters_quantized,
     converters_reduce,
     converters_rnn,
+    converters_spectral,
     converters_tensor,
 )
 
