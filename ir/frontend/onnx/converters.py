@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ir.frontend.onnx import (
+    converters_col2im,
     converters_control,
     converters_einsum,
     converters_image,
@@ -17,6 +18,7 @@ from ir.frontend.onnx import (
 from ir.frontend.onnx.context import Converter
 
 _FAMILIES = (
+    converters_col2im,
     converters_control,
     converters_einsum,
     converters_image,
