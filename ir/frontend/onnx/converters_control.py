@@ -2,7 +2,9 @@
 
 With every shape known at compile time, a Scan's and a Loop's trip counts are known too:
 their bodies unroll into the graph, one copy per iteration, and the fused kernels of the
-copies are tuned once (they are the same workloads). An If whose condition folds to a
+copies are tuned once (they are the same workloads). A Loop whose condition is computed
+at run time (an early exit) runs all its copies, each keeping its states only while the
+condition has held. An If whose condition folds to a
 constant is its branch; otherwise both branches are computed and the condition selects
 between their outputs, which must have the same types (branches are pure: computing the
 one not taken changes nothing but time).
@@ -132,10 +134,17 @@ def convert_scan(ctx: NodeContext) -> ConverterResult:
     return [*states, *outputs]
 
 
+def _flag(ctx: NodeContext, value: Expr) -> Expr:
+    """A one-element bool condition as a scalar."""
+    return ctx.call("reshape", value, newshape=())
+
+
 def convert_loop(ctx: NodeContext) -> ConverterResult:
-    """Loop(M, cond, states...) -> its body unrolled, when the trip count M is a constant
-    and the condition folds to a constant at each iteration; the scan outputs stack up
-    along a new first axis."""
+    """Loop(M, cond, states...) -> its body unrolled M times (M a constant). While the
+    condition folds to a constant, the copies follow it and the scan outputs stack up
+    along a new first axis; once it depends on run-time values, every remaining copy runs
+    and keeps its states only while the condition has held (`where(running, new, old)`),
+    which a loop with scan outputs cannot do (their count would depend on the data)."""
     body = _graph(ctx, "body")
     trip_input, condition_input = ctx.optional_input(0), ctx.optional_input(1)
     if trip_input is None:
@@ -145,26 +154,55 @@ def convert_loop(ctx: NodeContext) -> ConverterResult:
         raise ctx.unsupported(f"a Loop of {trips} iterations (at most {MAX_UNROLLED_ITERATIONS})")
     states = [ctx.input(index) for index in range(2, len(ctx.inputs))]
     num_states = len(states)
-    keep_going = True if condition_input is None else bool(ctx.static_scalar(1, "cond"))
-    condition: Expr = Constant(np.array(keep_going))
     collected: list[list[Expr]] = [[] for _ in range(len(body.output) - 1 - num_states)]
+    keep_going, running = True, None  # running: the run-time condition, once there is one
+    if condition_input is not None:
+        folded = ctx.fold(condition_input)
+        if isinstance(folded, Constant):
+            keep_going = bool(folded.data.reshape(-1)[0])
+        else:
+            running = _flag(ctx, condition_input)
     for step in range(trips):
-        if not keep_going:
+        if running is None and not keep_going:
             break
         iteration = Constant(np.array(step, np.int64))
+        condition = Constant(np.array(True)) if running is None else running
         results = ctx.convert_subgraph(body, [iteration, condition, *states])
-        condition, states = results[0], results[1 : 1 + num_states]
+        condition_out, new_states = results[0], results[1 : 1 + num_states]
+        if running is not None:
+            states = [
+                _kept(ctx, running, new, old) for new, old in zip(new_states, states, strict=True)
+            ]
+            running = ctx.call("logical_and", running, _flag(ctx, condition_out))
+            continue
+        states = new_states
         for position, value in enumerate(results[1 + num_states :]):
             collected[position].append(value)
-        folded = ctx.fold(condition)
-        if not isinstance(folded, Constant):
-            raise ctx.unsupported(
-                "the loop condition depends on run-time values (a data-dependent trip count)"
-            )
-        keep_going = bool(folded.data.reshape(-1)[0])
+        folded = ctx.fold(condition_out)
+        if isinstance(folded, Constant):
+            keep_going = bool(folded.data.reshape(-1)[0])
+        else:
+            running = _flag(ctx, condition_out)
+    if running is not None and collected:
+        raise ctx.unsupported(
+            "the loop condition depends on run-time values, so the number of its scan "
+            "outputs would depend on the data"
+        )
     if any(not values for values in collected):
         raise ctx.unsupported("a Loop with scan outputs that runs no iteration")
     return [*states, *(_stack(ctx, values, 0) for values in collected)]
+
+
+def _kept(ctx: NodeContext, running: Expr, new: Expr, old: Expr) -> Expr:
+    """`new` where the loop is still running, else `old` (of the same type)."""
+    new_type = _tensor_type(ctx, new, "a loop-carried value")
+    old_type = _tensor_type(ctx, old, "a loop-carried value")
+    if new_type != old_type:
+        raise ctx.unsupported(
+            "with a run-time loop condition, a loop-carried value must keep its type; "
+            f"it goes from {old_type} to {new_type}"
+        )
+    return ctx.call("where", running, new, old)
 
 
 CONVERTERS = {

@@ -1,5 +1,6 @@
 """ONNX If, Scan and Loop on static shapes: a constant condition picks its branch, a run-time
-one selects between both branches' outputs; Scan and Loop bodies unroll. Each model runs
+one selects between both branches' outputs; Scan and Loop bodies unroll, and a Loop whose
+condition is computed at run time keeps each copy's states only while it has held. Each model runs
 through the compiler and is checked against onnx's reference evaluator."""
 
 from __future__ import annotations
@@ -194,21 +195,75 @@ def test_loop_with_a_constant_trip_count_unrolls() -> None:
     _check(model, feeds)
 
 
-def test_loop_whose_condition_depends_on_data_is_refused_by_name() -> None:
-    condition = helper.make_node("ReduceMax", ["state_out"], ["cond_out_float"], keepdims=0)
-    body = _loop_body()
-    body.node[-1].CopyFrom(condition)
-    body.node.append(helper.make_node("Cast", ["cond_out_float"], ["cond_out"], to=BOOL))
+def _early_exit_body(with_trace: bool = False) -> onnx.GraphProto:
+    """state += x; the loop goes on while the state's sum stays below the limit."""
+    nodes = [
+        helper.make_node("Add", ["state_in", "x"], ["state_out"]),
+        helper.make_node("ReduceSum", ["state_out"], ["total"], keepdims=0),
+        helper.make_node("Less", ["total", "limit"], ["cond_out"]),
+    ]
+    outputs = [_info("cond_out", BOOL, []), _info("state_out", FLOAT, [4])]
+    if with_trace:
+        nodes.append(helper.make_node("Identity", ["state_out"], ["trace"]))
+        outputs.append(_info("trace", FLOAT, [4]))
+    return helper.make_graph(
+        nodes,
+        "body",
+        [_info("i", INT64, []), _info("cond_in", BOOL, []), _info("state_in", FLOAT, [4])],
+        outputs,
+    )
+
+
+def _early_exit_model(condition: str, with_trace: bool = False) -> onnx.ModelProto:
+    outputs = ["final", "traces"] if with_trace else ["final"]
     node = helper.make_node(
-        "Loop", ["trips", "", "init"], ["final", "traces"], name="loop0", body=body
+        "Loop",
+        ["trips", condition, "init"],
+        outputs,
+        name="loop0",
+        body=_early_exit_body(with_trace),
     )
-    model = _model(
-        [node],
-        [_info("x", FLOAT, [4]), _info("init", FLOAT, [4])],
-        [_info("final", FLOAT, [4]), _info("traces", FLOAT, [3, 4])],
-        {"trips": np.array(3, np.int64)},
-    )
-    with pytest.raises(UnsupportedOpError, match=r"loop0.*data-dependent trip count"):
+    inputs = [_info("x", FLOAT, [4]), _info("init", FLOAT, [4]), _info("limit", FLOAT, [])]
+    constants = {"trips": np.array(6, np.int64)}
+    if condition == "go":
+        inputs.append(_info("go", BOOL, []))
+    else:
+        constants["go_always"] = np.array(True)
+    infos = [_info("final", FLOAT, [4])] + ([_info("traces", FLOAT, [6, 4])] if with_trace else [])
+    return _model([node], inputs, infos, constants)
+
+
+@pytest.mark.parametrize("limit", [-1.0, 2.5, 7.5, 100.0])
+def test_a_loop_that_exits_early_on_the_data_keeps_the_states_of_its_last_step(
+    limit: float,
+) -> None:
+    """Six copies run; each keeps its state only while the condition has held: the loop
+    stops after 1, 3 or 6 steps depending on the data, as onnx's reference evaluator."""
+    model = _early_exit_model("go_always")
+    compiled = _compiled(model)
+    feeds = {
+        "x": np.ones(4, np.float32) * 0.25,
+        "init": np.zeros(4, np.float32),
+        "limit": np.array(limit, np.float32),
+    }
+    _check(model, feeds, compiled)
+
+
+@pytest.mark.parametrize("go", [True, False])
+def test_a_loop_whose_first_condition_is_an_input_runs_masked_from_the_start(go: bool) -> None:
+    model = _early_exit_model("go")
+    feeds = {
+        "x": RNG.standard_normal(4).astype(np.float32),
+        "init": np.ones(4, np.float32),
+        "limit": np.array(3.0, np.float32),
+        "go": np.array(go),
+    }
+    _check(model, feeds)
+
+
+def test_a_data_dependent_loop_with_scan_outputs_is_refused_by_name() -> None:
+    model = _early_exit_model("go_always", with_trace=True)
+    with pytest.raises(UnsupportedOpError, match=r"loop0.*number of its scan outputs"):
         import_model(model)
 
 
