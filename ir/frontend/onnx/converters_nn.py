@@ -10,8 +10,10 @@ import onnx
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext, onnx_dtype_name
 from ir.frontend.onnx.converters_volume import avg_pool3d, conv3d, max_pool3d
+from ir.frontend.onnx.pool_indices import max_pool_indices
 from ir.frontend.onnx.windows import AUTO_PADS, onnx_padding, split_padding, window_ints
 from ir.graph.nodes import Constant, Expr
+from ir.graph.types import TensorType
 
 
 @dataclass(frozen=True)
@@ -299,25 +301,45 @@ def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_max_pool(ctx: NodeContext) -> ConverterResult:
-    """MaxPool -> nn.max_pool2d (storage_order 0 only; the Indices output is unsupported);
-    3-D pools run as 2-D pools of depth slices."""
+    """MaxPool -> nn.max_pool2d, and the Indices output where it is used (1-D and 2-D,
+    `pool_indices`); 3-D pools run as 2-D pools of depth slices."""
     rank = _spatial_rank(ctx, most=3)
-    if ctx.int_attr("storage_order", 0) != 0:
-        raise ctx.unsupported_attr("storage_order", ctx.attr("storage_order"), ("0",))
     kernel = _required_kernel(ctx, rank)
+    with_indices = len(ctx.node.output) > 1 and bool(ctx.node.output[1])
     if rank == 3:
+        if with_indices:
+            raise ctx.unsupported("the Indices output of a 3-D MaxPool is not supported")
         return max_pool3d(ctx, kernel, bool(ctx.int_attr("ceil_mode", 0)))
     window = _window(ctx, kernel)
-    out = ctx.call(
-        "nn.max_pool2d",
-        _to_2d(ctx, ctx.input(0), rank),
-        pool_size=window.kernel,
-        strides=window.strides,
-        padding=window.padding,
-        dilation=window.dilation,
-        ceil_mode=bool(ctx.int_attr("ceil_mode", 0)),
+    out = _from_2d(
+        ctx,
+        ctx.call(
+            "nn.max_pool2d",
+            _to_2d(ctx, ctx.input(0), rank),
+            pool_size=window.kernel,
+            strides=window.strides,
+            padding=window.padding,
+            dilation=window.dilation,
+            ceil_mode=bool(ctx.int_attr("ceil_mode", 0)),
+        ),
+        rank,
     )
-    return _from_2d(ctx, out, rank)
+    if not with_indices:
+        return out
+    out_type = out.checked_type
+    assert isinstance(out_type, TensorType)
+    first = 2 - rank  # (a 1-D pool keeps the width of its 2-D window)
+    begin_pads = (window.padding[0], window.padding[1])
+    indices = max_pool_indices(
+        ctx,
+        ctx.input(0),
+        tuple(out_type.shape[2:]),
+        tuple(window.kernel[first:]),
+        tuple(window.strides[first:]),
+        tuple(window.dilation[first:]),
+        tuple(begin_pads[first:]),
+    )
+    return [out, indices]
 
 
 def convert_average_pool(ctx: NodeContext) -> ConverterResult:

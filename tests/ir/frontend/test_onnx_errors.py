@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 from ir.errors import (
     ModelImportError,
@@ -168,15 +168,19 @@ def test_cast_to_unsupported_dtype_names_attribute() -> None:
         from_onnx(model)
 
 
-def test_max_pool_indices_output_is_unsupported_when_used() -> None:
+def test_an_optional_output_the_converter_does_not_produce_is_refused_when_used() -> None:
+    """BatchNormalization's running mean (a training output) read by another node."""
+    stats = [numpy_helper.from_array(np.ones(2, np.float32), n) for n in ("s", "b", "m", "v")]
     nodes = [
         helper.make_node(
-            "MaxPool", ["x"], ["pooled", "indices"], name="pool0", kernel_shape=[2, 2]
+            "BatchNormalization", ["x", "s", "b", "m", "v"], ["y0", "mean", "var"], name="bn0"
         ),
-        helper.make_node("Cast", ["indices"], ["y"], to=TensorProto.FLOAT),
+        helper.make_node("Identity", ["mean"], ["y"]),
     ]
-    model = make_model(nodes, {"x": ([1, 1, 4, 4], np.float32)})
-    with pytest.raises(UnsupportedOpError, match=r"pool0.*output 1 \(Indices"):
+    model = raw_model(
+        nodes, [tensor("x", [1, 2, 3, 3])], [tensor("y", [2])], opset=15, initializers=stats
+    )
+    with pytest.raises(UnsupportedOpError, match=r"bn0.*output 1 \(running_mean"):
         from_onnx(model)
 
 
