@@ -71,8 +71,11 @@ def _child(kind: str, model: str, inputs_path: str, outputs_path: str, runs: int
     import numpy as np
 
     if kind == "artifact":
-        sys.path.insert(0, str(ROOT / "codegen" / "runtime"))
-        from loader import load_artifact  # the standalone module, as a user would copy it
+        sys.path.insert(0, str(ROOT / "bench"))  # (only its own folder: a user's view)
+        from standalone_runtime import runtime_module
+
+        # the runtime folder alone, as a user would copy it
+        load_artifact = runtime_module("loader").load_artifact
 
         base_rss, _ = _rss_mib()
         inputs = dict(np.load(inputs_path))

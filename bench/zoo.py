@@ -183,8 +183,11 @@ def _runner(
             return [np.asarray(result[output]) for output in compiled.outputs]
 
     else:
-        sys.path.insert(0, str(ROOT / "codegen" / "runtime"))
-        from loader import load_artifact  # the standalone module, as a user would copy it
+        sys.path.insert(0, str(ROOT / "bench"))  # (only its own folder: a user's view)
+        from standalone_runtime import runtime_module
+
+        # the runtime folder alone, as a user would copy it
+        load_artifact = runtime_module("loader").load_artifact
 
         artifact = load_artifact(model)
 
