@@ -36,6 +36,7 @@ import logging
 import math
 import random
 import time
+import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -245,7 +246,13 @@ def _cost_model(options: TuneOptions) -> CostModel:
     path = options.cost_model_path
     if path is None or not Path(path).exists():
         return model
-    model.load(path)
+    try:
+        model.load(path)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
+        logger.warning(
+            "%s is not a cost model this tuner can read (%s): starting afresh", path, err
+        )
+        return make_cost_model(options.cost_model, **dict(options.cost_model_options))
     width = model.feature_width() if isinstance(model, XGBCostModel) else None
     if width is not None and width != NUM_FEATURES:
         logger.warning(

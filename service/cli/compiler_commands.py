@@ -131,6 +131,12 @@ def register(commands: Any) -> None:
         "per other core; 0: none, every core left to measurement)",
     )
     tune.add_argument(
+        "--cost-model",
+        metavar="MODEL.npz",
+        help="start the cost model from this file when it exists, and save it there "
+        "retrained (a model tuned after others of its family needs fewer trials)",
+    )
+    tune.add_argument(
         "--shape",
         action="append",
         default=[],
@@ -269,6 +275,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         flush_cache=args.flush_cache,
         feature_workers=args.feature_workers,
         in_model=args.in_model,
+        cost_model_path=args.cost_model,
     )
     return run_tune(
         Path(args.model),

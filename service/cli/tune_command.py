@@ -50,6 +50,7 @@ def tune_options_from_flags(
     flush_cache: bool | None,
     feature_workers: int | None,
     in_model: bool = True,
+    cost_model_path: str | None = None,
 ) -> TuneOptions:
     """The TuneOptions of `autotune tune`'s flags; TuneError naming the flag when one is
     out of range. Without `flush_cache` every run is timed on cold caches on a CPU: inside
@@ -65,6 +66,7 @@ def tune_options_from_flags(
             measure=MeasureOptions(flush_cache=cold),
             feature_workers=feature_workers,
             in_model=in_model,
+            cost_model_path=cost_model_path,
         )
     except TuneOptionsError as err:  # "batch_size must be ..." -> "--batch-size must be ..."
         name, _, rest = str(err).partition(" ")

@@ -258,3 +258,15 @@ class SecretRow(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(200))
+
+
+class CostModelRow(Base):
+    """The cost model the jobs of one target train and start from: a blob (`blobs`, and
+    the `cost_models` folder of each replica) named by its sha256 (`service.cost_models`)."""
+
+    __tablename__ = "cost_models"
+
+    target: Mapped[str] = mapped_column(String(500), primary_key=True)
+    sha256: Mapped[str] = mapped_column(KEY)
+    rows: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[float] = mapped_column(Float)

@@ -23,15 +23,19 @@ import math
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from types import FrameType
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from codegen.measure import MeasureInput, MeasureOptions, MeasureResult
 from codegen.target import Target, parse_target
+from service import cost_models
 from service.blobs import model_files
 from service.db.engine import make_engine, make_session_factory, unit_of_work
 from service.db.models import JobRow, JobTaskRow
@@ -254,15 +258,21 @@ class Driver:
         counts: Callable[[Record], bool] | None = None
         if not options.count_shared_records:
             counts = lambda record: record.job == self.job_id  # noqa: E731
-        result = tune_tasks(
-            tasks,
-            target,
-            options,
-            JobRecordStore(self.factory, job.target, keys),
-            progress=self.note_progress,
-            measurer=self.measure,
-            counts_toward_budget=counts,
-        )
+        with tempfile.TemporaryDirectory(prefix="autotune-cost-model-") as scratch:
+            model = cost_models.check_out(self.factory, self.settings, job.target, Path(scratch))
+            result = tune_tasks(
+                tasks,
+                target,
+                replace(options, cost_model_path=str(model)),
+                JobRecordStore(self.factory, job.target, keys),
+                progress=self.note_progress,
+                measurer=self.measure,
+                counts_toward_budget=counts,
+            )
+            try:
+                cost_models.check_in(self.factory, self.settings, job.target, model)
+            except Exception as err:  # (the job's records stand; only the warm start is lost)
+                logger.warning("the target's cost model was not updated: %s", err)
         # Step 4.
         self.finish(result)
 

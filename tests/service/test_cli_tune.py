@@ -297,3 +297,30 @@ def test_progress_shows_gflops_or_the_time_of_a_task_without_arithmetic() -> Non
     assert "best       -" in line(None, None)
     widths = {len(line(*each)) for each in [(140.3, 2e-4), (0.0, 12.5e-6), (None, None)]}
     assert len(widths) == 1  # the columns stay aligned
+
+
+def test_tune_warm_starts_from_and_saves_its_cost_model(tmp_path: Path) -> None:
+    """`--cost-model`: the first run saves the model it trained; a run on other records
+    starts from it (its saved model holds both runs' candidates); an unreadable file is
+    a warning and a fresh start, not a failure."""
+    from tuner.cost_model import saved_rows
+
+    model_path = tmp_path / "small.onnx"
+    _small_model(model_path)
+    cost_model = tmp_path / "model.npz"
+    flags = ["--trials", "6", "--search", "random", "--feature-workers", "0", "--no-in-model"]
+    first = _run("tune", str(model_path), "--records", str(tmp_path / "a.jsonl"),
+                 "--cost-model", str(cost_model), *flags)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    after_first = saved_rows(cost_model)
+    assert after_first >= 6
+    second = _run("tune", str(model_path), "--records", str(tmp_path / "b.jsonl"),
+                  "--cost-model", str(cost_model), *flags)  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    assert saved_rows(cost_model) >= after_first + 6
+    cost_model.write_bytes(b"not a model")
+    third = _run("tune", str(model_path), "--records", str(tmp_path / "c.jsonl"),
+                 "--cost-model", str(cost_model), *flags)  # fmt: skip
+    assert third.returncode == 0, third.stderr
+    assert "is not a cost model this tuner can read" in third.stderr
+    assert saved_rows(cost_model) >= 6

@@ -10,7 +10,13 @@ from typing import Any
 from tuner.cost_model.base import CostModel, normalize_per_task
 from tuner.cost_model.metrics import pairwise_accuracy, top_k_recall
 from tuner.cost_model.random_model import RandomCostModel
-from tuner.cost_model.xgb_model import OBJECTIVES, FitMetrics, XGBConfig, XGBCostModel
+from tuner.cost_model.xgb_model import (
+    OBJECTIVES,
+    FitMetrics,
+    XGBConfig,
+    XGBCostModel,
+    saved_rows,
+)
 
 COST_MODEL_KINDS = ("xgb", "random")
 
@@ -35,5 +41,6 @@ __all__ = [
     "make_cost_model",
     "normalize_per_task",
     "pairwise_accuracy",
+    "saved_rows",
     "top_k_recall",
 ]

@@ -34,6 +34,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -49,6 +50,9 @@ logger = logging.getLogger(__name__)
 
 OBJECTIVES = {"reg": "reg:squarederror", "rank": "rank:pairwise"}
 AUTO_OBJECTIVE = "auto"  # both trained at each fit, the better out-of-fold top-k kept
+# Rows a saved model keeps (the latest): a model every job of a target goes on training
+# (the service's) would otherwise grow without end.
+MAX_SAVED_ROWS = 20_000
 
 
 @dataclass(frozen=True)
@@ -159,22 +163,27 @@ class XGBCostModel:
         return int(self.data.features[0].shape[0]) if self.data.features else None
 
     def save(self, path: str | Path) -> None:
-        """One .npz file: training data, config, and the boosters as UBJSON bytes (one
-        array of their concatenation and one of their lengths)."""
+        """One .npz file: training data (the latest MAX_SAVED_ROWS rows), config, and the
+        boosters as UBJSON bytes (one array of their concatenation and one of their
+        lengths); written beside `path` and renamed over it, so a reader never sees half."""
         raw = [bytes(booster.save_raw("ubj")) for booster in self.boosters]
+        kept = slice(-MAX_SAVED_ROWS, None)
         buffer = io.BytesIO()
         np.savez(
             buffer,
-            features=as_matrix(self.data.features),
-            throughputs=np.asarray(self.data.throughputs, dtype=np.float64),
-            keys=np.asarray(self.data.keys, dtype=np.str_),
+            features=as_matrix(self.data.features[kept]),
+            throughputs=np.asarray(self.data.throughputs[kept], dtype=np.float64),
+            keys=np.asarray(self.data.keys[kept], dtype=np.str_),
             boosters=np.frombuffer(b"".join(raw), dtype=np.uint8),
             booster_sizes=np.asarray([len(r) for r in raw], dtype=np.int64),
             config=np.asarray(json.dumps(asdict(self.config))),
             objective=np.asarray(self.objective),
-            fitted_rows=np.asarray(self.fitted_rows),
+            fitted_rows=np.asarray(min(self.fitted_rows, MAX_SAVED_ROWS)),
         )
-        Path(path).write_bytes(buffer.getvalue())
+        target = Path(path)
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        partial.write_bytes(buffer.getvalue())
+        partial.replace(target)
 
     def load(self, path: str | Path) -> None:
         """Restore a model written by `save`."""
@@ -378,3 +387,13 @@ def _finite(value: float) -> float:
 def _recall_k(k: int, rows: int) -> int:
     """k for a task of `rows` evaluated rows: at most half of them (else recall is trivially 1)."""
     return max(1, min(k, rows // 2))
+
+
+def saved_rows(path: str | Path) -> int:
+    """How many training rows the model saved at `path` holds (0 when it holds none, or
+    is not such a file)."""
+    try:
+        with np.load(Path(path), allow_pickle=False) as saved:
+            return int(saved["features"].shape[0]) if "features" in saved else 0
+    except (OSError, ValueError):
+        return 0
