@@ -118,7 +118,8 @@ def test_a_second_job_of_a_target_starts_from_the_model_the_first_trained(
 ) -> None:
     worker = ProtocolWorker(drivers.url, drivers.registration_secret)
     worker.start()
-    factory = make_session_factory(make_engine(drivers.settings.resolved_database_url))
+    engine = make_engine(drivers.settings.resolved_database_url)
+    factory = make_session_factory(engine)
     try:
         with drivers.client() as client:
             target = canonical_target("llvm")  # (what the worker reports)
@@ -136,5 +137,6 @@ def test_a_second_job_of_a_target_starts_from_the_model_the_first_trained(
                     rows_after.append(row.rows)
     finally:
         worker.stop()
+        engine.dispose()
     # The first job's model holds its candidates; the second started from it and added its own.
     assert rows_after[0] >= 6 and rows_after[1] >= rows_after[0] + 6
