@@ -300,6 +300,17 @@ def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
     return _from_2d(ctx, out, rank)
 
 
+def _pool_attrs(ctx: NodeContext, window: Window) -> dict[str, object]:
+    """A 2-D pool op's window attributes, ceil_mode from the node."""
+    return {
+        "pool_size": window.kernel,
+        "strides": window.strides,
+        "padding": window.padding,
+        "dilation": window.dilation,
+        "ceil_mode": bool(ctx.int_attr("ceil_mode", 0)),
+    }
+
+
 def convert_max_pool(ctx: NodeContext) -> ConverterResult:
     """MaxPool -> nn.max_pool2d, and the Indices output where it is used (1-D and 2-D,
     `pool_indices`); 3-D pools run as 2-D pools of depth slices."""
@@ -313,15 +324,7 @@ def convert_max_pool(ctx: NodeContext) -> ConverterResult:
     window = _window(ctx, kernel)
     out = _from_2d(
         ctx,
-        ctx.call(
-            "nn.max_pool2d",
-            _to_2d(ctx, ctx.input(0), rank),
-            pool_size=window.kernel,
-            strides=window.strides,
-            padding=window.padding,
-            dilation=window.dilation,
-            ceil_mode=bool(ctx.int_attr("ceil_mode", 0)),
-        ),
+        ctx.call("nn.max_pool2d", _to_2d(ctx, ctx.input(0), rank), **_pool_attrs(ctx, window)),
         rank,
     )
     if not with_indices:
@@ -354,11 +357,7 @@ def convert_average_pool(ctx: NodeContext) -> ConverterResult:
     out = ctx.call(
         "nn.avg_pool2d",
         _to_2d(ctx, ctx.input(0), rank),
-        pool_size=window.kernel,
-        strides=window.strides,
-        padding=window.padding,
-        dilation=window.dilation,
-        ceil_mode=bool(ctx.int_attr("ceil_mode", 0)),
+        **_pool_attrs(ctx, window),
         count_include_pad=bool(ctx.int_attr("count_include_pad", 0)),
     )
     return _from_2d(ctx, out, rank)
