@@ -82,7 +82,7 @@ class _Observer:
         values = list(outputs) if isinstance(outputs, tuple) else [outputs]
         by_name = dict(zip(self.output_names, values, strict=True))
         by_name.update((name, np.asarray(inputs[name])) for name in self.from_inputs)
-        return {name: np.asarray(by_name[name], dtype=np.float64) for name in self.names}
+        return {name: np.asarray(by_name[name]) for name in self.names}
 
 
 def calibrate(

@@ -7,7 +7,7 @@ table of them is built here: per output position, the flat spatial indices of it
 (the ones inside the input first, in row-major window order, then the padding, which
 reads an appended lowest value). The graph gathers the windows, takes the first maximum of
 each (`argmax`: ties go to the first, as onnxruntime), and looks its index up in a second
-table in the storage order.
+table in the storage order (one copy of it, not one per batch and channel).
 """
 
 from __future__ import annotations
@@ -90,10 +90,10 @@ def max_pool_indices(
     padded = ctx.call("concatenate", flat, floor, axis=2)
     windows = ctx.call("take", padded, Constant(reads), axis=2)  # [N, C, outputs, window]
     first = ctx.call("argmax", windows, axis=3, keepdims=True, select_last_index=False)
-    table = np.broadcast_to(indices, (batch, channels, *indices.shape))
-    spatial_index = ctx.call(
-        "gather_elements", Constant(np.ascontiguousarray(table)), first, axis=3
-    )
+    # Row p's entry j of the index table is its flat element p * window + j.
+    rows = np.arange(indices.shape[0], dtype=np.int64).reshape(-1, 1) * indices.shape[1]
+    at = ctx.call("add", first, Constant(rows))  # [N, C, outputs, 1]
+    spatial_index = ctx.call("take", Constant(indices.reshape(-1)), at, axis=0)
     planes = np.arange(batch * channels, dtype=np.int64).reshape(batch, channels, 1, 1) * size
     index = ctx.call("add", spatial_index, Constant(planes))
     return ctx.call("reshape", index, newshape=(batch, channels, *output_spatial))
