@@ -125,6 +125,15 @@ def _activation_parameters(span: TensorRange) -> tuple[np.ndarray, np.ndarray]:
     return np.array(scale, np.float32), np.array(zero_point, np.uint8)
 
 
+def _weight_scales(peaks: np.ndarray) -> np.ndarray:
+    """float32 scales mapping each peak magnitude to the int8 limit; 1 for an all-zero
+    slice. A peak so small that peak / 127 would be subnormal or zero gets float32's
+    smallest normal scale instead, so no scale is zero and no value overflows the limit."""
+    tiny = np.finfo(np.float32).tiny
+    scaled = np.maximum(np.asarray(peaks, np.float32) / np.float32(WEIGHT_LIMIT), tiny)
+    return np.where(peaks > 0, scaled, np.float32(1.0)).astype(np.float32)
+
+
 def quantize_weight(
     weight: np.ndarray, axis: int | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -132,12 +141,12 @@ def quantize_weight(
     slice along `axis`, or one for the whole tensor when `axis` is None."""
     if axis is None:
         peaks = np.array(np.abs(weight).max(initial=0.0), np.float32)
-        scales = np.where(peaks > 0, peaks / WEIGHT_LIMIT, 1.0).astype(np.float32)
+        scales = _weight_scales(peaks)
         values = np.clip(np.rint(weight / scales), -WEIGHT_LIMIT, WEIGHT_LIMIT)
         return values.astype(np.int8), scales, np.array(0, np.int8)
     others = tuple(i for i in range(weight.ndim) if i != axis)
     peaks = np.abs(weight).max(axis=others, initial=0.0)
-    scales = np.where(peaks > 0, peaks / WEIGHT_LIMIT, 1.0).astype(np.float32)
+    scales = _weight_scales(peaks)
     shape = [1] * weight.ndim
     shape[axis] = -1
     values = np.clip(np.rint(weight / scales.reshape(shape)), -WEIGHT_LIMIT, WEIGHT_LIMIT)

@@ -209,3 +209,13 @@ def test_calibration_errors_name_what_is_wrong() -> None:
         calibrate(_relu_model(), ["r"], none, "entropy")
     with pytest.raises(QuantizeError, match="nothing to quantize"):
         quantize_model(_relu_model(), none)
+
+
+@pytest.mark.parametrize("axis", [None, 0])
+def test_subnormal_weights_get_a_nonzero_scale(axis: int | None) -> None:
+    weight = np.array([[1e-40, -3e-41], [0.0, 0.0]], np.float32)
+    values, scales, _ = quantize_weight(weight, axis)
+    assert np.all(scales > 0) and np.all(np.isfinite(scales))
+    shape = [-1, 1] if axis == 0 else []
+    restored = values.astype(np.float32) * scales.reshape(shape)
+    assert np.all(np.abs(restored - weight) <= scales.reshape(shape) / 2 + 1e-45)
