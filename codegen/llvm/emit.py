@@ -8,7 +8,8 @@ Statements map one to one: serial loops to counted loops, unrolled loops to copi
 of their body, vectorized loops to vector code (vectorize.py), parallel loops to
 GOMP regions (parallel.py), allocations to stack arrays or the heap; a loop over columns
 around vectorized loops that read down a column becomes row loads and shuffles
-(transpose.py).
+(transpose.py), and a 4-step sum of byte products around an int32 vector one vpdpbusd per
+vector (dot_product.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from codegen.llvm.context import (
     finish_function,
     new_function_context,
 )
+from codegen.llvm.dot_product import emit_dot_product
 from codegen.llvm.dtypes import (
     I32,
     I64,
@@ -166,7 +168,7 @@ def _emit_for(ctx: FunctionContext, loop: For) -> None:
         emit_vectorized_loop(ctx, loop, emit_stmt)
     elif loop.kind == "parallel":
         emit_parallel_loop(ctx, loop, emit_stmt)
-    elif emit_transposed_nest(ctx, loop, emit_stmt):
+    elif emit_dot_product(ctx, loop) or emit_transposed_nest(ctx, loop, emit_stmt):
         pass
     elif loop.kind == "unrolled":
         _emit_unrolled(ctx, loop)

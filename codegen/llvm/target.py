@@ -34,6 +34,23 @@ _AVX2_CPUS = (
 )  # fmt: skip
 
 
+# 8-bit dot products (vpdpbusd) of CPUs named without a feature string: AVX-512 VNNI, and
+# the VEX-encoded AVX-VNNI of Intel's hybrid cores (256-bit vectors at most).
+_FEATURES_OF_CPUS = {
+    "avx512vnni": (
+        "cascadelake", "cooperlake", "icelake-client", "icelake-server", "tigerlake",
+        "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d",
+        "diamondrapids", "znver4", "znver5",
+    ),
+    "avxvnni": (
+        "alderlake", "raptorlake", "meteorlake", "arrowlake", "lunarlake", "gracemont",
+        "sierraforest", "grandridge", "sapphirerapids", "emeraldrapids", "graniterapids",
+        "graniterapids-d", "diamondrapids", "znver5",
+    ),
+    "avx512vl": _AVX512_CPUS,
+}  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class CpuTarget:
     """A CPU to compile for; `str(target)` is its canonical target string."""
@@ -65,6 +82,18 @@ class CpuTarget:
         if "avx2" in enabled:  # AVX-512 depends on AVX2: turning AVX2 off turns both off
             bits = max(bits, 256) if enabled["avx2"] else 128
         return bits
+
+    def has_feature(self, feature: str) -> bool:
+        """Whether the CPU has `feature` (an LLVM feature name such as "avx512vnni"): as
+        the feature string says, else as its CPU name implies (for the features listed
+        in _FEATURES_OF_CPUS; False for others)."""
+        enabled: bool | None = None
+        for flag in filter(None, self.features.split(",")):
+            if flag[1:] == feature:
+                enabled = flag[0] == "+"
+        if enabled is not None:
+            return enabled
+        return self.mcpu in _FEATURES_OF_CPUS.get(feature, ())
 
     @property
     def hardware(self) -> HardwareParams:

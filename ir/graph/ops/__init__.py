@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ir.graph.ops import bitwise, elemwise, nn, pooling, reduce, transform
+from ir.graph.ops import bitwise, elemwise, nn, pooling, quantized, reduce, transform
 from ir.graph.ops.registry import REQUIRED, OpDef, OpPattern, get_op
 
 OP_TABLE: dict[str, OpDef] = {
     op.name: op
-    for family in (bitwise, elemwise, nn, pooling, reduce, transform)
+    for family in (bitwise, elemwise, nn, pooling, quantized, reduce, transform)
     for op in family.OPS
 }
 

@@ -51,7 +51,7 @@ from ir.tir.expr import IterVar, PrimExpr, cast, intrinsic
 # --- nn.conv2d -----------------------------------------------------------------------------
 
 
-def _conv2d_geometry(
+def conv2d_geometry(
     attrs: Attrs, op: str = "nn.conv2d"
 ) -> tuple[tuple[int, ...], tuple[int, int, int, int], tuple[int, ...], int]:
     strides = int_tuple(attrs["strides"], 2, "strides", op)
@@ -64,12 +64,12 @@ def _conv2d_geometry(
     return strides, window_pads(attrs["padding"], op), dilation, groups
 
 
-def _conv2d_output_hw(
+def conv2d_output_hw(
     data: TensorType, weight: TensorType, kernel: tuple[int, int], attrs: Attrs, op: str
 ) -> tuple[int, int]:
     """Output rows and columns of a conv of `data` (H and W on axes 2 and 3) by a window of
     `kernel`; a TypeInferenceError when the window does not fit the padded data."""
-    strides, (top, left, bottom, right), dilation, _ = _conv2d_geometry(attrs, op)
+    strides, (top, left, bottom, right), dilation, _ = conv2d_geometry(attrs, op)
     height, width = data.shape[2], data.shape[3]
     out_h = window_output_size(height, kernel[0], strides[0], dilation[0], top, bottom)
     out_w = window_output_size(width, kernel[1], strides[1], dilation[1], left, right)
@@ -90,7 +90,7 @@ def _conv2d_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
             "must both be 4-D (NCHW data, OIHW weight)"
         )
     dtype = same_dtype([data, weight], op)
-    groups = _conv2d_geometry(attrs)[3]
+    groups = conv2d_geometry(attrs)[3]
     batch, channels = data.shape[:2]
     out_channels, group_channels, kernel_h, kernel_w = weight.shape
     if channels != group_channels * groups:
@@ -103,14 +103,14 @@ def _conv2d_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
             f"{op}: weight (shape {weight.shape}) has {out_channels} output channels, "
             f"not divisible by groups={groups} (data shape {data.shape})"
         )
-    out_h, out_w = _conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
+    out_h, out_w = conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
     return TensorType((batch, out_channels, out_h, out_w), dtype)
 
 
 def conv2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     """NCHW x OIHW convolution: pad, gather windows (im2col), one batched matmul per group."""
     data, weight = inputs
-    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), groups = _conv2d_geometry(
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), groups = conv2d_geometry(
         attrs
     )
     batch, _, height, width = data.shape
@@ -142,7 +142,7 @@ def conv2d_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
 def _conv2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     """Pad H and W, then out[n, k, y, x] = sum over (rc, ry, rx) of pad * weight."""
     data, weight = inputs
-    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), groups = _conv2d_geometry(
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), groups = conv2d_geometry(
         attrs
     )
     out = tensor_out(out_type, "nn.conv2d")
@@ -197,7 +197,7 @@ def _conv2d_nchwc_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     dtype = same_dtype([data, weight], op)
     _check_nchwc_operands(data, weight, op)
     out_blocks, _, kernel_h, kernel_w, _, out_block = weight.shape
-    out_h, out_w = _conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
+    out_h, out_w = conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
     return TensorType((data.shape[0], out_blocks, out_h, out_w, out_block), dtype)
 
 
@@ -216,7 +216,7 @@ def _conv2d_nchwc_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.nd
 def _conv2d_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     """out[n, ko, y, x, kb] = sum over (co, ry, rx, ci) of pad[n, co, y', x', ci] * weight."""
     data, weight = inputs
-    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = _conv2d_geometry(
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = conv2d_geometry(
         attrs, "nn.conv2d_nchwc"
     )
     out = tensor_out(out_type, "nn.conv2d_nchwc")
@@ -271,7 +271,7 @@ def _depthwise_nchwc_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
             f"{op}: weight (shape {weight.shape}) has {blocks} blocks of {block} channels, "
             f"data (shape {data.shape}) {data.shape[1]} of {data.shape[4]}"
         )
-    out_h, out_w = _conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
+    out_h, out_w = conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
     return TensorType((data.shape[0], blocks, out_h, out_w, block), dtype)
 
 
@@ -288,9 +288,7 @@ def _depthwise_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) 
     """out[n, k, y, x, c] = sum over (ry, rx) of pad[n, k, y', x', c] * weight[k, ry, rx, c]."""
     data, weight = inputs
     op = "nn.depthwise_conv2d_nchwc"
-    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = _conv2d_geometry(
-        attrs, op
-    )
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = conv2d_geometry(attrs, op)
     out = tensor_out(out_type, op)
     _, kernel_h, kernel_w, _ = weight.shape
     padded = pad_stage(data, (0, 0, top, left, 0), (0, 0, bottom, right, 0), 0)

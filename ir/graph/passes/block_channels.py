@@ -34,8 +34,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from ir.graph.nodes import Call, Constant, Expr, Function, call
 from ir.graph.ops import elemwise
+from ir.graph.ops.quantized import DOT_WIDTH, pack_dot_weight
 from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import post_order, with_children
@@ -45,6 +48,7 @@ BLOCK_SIZES = (16, 8)  # preferred first: one AVX-512 vector of float32, then on
 MAX_INPUT_BLOCK = 16
 MAX_PADDING = 1 / 16  # at most this share of extra output channels for full blocks
 _ELEMENTWISE_OPS = frozenset(op.name for op in elemwise.OPS)
+_CONV_OPS = frozenset({"nn.conv2d", "qnn.conv2d"})
 _POOL_OPS = frozenset(
     {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_max_pool2d"}
 )
@@ -91,10 +95,18 @@ def _pad_channels(expr: Expr, shape: tuple[int, ...], block: int, axis: int) -> 
     return call("nn.pad", expr, pad_width=widths)
 
 
-def _input_block(channels: int) -> int:
+def _input_block(channels: int, step: int = 1) -> int:
     """How an NCHW input's channels are grouped in the conv's reduction: the largest
-    divisor of `channels` up to MAX_INPUT_BLOCK (all of them for an RGB image)."""
-    return max(b for b in range(1, min(channels, MAX_INPUT_BLOCK) + 1) if channels % b == 0)
+    divisor of `channels` up to MAX_INPUT_BLOCK that is a multiple of `step` (all of them
+    for an RGB image); 0 when there is none."""
+    fitting = range(step, min(channels, MAX_INPUT_BLOCK) + 1, step)
+    return max((b for b in fitting if channels % b == 0), default=0)
+
+
+def _padded_out_channels(weight: np.ndarray, block: int) -> np.ndarray:
+    """An OIHW weight with zero output channels appended up to whole blocks."""
+    extra = padded_channels(weight.shape[0], block) - weight.shape[0]
+    return np.pad(weight, ((0, extra), (0, 0), (0, 0), (0, 0))) if extra else weight
 
 
 def to_blocked(expr: Expr, shape: tuple[int, ...], block: int) -> Expr:
@@ -226,7 +238,7 @@ class _Converter:
                 for arg in node.args:  # a blocked call reads its blocked inputs as blocked
                     if id(arg) in self.blocked:
                         self.region[self._root(id(arg))] = self._root(id(node))
-                if node.op == "nn.conv2d":
+                if node.op in _CONV_OPS:
                     self.blocked_convs.append(id(node))
                     if blocked.padded:
                         self.padded_convs.append(id(node))
@@ -240,9 +252,9 @@ class _Converter:
 
     def _blocked_call(self, node: Call) -> _Blocked | None:
         out = _tensor_type(node)
-        if out is None or out.ndim != 4 or not out.dtype.startswith("float"):
+        if out is None or out.ndim != 4:
             return None
-        if node.op == "nn.conv2d":
+        if node.op in _CONV_OPS:
             return self._conv(node, out)
         if node.op in _ELEMENTWISE_OPS:
             return self._elementwise(node, out)
@@ -256,7 +268,7 @@ class _Converter:
         data, weight = node.args
         weight_type = _tensor_type(weight)
         if int(node.attrs["groups"]) != 1:
-            return self._depthwise(node, out)
+            return None if node.op == "qnn.conv2d" else self._depthwise(node, out)
         block = output_block(out.shape[1], id(node) not in self.unpadded_convs)
         if (
             id(node) in self.plain_convs
@@ -265,14 +277,32 @@ class _Converter:
             or block is None
         ):
             return None
+        integer = node.op == "qnn.conv2d"
+        step = DOT_WIDTH if integer else 1
         source = self.blocked_unpadded(data)
-        if source is not None:
+        if source is not None and source.block % step == 0:
             data_expr, in_block = source.expr, source.block
         else:
-            data_expr, in_block = self.plain_of(data), _input_block(weight_type.shape[1])
-        packed = fold_expr(blocked_weight(weight, weight_type.shape, in_block, block))
+            data_expr, in_block = self.plain_of(data), _input_block(weight_type.shape[1], step)
+        if in_block % step:
+            return None
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
-        conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, **attrs)
+        packed: Expr
+        if integer:
+            packed = Constant(
+                pack_dot_weight(_padded_out_channels(weight.data, block), in_block, block)
+            )
+            conv = call(
+                "qnn.conv2d_nchwc",
+                data_expr,
+                packed,
+                span=node.span,
+                pad_value=node.attrs["pad_value"],
+                **attrs,
+            )
+        else:
+            packed = fold_expr(blocked_weight(weight, weight_type.shape, in_block, block))
+            conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, **attrs)
         return _Blocked(conv, block, out.shape)
 
     def _depthwise(self, node: Call, out: TensorType) -> _Blocked | None:

@@ -22,6 +22,7 @@ from ir.graph.passes.eliminate_common_subexpr import eliminate_common_subexpr
 from ir.graph.passes.fold_constant import fold_constant
 from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.passes.infer_type import infer_type
+from ir.graph.passes.realize_quantized import realize_quantized
 from ir.graph.passes.simplify_inference import simplify_inference
 from ir.graph.passes.verify import verify
 
@@ -42,13 +43,17 @@ def passes(opt_level: int, blocked_layout: bool = True) -> tuple[Pass, ...]:
     """The pipeline at `opt_level`, in order (passes above the level are listed but skipped).
 
     `blocked_layout` keeps convolution activations in NCHW[b]c (BlockChannels), which is
-    what CPU code wants; GPU schedules are written for NCHW, so GPU targets turn it off.
+    what CPU code wants, and runs quantized convolutions as integer kernels
+    (RealizeQuantized, written for CPU dot-product instructions); GPU schedules are
+    written for NCHW float, so GPU targets turn it off.
     """
     max_group_size = FUSED_GROUP_SIZE if opt_level >= 1 else 1
     blocking = (Pass("BlockChannels", block_channels, opt_level=3),) if blocked_layout else ()
+    integer = (Pass("RealizeQuantized", realize_quantized, opt_level=2),) if blocked_layout else ()
     return (
         Pass("InferType", infer_type, opt_level=0),
         Pass("SimplifyInference", simplify_inference, opt_level=0),
+        *integer,
         Pass("FoldConstant", fold_constant, opt_level=2),
         Pass("EliminateCommonSubexpr", eliminate_common_subexpr, opt_level=3),
         Pass("DeadCodeElimination", dead_code_elimination, opt_level=1),

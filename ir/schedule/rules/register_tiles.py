@@ -264,10 +264,13 @@ class _RegisterTiling:
         sch.compute_at(anchor, output, x_outer)
         local = sch.stages[anchor]
         ln, lk, ly, lx, lkb = (axis.name for axis in local.op.axes)
-        rco, ry, rx, rci = (axis.name for axis in local.op.reduce_axes)
-        sch.reorder(anchor, ln, ly, rco, ry, rx, rci, lk, lx, lkb)
-        sch.unroll(anchor, lk)
-        sch.unroll(anchor, lx)
+        reduces = [axis.name for axis in local.op.reduce_axes]
+        # An 8-bit conv's last reduce axis is its 4-way dot product (qnn.conv2d_nchwc): it
+        # goes right around the channel vector, where one instruction does all 4 steps.
+        dot = reduces[4:]
+        sch.reorder(anchor, ln, ly, *reduces[:4], lk, lx, *dot, lkb)
+        for axis in (lk, lx, *dot):
+            sch.unroll(anchor, axis)
         sch.vectorize(anchor, lkb)
         return {output, anchor}
 

@@ -297,6 +297,36 @@ CASES += [
     ("nn.global_avg_pool2d", [randn(2, 3, 5, 4, 8)], {"layout": "NCHWc"}),
     ("nn.global_max_pool2d", [randn(1, 2, 3, 6, 4)], {"layout": "NCHWc"}),
 ]
+# 8-bit convolutions (int32 sums; data padded with its zero point), as RealizeQuantized
+# and BlockChannels make them: NCHW, and NCHW[b]c with OIHW[bi/4]i[bo*4] weights.
+CASES += [
+    (
+        "qnn.conv2d",
+        [ints(1, 8, 6, 7, dtype="uint8", low=0, high=256), ints(5, 8, 3, 3, dtype="int8")],
+        {"padding": (1, 1, 1, 0), "pad_value": 131},
+    ),
+    (
+        "qnn.conv2d",
+        [ints(2, 4, 5, 5, dtype="int8", low=-128, high=128), ints(6, 2, 3, 1, dtype="uint8")],
+        {"groups": 2, "strides": (2, 1), "pad_value": -3, "padding": (1, 0, 1, 0)},
+    ),
+    (
+        "qnn.conv2d_nchwc",
+        [
+            ints(1, 2, 6, 6, 8, dtype="uint8", low=0, high=256),
+            ints(3, 2, 3, 3, 2, 16 * 4, dtype="int8", low=-127, high=128),
+        ],
+        {"padding": (1, 1, 1, 1), "pad_value": 7},
+    ),
+    (
+        "qnn.conv2d_nchwc",
+        [
+            ints(2, 12, 7, 5, dtype="uint8", low=0, high=256),
+            ints(2, 3, 1, 2, 1, 8 * 4, dtype="int8", low=-127, high=128),
+        ],
+        {"strides": (2, 1), "dilation": (1, 2), "padding": (0, 1, 0, 1), "pad_value": 255},
+    ),
+]
 CASES += [
     ("nn.max_pool2d", [ints(1, 2, 5, 5)], {"pool_size": (2, 2), "padding": (1, 1, 1, 1)}),
     (

@@ -1,0 +1,162 @@
+"""8-bit dot products: a 4-step reduction around a vectorized int32 accumulation becomes
+one `vpdpbusd` per vector (AVX-512 VNNI, or AVX-VNNI for 256-bit vectors).
+
+    for q in range(4):                      # serial or unrolled
+        for c in range(L) vectorized:       # L = 16, 8 or 4 int32 lanes
+            acc[i + c] = acc[i + c] + int32(a[j + q]) * int32(w[k + 4 * c + q])
+
+with one of `a`, `w` uint8 and the other int8: `a`'s 4 bytes are one int32 broadcast to
+every lane, `w`'s 4 * L bytes one vector (each lane's 4 bytes adjacent, as
+qnn.conv2d_nchwc lays its weight out), and vpdpbusd adds each lane's 4 byte products to
+it. Integer sums are exact in any order, so this is the loop's own result. Where the
+pattern or the instruction is missing, the loops are emitted as they are (LLVM widens
+the bytes to int32 and multiplies).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import llvmlite.ir as ir
+
+from codegen.llvm.affine import depends_on, linear_coefficient
+from codegen.llvm.context import FunctionContext
+from codegen.llvm.dtypes import I32, splat
+from codegen.llvm.exprs import emit_index
+from codegen.llvm.memory import element_pointer, load_contiguous, store_contiguous
+from ir.tir.expr import Binary, Cast, IntImm, Load, PrimExpr, Var
+from ir.tir.stmt import For, Store
+from ir.tir.visit import substitute
+
+DOT_WIDTH = 4
+_BYTE_TYPES = frozenset({"uint8", "int8"})
+
+
+@dataclass(frozen=True)
+class _DotProduct:
+    """The matched nest: `store` accumulates unsigned bytes `unsigned` times signed bytes
+    `signed` over `step` (4 values) for each lane of `lane` (`lanes` values);
+    `broadcast` says which operand is the same for every lane."""
+
+    step: Var
+    lane: Var
+    lanes: int
+    store: Store
+    unsigned: Load
+    signed: Load
+    broadcast: Load
+
+
+def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
+    """Emit `loop` as vpdpbusd instructions (module docstring) and return True, or return
+    False, emitting nothing, when it is not that pattern or the target lacks them."""
+    if ctx.vector_var is not None or ctx.mask is not None:
+        return False
+    found = _match(ctx, loop)
+    if found is None or not _has_instruction(ctx, found.lanes):
+        return False
+    builder = ctx.builder
+    first_lane = {found.step: IntImm(0, found.step.dtype), found.lane: IntImm(0, found.lane.dtype)}
+    vector_type = ir.VectorType(I32, found.lanes)
+
+    def operand(load: Load) -> Any:
+        index = emit_index(ctx, substitute(load.index, first_lane))
+        address = element_pointer(ctx, load.buffer, index)
+        if load is found.broadcast:
+            return splat(builder, builder.load(address, typ=I32, align=1), found.lanes)
+        return builder.load(address, typ=vector_type, align=1)
+
+    store = found.store
+    first = emit_index(ctx, substitute(store.index, first_lane))
+    accumulator = load_contiguous(ctx, store.buffer, first, found.lanes)
+    name = f"llvm.x86.avx512.vpdpbusd.{found.lanes * 32}"
+    function = ctx.module_ctx.declare(
+        name, ir.FunctionType(vector_type, [vector_type, vector_type, vector_type])
+    )
+    total = builder.call(function, [accumulator, operand(found.unsigned), operand(found.signed)])
+    store_contiguous(ctx, store.buffer, first, total)
+    return True
+
+
+def _has_instruction(ctx: FunctionContext, lanes: int) -> bool:
+    """Whether the target runs vpdpbusd on `lanes` int32 lanes."""
+    target = ctx.target
+    avx512 = target.vector_bits == 512 and target.has_feature("avx512vnni")
+    if lanes == 16:
+        return avx512
+    return (avx512 and target.has_feature("avx512vl")) or (
+        target.vector_bits >= 256 and target.has_feature("avxvnni")
+    )
+
+
+def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
+    """`loop` as a dot-product nest, or None."""
+    if loop.kind not in ("serial", "unrolled") or not (
+        isinstance(loop.extent, IntImm) and loop.extent.value == DOT_WIDTH
+    ):
+        return None
+    inner = loop.body
+    if not (
+        isinstance(inner, For)
+        and inner.kind == "vectorized"
+        and isinstance(inner.extent, IntImm)
+        and inner.extent.value in (4, 8, 16)
+        and isinstance(inner.body, Store)
+    ):
+        return None
+    store, step, lane = inner.body, loop.var, inner.var
+    opaque = ctx.opaque_vars
+    if store.buffer.dtype != "int32" or linear_coefficient(store.index, lane, opaque) != 1:
+        return None
+    if depends_on(store.index, {step}):
+        return None
+    product = _accumulated(store)
+    if product is None:
+        return None
+    loads = _byte_operands(product)
+    if loads is None:
+        return None
+    broadcast = [load for load in loads if not depends_on(load.index, {lane})]
+    vector = [load for load in loads if linear_coefficient(load.index, lane, opaque) == DOT_WIDTH]
+    if len(broadcast) != 1 or len(vector) != 1:
+        return None
+    if any(linear_coefficient(load.index, step, opaque) != 1 for load in loads):
+        return None
+    if any(load.buffer == store.buffer for load in loads):
+        return None
+    unsigned = [load for load in loads if load.buffer.dtype == "uint8"]
+    signed = [load for load in loads if load.buffer.dtype == "int8"]
+    if len(unsigned) != 1 or len(signed) != 1:
+        return None
+    return _DotProduct(step, lane, inner.extent.value, store, unsigned[0], signed[0], broadcast[0])
+
+
+def _accumulated(store: Store) -> PrimExpr | None:
+    """What `store` adds to the element it stores to, if it is `acc = acc + x`."""
+    value = store.value
+    if not isinstance(value, Binary) or value.op != "add":
+        return None
+    accumulator = Load(store.buffer, store.index)
+    if value.lhs == accumulator:
+        return value.rhs
+    if value.rhs == accumulator:
+        return value.lhs
+    return None
+
+
+def _byte_operands(product: PrimExpr) -> tuple[Load, Load] | None:
+    """The two byte loads of `int32(a) * int32(b)`, or None."""
+    if not isinstance(product, Binary) or product.op != "mul" or product.dtype != "int32":
+        return None
+    loads = []
+    for side in (product.lhs, product.rhs):
+        if not (
+            isinstance(side, Cast)
+            and side.dtype == "int32"
+            and isinstance(side.value, Load)
+            and side.value.buffer.dtype in _BYTE_TYPES
+        ):
+            return None
+        loads.append(side.value)
+    return loads[0], loads[1]

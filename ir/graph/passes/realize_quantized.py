@@ -1,0 +1,176 @@
+"""RealizeQuantized: convolutions between dequantized 8-bit values run on the integers.
+
+A QDQ model (what onnxruntime's quantize_static and `autotune quantize` write) computes
+each quantized convolution in float: DequantizeLinear of the 8-bit activation and of the
+8-bit weight, a float conv, then a QuantizeLinear. The frontend reads that as
+
+    conv2d(multiply(subtract(cast(xq, float32), zx), sx),
+           multiply(cast(wq, float32), sw))          # wq constant int8, sw per channel
+
+which is sx * sw[k] * sum (xq - zx) * wq[k]: an exact integer sum scaled once. Here it
+becomes
+
+    multiply(cast(subtract(qnn.conv2d(xq, wq, pad_value=zx), zx * sum wq[k]), float32),
+             sx * sw[k])
+
+(the data padded with its zero point, so a padded position contributes nothing, as a
+dequantized zero would; the zero point's share taken off once per output channel), and
+the bias, the activation and the QuantizeLinear that follow stay as they are, fused as
+the integer conv's epilogue. The sums are exact where the float conv rounded, so a
+result can differ from the float graph's by one quantization step where it lies on a
+rounding boundary, as onnxruntime's own integer kernels do.
+
+Applies where the integer kernel pays: one group, input channels a multiple of 4 (the
+dot-product width), a uint8 or int8 activation with one scale and zero point, a
+constant int8 weight with zero points 0 (symmetric, one scale or one per output
+channel), float32 scales, and windows small enough that no int32 sum can overflow. An
+int8 activation is shifted to uint8 (x + 128, its zero point too), the operand order
+8-bit dot-product instructions want.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ir.graph.nodes import Call, Constant, Expr, Function, call
+from ir.graph.ops.quantized import DOT_WIDTH
+from ir.graph.passes.fold_constant import fold_expr
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.traversal import free_vars, post_order, with_children
+from ir.graph.types import TensorType
+
+_PRODUCT_BOUND = 255 * 128  # the largest |uint8 x int8| product
+_INT32_MAX = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class _Dequantized:
+    """`(value - zero_point) * scale` of an 8-bit `value`."""
+
+    value: Expr
+    dtype: str
+    zero_point: np.ndarray
+    scale: np.ndarray
+
+
+def _constant(expr: Expr) -> np.ndarray | None:
+    """The value of `expr` when it is computed from constants alone."""
+    if isinstance(expr, Constant):
+        return expr.data
+    if not isinstance(expr, Call) or free_vars(expr):
+        return None
+    folded = fold_expr(expr)
+    return folded.data if isinstance(folded, Constant) else None
+
+
+def _call_of(expr: Expr, op: str) -> Call | None:
+    return expr if isinstance(expr, Call) and expr.op == op else None
+
+
+def _dequantized(expr: Expr) -> _Dequantized | None:
+    """`expr` as a DequantizeLinear into float32 of an 8-bit value, or None."""
+    product = _call_of(expr, "multiply")
+    if product is None:
+        return None
+    shifted, scale_expr = product.args
+    scale = _constant(scale_expr)
+    if scale is None or scale.dtype != np.float32:
+        return None
+    zero_point = np.zeros((), np.float32)
+    difference = _call_of(shifted, "subtract")
+    if difference is not None:
+        shifted, zero_expr = difference.args
+        found = _constant(zero_expr)
+        if found is None:
+            return None
+        zero_point = found
+    cast = _call_of(shifted, "cast")
+    if cast is None or cast.attrs["dtype"] != "float32":
+        return None
+    value = cast.args[0]
+    ty = value.checked_type if value.has_type else None
+    if not isinstance(ty, TensorType) or ty.dtype not in ("uint8", "int8"):
+        return None
+    return _Dequantized(value, ty.dtype, zero_point, scale)
+
+
+def _per_channel(array: np.ndarray, channels: int) -> np.ndarray | None:
+    """A scalar or a per-output-channel array (shape (K,), (K, 1, 1) or (K, 1, 1, 1)) as
+    (K,), or None when it is neither."""
+    if array.size == 1:
+        return np.full(channels, array.reshape(()), array.dtype)
+    if array.size == channels and array.shape[0] == channels:
+        return array.reshape(channels)
+    return None
+
+
+def _realize(conv: Call, rewritten: Mapping[int, Expr]) -> Expr | None:
+    """The integer form of typed `conv` (module docstring), its operands taken from
+    `rewritten` (by id of the original node), or None where it does not apply."""
+    if int(conv.attrs["groups"]) != 1:
+        return None
+    out = conv.checked_type if conv.has_type else None
+    data = _dequantized(conv.args[0])
+    weight = _dequantized(conv.args[1])
+    if not isinstance(out, TensorType) or out.dtype != "float32" or data is None or weight is None:
+        return None
+    weight_values = _constant(weight.value)
+    if weight_values is None or weight.dtype != "int8" or np.any(weight.zero_point):
+        return None
+    channels, window = weight_values.shape[0], int(np.prod(weight_values.shape[1:]))
+    weight_scale = _per_channel(weight.scale, channels)
+    if (
+        weight_values.shape[1] % DOT_WIDTH
+        or weight_scale is None
+        or data.scale.size != 1
+        or data.zero_point.size != 1
+        or window * _PRODUCT_BOUND > _INT32_MAX
+    ):
+        return None
+    value, zero_point = rewritten[id(data.value)], int(data.zero_point.reshape(()))
+    if data.dtype == "int8":  # to uint8: the same values 128 higher, the zero point too
+        widened = call("add", call("cast", value, dtype="int16"), Constant(np.array(128, np.int16)))
+        value, zero_point = call("cast", widened, dtype="uint8"), zero_point + 128
+    attrs = {key: conv.attrs[key] for key in ("strides", "padding", "dilation")}
+    total: Expr = call(
+        "qnn.conv2d",
+        value,
+        Constant(weight_values.astype(np.int8)),
+        span=conv.span,
+        groups=1,
+        pad_value=zero_point,
+        **attrs,
+    )
+    per_channel = (channels, 1, 1)
+    if zero_point:
+        sums = weight_values.astype(np.int64).reshape(channels, -1).sum(axis=1)
+        offsets = (sums * zero_point).astype(np.int32).reshape(per_channel)
+        total = call("subtract", total, Constant(offsets), span=conv.span)
+    scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
+    return call(
+        "multiply",
+        call("cast", total, dtype="float32", span=conv.span),
+        Constant(scales.reshape(per_channel)),
+        span=conv.span,
+    )
+
+
+def realize_quantized(fn: Function) -> Function:
+    """Turn every float conv between dequantized 8-bit values of typed `fn` into an
+    integer conv scaled once (module docstring). Returns a typed function."""
+    rewritten: dict[int, Expr] = {}
+    changed = False
+    for node in post_order(fn.body):
+        children = tuple(rewritten[id(child)] for child in node.children())
+        new = with_children(node, children)
+        if isinstance(node, Call) and node.op == "nn.conv2d":
+            realized = _realize(node, rewritten)
+            if realized is not None:
+                new, changed = realized, True
+        rewritten[id(node)] = new
+    if not changed:
+        return fn
+    return infer_type(replace(fn, body=rewritten[id(fn.body)]))

@@ -1,0 +1,119 @@
+"""8-bit dot products: qnn.conv2d_nchwc's 4-step byte sums around an int32 channel vector
+become vpdpbusd where the target has it (AVX-512 VNNI, AVX-VNNI), and every kernel,
+with or without it, computes the reference's exact integers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegen.executor import compile_model
+from codegen.llvm.jit import optimized_llvm_ir
+from codegen.llvm.target import host_target, parse_cpu_target
+from ir.graph.nodes import Call, Constant, Function, Var, call
+from ir.graph.ops.quantized import pack_dot_weight
+from ir.graph.passes.fuse_ops import fuse_ops
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.traversal import post_order
+from ir.graph.types import TensorType
+from ir.lower import lower
+from ir.reference import evaluate
+from ir.schedule.default import default_schedule
+from ir.te.program import function_to_te
+
+
+def _conv(
+    data: np.ndarray, weight: np.ndarray, in_block: int, out_block: int, **attrs: object
+) -> Function:
+    """fn(x) = qnn.conv2d_nchwc(x, packed OIHW `weight`), typed."""
+    x = Var("x", TensorType(data.shape, data.dtype.name))
+    packed = Constant(pack_dot_weight(weight, in_block, out_block))
+    return infer_type(Function((x,), call("qnn.conv2d_nchwc", x, packed, **attrs)))
+
+
+def _kernel_ir(fn: Function, target_text: str) -> str:
+    target = parse_cpu_target(target_text)
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    schedule = default_schedule(function_to_te(prim), target.hardware, frozenset({"p1"}))
+    return optimized_llvm_ir(lower(schedule), target)
+
+
+def _blocked_data(rng: np.random.Generator, blocks: int, size: int, block: int) -> np.ndarray:
+    return rng.integers(0, 256, (1, blocks, size, size, block)).astype(np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("target", "out_block", "expected"),
+    [
+        ("llvm -mcpu=znver4", 16, True),
+        ("llvm -mcpu=icelake-server", 8, True),
+        ("llvm -mcpu=alderlake", 8, True),  # AVX-VNNI, 256-bit
+        ("llvm -mcpu=znver3", 8, False),
+        ("llvm -mcpu=skylake-avx512", 16, False),
+        ("llvm -mcpu=znver4 -mattr=-avx512vnni", 16, False),
+    ],
+)
+def test_vpdpbusd_where_the_target_has_it(target: str, out_block: int, expected: bool) -> None:
+    rng = np.random.default_rng(0)
+    data = _blocked_data(rng, 2, 6, 8)
+    weight = rng.integers(-127, 128, (2 * out_block, 16, 3, 3)).astype(np.int8)
+    fn = _conv(data, weight, 8, out_block, padding=(1, 1, 1, 1), pad_value=3)
+    assert ("vpdpbusd" in _kernel_ir(fn, target)) == expected
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    blocks=st.integers(1, 3),
+    in_block=st.sampled_from([4, 8, 16]),
+    out_blocks=st.integers(1, 2),
+    out_block=st.sampled_from([4, 8, 16]),
+    size=st.integers(3, 9),
+    kernel=st.sampled_from([1, 3]),
+    stride=st.integers(1, 2),
+    pad_value=st.integers(0, 255),
+    blocked=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_compiled_8_bit_convs_are_exact(
+    blocks: int,
+    in_block: int,
+    out_blocks: int,
+    out_block: int,
+    size: int,
+    kernel: int,
+    stride: int,
+    pad_value: int,
+    blocked: bool,
+    seed: int,
+) -> None:
+    """Whatever the blocks, window, stride and zero point, the host's kernel (vpdpbusd
+    or not) gives the reference's integers, extremes of both byte ranges included."""
+    rng = np.random.default_rng(seed)
+    data = _blocked_data(rng, blocks, size, in_block)
+    data.flat[:2] = (0, 255)
+    if not blocked:  # NCHW data, read as is
+        data = np.ascontiguousarray(data.transpose(0, 1, 4, 2, 3)).reshape(
+            1, blocks * in_block, size, size
+        )
+    weight = rng.integers(-128, 128, (out_blocks * out_block, blocks * in_block, kernel, kernel))
+    weight = weight.astype(np.int8)
+    weight.flat[:2] = (-128, 127)
+    pad = kernel // 2
+    fn = _conv(
+        data, weight, in_block, out_block,
+        strides=(stride, stride), padding=(pad,) * 4, pad_value=pad_value,
+    )  # fmt: skip
+    expected = evaluate(fn, {"x": data})
+    actual = compile_model(fuse_ops(fn), host_target()).run({"x": data})
+    assert np.array_equal(np.asarray(actual), np.asarray(expected))
+
+
+def test_feature_names_follow_the_feature_string_then_the_cpu_name() -> None:
+    assert parse_cpu_target("llvm -mcpu=znver4").has_feature("avx512vnni")
+    assert not parse_cpu_target("llvm -mcpu=znver3").has_feature("avx512vnni")
+    assert parse_cpu_target("llvm -mcpu=znver3 -mattr=+avxvnni").has_feature("avxvnni")
+    assert not parse_cpu_target("llvm -mcpu=znver4 -mattr=-avx512vnni").has_feature("avx512vnni")
+    assert not parse_cpu_target("llvm -mcpu=znver4").has_feature("no-such-feature")
