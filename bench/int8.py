@@ -28,6 +28,8 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import onnxruntime_session, time_in_turn
+from ir.graph.nodes import Call, Function
+from ir.graph.traversal import post_order
 
 INPUT = "input"
 IMAGE = (1, 3, 224, 224)
@@ -197,9 +199,6 @@ def output_scale(model: onnx.ModelProto) -> float:
 
 
 def _ops(function: Any) -> set[str]:
-    from ir.graph.nodes import Call
-    from ir.graph.traversal import post_order
-
     return {
         node.op
         for node in post_order(function.body)
@@ -226,8 +225,10 @@ def measure(name: str, directory: Path) -> dict[str, Any]:
     }
     integer = sum(
         1
-        for function, _ in ours["int8"].kernel_schedules()
-        if any(op.startswith("qnn.") for op in _ops(function))
+        for node in post_order(ours["int8"].function.body)
+        if isinstance(node, Call)
+        and isinstance(node.op, Function)
+        and any(op.startswith("qnn.") for op in _ops(node.op))
     )
     step = output_scale(int8_model)
     worst = 0.0
@@ -259,7 +260,7 @@ def report(rows: list[dict[str, Any]], host: str) -> list[str]:
     lines = [
         f"host: {host} (2 threads); untuned; latencies: median of 7 turns, ms",
         "",
-        f"{'model':14} {'int kernels':>11} {'err steps':>9} {'ours f32':>9} {'ours i8':>9} "
+        f"{'model':14} {'int convs':>11} {'err steps':>9} {'ours f32':>9} {'ours i8':>9} "
         f"{'ORT f32':>9} {'ORT i8':>9} {'i8/ORT i8':>9} {'f32/i8':>7}",
     ]
     for row in rows:

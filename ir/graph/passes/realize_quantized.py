@@ -16,9 +16,12 @@ becomes
 (the data padded with its zero point, so a padded position contributes nothing, as a
 dequantized zero would; the zero point's share taken off once per output channel), and
 the bias, the activation and the QuantizeLinear that follow stay as they are, fused as
-the integer conv's epilogue. The sums are exact where the float conv rounded, so a
-result can differ from the float graph's by one quantization step where it lies on a
-rounding boundary, as onnxruntime's own integer kernels do.
+the integer conv's epilogue. Where a per-channel int32 bias dequantized by sx * sw[k]
+and then a QuantizeLinear by sy follow (what onnxruntime's quantize_static writes), the
+requantization is onnxruntime's integer kernels' own: float32(sum + bias) times one
+multiplier per channel, float32(sx * sw[k]) / sy, then rounded. The sums are exact where
+the float conv rounded, so a result can differ from the float graph's by one
+quantization step where it lies on a rounding boundary.
 
 Applies where the integer kernel pays: one group, input channels a multiple of 4 (the
 dot-product width), a uint8 or int8 activation with one scale and zero point, a
@@ -39,7 +42,7 @@ from ir.graph.nodes import Call, Constant, Expr, Function, call
 from ir.graph.ops.quantized import DOT_WIDTH
 from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.passes.infer_type import infer_type
-from ir.graph.traversal import free_vars, post_order, with_children
+from ir.graph.traversal import count_uses, free_vars, post_order, with_children
 from ir.graph.types import TensorType
 
 _PRODUCT_BOUND = 255 * 128  # the largest |uint8 x int8| product
@@ -70,8 +73,8 @@ def _call_of(expr: Expr, op: str) -> Call | None:
     return expr if isinstance(expr, Call) and expr.op == op else None
 
 
-def _dequantized(expr: Expr) -> _Dequantized | None:
-    """`expr` as a DequantizeLinear into float32 of an 8-bit value, or None."""
+def _dequantized(expr: Expr, dtypes: tuple[str, ...] = ("uint8", "int8")) -> _Dequantized | None:
+    """`expr` as a DequantizeLinear into float32 of a value of one of `dtypes`, or None."""
     product = _call_of(expr, "multiply")
     if product is None:
         return None
@@ -92,7 +95,7 @@ def _dequantized(expr: Expr) -> _Dequantized | None:
         return None
     value = cast.args[0]
     ty = value.checked_type if value.has_type else None
-    if not isinstance(ty, TensorType) or ty.dtype not in ("uint8", "int8"):
+    if not isinstance(ty, TensorType) or ty.dtype not in dtypes:
         return None
     return _Dequantized(value, ty.dtype, zero_point, scale)
 
@@ -107,10 +110,29 @@ def _per_channel(array: np.ndarray, channels: int) -> np.ndarray | None:
     return None
 
 
-def _realize(conv: Call, rewritten: Mapping[int, Expr]) -> Expr | None:
+@dataclass(frozen=True)
+class _IntegerConv:
+    """A conv as the exact int32 sum `products` (shape N x K x H x W) of its 8-bit
+    operands, less per-channel `offsets` (its data zero point's share, (K,)), times the
+    float32 per-channel `scales` (K,)."""
+
+    products: Expr
+    offsets: np.ndarray
+    scales: np.ndarray
+
+    def total(self, bias: np.ndarray | None = None) -> Expr:
+        """The int32 sum less the offsets, plus an int32 per-channel `bias`: one add."""
+        shift = -self.offsets if bias is None else bias.astype(np.int64) - self.offsets
+        if not np.any(shift):
+            return self.products
+        constant = Constant(shift.astype(np.int32).reshape(-1, 1, 1))
+        return call("add", self.products, constant)
+
+
+def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr]) -> _IntegerConv | None:
     """The integer form of typed `conv` (module docstring), its operands taken from
     `rewritten` (by id of the original node), or None where it does not apply."""
-    if int(conv.attrs["groups"]) != 1:
+    if not isinstance(conv, Call) or conv.op != "nn.conv2d" or int(conv.attrs["groups"]) != 1:
         return None
     out = conv.checked_type if conv.has_type else None
     data = _dequantized(conv.args[0])
@@ -135,7 +157,7 @@ def _realize(conv: Call, rewritten: Mapping[int, Expr]) -> Expr | None:
         widened = call("add", call("cast", value, dtype="int16"), Constant(np.array(128, np.int16)))
         value, zero_point = call("cast", widened, dtype="uint8"), zero_point + 128
     attrs = {key: conv.attrs[key] for key in ("strides", "padding", "dilation")}
-    total: Expr = call(
+    products = call(
         "qnn.conv2d",
         value,
         Constant(weight_values.astype(np.int8)),
@@ -144,32 +166,81 @@ def _realize(conv: Call, rewritten: Mapping[int, Expr]) -> Expr | None:
         pad_value=zero_point,
         **attrs,
     )
-    per_channel = (channels, 1, 1)
-    if zero_point:
-        sums = weight_values.astype(np.int64).reshape(channels, -1).sum(axis=1)
-        offsets = (sums * zero_point).astype(np.int32).reshape(per_channel)
-        total = call("subtract", total, Constant(offsets), span=conv.span)
+    offsets = weight_values.astype(np.int64).reshape(channels, -1).sum(axis=1) * zero_point
     scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
-    return call(
-        "multiply",
-        call("cast", total, dtype="float32", span=conv.span),
-        Constant(scales.reshape(per_channel)),
-        span=conv.span,
-    )
+    return _IntegerConv(products, offsets, scales)
+
+
+def _scaled(total: Expr, scales: np.ndarray, span: str) -> Expr:
+    """float32(`total`) times per-channel `scales`."""
+    factors = Constant(scales.astype(np.float32).reshape(-1, 1, 1))
+    return call("multiply", call("cast", total, dtype="float32", span=span), factors, span=span)
+
+
+def _integer_bias(expr: Expr, scales: np.ndarray) -> np.ndarray | None:
+    """`expr` as a per-channel int32 bias dequantized by `scales` (how onnxruntime's
+    quantizer stores a conv's bias), its int32 values; else None."""
+    expanded = _call_of(expr, "expand_dims")
+    bias = _dequantized(expanded.args[0] if expanded else expr, ("int32",))
+    if bias is None or np.any(bias.zero_point):
+        return None
+    values = _constant(bias.value)
+    channels = scales.shape[0]
+    bias_scale = _per_channel(bias.scale, channels)
+    if values is None or values.size != channels or bias_scale is None:
+        return None
+    if not np.array_equal(bias_scale.astype(np.float32), scales):
+        return None
+    return values.reshape(channels).astype(np.int32)
+
+
+def _requantized(node: Call, rewritten: Mapping[int, Expr], uses: Mapping[int, int]) -> Expr | None:
+    """`divide(relu?(conv + bias), output_scale)` (a QuantizeLinear's first step after
+    an integer conv with an int32 bias) as onnxruntime's integer kernels compute it:
+    float32(sum + bias) * (input scale * weight scale / output scale), one multiplier per
+    channel; None where the pattern does not hold."""
+    value, divisor = node.args
+    output_scale = _constant(divisor)
+    if output_scale is None or output_scale.size != 1 or output_scale.dtype != np.float32:
+        return None
+    chain, relu = value, _call_of(value, "nn.relu")
+    if relu is not None:
+        chain = relu.args[0]
+    add = _call_of(chain, "add")
+    if add is None or uses.get(id(chain), 0) != 1 or uses.get(id(value), 0) != 1:
+        return None
+    for conv, bias_expr in (add.args, add.args[::-1]):
+        integer = _integer_conv(conv, rewritten) if uses.get(id(conv), 0) == 1 else None
+        if integer is None:
+            continue
+        bias = _integer_bias(bias_expr, integer.scales)
+        if bias is None:
+            return None
+        total = integer.total(bias)
+        multipliers = integer.scales / np.float32(output_scale.reshape(()))
+        scaled = _scaled(total, multipliers.astype(np.float32), add.span)
+        return call("nn.relu", scaled, span=relu.span) if relu is not None else scaled
+    return None
 
 
 def realize_quantized(fn: Function) -> Function:
     """Turn every float conv between dequantized 8-bit values of typed `fn` into an
     integer conv scaled once (module docstring). Returns a typed function."""
     rewritten: dict[int, Expr] = {}
+    uses = count_uses(fn.body)
     changed = False
     for node in post_order(fn.body):
         children = tuple(rewritten[id(child)] for child in node.children())
         new = with_children(node, children)
+        realized: Expr | None = None
         if isinstance(node, Call) and node.op == "nn.conv2d":
-            realized = _realize(node, rewritten)
-            if realized is not None:
-                new, changed = realized, True
+            integer = _integer_conv(node, rewritten)
+            if integer is not None:
+                realized = _scaled(integer.total(), integer.scales, node.span)
+        elif isinstance(node, Call) and node.op == "divide":
+            realized = _requantized(node, rewritten, uses)
+        if realized is not None:
+            new, changed = realized, True
         rewritten[id(node)] = new
     if not changed:
         return fn

@@ -51,14 +51,16 @@ def test_pass_order_is_the_documented_one() -> None:
     assert names == [
         "InferType",
         "SimplifyInference",
+        "RealizeQuantized",
         "FoldConstant",
         "EliminateCommonSubexpr",
         "DeadCodeElimination",
         "BlockChannels",
         "FuseOps",
     ]
-    assert [p.opt_level for p in passes(3)] == [0, 0, 2, 3, 1, 3, 0]
-    assert "BlockChannels" not in [p.name for p in passes(3, blocked_layout=False)]
+    assert [p.opt_level for p in passes(3)] == [0, 0, 2, 2, 3, 1, 3, 0]
+    gpu = [p.name for p in passes(3, blocked_layout=False)]
+    assert "BlockChannels" not in gpu and "RealizeQuantized" not in gpu
 
 
 def test_opt_level_3_fuses_conv_with_the_folded_batch_norm_and_activation() -> None:
