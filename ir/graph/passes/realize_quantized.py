@@ -47,6 +47,7 @@ from ir.graph.types import TensorType
 
 _PRODUCT_BOUND = 255 * 128  # the largest |uint8 x int8| product
 _INT32_MAX = 2**31 - 1
+_FLOAT_EXACT = 2**24  # float32 holds every integer below this exactly
 
 
 @dataclass(frozen=True)
@@ -112,27 +113,32 @@ def _per_channel(array: np.ndarray, channels: int) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class _IntegerConv:
-    """A conv as the exact int32 sum `products` (shape N x K x H x W) of its 8-bit
-    operands, less per-channel `offsets` (its data zero point's share, (K,)), times the
-    float32 per-channel `scales` (K,)."""
+    """A conv as the exact sum `products` (shape N x K x H x W, int32, or float32 holding
+    integers) of its 8-bit operands, less per-channel `offsets` (its data zero point's
+    share, (K,)), times the float32 per-channel `scales` (K,); `bound` bounds |products|."""
 
     products: Expr
     offsets: np.ndarray
     scales: np.ndarray
+    dtype: str
+    bound: int
 
-    def total(self, bias: np.ndarray | None = None) -> Expr:
-        """The int32 sum less the offsets, plus an int32 per-channel `bias`: one add."""
+    def total(self, bias: np.ndarray | None = None) -> Expr | None:
+        """The sum less the offsets, plus an int32 per-channel `bias`: one add; None when
+        a float32 sum could no longer hold the result exactly."""
         shift = -self.offsets if bias is None else bias.astype(np.int64) - self.offsets
+        if self.dtype == "float32" and self.bound + int(np.abs(shift).max()) >= _FLOAT_EXACT:
+            return None
         if not np.any(shift):
             return self.products
-        constant = Constant(shift.astype(np.int32).reshape(-1, 1, 1))
+        constant = Constant(shift.astype(self.dtype).reshape(-1, 1, 1))
         return call("add", self.products, constant)
 
 
 def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr]) -> _IntegerConv | None:
     """The integer form of typed `conv` (module docstring), its operands taken from
     `rewritten` (by id of the original node), or None where it does not apply."""
-    if not isinstance(conv, Call) or conv.op != "nn.conv2d" or int(conv.attrs["groups"]) != 1:
+    if not isinstance(conv, Call) or conv.op != "nn.conv2d":
         return None
     out = conv.checked_type if conv.has_type else None
     data = _dequantized(conv.args[0])
@@ -144,37 +150,57 @@ def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr]) -> _IntegerConv | N
         return None
     channels, window = weight_values.shape[0], int(np.prod(weight_values.shape[1:]))
     weight_scale = _per_channel(weight.scale, channels)
-    if (
-        weight_values.shape[1] % DOT_WIDTH
-        or weight_scale is None
-        or data.scale.size != 1
-        or data.zero_point.size != 1
-        or window * _PRODUCT_BOUND > _INT32_MAX
-    ):
+    if weight_scale is None or data.scale.size != 1 or data.zero_point.size != 1:
         return None
-    value, zero_point = rewritten[id(data.value)], int(data.zero_point.reshape(()))
-    if data.dtype == "int8":  # to uint8: the same values 128 higher, the zero point too
-        widened = call("add", call("cast", value, dtype="int16"), Constant(np.array(128, np.int16)))
-        value, zero_point = call("cast", widened, dtype="uint8"), zero_point + 128
+    bound = window * _PRODUCT_BOUND
+    groups = int(conv.attrs["groups"])
     attrs = {key: conv.attrs[key] for key in ("strides", "padding", "dilation")}
-    products = call(
-        "qnn.conv2d",
-        value,
-        Constant(weight_values.astype(np.int8)),
+    scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
+    value, zero_point = rewritten[id(data.value)], int(data.zero_point.reshape(()))
+    if groups == 1 and weight_values.shape[1] % DOT_WIDTH == 0 and bound <= _INT32_MAX:
+        if data.dtype == "int8":  # to uint8: the same values 128 higher, the zero point too
+            widened = call(
+                "add", call("cast", value, dtype="int16"), Constant(np.array(128, np.int16))
+            )
+            value, zero_point = call("cast", widened, dtype="uint8"), zero_point + 128
+        products = call(
+            "qnn.conv2d",
+            value,
+            Constant(weight_values.astype(np.int8)),
+            span=conv.span,
+            groups=1,
+            pad_value=zero_point,
+            **attrs,
+        )
+        sums = weight_values.astype(np.int64).reshape(channels, -1).sum(axis=1)
+        return _IntegerConv(products, sums * zero_point, scales, "int32", bound)
+    if bound >= _FLOAT_EXACT:
+        return None
+    # Depthwise, grouped or few-channel convs: the float kernel, on the centred 8-bit values
+    # and the int8 weights, sums integers below 2**24, which float32 holds exactly.
+    centred = call(
+        "subtract",
+        call("cast", value, dtype="float32", span=conv.span),
+        Constant(np.array(zero_point, np.float32)),
         span=conv.span,
-        groups=1,
-        pad_value=zero_point,
+    )
+    products = call(
+        "nn.conv2d",
+        centred,
+        Constant(weight_values.astype(np.float32)),
+        span=conv.span,
+        groups=groups,
         **attrs,
     )
-    offsets = weight_values.astype(np.int64).reshape(channels, -1).sum(axis=1) * zero_point
-    scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
-    return _IntegerConv(products, offsets, scales)
+    return _IntegerConv(products, np.zeros(channels, np.int64), scales, "float32", bound)
 
 
-def _scaled(total: Expr, scales: np.ndarray, span: str) -> Expr:
-    """float32(`total`) times per-channel `scales`."""
+def _scaled(total: Expr, scales: np.ndarray, span: str, dtype: str) -> Expr:
+    """float32(`total`, of `dtype`) times per-channel `scales`."""
     factors = Constant(scales.astype(np.float32).reshape(-1, 1, 1))
-    return call("multiply", call("cast", total, dtype="float32", span=span), factors, span=span)
+    if dtype != "float32":
+        total = call("cast", total, dtype="float32", span=span)
+    return call("multiply", total, factors, span=span)
 
 
 def _integer_bias(expr: Expr, scales: np.ndarray) -> np.ndarray | None:
@@ -217,8 +243,10 @@ def _requantized(node: Call, rewritten: Mapping[int, Expr], uses: Mapping[int, i
         if bias is None:
             return None
         total = integer.total(bias)
+        if total is None:
+            return None
         multipliers = integer.scales / np.float32(output_scale.reshape(()))
-        scaled = _scaled(total, multipliers.astype(np.float32), add.span)
+        scaled = _scaled(total, multipliers.astype(np.float32), add.span, integer.dtype)
         return call("nn.relu", scaled, span=relu.span) if relu is not None else scaled
     return None
 
@@ -235,8 +263,9 @@ def realize_quantized(fn: Function) -> Function:
         realized: Expr | None = None
         if isinstance(node, Call) and node.op == "nn.conv2d":
             integer = _integer_conv(node, rewritten)
-            if integer is not None:
-                realized = _scaled(integer.total(), integer.scales, node.span)
+            total = None if integer is None else integer.total()
+            if integer is not None and total is not None:
+                realized = _scaled(total, integer.scales, node.span, integer.dtype)
         elif isinstance(node, Call) and node.op == "divide":
             realized = _requantized(node, rewritten, uses)
         if realized is not None:

@@ -15,7 +15,7 @@ from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantTy
 from codegen.executor import compile_model
 from codegen.llvm.target import host_target
 from codegen.prepare import prepare_for_target
-from ir.graph.nodes import Call, Function
+from ir.graph.nodes import Call, Constant, Function
 from ir.graph.traversal import post_order
 from tests.support.onnx_models import run_onnxruntime
 
@@ -113,20 +113,20 @@ def test_qdq_convs_run_as_integer_kernels_and_match_onnxruntime(
     ops = _kernel_ops(prepared)
     assert ops.count("qnn.conv2d_nchwc") == 3 and "nn.conv2d" not in ops
     compiled = compile_model(prepared, target)
-    scale = next(
-        float(numpy_helper.to_array(init))
-        for init in model.graph.initializer
-        if init.name == next(n for n in model.graph.node if n.output[0] == "y").input[1]
-    )
+    scale = _output_step(model)
     for inputs in _inputs(4, 7, 8):
         ours = np.asarray(compiled.run(inputs))
         theirs = run_onnxruntime(model, inputs, "y")
         assert np.abs(ours - theirs).max() <= scale * 1.001  # within one output step
 
 
-def test_convs_the_integer_kernel_cannot_take_stay_in_float(tmp_path: Path) -> None:
-    """Three input channels (not a multiple of the dot-product width) and uint8 weights
-    with zero points: float convs, still matching onnxruntime's QDQ run closely."""
+def test_convs_without_a_dot_product_form_sum_exactly_in_float_or_stay_as_they_are(
+    tmp_path: Path,
+) -> None:
+    """Three input channels (not a multiple of the dot-product width): the float kernel
+    sums the centred 8-bit values and int8 weights, exact below 2**24, and the model
+    still lands within one output step of onnxruntime's. uint8 weights with zero points:
+    the dequantized float conv, as before, close to onnxruntime's."""
     for channels, weights, integer in ((3, QuantType.QInt8, 2), (8, QuantType.QUInt8, 0)):
         model = _quantized(tmp_path, _residual_block(channels), QuantType.QUInt8, weights)
         target = host_target()
@@ -134,8 +134,70 @@ def test_convs_the_integer_kernel_cannot_take_stay_in_float(tmp_path: Path) -> N
         ops = _kernel_ops(prepared)
         assert ops.count("qnn.conv2d_nchwc") == integer
         assert ops.count("nn.conv2d_nchwc") + ops.count("nn.conv2d") == 3 - integer
+        assert _float_conv_weights_are_int8_values(prepared) == bool(integer)
         compiled = compile_model(prepared, target)
         inputs = _inputs(1, 3, channels)[0]
         theirs = run_onnxruntime(model, inputs, "y")
         ours = np.asarray(compiled.run(inputs))
-        assert np.abs(ours - theirs).max() <= 0.05 * np.ptp(theirs)
+        tolerance = _output_step(model) * 1.001 if integer else 0.05 * np.ptp(theirs)
+        assert np.abs(ours - theirs).max() <= tolerance
+
+
+def test_a_depthwise_conv_between_quantized_values_sums_in_float_exactly(tmp_path: Path) -> None:
+    """A depthwise conv (MobileNet's) keeps its float kernel, now fed the centred 8-bit
+    values and int8 weights (no dequantizing multiply before it) and requantized with
+    onnxruntime's multiplier: within one output step of onnxruntime's run."""
+    rng = np.random.default_rng(2)
+    weight = numpy_helper.from_array(rng.standard_normal((8, 1, 3, 3)).astype(np.float32), "w")
+    bias = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32) * 0.1, "b")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["y"], group=8, pads=[1, 1, 1, 1])],
+        "depthwise",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(SHAPE))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, *SHAPE[2:]])],
+        [weight, bias],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = _quantized(tmp_path, model, QuantType.QUInt8, QuantType.QInt8)
+    target = host_target()
+    prepared = prepare_for_target(model, target).function
+    plain = _kernel_ops(prepared)
+    assert "nn.conv2d" in plain and "qnn.conv2d_nchwc" not in plain  # (alone: not blocked)
+    assert _float_conv_weights_are_int8_values(prepared)
+    compiled = compile_model(prepared, target)
+    for inputs in _inputs(3, 5, 8):
+        ours = np.asarray(compiled.run(inputs))
+        theirs = run_onnxruntime(model, inputs, "y")
+        assert np.abs(ours - theirs).max() <= _output_step(model) * 1.001
+
+
+def _float_conv_weights_are_int8_values(fn: Function) -> bool:
+    """Whether every float conv kernel of `fn` has an integer-valued weight in int8's
+    range (the exact-sum form) rather than a dequantized one."""
+    float_convs = {"nn.conv2d", "nn.conv2d_nchwc", "nn.depthwise_conv2d_nchwc"}
+    weights = []
+    for kernel in post_order(fn.body):
+        if not (isinstance(kernel, Call) and isinstance(kernel.op, Function)):
+            continue
+        for node in post_order(kernel.op.body):
+            if isinstance(node, Call) and node.op in float_convs:
+                weight = kernel.args[kernel.op.params.index(node.args[1])]
+                assert isinstance(weight, Constant)
+                weights.append(weight.data)
+    assert weights
+    return all(np.array_equal(w, np.rint(w)) and np.abs(w).max() <= 127 for w in weights)
+
+
+def _ops_of(fn: Function) -> list[str]:
+    return [n.op for n in post_order(fn.body) if isinstance(n, Call) and isinstance(n.op, str)]
+
+
+def _output_step(model: onnx.ModelProto) -> float:
+    """The scale of the DequantizeLinear that makes the model's output."""
+    output = model.graph.output[0].name
+    node = next(n for n in model.graph.node if n.output[0] == output)
+    return next(
+        float(numpy_helper.to_array(init))
+        for init in model.graph.initializer
+        if init.name == node.input[1]
+    )
