@@ -5,7 +5,9 @@ one `vpdpbusd` per vector (AVX-512 VNNI, or AVX-VNNI for 256-bit vectors).
         for c in range(L) vectorized:       # L = 16, 8 or 4 int32 lanes
             acc[i + c] = acc[i + c] + int32(a[j + q]) * int32(w[k + 4 * c + q])
 
-with one of `a`, `w` uint8 and the other int8: `a`'s 4 bytes are one int32 broadcast to
+with one of `a`, `w` uint8 and the other int8 (`a`'s load possibly guarded by a condition
+that holds for all 4 bytes, a fill value elsewhere: padding): `a`'s 4 bytes are one int32
+broadcast to
 every lane, `w`'s 4 * L bytes one vector (each lane's 4 bytes adjacent, as
 qnn.conv2d_nchwc lays its weight out), and vpdpbusd adds each lane's 4 byte products to
 it. Integer sums are exact in any order, so this is the loop's own result. Where the
@@ -23,9 +25,9 @@ import llvmlite.ir as ir
 from codegen.llvm.affine import depends_on, linear_coefficient
 from codegen.llvm.context import FunctionContext
 from codegen.llvm.dtypes import I32, splat
-from codegen.llvm.exprs import emit_index
+from codegen.llvm.exprs import emit_expr, emit_index
 from codegen.llvm.memory import element_pointer, load_contiguous, store_contiguous
-from ir.tir.expr import Binary, Cast, IntImm, Load, PrimExpr, Var
+from ir.tir.expr import Binary, Cast, IntImm, Load, PrimExpr, Select, Var
 from ir.tir.stmt import For, Store
 from ir.tir.visit import substitute
 
@@ -46,6 +48,7 @@ class _DotProduct:
     unsigned: Load
     signed: Load
     broadcast: Load
+    guard: Select | None  # select(condition, broadcast, fill): inlined padding
 
 
 def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
@@ -63,9 +66,13 @@ def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
     def operand(load: Load) -> Any:
         index = emit_index(ctx, substitute(load.index, first_lane))
         address = element_pointer(ctx, load.buffer, index)
-        if load is found.broadcast:
-            return splat(builder, builder.load(address, typ=I32, align=1), found.lanes)
-        return builder.load(address, typ=vector_type, align=1)
+        if load is not found.broadcast:
+            return builder.load(address, typ=vector_type, align=1)
+        if found.guard is not None:  # outside, read the fill's 4 bytes instead
+            condition = emit_expr(ctx, found.guard.condition)
+            fill = _fill_bytes(ctx, found.guard.false_value)
+            address = builder.select(condition, address, fill)
+        return splat(builder, builder.load(address, typ=I32, align=1), found.lanes)
 
     store = found.store
     first = emit_index(ctx, substitute(store.index, first_lane))
@@ -77,6 +84,23 @@ def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
     total = builder.call(function, [accumulator, operand(found.unsigned), operand(found.signed)])
     store_contiguous(ctx, store.buffer, first, total)
     return True
+
+
+def _fill_bytes(ctx: FunctionContext, fill: PrimExpr) -> Any:
+    """A pointer to 4 constant bytes of the padding value `fill`."""
+    assert isinstance(fill, IntImm)
+    byte = fill.value & 0xFF
+    module = ctx.module_ctx.module
+    name = f"dot_fill_{byte}"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    array = ir.ArrayType(ir.IntType(8), DOT_WIDTH)
+    variable = ir.GlobalVariable(module, array, name)
+    variable.global_constant = True
+    variable.linkage = "private"
+    variable.initializer = ir.Constant(array, [byte] * DOT_WIDTH)
+    return variable
 
 
 def _has_instruction(ctx: FunctionContext, lanes: int) -> bool:
@@ -114,8 +138,11 @@ def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
     product = _accumulated(store)
     if product is None:
         return None
-    loads = _byte_operands(product)
-    if loads is None:
+    operands = _byte_operands(product)
+    if operands is None:
+        return None
+    loads, guard = operands
+    if guard is not None and depends_on(guard.condition, {step, lane}):
         return None
     broadcast = [load for load in loads if not depends_on(load.index, {lane})]
     vector = [load for load in loads if linear_coefficient(load.index, lane, opaque) == DOT_WIDTH]
@@ -129,7 +156,11 @@ def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
     signed = [load for load in loads if load.buffer.dtype == "int8"]
     if len(unsigned) != 1 or len(signed) != 1:
         return None
-    return _DotProduct(step, lane, inner.extent.value, store, unsigned[0], signed[0], broadcast[0])
+    if guard is not None and guard.true_value is not broadcast[0]:
+        return None
+    return _DotProduct(
+        step, lane, inner.extent.value, store, unsigned[0], signed[0], broadcast[0], guard
+    )
 
 
 def _accumulated(store: Store) -> PrimExpr | None:
@@ -145,18 +176,28 @@ def _accumulated(store: Store) -> PrimExpr | None:
     return None
 
 
-def _byte_operands(product: PrimExpr) -> tuple[Load, Load] | None:
-    """The two byte loads of `int32(a) * int32(b)`, or None."""
+def _byte_operands(product: PrimExpr) -> tuple[tuple[Load, Load], Select | None] | None:
+    """The two byte loads of `int32(a) * int32(b)`, one of them possibly guarded as
+    `select(condition, load, constant)` (padding inlined into the conv), and that
+    guard; or None."""
     if not isinstance(product, Binary) or product.op != "mul" or product.dtype != "int32":
         return None
-    loads = []
+    loads: list[Load] = []
+    guards: list[Select] = []
     for side in (product.lhs, product.rhs):
-        if not (
-            isinstance(side, Cast)
-            and side.dtype == "int32"
-            and isinstance(side.value, Load)
-            and side.value.buffer.dtype in _BYTE_TYPES
-        ):
+        if not isinstance(side, Cast) or side.dtype != "int32":
             return None
-        loads.append(side.value)
-    return loads[0], loads[1]
+        value = side.value
+        if (
+            isinstance(value, Select)
+            and isinstance(value.true_value, Load)
+            and isinstance(value.false_value, IntImm)
+        ):
+            guards.append(value)
+            value = value.true_value
+        if not isinstance(value, Load) or value.buffer.dtype not in _BYTE_TYPES:
+            return None
+        loads.append(value)
+    if len(guards) > 1:
+        return None
+    return (loads[0], loads[1]), (guards[0] if guards else None)

@@ -19,6 +19,8 @@ from onnx import TensorProto, helper, numpy_helper
 from codegen.executor import compile_model
 from codegen.llvm.target import host_target
 from codegen.prepare import prepare_for_target
+from ir.graph.nodes import Call, Function
+from ir.graph.traversal import post_order
 from tuner.calibrate import CalibrationError, calibrate
 from tuner.quantize import (
     QuantizeError,
@@ -112,9 +114,19 @@ def test_the_qdq_model_keeps_the_float_top1_and_runs_through_onnxruntime_and_aut
         errors.append(np.abs(expected - actual).max() / np.ptp(expected))
     assert agree / 256 >= 0.98, agree
     assert max(errors) < 0.05, max(errors)
-    # autotune reads the QDQ model as it is and agrees with onnxruntime's run of it.
+    # autotune runs the QDQ model's 16-channel conv as an integer kernel (the 3-channel
+    # one sums its 8-bit values exactly in float) and agrees with onnxruntime's run of it.
     target = host_target()
-    compiled = compile_model(prepare_for_target(quantized, target).function, target)
+    prepared = prepare_for_target(quantized, target).function
+    kernel_ops = [
+        node.op
+        for kernel in post_order(prepared.body)
+        if isinstance(kernel, Call) and isinstance(kernel.op, Function)
+        for node in post_order(kernel.op.body)
+        if isinstance(node, Call)
+    ]
+    assert kernel_ops.count("qnn.conv2d_nchwc") == 1
+    compiled = compile_model(prepared, target)
     for inputs in random_sets(4, 7)():
         ours = compiled.run(inputs)
         theirs = int8_run.run(None, inputs)[0]

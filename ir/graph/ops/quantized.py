@@ -213,7 +213,11 @@ def _nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
         return sum_reduce(product, [rco, ry, rx, rcq, rq])
 
     conv = compute(
-        out.shape, body, name="qconv2d_nchwc", tag="conv2d_nchwc", attrs={"weight_input": 1}
+        out.shape,
+        body,
+        name="qconv2d_nchwc",
+        tag="conv2d_nchwc",
+        attrs={"weight_input": 1, "dot_axis": rq.name},
     )
     return check_output(conv, out, "qnn.conv2d_nchwc")
 

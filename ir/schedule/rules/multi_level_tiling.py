@@ -79,6 +79,8 @@ class _Tiling:
         candidates = vector_axis_candidates(
             schedule, schedule.stages[stage], context.constant_inputs
         )
+        if op.attr("dot_axis") is not None:  # the lanes of the dot products: the last axis
+            candidates = [len(op.axes) - 1]
         self.vector = (
             names.index(chooser.choose_str(f"{stage}.vector_axis", [names[i] for i in candidates]))
             if candidates
@@ -88,8 +90,13 @@ class _Tiling:
             self._spatial_tile(context, f"{stage}.tile.{axis.name}", axis.extent, index)
             for index, axis in enumerate(op.axes)
         ]
+        # An 8-bit conv's dot-product axis (the op names it) stays whole and innermost of
+        # the reduction, right around the vector loop: one vpdpbusd per vector.
+        self.dot_axis = op.attr("dot_axis")
         self.reduce = [
-            _perfect_tile(
+            (1, axis.extent)
+            if axis.name == self.dot_axis
+            else _perfect_tile(
                 context, f"{stage}.tile.{axis.name}", axis.extent, REDUCE_LEVELS, MAX_INNERMOST
             )
             for axis in op.reduce_axes
@@ -320,14 +327,22 @@ def _tile_accumulator(context: BuildContext, local: str, tiling: _Tiling) -> Non
         _split(schedule, local, axis.name, sizes)
         for axis, sizes in zip(stage.op.reduce_axes, tiling.reduce, strict=True)
     ]
+    dot = [
+        axis_loops[1]
+        for axis, axis_loops in zip(stage.op.reduce_axes, reduce, strict=True)
+        if axis.name == tiling.dot_axis
+    ]
     groups = [
         [axis_loops[1] for axis_loops in spatial],
         [axis_loops[0] for axis_loops in reduce],
         [axis_loops[2] for axis_loops in spatial],
-        [axis_loops[1] for axis_loops in reduce],
+        [axis_loops[1] for axis_loops in reduce if axis_loops[1] not in dot],
     ]
     loops = [loop for group in groups for loop in group if loop is not None]
-    loops += _by_level([[axis_loops[-1]] for axis_loops in spatial], tiling.vector)
+    innermost = _by_level([[axis_loops[-1]] for axis_loops in spatial], tiling.vector)
+    vector_last = tiling.vector is not None and innermost[-1:] == [spatial[tiling.vector][-1]]
+    at = len(innermost) - 1 if vector_last else len(innermost)
+    loops += [*innermost[:at], *(loop for loop in dot if loop is not None), *innermost[at:]]
     reorder_if_needed(schedule, local, [name for name, _ in loops])
     vector_loop = None if tiling.vector is None else spatial[tiling.vector][-1]
     if vector_loop is not None and vector_loop[1] >= 2:
