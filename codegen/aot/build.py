@@ -26,7 +26,8 @@ from codegen.aot.package import manifest_bytes, write_artifact
 from codegen.aot.plan import ModelPlan, plan_model
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.llvm.target import CpuTarget
-from ir.graph.nodes import Function
+from ir.graph.nodes import Call, Function
+from ir.graph.traversal import post_order
 
 ARTIFACT_FORMAT = "autotune-artifact"
 ARTIFACT_FORMAT_VERSION = 2
@@ -58,6 +59,24 @@ def software_versions(compiler: str) -> dict[str, str]:
     versions["llvm"] = ".".join(str(part) for part in llvm.llvm_version_info)
     versions["cc"] = c_compiler_version(compiler)
     return versions
+
+
+def integer_kernels(plan: ModelPlan[str]) -> list[dict[str, Any]]:
+    """The kernels that compute on 8-bit integers (a quantized model's convolutions):
+    each one's symbol, fused function and whether its code uses 8-bit dot-product
+    instructions (vpdpbusd)."""
+    return [
+        {
+            "symbol": kernel.symbol,
+            "function": kernel.coverage.task,
+            "dot_product_instructions": "vpdpbusd" in kernel.code,
+        }
+        for kernel in plan.kernels
+        if any(
+            isinstance(node, Call) and isinstance(node.op, str) and node.op.startswith("qnn.")
+            for node in post_order(kernel.function.body)
+        )
+    ]
 
 
 def build_manifest(
@@ -99,6 +118,7 @@ def build_manifest(
             "weights_bytes": plan.weights.nbytes,
         },
         "kernels": len(plan.kernels),
+        "integer_kernels": integer_kernels(plan),
         "calls": len(plan.steps),
         "coverage": {"tasks": len(coverage), "hits": hits, "misses": len(coverage) - hits},
         "tasks": [task.to_json() for task in coverage],

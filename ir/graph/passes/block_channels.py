@@ -286,6 +286,10 @@ class _Converter:
             data_expr, in_block = self.plain_of(data), _input_block(weight_type.shape[1], step)
         if in_block % step:
             return None
+        data_type = _tensor_type(data)
+        if integer and source is None and data_type is not None:
+            # Blocked, each output channel's 4 input bytes are adjacent: one dot product.
+            data_expr = to_blocked(data_expr, data_type.shape, in_block)
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         packed: Expr
         if integer:

@@ -1,0 +1,95 @@
+"""Quantized ONNX models for tests: a small residual CNN quantized by onnxruntime's
+quantize_static (QDQ, per-channel weights), with seeded inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+SHAPE = (1, 8, 10, 10)
+
+
+def residual_block(in_channels: int) -> onnx.ModelProto:
+    """conv-relu, conv-relu, 1x1 conv, a residual add, pooling and a classifier."""
+    rng = np.random.default_rng(0)
+
+    def init(name: str, *shape: int, scale: float) -> onnx.TensorProto:
+        return numpy_helper.from_array(
+            (rng.standard_normal(shape) * scale).astype(np.float32), name
+        )
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c2"], ["r2"]),
+        helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"]),
+        helper.make_node("Add", ["c3", "r2"], ["a"]),
+        helper.make_node("GlobalAveragePool", ["a"], ["p"]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("Gemm", ["f", "w4", "b4"], ["y"], transB=1),
+    ]
+    initializers = [
+        init("w1", 24, in_channels, 3, 3, scale=0.3),
+        init("b1", 24, scale=0.1),
+        init("w2", 32, 24, 3, 3, scale=0.1),
+        init("b2", 32, scale=0.1),
+        init("w3", 32, 32, 1, 1, scale=0.2),
+        init("b3", 32, scale=0.1),
+        init("w4", 10, 32, scale=0.3),
+        init("b4", 10, scale=0.1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, in_channels, *SHAPE[2:]])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])],
+        initializers,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def seeded_inputs(count: int, seed: int, channels: int) -> list[dict[str, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    shape = (1, channels, *SHAPE[2:])
+    return [{"x": rng.uniform(-1, 1, shape).astype(np.float32)} for _ in range(count)]
+
+
+def quantized_by_onnxruntime(
+    tmp_path: Path, model: onnx.ModelProto, activations: QuantType, weights: QuantType
+) -> onnx.ModelProto:
+    channels = model.graph.input[0].type.tensor_type.shape.dim[1].dim_value
+
+    class Reader(CalibrationDataReader):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.batches = iter(seeded_inputs(8, 1, channels))
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            return next(self.batches, None)
+
+    onnx.save(model, str(tmp_path / "float.onnx"))
+    quantize_static(
+        str(tmp_path / "float.onnx"),
+        str(tmp_path / "int8.onnx"),
+        Reader(),
+        quant_format=QuantFormat.QDQ,
+        per_channel=True,
+        activation_type=activations,
+        weight_type=weights,
+    )
+    return onnx.load(str(tmp_path / "int8.onnx"))
+
+
+def output_step(model: onnx.ModelProto) -> float:
+    """The scale of the DequantizeLinear that makes the model's (first) output."""
+    output = model.graph.output[0].name
+    node = next(n for n in model.graph.node if n.output[0] == output)
+    return next(
+        float(numpy_helper.to_array(init))
+        for init in model.graph.initializer
+        if init.name == node.input[1]
+    )
