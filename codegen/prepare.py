@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from codegen.backends import backend_of
+from codegen.llvm.target import CpuTarget
 from codegen.target import Target
 from ir.errors import ValueDependentError
 from ir.frontend.onnx import import_model
@@ -39,14 +40,19 @@ def prepare_for_target(
     a ModelProto) with `shapes` binding input dims (and `example_shapes`, the shapes of the
     arrays it will run on, binding the dims still unknown) and `values` binding inputs to
     constants, then optimise it for `target`: a CPU keeps convolution activations in
-    blocked channels (NCHW[b]c) between kernels, a GPU in NCHW."""
+    blocked channels (NCHW[b]c) between kernels, a GPU in NCHW; a CPU with 8-bit
+    dot-product instructions runs a quantized model's convolutions on them."""
     imported = import_model(
         source,
         shape=shapes or None,
         example_shape=example_shapes or None,
         values=values or None,
     )
-    function = optimize(imported.function, blocked_layout=backend_of(target).blocked_layout)
+    function = optimize(
+        imported.function,
+        blocked_layout=backend_of(target).blocked_layout,
+        dot_products=isinstance(target, CpuTarget) and target.dot_product_lanes > 0,
+    )
     return PreparedModel(imported, function, dict(values or {}))
 
 

@@ -24,7 +24,7 @@ import llvmlite.ir as ir
 
 from codegen.llvm.affine import depends_on, linear_coefficient
 from codegen.llvm.context import FunctionContext
-from codegen.llvm.dtypes import I32, splat
+from codegen.llvm.dtypes import I32, I64, splat
 from codegen.llvm.exprs import emit_expr, emit_index
 from codegen.llvm.memory import element_pointer, load_contiguous, store_contiguous
 from ir.tir.expr import Binary, Cast, IntImm, Load, PrimExpr, Select, Var
@@ -48,6 +48,7 @@ class _DotProduct:
     unsigned: Load
     signed: Load
     broadcast: Load
+    vector: Load
     guard: Select | None  # select(condition, broadcast, fill): inlined padding
 
 
@@ -57,33 +58,50 @@ def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
     if ctx.vector_var is not None or ctx.mask is not None:
         return False
     found = _match(ctx, loop)
-    if found is None or not _has_instruction(ctx, found.lanes):
+    width = 0 if found is None else _instruction_lanes(ctx, found.lanes)
+    if found is None or not width:
         return False
     builder = ctx.builder
-    first_lane = {found.step: IntImm(0, found.step.dtype), found.lane: IntImm(0, found.lane.dtype)}
-    vector_type = ir.VectorType(I32, found.lanes)
-
-    def operand(load: Load) -> Any:
-        index = emit_index(ctx, substitute(load.index, first_lane))
-        address = element_pointer(ctx, load.buffer, index)
-        if load is not found.broadcast:
-            return builder.load(address, typ=vector_type, align=1)
-        if found.guard is not None:  # outside, read the fill's 4 bytes instead
-            condition = emit_expr(ctx, found.guard.condition)
-            fill = _fill_bytes(ctx, found.guard.false_value)
-            address = builder.select(condition, address, fill)
-        return splat(builder, builder.load(address, typ=I32, align=1), found.lanes)
-
+    first_lane: dict[Var, PrimExpr] = {
+        found.step: IntImm(0, found.step.dtype),
+        found.lane: IntImm(0, found.lane.dtype),
+    }
+    vector_type = ir.VectorType(I32, width)
+    function = ctx.module_ctx.declare(
+        f"llvm.x86.avx512.vpdpbusd.{width * 32}",
+        ir.FunctionType(vector_type, [vector_type, vector_type, vector_type]),
+    )
+    broadcast = _broadcast_bytes(ctx, found, first_lane, width)
+    vector_index = emit_index(ctx, substitute(found.vector.index, first_lane))
     store = found.store
     first = emit_index(ctx, substitute(store.index, first_lane))
-    accumulator = load_contiguous(ctx, store.buffer, first, found.lanes)
-    name = f"llvm.x86.avx512.vpdpbusd.{found.lanes * 32}"
-    function = ctx.module_ctx.declare(
-        name, ir.FunctionType(vector_type, [vector_type, vector_type, vector_type])
-    )
-    total = builder.call(function, [accumulator, operand(found.unsigned), operand(found.signed)])
-    store_contiguous(ctx, store.buffer, first, total)
+    for chunk in range(0, found.lanes, width):
+        offset = I64(chunk)
+        address = element_pointer(
+            ctx, found.vector.buffer, builder.add(vector_index, I64(chunk * DOT_WIDTH))
+        )
+        vector = builder.load(address, typ=vector_type, align=1)
+        start = builder.add(first, offset)
+        accumulator = load_contiguous(ctx, store.buffer, start, width)
+        operands = (broadcast, vector) if found.broadcast is found.unsigned else (vector, broadcast)
+        total = builder.call(function, [accumulator, *operands])
+        store_contiguous(ctx, store.buffer, start, total)
     return True
+
+
+def _broadcast_bytes(
+    ctx: FunctionContext, found: _DotProduct, first_lane: dict[Var, PrimExpr], width: int
+) -> Any:
+    """The broadcast operand's 4 bytes as one int32 in every lane (the padding value's
+    bytes where its guard is false)."""
+    builder = ctx.builder
+    load = found.broadcast
+    index = emit_index(ctx, substitute(load.index, first_lane))
+    address = element_pointer(ctx, load.buffer, index)
+    if found.guard is not None:  # outside, read the fill's 4 bytes instead
+        condition = emit_expr(ctx, found.guard.condition)
+        address = builder.select(condition, address, _fill_bytes(ctx, found.guard.false_value))
+    return splat(builder, builder.load(address, typ=I32, align=1), width)
 
 
 def _fill_bytes(ctx: FunctionContext, fill: PrimExpr) -> Any:
@@ -103,15 +121,16 @@ def _fill_bytes(ctx: FunctionContext, fill: PrimExpr) -> Any:
     return variable
 
 
-def _has_instruction(ctx: FunctionContext, lanes: int) -> bool:
-    """Whether the target runs vpdpbusd on `lanes` int32 lanes."""
+def _instruction_lanes(ctx: FunctionContext, lanes: int) -> int:
+    """The lanes of each vpdpbusd that `lanes` int32 lanes are computed in (several
+    instructions when the target's are narrower); 0 when the target has none that fit."""
     target = ctx.target
-    avx512 = target.vector_bits == 512 and target.has_feature("avx512vnni")
-    if lanes == 16:
-        return avx512
-    return (avx512 and target.has_feature("avx512vl")) or (
-        target.vector_bits >= 256 and target.has_feature("avxvnni")
-    )
+    widest = target.dot_product_lanes
+    if widest == 16 and lanes < 16 and not target.has_feature("avx512vl"):
+        return 0
+    if widest == 0 or (lanes > widest and lanes % widest):
+        return 0
+    return min(lanes, widest)
 
 
 def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
@@ -159,7 +178,15 @@ def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
     if guard is not None and guard.true_value is not broadcast[0]:
         return None
     return _DotProduct(
-        step, lane, inner.extent.value, store, unsigned[0], signed[0], broadcast[0], guard
+        step,
+        lane,
+        inner.extent.value,
+        store,
+        unsigned[0],
+        signed[0],
+        broadcast[0],
+        vector[0],
+        guard,
     )
 
 

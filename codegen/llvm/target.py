@@ -96,6 +96,17 @@ class CpuTarget:
         return self.mcpu in _FEATURES_OF_CPUS.get(feature, ())
 
     @property
+    def dot_product_lanes(self) -> int:
+        """The int32 lanes of one 8-bit dot-product instruction (vpdpbusd): 16 with
+        AVX-512 VNNI, 8 with AVX-VNNI (or AVX-512 VNNI on 256-bit vectors); 0 without."""
+        avx512 = self.has_feature("avx512vnni") and self.vector_bits == 512
+        if avx512:
+            return 16
+        if self.vector_bits >= 256 and self.has_feature("avxvnni"):
+            return 8
+        return 0
+
+    @property
     def hardware(self) -> HardwareParams:
         """What schedules need to know of this CPU: vector width, registers and cores."""
         return HardwareParams(

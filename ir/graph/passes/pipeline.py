@@ -39,17 +39,21 @@ class Pass:
     opt_level: int
 
 
-def passes(opt_level: int, blocked_layout: bool = True) -> tuple[Pass, ...]:
+def passes(
+    opt_level: int, blocked_layout: bool = True, dot_products: bool = True
+) -> tuple[Pass, ...]:
     """The pipeline at `opt_level`, in order (passes above the level are listed but skipped).
 
     `blocked_layout` keeps convolution activations in NCHW[b]c (BlockChannels), which is
     what CPU code wants, and runs quantized convolutions as integer kernels
-    (RealizeQuantized, written for CPU dot-product instructions); GPU schedules are
-    written for NCHW float, so GPU targets turn it off.
+    (RealizeQuantized; `dot_products`: the CPU has 8-bit dot-product instructions, else
+    only the convs whose sums float32 holds exactly are realized, on float kernels); GPU
+    schedules are written for NCHW float, so GPU targets turn it off.
     """
     max_group_size = FUSED_GROUP_SIZE if opt_level >= 1 else 1
     blocking = (Pass("BlockChannels", block_channels, opt_level=3),) if blocked_layout else ()
-    integer = (Pass("RealizeQuantized", realize_quantized, opt_level=2),) if blocked_layout else ()
+    realize = partial(realize_quantized, dot_products=dot_products)
+    integer = (Pass("RealizeQuantized", realize, opt_level=2),) if blocked_layout else ()
     return (
         Pass("InferType", infer_type, opt_level=0),
         Pass("SimplifyInference", simplify_inference, opt_level=0),
@@ -72,10 +76,12 @@ def optimize(
     opt_level: int = MAX_OPT_LEVEL,
     verify_passes: bool | None = None,
     blocked_layout: bool = True,
+    dot_products: bool = True,
 ) -> Function:
     """Run every pass up to `opt_level` on `fn` and return the fused, typed function
-    (`blocked_layout`: see `passes`; False for GPU targets)."""
-    return _run(fn, passes(opt_level, blocked_layout), opt_level, verify_passes)
+    (`blocked_layout`, `dot_products`: see `passes`; blocked_layout False for GPU targets)."""
+    pipeline = passes(opt_level, blocked_layout, dot_products)
+    return _run(fn, pipeline, opt_level, verify_passes)
 
 
 def optimize_without_fusion(

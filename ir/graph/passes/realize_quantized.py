@@ -135,9 +135,12 @@ class _IntegerConv:
         return call("add", self.products, constant)
 
 
-def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr]) -> _IntegerConv | None:
+def _integer_conv(
+    conv: Expr, rewritten: Mapping[int, Expr], dot_products: bool
+) -> _IntegerConv | None:
     """The integer form of typed `conv` (module docstring), its operands taken from
-    `rewritten` (by id of the original node), or None where it does not apply."""
+    `rewritten` (by id of the original node), or None where it does not apply; int32
+    `qnn.conv2d` only when the target has `dot_products`."""
     if not isinstance(conv, Call) or conv.op != "nn.conv2d":
         return None
     out = conv.checked_type if conv.has_type else None
@@ -157,7 +160,8 @@ def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr]) -> _IntegerConv | N
     attrs = {key: conv.attrs[key] for key in ("strides", "padding", "dilation")}
     scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
     value, zero_point = rewritten[id(data.value)], int(data.zero_point.reshape(()))
-    if groups == 1 and weight_values.shape[1] % DOT_WIDTH == 0 and bound <= _INT32_MAX:
+    dot_form = groups == 1 and weight_values.shape[1] % DOT_WIDTH == 0
+    if dot_products and dot_form and bound <= _INT32_MAX:
         if data.dtype == "int8":  # to uint8: the same values 128 higher, the zero point too
             widened = call(
                 "add", call("cast", value, dtype="int16"), Constant(np.array(128, np.int16))
@@ -220,7 +224,9 @@ def _integer_bias(expr: Expr, scales: np.ndarray) -> np.ndarray | None:
     return values.reshape(channels).astype(np.int32)
 
 
-def _requantized(node: Call, rewritten: Mapping[int, Expr], uses: Mapping[int, int]) -> Expr | None:
+def _requantized(
+    node: Call, rewritten: Mapping[int, Expr], uses: Mapping[int, int], dot_products: bool
+) -> Expr | None:
     """`divide(relu?(conv + bias), output_scale)` (a QuantizeLinear's first step after
     an integer conv with an int32 bias) as onnxruntime's integer kernels compute it:
     float32(sum + bias) * (input scale * weight scale / output scale), one multiplier per
@@ -236,7 +242,8 @@ def _requantized(node: Call, rewritten: Mapping[int, Expr], uses: Mapping[int, i
     if add is None or uses.get(id(chain), 0) != 1 or uses.get(id(value), 0) != 1:
         return None
     for conv, bias_expr in (add.args, add.args[::-1]):
-        integer = _integer_conv(conv, rewritten) if uses.get(id(conv), 0) == 1 else None
+        single = uses.get(id(conv), 0) == 1
+        integer = _integer_conv(conv, rewritten, dot_products) if single else None
         if integer is None:
             continue
         bias = _integer_bias(bias_expr, integer.scales)
@@ -251,9 +258,12 @@ def _requantized(node: Call, rewritten: Mapping[int, Expr], uses: Mapping[int, i
     return None
 
 
-def realize_quantized(fn: Function) -> Function:
+def realize_quantized(fn: Function, dot_products: bool = True) -> Function:
     """Turn every float conv between dequantized 8-bit values of typed `fn` into an
-    integer conv scaled once (module docstring). Returns a typed function."""
+    integer conv scaled once (module docstring). Without `dot_products` (a CPU without
+    8-bit dot-product instructions, where int32 kernels would run slower than float
+    ones) only the convs whose sums float32 holds exactly are realized, on their float
+    kernels; the others stay as they are. Returns a typed function."""
     rewritten: dict[int, Expr] = {}
     uses = count_uses(fn.body)
     changed = False
@@ -262,12 +272,12 @@ def realize_quantized(fn: Function) -> Function:
         new = with_children(node, children)
         realized: Expr | None = None
         if isinstance(node, Call) and node.op == "nn.conv2d":
-            integer = _integer_conv(node, rewritten)
+            integer = _integer_conv(node, rewritten, dot_products)
             total = None if integer is None else integer.total()
             if integer is not None and total is not None:
                 realized = _scaled(total, integer.scales, node.span, integer.dtype)
         elif isinstance(node, Call) and node.op == "divide":
-            realized = _requantized(node, rewritten, uses)
+            realized = _requantized(node, rewritten, uses, dot_products)
         if realized is not None:
             new, changed = realized, True
         rewritten[id(node)] = new

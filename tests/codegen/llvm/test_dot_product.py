@@ -51,6 +51,7 @@ def _blocked_data(rng: np.random.Generator, blocks: int, size: int, block: int) 
         ("llvm -mcpu=znver4", 16, True),
         ("llvm -mcpu=icelake-server", 8, True),
         ("llvm -mcpu=alderlake", 8, True),  # AVX-VNNI, 256-bit
+        ("llvm -mcpu=alderlake", 16, True),  # two 8-lane instructions per 16-lane block
         ("llvm -mcpu=znver3", 8, False),
         ("llvm -mcpu=skylake-avx512", 16, False),
         ("llvm -mcpu=znver4 -mattr=-avx512vnni", 16, False),

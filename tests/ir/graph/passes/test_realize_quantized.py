@@ -13,9 +13,11 @@ from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import QuantType
 
 from codegen.executor import compile_model
-from codegen.llvm.target import host_target
+from codegen.llvm.target import host_target, parse_cpu_target
 from codegen.prepare import prepare_for_target
+from ir.frontend.onnx import import_model
 from ir.graph.nodes import Call, Constant, Function
+from ir.graph.passes.pipeline import optimize
 from ir.graph.traversal import post_order
 from tests.support.onnx_models import run_onnxruntime
 from tests.support.quantized_models import (
@@ -25,6 +27,12 @@ from tests.support.quantized_models import (
     residual_block,
     seeded_inputs,
 )
+
+
+def _optimized(model: onnx.ModelProto, dot_products: bool = True) -> Function:
+    """The model's optimised graph as for a CPU with (or without) 8-bit dot products;
+    its kernels run on any host (without them, the integer ones widen to int32)."""
+    return optimize(import_model(model).function, dot_products=dot_products)
 
 
 def _kernel_ops(fn: Function) -> list[str]:
@@ -43,7 +51,7 @@ def test_qdq_convs_run_as_integer_kernels_and_match_onnxruntime(
 ) -> None:
     model = quantized_by_onnxruntime(tmp_path, residual_block(8), activations, QuantType.QInt8)
     target = host_target()
-    prepared = prepare_for_target(model, target).function
+    prepared = _optimized(model)
     ops = _kernel_ops(prepared)
     assert ops.count("qnn.conv2d_nchwc") == 3 and "nn.conv2d" not in ops
     compiled = compile_model(prepared, target)
@@ -66,7 +74,7 @@ def test_convs_without_a_dot_product_form_sum_exactly_in_float_or_stay_as_they_a
             tmp_path, residual_block(channels), QuantType.QUInt8, weights
         )
         target = host_target()
-        prepared = prepare_for_target(model, target).function
+        prepared = _optimized(model)
         ops = _kernel_ops(prepared)
         assert ops.count("qnn.conv2d_nchwc") == integer
         assert ops.count("nn.conv2d_nchwc") + ops.count("nn.conv2d") == 3 - integer
@@ -96,7 +104,7 @@ def test_a_depthwise_conv_between_quantized_values_sums_in_float_exactly(tmp_pat
     model = onnx.helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model = quantized_by_onnxruntime(tmp_path, model, QuantType.QUInt8, QuantType.QInt8)
     target = host_target()
-    prepared = prepare_for_target(model, target).function
+    prepared = _optimized(model)
     plain = _kernel_ops(prepared)
     assert "nn.conv2d" in plain and "qnn.conv2d_nchwc" not in plain  # (alone: not blocked)
     assert _float_conv_weights_are_int8_values(prepared)
@@ -126,3 +134,24 @@ def _float_conv_weights_are_int8_values(fn: Function) -> bool:
 
 def _ops_of(fn: Function) -> list[str]:
     return [n.op for n in post_order(fn.body) if isinstance(n, Call) and isinstance(n.op, str)]
+
+
+def test_without_dot_products_only_the_exact_float_sums_are_realized(tmp_path: Path) -> None:
+    """A CPU without 8-bit dot-product instructions (AVX2: int32 kernels there run slower
+    than float ones) gets no int32 convs: the convs whose sums float32 holds exactly
+    (windows below 2**24 / (255 * 128) products) run their float kernels on the 8-bit
+    values, within one output step of onnxruntime's. prepare_for_target decides by the
+    target's features."""
+    model = quantized_by_onnxruntime(tmp_path, residual_block(8), QuantType.QUInt8, QuantType.QInt8)
+    prepared = _optimized(model, dot_products=False)
+    assert "qnn.conv2d_nchwc" not in _kernel_ops(prepared)
+    assert _float_conv_weights_are_int8_values(prepared)
+    compiled = compile_model(prepared, host_target())
+    for inputs in seeded_inputs(3, 4, 8):
+        ours = np.asarray(compiled.run(inputs))
+        theirs = run_onnxruntime(model, inputs, "y")
+        assert np.abs(ours - theirs).max() <= output_step(model) * 1.001
+    for cpu, integer in (("znver3", False), ("znver4", True), ("alderlake", True)):
+        target = parse_cpu_target(f"llvm -mcpu={cpu}")
+        ops = _kernel_ops(prepare_for_target(model, target).function)
+        assert ("qnn.conv2d_nchwc" in ops) == integer, cpu
