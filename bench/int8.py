@@ -157,9 +157,12 @@ def random_images(count: int, seed: int) -> list[dict[str, np.ndarray]]:
     return [{INPUT: rng.standard_normal(IMAGE).astype(np.float32)} for _ in range(count)]
 
 
-def quantize_with_onnxruntime(model: onnx.ModelProto, directory: Path) -> onnx.ModelProto:
-    """`model` quantized by onnxruntime's quantize_static: QDQ, per-channel int8 weights,
-    uint8 activations, min-max calibration on 8 seeded random images."""
+def quantize_with_onnxruntime(
+    model: onnx.ModelProto, directory: Path, reduce_range: bool = False
+) -> onnx.ModelProto:
+    """`model` quantized by onnxruntime's quantize_static: QDQ, per-channel int8 weights
+    (7-bit with `reduce_range`, as onnxruntime advises for CPUs without VNNI), uint8
+    activations, min-max calibration on 8 seeded random images."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
         QuantFormat,
@@ -184,6 +187,7 @@ def quantize_with_onnxruntime(model: onnx.ModelProto, directory: Path) -> onnx.M
         per_channel=True,
         activation_type=QuantType.QUInt8,
         weight_type=QuantType.QInt8,
+        reduce_range=reduce_range,
     )
     return onnx.load(str(target))
 
@@ -206,15 +210,15 @@ def _ops(function: Any) -> set[str]:
     }
 
 
-def measure(name: str, directory: Path) -> dict[str, Any]:
+def measure(name: str, directory: Path, target_text: str, reduce_range: bool) -> dict[str, Any]:
     """One row of the report (module docstring)."""
     from codegen.executor import compile_model
-    from codegen.llvm.target import host_target
+    from codegen.llvm.target import parse_cpu_target
     from codegen.prepare import prepare_for_target
 
     float_model = MODELS[name]()
-    int8_model = quantize_with_onnxruntime(float_model, directory)
-    target = host_target()
+    int8_model = quantize_with_onnxruntime(float_model, directory, reduce_range)
+    target = parse_cpu_target(target_text)
     ours = {
         kind: compile_model(prepare_for_target(model, target).function, target)
         for kind, model in (("float", float_model), ("int8", int8_model))
@@ -255,10 +259,12 @@ def measure(name: str, directory: Path) -> dict[str, Any]:
     }
 
 
-def report(rows: list[dict[str, Any]], host: str) -> list[str]:
+def report(rows: list[dict[str, Any]], host: str, target: str, reduce_range: bool) -> list[str]:
     """The table of `rows` (ms; ratios against onnxruntime's int8 and our float)."""
+    weights = "7-bit (reduce_range)" if reduce_range else "8-bit"
     lines = [
-        f"host: {host} (2 threads); untuned; latencies: median of 7 turns, ms",
+        f"host: {host} (2 threads); our code for: {target}; {weights} int8 weights; untuned; "
+        "latencies: median of 7 turns, ms",
         "",
         f"{'model':14} {'int convs':>11} {'err steps':>9} {'ours f32':>9} {'ours i8':>9} "
         f"{'ORT f32':>9} {'ORT i8':>9} {'i8/ORT i8':>9} {'f32/i8':>7}",
@@ -285,10 +291,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", choices=sorted(MODELS), default=list(MODELS))
     parser.add_argument("--output", type=Path, help="also write the report here")
+    parser.add_argument(
+        "--target", default="llvm", help="compile our models for this CPU (default: the host)"
+    )
+    parser.add_argument(
+        "--reduce-range", action="store_true", help="quantize weights to 7 bits (onnxruntime's)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
-        rows = [measure(name, Path(work)) for name in args.models]
-    lines = report(rows, str(llvm.get_host_cpu_name()))
+        rows = [measure(name, Path(work), args.target, args.reduce_range) for name in args.models]
+    from codegen.llvm.target import parse_cpu_target
+
+    target = str(parse_cpu_target(args.target))
+    lines = report(rows, str(llvm.get_host_cpu_name()), target, args.reduce_range)
     print("\n".join(lines))
     if args.output:
         args.output.write_text("\n".join(lines) + "\n")

@@ -17,6 +17,7 @@ from ir.frontend.onnx import import_model
 from ir.frontend.onnx.importer import ImportedModel, ModelSource
 from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
+from ir.graph.passes.realize_quantized import NONE
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,8 @@ def prepare_for_target(
     a ModelProto) with `shapes` binding input dims (and `example_shapes`, the shapes of the
     arrays it will run on, binding the dims still unknown) and `values` binding inputs to
     constants, then optimise it for `target`: a CPU keeps convolution activations in
-    blocked channels (NCHW[b]c) between kernels, a GPU in NCHW; a CPU with 8-bit
-    dot-product instructions runs a quantized model's convolutions on them."""
+    blocked channels (NCHW[b]c) between kernels, a GPU in NCHW; a CPU runs a quantized
+    model's convolutions on the integers where its instructions make that pay."""
     imported = import_model(
         source,
         shape=shapes or None,
@@ -51,7 +52,7 @@ def prepare_for_target(
     function = optimize(
         imported.function,
         blocked_layout=backend_of(target).blocked_layout,
-        dot_products=isinstance(target, CpuTarget) and target.dot_product_lanes > 0,
+        integer_products=target.integer_products if isinstance(target, CpuTarget) else NONE,
     )
     return PreparedModel(imported, function, dict(values or {}))
 

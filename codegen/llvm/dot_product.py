@@ -1,18 +1,31 @@
-"""8-bit dot products: a 4-step reduction around a vectorized int32 accumulation becomes
-one `vpdpbusd` per vector (AVX-512 VNNI, or AVX-VNNI for 256-bit vectors).
+"""8-bit dot products: a reduction over 4 adjacent bytes around a vectorized int32
+accumulation becomes one dot-product instruction sequence per vector.
 
     for q in range(4):                      # serial or unrolled
         for c in range(L) vectorized:       # L = 16, 8 or 4 int32 lanes
             acc[i + c] = acc[i + c] + int32(a[j + q]) * int32(w[k + 4 * c + q])
 
-with one of `a`, `w` uint8 and the other int8 (`a`'s load possibly guarded by a condition
-that holds for all 4 bytes, a fill value elsewhere: padding): `a`'s 4 bytes are one int32
-broadcast to
-every lane, `w`'s 4 * L bytes one vector (each lane's 4 bytes adjacent, as
-qnn.conv2d_nchwc lays its weight out), and vpdpbusd adds each lane's 4 byte products to
-it. Integer sums are exact in any order, so this is the loop's own result. Where the
-pattern or the instruction is missing, the loops are emitted as they are (LLVM widens
-the bytes to int32 and multiplies).
+or, summing each pair of bytes in int16 first (qnn.conv2d_nchwc's `pair_sums` form, for
+weights whose pair sums cannot leave int16),
+
+    for p in range(2):
+        for c in range(L) vectorized:
+            acc[i + c] = acc[i + c] + int32(int16(a[j + 2p]) * int16(w[k + 4c + 2p])
+                                          + int16(a[j + 2p + 1]) * int16(w[k + 4c + 2p + 1]))
+
+with one of `a`, `w` uint8 and the other int8 (`a`'s loads possibly guarded by a
+condition that holds for all 4 bytes, a fill value elsewhere: padding). `a`'s 4 bytes are
+one int32 broadcast to every lane, `w`'s 4 * L bytes one vector (each lane's 4 bytes
+adjacent, as qnn.conv2d_nchwc lays its weight out), and
+
+- with AVX-512 VNNI or AVX-VNNI, `vpdpbusd` adds each lane's 4 byte products to it (either
+  form: integer sums are exact in any order);
+- with AVX2 or AVX-512BW, the pair form is `vpmaddubsw` (each pair's products summed into
+  int16, which the form says cannot overflow, so its saturation never acts) then
+  `vpmaddwd` by ones (the two pairs summed into int32), then an add.
+
+Where the pattern or the instructions are missing, the loops are emitted as they are
+(LLVM widens the bytes and multiplies).
 """
 
 from __future__ import annotations
@@ -28,65 +41,126 @@ from codegen.llvm.dtypes import I32, I64, splat
 from codegen.llvm.exprs import emit_expr, emit_index
 from codegen.llvm.memory import element_pointer, load_contiguous, store_contiguous
 from ir.tir.expr import Binary, Cast, IntImm, Load, PrimExpr, Select, Var
+from ir.tir.simplify import simplify
 from ir.tir.stmt import For, Store
 from ir.tir.visit import substitute
 
 DOT_WIDTH = 4
 _BYTE_TYPES = frozenset({"uint8", "int8"})
+I8 = ir.IntType(8)
+I16 = ir.IntType(16)
 
 
 @dataclass(frozen=True)
 class _DotProduct:
-    """The matched nest: `store` accumulates unsigned bytes `unsigned` times signed bytes
-    `signed` over `step` (4 values) for each lane of `lane` (`lanes` values);
-    `broadcast` says which operand is the same for every lane."""
+    """The matched nest: `store` accumulates the products of `broadcast`'s bytes (the
+    same for every lane) and `vector`'s over `step` for each lane of `lane` (`lanes`
+    values); `unsigned_first` says whether `broadcast` holds the uint8 operand; `pairs`
+    whether each pair of products is summed in int16 first (the step then has 2 values,
+    else 4); `guard` is the broadcast's `select(condition, load, fill)`, if padded."""
 
     step: Var
     lane: Var
     lanes: int
     store: Store
-    unsigned: Load
-    signed: Load
     broadcast: Load
     vector: Load
-    guard: Select | None  # select(condition, broadcast, fill): inlined padding
+    unsigned_first: bool
+    pairs: bool
+    guard: Select | None
 
 
 def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
-    """Emit `loop` as vpdpbusd instructions (module docstring) and return True, or return
-    False, emitting nothing, when it is not that pattern or the target lacks them."""
+    """Emit `loop` as dot-product instructions (module docstring) and return True, or
+    return False, emitting nothing, when it is not that pattern or the target lacks them."""
     if ctx.vector_var is not None or ctx.mask is not None:
         return False
     found = _match(ctx, loop)
-    width = 0 if found is None else _instruction_lanes(ctx, found.lanes)
-    if found is None or not width:
+    if found is None:
+        return False
+    target = ctx.target
+    narrow_vnni = target.has_feature("avx512vl") or target.has_feature("avxvnni")
+    vnni = _instruction_lanes(target.dot_product_lanes, found.lanes, narrow_vnni)
+    pairs = _instruction_lanes(_pair_lanes(ctx), found.lanes, True) if found.pairs else 0
+    width = vnni or pairs
+    if not width:
         return False
     builder = ctx.builder
     first_lane: dict[Var, PrimExpr] = {
         found.step: IntImm(0, found.step.dtype),
         found.lane: IntImm(0, found.lane.dtype),
     }
-    vector_type = ir.VectorType(I32, width)
-    function = ctx.module_ctx.declare(
-        f"llvm.x86.avx512.vpdpbusd.{width * 32}",
-        ir.FunctionType(vector_type, [vector_type, vector_type, vector_type]),
-    )
     broadcast = _broadcast_bytes(ctx, found, first_lane, width)
     vector_index = emit_index(ctx, substitute(found.vector.index, first_lane))
     store = found.store
     first = emit_index(ctx, substitute(store.index, first_lane))
     for chunk in range(0, found.lanes, width):
-        offset = I64(chunk)
         address = element_pointer(
             ctx, found.vector.buffer, builder.add(vector_index, I64(chunk * DOT_WIDTH))
         )
-        vector = builder.load(address, typ=vector_type, align=1)
-        start = builder.add(first, offset)
+        vector = builder.load(address, typ=ir.VectorType(I32, width), align=1)
+        unsigned, signed = (broadcast, vector) if found.unsigned_first else (vector, broadcast)
+        start = builder.add(first, I64(chunk))
         accumulator = load_contiguous(ctx, store.buffer, start, width)
-        operands = (broadcast, vector) if found.broadcast is found.unsigned else (vector, broadcast)
-        total = builder.call(function, [accumulator, *operands])
+        if vnni:
+            total = _vpdpbusd(ctx, accumulator, unsigned, signed, width)
+        else:
+            total = builder.add(accumulator, _pair_sums(ctx, unsigned, signed, width))
         store_contiguous(ctx, store.buffer, start, total)
     return True
+
+
+def _vpdpbusd(
+    ctx: FunctionContext, accumulator: Any, unsigned: Any, signed: Any, lanes: int
+) -> Any:
+    """accumulator + each lane's 4 unsigned x signed byte products."""
+    vector_type = ir.VectorType(I32, lanes)
+    function = ctx.module_ctx.declare(
+        f"llvm.x86.avx512.vpdpbusd.{lanes * 32}",
+        ir.FunctionType(vector_type, [vector_type] * 3),
+    )
+    return ctx.builder.call(function, [accumulator, unsigned, signed])
+
+
+def _pair_sums(ctx: FunctionContext, unsigned: Any, signed: Any, lanes: int) -> Any:
+    """Each lane's 4 unsigned x signed byte products summed: vpmaddubsw (pairs in int16),
+    then vpmaddwd by ones (the two pairs in int32)."""
+    builder = ctx.builder
+    bytes_type = ir.VectorType(I8, lanes * 4)
+    words_type = ir.VectorType(I16, lanes * 2)
+    wide = lanes == 16
+    pairs = ctx.module_ctx.declare(
+        "llvm.x86.avx512.pmaddubs.w.512" if wide else "llvm.x86.avx2.pmadd.ub.sw",
+        ir.FunctionType(words_type, [bytes_type, bytes_type]),
+    )
+    quads = ctx.module_ctx.declare(
+        "llvm.x86.avx512.pmaddw.d.512" if wide else "llvm.x86.avx2.pmadd.wd",
+        ir.FunctionType(ir.VectorType(I32, lanes), [words_type, words_type]),
+    )
+    words = builder.call(
+        pairs, [builder.bitcast(unsigned, bytes_type), builder.bitcast(signed, bytes_type)]
+    )
+    ones = ir.Constant(words_type, [1] * (lanes * 2))
+    return builder.call(quads, [words, ones])
+
+
+def _pair_lanes(ctx: FunctionContext) -> int:
+    """The int32 lanes of one vpmaddubsw + vpmaddwd: 16 with AVX-512BW, 8 with AVX2."""
+    target = ctx.target
+    if target.vector_bits == 512 and target.has_feature("avx512bw"):
+        return 16
+    return 8 if target.vector_bits >= 256 else 0
+
+
+def _instruction_lanes(widest: int, lanes: int, narrow: bool) -> int:
+    """The lanes of each instruction that `lanes` int32 lanes are computed in, given the
+    target's `widest` (several instructions when those are narrower, or one 8-lane one
+    where `narrow` says the target has it); 0 when none fit."""
+    if widest == 0:
+        return 0
+    if lanes >= widest:
+        return widest if lanes % widest == 0 else 0
+    return 8 if lanes == 8 and (widest == 8 or narrow) else 0
 
 
 def _broadcast_bytes(
@@ -113,7 +187,7 @@ def _fill_bytes(ctx: FunctionContext, fill: PrimExpr) -> Any:
     existing = module.globals.get(name)
     if existing is not None:
         return existing
-    array = ir.ArrayType(ir.IntType(8), DOT_WIDTH)
+    array = ir.ArrayType(I8, DOT_WIDTH)
     variable = ir.GlobalVariable(module, array, name)
     variable.global_constant = True
     variable.linkage = "private"
@@ -121,27 +195,14 @@ def _fill_bytes(ctx: FunctionContext, fill: PrimExpr) -> Any:
     return variable
 
 
-def _instruction_lanes(ctx: FunctionContext, lanes: int) -> int:
-    """The lanes of each vpdpbusd that `lanes` int32 lanes are computed in (several
-    instructions when the target's are narrower); 0 when the target has none that fit."""
-    target = ctx.target
-    widest = target.dot_product_lanes
-    if widest == 16 and lanes < 16 and not target.has_feature("avx512vl"):
-        return 0
-    if widest == 0 or (lanes > widest and lanes % widest):
-        return 0
-    return min(lanes, widest)
-
-
 def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
     """`loop` as a dot-product nest, or None."""
-    if loop.kind not in ("serial", "unrolled") or not (
-        isinstance(loop.extent, IntImm) and loop.extent.value == DOT_WIDTH
-    ):
-        return None
     inner = loop.body
     if not (
-        isinstance(inner, For)
+        loop.kind in ("serial", "unrolled")
+        and isinstance(loop.extent, IntImm)
+        and loop.extent.value in (2, DOT_WIDTH)
+        and isinstance(inner, For)
         and inner.kind == "vectorized"
         and isinstance(inner.extent, IntImm)
         and inner.extent.value in (4, 8, 16)
@@ -152,41 +213,39 @@ def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
     opaque = ctx.opaque_vars
     if store.buffer.dtype != "int32" or linear_coefficient(store.index, lane, opaque) != 1:
         return None
-    if depends_on(store.index, {step}):
-        return None
     product = _accumulated(store)
-    if product is None:
+    if product is None or depends_on(store.index, {step}):
         return None
-    operands = _byte_operands(product)
+    pairs = loop.extent.value == 2
+    operands = _pair_operands(product) if pairs else _byte_operands(product, "int32")
     if operands is None:
         return None
-    loads, guard = operands
+    (first, second), guard = operands
     if guard is not None and depends_on(guard.condition, {step, lane}):
         return None
+    loads = (first, second)
     broadcast = [load for load in loads if not depends_on(load.index, {lane})]
     vector = [load for load in loads if linear_coefficient(load.index, lane, opaque) == DOT_WIDTH]
-    if len(broadcast) != 1 or len(vector) != 1:
-        return None
-    if any(linear_coefficient(load.index, step, opaque) != 1 for load in loads):
-        return None
-    if any(load.buffer == store.buffer for load in loads):
-        return None
-    unsigned = [load for load in loads if load.buffer.dtype == "uint8"]
-    signed = [load for load in loads if load.buffer.dtype == "int8"]
-    if len(unsigned) != 1 or len(signed) != 1:
-        return None
-    if guard is not None and guard.true_value is not broadcast[0]:
+    step_size = 2 if pairs else 1
+    if (
+        len(broadcast) != 1
+        or len(vector) != 1
+        or any(linear_coefficient(load.index, step, opaque) != step_size for load in loads)
+        or any(load.buffer == store.buffer for load in loads)
+        or {load.buffer.dtype for load in loads} != set(_BYTE_TYPES)
+        or (guard is not None and guard.true_value is not broadcast[0])
+    ):
         return None
     return _DotProduct(
-        step,
-        lane,
-        inner.extent.value,
-        store,
-        unsigned[0],
-        signed[0],
-        broadcast[0],
-        vector[0],
-        guard,
+        step=step,
+        lane=lane,
+        lanes=inner.extent.value,
+        store=store,
+        broadcast=broadcast[0],
+        vector=vector[0],
+        unsigned_first=broadcast[0].buffer.dtype == "uint8",
+        pairs=pairs,
+        guard=guard,
     )
 
 
@@ -203,16 +262,56 @@ def _accumulated(store: Store) -> PrimExpr | None:
     return None
 
 
-def _byte_operands(product: PrimExpr) -> tuple[tuple[Load, Load], Select | None] | None:
-    """The two byte loads of `int32(a) * int32(b)`, one of them possibly guarded as
+_Operands = tuple[tuple[Load, Load], Select | None]
+
+
+def _pair_operands(value: PrimExpr) -> _Operands | None:
+    """The first pair's byte loads of `int32(a0 * b0 + a1 * b1)` (int16 products of
+    bytes, the second pair's loads one element after the first's), or None."""
+    if not isinstance(value, Cast) or value.dtype != "int32":
+        return None
+    total = value.value
+    if not isinstance(total, Binary) or total.op != "add" or total.dtype != "int16":
+        return None
+    first = _byte_operands(total.lhs, "int16")
+    second = _byte_operands(total.rhs, "int16")
+    if first is None or second is None:
+        return None
+    if _offset(first[0][0], second[0]) == -1:  # (the simplifier may put the second first)
+        first, second = second, first
+    loads = first[0]
+    if not all(_offset(load, second[0]) == 1 for load in loads):
+        return None
+    one_guard, other_guard = first[1], second[1]
+    if one_guard is None or other_guard is None:
+        return first if one_guard is other_guard else None
+    same = (one_guard.condition, one_guard.false_value) == (
+        other_guard.condition,
+        other_guard.false_value,
+    )
+    return first if same else None
+
+
+def _offset(load: Load, others: tuple[Load, Load]) -> int | None:
+    """How many elements after `load` the load of `others` from the same buffer reads,
+    if that is a constant."""
+    same = [other for other in others if other.buffer == load.buffer]
+    if len(same) != 1:
+        return None
+    difference = simplify(same[0].index - load.index)
+    return difference.value if isinstance(difference, IntImm) else None
+
+
+def _byte_operands(product: PrimExpr, dtype: str) -> _Operands | None:
+    """The two byte loads of `dtype(a) * dtype(b)`, one of them possibly guarded as
     `select(condition, load, constant)` (padding inlined into the conv), and that
     guard; or None."""
-    if not isinstance(product, Binary) or product.op != "mul" or product.dtype != "int32":
+    if not isinstance(product, Binary) or product.op != "mul" or product.dtype != dtype:
         return None
     loads: list[Load] = []
     guards: list[Select] = []
     for side in (product.lhs, product.rhs):
-        if not isinstance(side, Cast) or side.dtype != "int32":
+        if not isinstance(side, Cast) or side.dtype != dtype:
             return None
         value = side.value
         if (

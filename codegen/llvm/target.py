@@ -48,6 +48,7 @@ _FEATURES_OF_CPUS = {
         "graniterapids-d", "diamondrapids", "znver5",
     ),
     "avx512vl": _AVX512_CPUS,
+    "avx512bw": _AVX512_CPUS,
 }  # fmt: skip
 
 
@@ -105,6 +106,15 @@ class CpuTarget:
         if self.vector_bits >= 256 and self.has_feature("avxvnni"):
             return 8
         return 0
+
+    @property
+    def integer_products(self) -> str:
+        """Which 8-bit convs pay as int32 kernels here (RealizeQuantized's `products`):
+        "dot4" all of them (8-bit dot products), "pairs" those whose weights' pair sums
+        fit int16 (AVX2's vpmaddubsw), "none" none."""
+        if self.dot_product_lanes:
+            return "dot4"
+        return "pairs" if self.vector_bits >= 256 else "none"
 
     @property
     def hardware(self) -> HardwareParams:

@@ -34,6 +34,7 @@ from ir.tir.expr import PrimExpr, cast
 ACCUMULATOR = "int32"
 EIGHT_BIT = ("uint8", "int8")
 DOT_WIDTH = 4  # input channels summed per int32 lane by one dot-product instruction
+PAIR_LIMIT = 128  # |w0| + |w1| <= 128: 255 * 128 = 32640, a uint8 pair's sum fits int16
 _RANGES = {"uint8": (0, 255), "int8": (-128, 127)}
 
 
@@ -182,7 +183,10 @@ def _nchwc_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
 def _nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     """out[n, ko, y, x, kb] = sum over (co, ry, rx, cq, q) of int32(pad[n, co, y', x',
     cq * 4 + q]) * int32(weight[ko, co, ry, rx, cq, kb * 4 + q]): the 4 products of one
-    output channel's adjacent weight bytes innermost."""
+    output channel's adjacent weight bytes innermost. With `pair_sums` (weights whose
+    adjacent pairs sum to at most 128 in magnitude), the products of each pair of bytes
+    are added in int16 first, over a dot axis of 2 pairs: what AVX2's vpmaddubsw computes,
+    exact there because no pair sum leaves int16."""
     data, weight = inputs
     (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = conv2d_geometry(
         attrs, "qnn.conv2d_nchwc"
@@ -194,32 +198,48 @@ def _nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     pad_after = (0, 0, bottom, right) + ((0,) if blocked else ())
     pad_before = (0, 0, top, left) + ((0,) if blocked else ())
     padded = pad_stage(data, pad_before, pad_after, int(attrs["pad_value"]))
+    pairs = bool(attrs["pair_sums"])
     rco = reduce_axis(in_blocks, "rco")
     ry = reduce_axis(kernel_h, "ry")
     rx = reduce_axis(kernel_w, "rx")
     rcq = reduce_axis(quads, "rcq")
-    rq = reduce_axis(DOT_WIDTH, "rq")
+    dot = reduce_axis(DOT_WIDTH // 2, "rp") if pairs else reduce_axis(DOT_WIDTH, "rq")
 
     def body(n: PrimExpr, ko: PrimExpr, y: PrimExpr, x: PrimExpr, kb: PrimExpr) -> PrimExpr:
         row = y * stride_h + ry.var * dil_h
         col = x * stride_w + rx.var * dil_w
-        inner = rcq.var * DOT_WIDTH + rq.var
-        if blocked:
-            value = padded[n, rco.var, row, col, inner]
-        else:
-            value = padded[n, rco.var * in_block + inner, row, col]
-        weight_value = weight[ko, rco.var, ry.var, rx.var, rcq.var, kb * DOT_WIDTH + rq.var]
-        product = cast(ACCUMULATOR, value) * cast(ACCUMULATOR, weight_value)
-        return sum_reduce(product, [rco, ry, rx, rcq, rq])
+
+        def product(q: PrimExpr, dtype: str) -> PrimExpr:
+            inner = rcq.var * DOT_WIDTH + q
+            if blocked:
+                value = padded[n, rco.var, row, col, inner]
+            else:
+                value = padded[n, rco.var * in_block + inner, row, col]
+            weight_value = weight[ko, rco.var, ry.var, rx.var, rcq.var, kb * DOT_WIDTH + q]
+            return cast(dtype, value) * cast(dtype, weight_value)
+
+        if pairs:
+            pair = product(dot.var * 2, "int16") + product(dot.var * 2 + 1, "int16")
+            return sum_reduce(cast(ACCUMULATOR, pair), [rco, ry, rx, rcq, dot])
+        return sum_reduce(product(dot.var, ACCUMULATOR), [rco, ry, rx, rcq, dot])
 
     conv = compute(
         out.shape,
         body,
         name="qconv2d_nchwc",
         tag="conv2d_nchwc",
-        attrs={"weight_input": 1, "dot_axis": rq.name},
+        attrs={"weight_input": 1, "dot_axis": dot.name},
     )
     return check_output(conv, out, "qnn.conv2d_nchwc")
+
+
+def pair_sums_fit_int16(weight: np.ndarray) -> bool:
+    """Whether an OIHW int8 `weight`'s adjacent input-channel pairs (0-1, 2-3, ...) times
+    any uint8 values sum within int16: |w[2i]| + |w[2i + 1]| <= 128 everywhere."""
+    if weight.shape[1] % 2:
+        return False
+    magnitudes = np.abs(weight.astype(np.int32))
+    return bool(np.all(magnitudes[:, 0::2] + magnitudes[:, 1::2] <= PAIR_LIMIT))
 
 
 def _conv_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
@@ -232,13 +252,14 @@ def _conv_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
 
 
 _CONV_ATTRS = {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "pad_value": 0}
+_NCHWC_ATTRS = {**_CONV_ATTRS, "pair_sums": False}  # pair_sums: see _nchwc_te
 
 OPS: tuple[OpDef, ...] = (
     OpDef(
         name="qnn.conv2d",
         pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
         num_inputs=2,
-        attrs={**_CONV_ATTRS, "groups": 1},
+        attrs={**_CONV_ATTRS, "groups": 1, "pair_sums": False},
         type_relation=_qconv2d_relation,
         reference=qconv2d_reference,
         te_compute=_qconv2d_te,
@@ -253,14 +274,15 @@ OPS: tuple[OpDef, ...] = (
         name="qnn.conv2d_nchwc",
         pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
         num_inputs=2,
-        attrs=_CONV_ATTRS,
+        attrs=_NCHWC_ATTRS,
         type_relation=_nchwc_relation,
         reference=_nchwc_reference,
         te_compute=_nchwc_te,
         flops=_conv_flops,
         doc=(
             "qnn.conv2d on blocked channels: NCHW[bi]c (or NCHW) data x OIHW[bi/4]i[bo*4] "
-            "weight (4 input channels adjacent per output channel) -> int32 NCHW[bo]c"
+            "weight (4 input channels adjacent per output channel) -> int32 NCHW[bo]c; "
+            "pair_sums: the weight's adjacent pairs fit int16 sums (AVX2's vpmaddubsw)"
         ),
         input_names=("data", "weight"),
     ),

@@ -302,6 +302,7 @@ class _Converter:
                 packed,
                 span=node.span,
                 pad_value=node.attrs["pad_value"],
+                pair_sums=node.attrs["pair_sums"],
                 **attrs,
             )
         else:

@@ -22,7 +22,7 @@ from ir.graph.passes.eliminate_common_subexpr import eliminate_common_subexpr
 from ir.graph.passes.fold_constant import fold_constant
 from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.passes.infer_type import infer_type
-from ir.graph.passes.realize_quantized import realize_quantized
+from ir.graph.passes.realize_quantized import DOT4, realize_quantized
 from ir.graph.passes.simplify_inference import simplify_inference
 from ir.graph.passes.verify import verify
 
@@ -40,19 +40,19 @@ class Pass:
 
 
 def passes(
-    opt_level: int, blocked_layout: bool = True, dot_products: bool = True
+    opt_level: int, blocked_layout: bool = True, integer_products: str = DOT4
 ) -> tuple[Pass, ...]:
     """The pipeline at `opt_level`, in order (passes above the level are listed but skipped).
 
     `blocked_layout` keeps convolution activations in NCHW[b]c (BlockChannels), which is
     what CPU code wants, and runs quantized convolutions as integer kernels
-    (RealizeQuantized; `dot_products`: the CPU has 8-bit dot-product instructions, else
-    only the convs whose sums float32 holds exactly are realized, on float kernels); GPU
-    schedules are written for NCHW float, so GPU targets turn it off.
+    (RealizeQuantized; `integer_products`: which int32 convs pay on the CPU, see
+    `realize_quantized`); GPU schedules are written for NCHW float, so GPU targets turn
+    both off.
     """
     max_group_size = FUSED_GROUP_SIZE if opt_level >= 1 else 1
     blocking = (Pass("BlockChannels", block_channels, opt_level=3),) if blocked_layout else ()
-    realize = partial(realize_quantized, dot_products=dot_products)
+    realize = partial(realize_quantized, products=integer_products)
     integer = (Pass("RealizeQuantized", realize, opt_level=2),) if blocked_layout else ()
     return (
         Pass("InferType", infer_type, opt_level=0),
@@ -76,11 +76,12 @@ def optimize(
     opt_level: int = MAX_OPT_LEVEL,
     verify_passes: bool | None = None,
     blocked_layout: bool = True,
-    dot_products: bool = True,
+    integer_products: str = DOT4,
 ) -> Function:
     """Run every pass up to `opt_level` on `fn` and return the fused, typed function
-    (`blocked_layout`, `dot_products`: see `passes`; blocked_layout False for GPU targets)."""
-    pipeline = passes(opt_level, blocked_layout, dot_products)
+    (`blocked_layout`, `integer_products`: see `passes`; blocked_layout False for GPU
+    targets)."""
+    pipeline = passes(opt_level, blocked_layout, integer_products)
     return _run(fn, pipeline, opt_level, verify_passes)
 
 

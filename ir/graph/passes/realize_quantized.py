@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ir.graph.nodes import Call, Constant, Expr, Function, call
-from ir.graph.ops.quantized import DOT_WIDTH
+from ir.graph.ops.quantized import DOT_WIDTH, pair_sums_fit_int16
 from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import count_uses, free_vars, post_order, with_children
@@ -47,6 +47,10 @@ from ir.graph.types import TensorType
 
 _PRODUCT_BOUND = 255 * 128  # the largest |uint8 x int8| product
 _INT32_MAX = 2**31 - 1
+# Which int32 convs pay on a target (`realize_quantized`).
+DOT4 = "dot4"  # every one: 8-bit dot products of 4 bytes (vpdpbusd)
+PAIRS = "pairs"  # those whose weight pairs sum within int16 (vpmaddubsw)
+NONE = "none"  # none
 _FLOAT_EXACT = 2**24  # float32 holds every integer below this exactly
 
 
@@ -135,12 +139,10 @@ class _IntegerConv:
         return call("add", self.products, constant)
 
 
-def _integer_conv(
-    conv: Expr, rewritten: Mapping[int, Expr], dot_products: bool
-) -> _IntegerConv | None:
+def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr], products: str) -> _IntegerConv | None:
     """The integer form of typed `conv` (module docstring), its operands taken from
     `rewritten` (by id of the original node), or None where it does not apply; int32
-    `qnn.conv2d` only when the target has `dot_products`."""
+    `qnn.conv2d` as `products` allows (`realize_quantized`)."""
     if not isinstance(conv, Call) or conv.op != "nn.conv2d":
         return None
     out = conv.checked_type if conv.has_type else None
@@ -161,23 +163,25 @@ def _integer_conv(
     scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
     value, zero_point = rewritten[id(data.value)], int(data.zero_point.reshape(()))
     dot_form = groups == 1 and weight_values.shape[1] % DOT_WIDTH == 0
-    if dot_products and dot_form and bound <= _INT32_MAX:
+    pairs = products == PAIRS and pair_sums_fit_int16(weight_values)
+    if dot_form and bound <= _INT32_MAX and (products == DOT4 or pairs):
         if data.dtype == "int8":  # to uint8: the same values 128 higher, the zero point too
             widened = call(
                 "add", call("cast", value, dtype="int16"), Constant(np.array(128, np.int16))
             )
             value, zero_point = call("cast", widened, dtype="uint8"), zero_point + 128
-        products = call(
+        integer_sum = call(
             "qnn.conv2d",
             value,
             Constant(weight_values.astype(np.int8)),
             span=conv.span,
             groups=1,
             pad_value=zero_point,
+            pair_sums=pairs,
             **attrs,
         )
         sums = weight_values.astype(np.int64).reshape(channels, -1).sum(axis=1)
-        return _IntegerConv(products, sums * zero_point, scales, "int32", bound)
+        return _IntegerConv(integer_sum, sums * zero_point, scales, "int32", bound)
     if bound >= _FLOAT_EXACT:
         return None
     # Depthwise, grouped or few-channel convs: the float kernel, on the centred 8-bit values
@@ -188,7 +192,7 @@ def _integer_conv(
         Constant(np.array(zero_point, np.float32)),
         span=conv.span,
     )
-    products = call(
+    float_sum = call(
         "nn.conv2d",
         centred,
         Constant(weight_values.astype(np.float32)),
@@ -196,7 +200,7 @@ def _integer_conv(
         groups=groups,
         **attrs,
     )
-    return _IntegerConv(products, np.zeros(channels, np.int64), scales, "float32", bound)
+    return _IntegerConv(float_sum, np.zeros(channels, np.int64), scales, "float32", bound)
 
 
 def _scaled(total: Expr, scales: np.ndarray, span: str, dtype: str) -> Expr:
@@ -225,7 +229,7 @@ def _integer_bias(expr: Expr, scales: np.ndarray) -> np.ndarray | None:
 
 
 def _requantized(
-    node: Call, rewritten: Mapping[int, Expr], uses: Mapping[int, int], dot_products: bool
+    node: Call, rewritten: Mapping[int, Expr], uses: Mapping[int, int], products: str
 ) -> Expr | None:
     """`divide(relu?(conv + bias), output_scale)` (a QuantizeLinear's first step after
     an integer conv with an int32 bias) as onnxruntime's integer kernels compute it:
@@ -243,7 +247,7 @@ def _requantized(
         return None
     for conv, bias_expr in (add.args, add.args[::-1]):
         single = uses.get(id(conv), 0) == 1
-        integer = _integer_conv(conv, rewritten, dot_products) if single else None
+        integer = _integer_conv(conv, rewritten, products) if single else None
         if integer is None:
             continue
         bias = _integer_bias(bias_expr, integer.scales)
@@ -258,12 +262,16 @@ def _requantized(
     return None
 
 
-def realize_quantized(fn: Function, dot_products: bool = True) -> Function:
+def realize_quantized(fn: Function, products: str = DOT4) -> Function:
     """Turn every float conv between dequantized 8-bit values of typed `fn` into an
-    integer conv scaled once (module docstring). Without `dot_products` (a CPU without
-    8-bit dot-product instructions, where int32 kernels would run slower than float
-    ones) only the convs whose sums float32 holds exactly are realized, on their float
-    kernels; the others stay as they are. Returns a typed function."""
+    integer conv scaled once (module docstring). `products` says which int32 convs pay
+    on the target: DOT4 every one (8-bit dot-product instructions), PAIRS those whose
+    weights' pair sums fit int16 (AVX2's vpmaddubsw), NONE none (int32 kernels would run
+    slower than float ones); where an int32 conv does not pay, only the convs whose sums
+    float32 holds exactly are realized, on their float kernels, and the others stay as
+    they are. Returns a typed function."""
+    if products not in (DOT4, PAIRS, NONE):
+        raise ValueError(f"products must be {DOT4!r}, {PAIRS!r} or {NONE!r}; got {products!r}")
     rewritten: dict[int, Expr] = {}
     uses = count_uses(fn.body)
     changed = False
@@ -272,12 +280,12 @@ def realize_quantized(fn: Function, dot_products: bool = True) -> Function:
         new = with_children(node, children)
         realized: Expr | None = None
         if isinstance(node, Call) and node.op == "nn.conv2d":
-            integer = _integer_conv(node, rewritten, dot_products)
+            integer = _integer_conv(node, rewritten, products)
             total = None if integer is None else integer.total()
             if integer is not None and total is not None:
                 realized = _scaled(total, integer.scales, node.span, integer.dtype)
         elif isinstance(node, Call) and node.op == "divide":
-            realized = _requantized(node, rewritten, uses, dot_products)
+            realized = _requantized(node, rewritten, uses, products)
         if realized is not None:
             new, changed = realized, True
         rewritten[id(node)] = new

@@ -13,7 +13,7 @@ from codegen.executor import compile_model
 from codegen.llvm.jit import optimized_llvm_ir
 from codegen.llvm.target import host_target, parse_cpu_target
 from ir.graph.nodes import Call, Constant, Function, Var, call
-from ir.graph.ops.quantized import pack_dot_weight
+from ir.graph.ops.quantized import pack_dot_weight, pair_sums_fit_int16
 from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import post_order
@@ -118,3 +118,62 @@ def test_feature_names_follow_the_feature_string_then_the_cpu_name() -> None:
     assert parse_cpu_target("llvm -mcpu=znver3 -mattr=+avxvnni").has_feature("avxvnni")
     assert not parse_cpu_target("llvm -mcpu=znver4 -mattr=-avx512vnni").has_feature("avx512vnni")
     assert not parse_cpu_target("llvm -mcpu=znver4").has_feature("no-such-feature")
+
+
+def _pair_weight(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """An int8 weight whose adjacent input-channel pairs sum within 128 in magnitude
+    (extremes included): what the pair form requires."""
+    weight = rng.integers(-64, 65, shape).astype(np.int8)
+    weight[0, 0], weight[0, 1] = 64, 64
+    weight[-1, -2], weight[-1, -1] = -64, -64
+    assert pair_sums_fit_int16(weight)
+    return weight
+
+
+@pytest.mark.parametrize(
+    ("target", "out_block", "instruction"),
+    [
+        ("llvm -mcpu=znver3", 8, "pmadd.ub.sw"),  # AVX2
+        ("llvm -mcpu=znver3", 16, "pmadd.ub.sw"),  # two 8-lane sequences per block
+        ("llvm -mcpu=skylake-avx512", 16, "pmaddubs.w.512"),  # AVX-512BW, no VNNI
+        ("llvm -mcpu=znver4", 16, "vpdpbusd"),  # VNNI takes the pair form too
+    ],
+)
+def test_pair_sums_use_vpmaddubsw_without_vnni(
+    target: str, out_block: int, instruction: str
+) -> None:
+    rng = np.random.default_rng(1)
+    data = _blocked_data(rng, 2, 6, 8)
+    weight = _pair_weight(rng, (2 * out_block, 16, 3, 3))
+    fn = _conv(data, weight, 8, out_block, padding=(1, 1, 1, 1), pad_value=9, pair_sums=True)
+    assert instruction in _kernel_ir(fn, target)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    blocks=st.integers(1, 2),
+    in_block=st.sampled_from([4, 8, 16]),
+    out_block=st.sampled_from([8, 16]),
+    size=st.integers(3, 8),
+    kernel=st.sampled_from([1, 3]),
+    pad_value=st.integers(0, 255),
+    seed=st.integers(0, 2**16),
+)
+def test_pair_sum_convs_compiled_for_avx2_are_exact(
+    blocks: int, in_block: int, out_block: int, size: int, kernel: int, pad_value: int, seed: int
+) -> None:
+    """The AVX2 kernel (this host runs it) gives the reference's integers whenever the
+    weights' pair sums fit int16, extremes of the data's range included."""
+    rng = np.random.default_rng(seed)
+    data = _blocked_data(rng, blocks, size, in_block)
+    data.flat[:4] = 255
+    weight = _pair_weight(rng, (out_block, blocks * in_block, kernel, kernel))
+    pad = kernel // 2
+    fn = _conv(
+        data, weight, in_block, out_block,
+        padding=(pad,) * 4, pad_value=pad_value, pair_sums=True,
+    )  # fmt: skip
+    avx2 = parse_cpu_target("llvm -mcpu=znver3")
+    expected = evaluate(fn, {"x": data})
+    actual = compile_model(fuse_ops(fn), avx2).run({"x": data})
+    assert np.array_equal(np.asarray(actual), np.asarray(expected))

@@ -18,6 +18,7 @@ from codegen.prepare import prepare_for_target
 from ir.frontend.onnx import import_model
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.passes.pipeline import optimize
+from ir.graph.passes.realize_quantized import DOT4, NONE
 from ir.graph.traversal import post_order
 from tests.support.onnx_models import run_onnxruntime
 from tests.support.quantized_models import (
@@ -29,10 +30,10 @@ from tests.support.quantized_models import (
 )
 
 
-def _optimized(model: onnx.ModelProto, dot_products: bool = True) -> Function:
-    """The model's optimised graph as for a CPU with (or without) 8-bit dot products;
-    its kernels run on any host (without them, the integer ones widen to int32)."""
-    return optimize(import_model(model).function, dot_products=dot_products)
+def _optimized(model: onnx.ModelProto, products: str = DOT4) -> Function:
+    """The model's optimised graph as for a CPU whose int32 convs pay as `products`
+    says; its kernels run on any host (without the instructions, widened to int32)."""
+    return optimize(import_model(model).function, integer_products=products)
 
 
 def _kernel_ops(fn: Function) -> list[str]:
@@ -143,7 +144,7 @@ def test_without_dot_products_only_the_exact_float_sums_are_realized(tmp_path: P
     values, within one output step of onnxruntime's. prepare_for_target decides by the
     target's features."""
     model = quantized_by_onnxruntime(tmp_path, residual_block(8), QuantType.QUInt8, QuantType.QInt8)
-    prepared = _optimized(model, dot_products=False)
+    prepared = _optimized(model, products=NONE)
     assert "qnn.conv2d_nchwc" not in _kernel_ops(prepared)
     assert _float_conv_weights_are_int8_values(prepared)
     compiled = compile_model(prepared, host_target())
@@ -151,7 +152,7 @@ def test_without_dot_products_only_the_exact_float_sums_are_realized(tmp_path: P
         ours = np.asarray(compiled.run(inputs))
         theirs = run_onnxruntime(model, inputs, "y")
         assert np.abs(ours - theirs).max() <= output_step(model) * 1.001
-    for cpu, integer in (("znver3", False), ("znver4", True), ("alderlake", True)):
+    for cpu, integer in (("znver4", True), ("alderlake", True), ("x86-64", False)):
         target = parse_cpu_target(f"llvm -mcpu={cpu}")
         ops = _kernel_ops(prepare_for_target(model, target).function)
         assert ("qnn.conv2d_nchwc" in ops) == integer, cpu
