@@ -30,6 +30,7 @@ from tuner.calibrate import TensorRange, calibrate
 
 QUANTIZED_OPS = ("Conv", "Gemm", "MatMul")
 WEIGHT_LIMIT = 127  # symmetric int8 weights: [-127, 127]
+REDUCED_WEIGHT_LIMIT = 64  # 7-bit weights: any pair's products of uint8 values fit int16
 ACTIVATION_LEVELS = 255  # uint8 activations: [0, 255]
 OLDEST_OPSET = 10  # QuantizeLinear and DequantizeLinear
 PER_CHANNEL_OPSET = 13  # DequantizeLinear's axis
@@ -43,11 +44,14 @@ class QuantizeError(AutotuneError, ValueError):
 @dataclass(frozen=True)
 class QuantizeOptions:
     """How to quantize: the calibration `method` ("minmax" or "percentile") and its
-    `percentile`; op types or node names to leave in float (`skip`)."""
+    `percentile`; op types or node names to leave in float (`skip`); `reduce_range`:
+    weights in [-64, 64] (7 bits) so that CPUs without 8-bit dot products (AVX2) run
+    them exactly with vpmaddubsw, at some cost in accuracy."""
 
     method: str = "minmax"
     percentile: float = 99.99
     skip: frozenset[str] = field(default_factory=frozenset)
+    reduce_range: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,31 +129,31 @@ def _activation_parameters(span: TensorRange) -> tuple[np.ndarray, np.ndarray]:
     return np.array(scale, np.float32), np.array(zero_point, np.uint8)
 
 
-def _weight_scales(peaks: np.ndarray) -> np.ndarray:
-    """float32 scales mapping each peak magnitude to the int8 limit; 1 for an all-zero
-    slice. A peak so small that peak / 127 would be subnormal or zero gets float32's
+def _weight_scales(peaks: np.ndarray, limit: int) -> np.ndarray:
+    """float32 scales mapping each peak magnitude to the int8 `limit`; 1 for an all-zero
+    slice. A peak so small that peak / limit would be subnormal or zero gets float32's
     smallest normal scale instead, so no scale is zero and no value overflows the limit."""
     tiny = np.finfo(np.float32).tiny
-    scaled = np.maximum(np.asarray(peaks, np.float32) / np.float32(WEIGHT_LIMIT), tiny)
+    scaled = np.maximum(np.asarray(peaks, np.float32) / np.float32(limit), tiny)
     return np.where(peaks > 0, scaled, np.float32(1.0)).astype(np.float32)
 
 
 def quantize_weight(
-    weight: np.ndarray, axis: int | None
+    weight: np.ndarray, axis: int | None, limit: int = WEIGHT_LIMIT
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`weight` as symmetric int8 values, their scales and zero points: one scale per
-    slice along `axis`, or one for the whole tensor when `axis` is None."""
+    """`weight` as symmetric int8 values in [-limit, limit], their scales and zero points:
+    one scale per slice along `axis`, or one for the whole tensor when `axis` is None."""
     if axis is None:
         peaks = np.array(np.abs(weight).max(initial=0.0), np.float32)
-        scales = _weight_scales(peaks)
-        values = np.clip(np.rint(weight / scales), -WEIGHT_LIMIT, WEIGHT_LIMIT)
+        scales = _weight_scales(peaks, limit)
+        values = np.clip(np.rint(weight / scales), -limit, limit)
         return values.astype(np.int8), scales, np.array(0, np.int8)
     others = tuple(i for i in range(weight.ndim) if i != axis)
     peaks = np.abs(weight).max(axis=others, initial=0.0)
-    scales = _weight_scales(peaks)
+    scales = _weight_scales(peaks, limit)
     shape = [1] * weight.ndim
     shape[axis] = -1
-    values = np.clip(np.rint(weight / scales.reshape(shape)), -WEIGHT_LIMIT, WEIGHT_LIMIT)
+    values = np.clip(np.rint(weight / scales.reshape(shape)), -limit, limit)
     return values.astype(np.int8), scales, np.zeros(scales.shape, np.int8)
 
 
@@ -237,7 +241,8 @@ def quantize_model(
             replaced[candidate.activation] = dq_name
         if candidate.weight not in replaced:
             axis = candidate.axis if per_channel else None
-            values, scales, zeros = quantize_weight(weights[candidate.weight], axis)
+            limit = REDUCED_WEIGHT_LIMIT if options.reduce_range else WEIGHT_LIMIT
+            values, scales, zeros = quantize_weight(weights[candidate.weight], axis, limit)
             base = candidate.weight
             q_name = names.fresh(f"{base}_quantized")
             scale_name, zero_name = names.fresh(f"{base}_scale"), names.fresh(f"{base}_zero_point")

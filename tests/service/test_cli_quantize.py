@@ -9,7 +9,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from onnx import numpy_helper
 
+from codegen.llvm.target import parse_cpu_target
+from codegen.prepare import prepare_for_target
+from ir.graph.nodes import Call, Function
+from ir.graph.traversal import post_order
 from service.cli import main
 from tests.tuner.test_quantize import small_cnn
 
@@ -33,6 +38,34 @@ def test_quantize_with_random_inputs_writes_a_qdq_model(
     model = onnx.load(str(out))
     onnx.checker.check_model(model)
     assert [n.op_type for n in model.graph.node].count("QuantizeLinear") == 2
+
+
+def test_reduce_range_writes_7_bit_weights_that_run_as_pair_sums_on_avx2(
+    model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--reduce-range: every weight in [-64, 64], so the conv whose channels allow it runs
+    as an AVX2 pair-sum kernel (vpmaddubsw) when compiled for a CPU without VNNI."""
+    out = tmp_path / "cnn.int8.onnx"
+    argv = ["quantize", str(model_path), "--random", "8", "--reduce-range", "-o", str(out)]
+    assert main(argv) == 0
+    assert "(7-bit int8 weights per channel" in capsys.readouterr().out
+    model = onnx.load(str(out))
+    weights = [
+        numpy_helper.to_array(init)
+        for init in model.graph.initializer
+        if init.data_type == onnx.TensorProto.INT8 and len(init.dims) >= 2
+    ]
+    assert len(weights) == 3 and all(np.abs(w.astype(int)).max() <= 64 for w in weights)
+    avx2 = parse_cpu_target("llvm -mcpu=znver3")
+    prepared = prepare_for_target(model, avx2).function
+    convs = [
+        node
+        for kernel in post_order(prepared.body)
+        if isinstance(kernel, Call) and isinstance(kernel.op, Function)
+        for node in post_order(kernel.op.body)
+        if isinstance(node, Call) and node.op == "qnn.conv2d_nchwc"
+    ]
+    assert len(convs) == 1 and convs[0].attrs["pair_sums"]
 
 
 def test_quantize_with_a_calibration_folder_and_json(

@@ -60,8 +60,14 @@ def seeded_inputs(count: int, seed: int, channels: int) -> list[dict[str, np.nda
 
 
 def quantized_by_onnxruntime(
-    tmp_path: Path, model: onnx.ModelProto, activations: QuantType, weights: QuantType
+    tmp_path: Path,
+    model: onnx.ModelProto,
+    activations: QuantType,
+    weights: QuantType,
+    reduce_range: bool = False,
 ) -> onnx.ModelProto:
+    """`model` quantized by onnxruntime (QDQ, per-channel weights of type `weights`, 7-bit
+    with `reduce_range`), calibrated on 8 seeded inputs."""
     channels = model.graph.input[0].type.tensor_type.shape.dim[1].dim_value
 
     class Reader(CalibrationDataReader):  # type: ignore[misc]
@@ -80,6 +86,7 @@ def quantized_by_onnxruntime(
         per_channel=True,
         activation_type=activations,
         weight_type=weights,
+        reduce_range=reduce_range,
     )
     return onnx.load(str(tmp_path / "int8.onnx"))
 

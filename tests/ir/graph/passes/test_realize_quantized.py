@@ -18,7 +18,7 @@ from codegen.prepare import prepare_for_target
 from ir.frontend.onnx import import_model
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.passes.pipeline import optimize
-from ir.graph.passes.realize_quantized import DOT4, NONE
+from ir.graph.passes.realize_quantized import DOT4, NONE, PAIRS
 from ir.graph.traversal import post_order
 from tests.support.onnx_models import run_onnxruntime
 from tests.support.quantized_models import (
@@ -156,3 +156,31 @@ def test_without_dot_products_only_the_exact_float_sums_are_realized(tmp_path: P
         target = parse_cpu_target(f"llvm -mcpu={cpu}")
         ops = _kernel_ops(prepare_for_target(model, target).function)
         assert ("qnn.conv2d_nchwc" in ops) == integer, cpu
+
+
+@pytest.mark.parametrize("reduce_range", [True, False])
+def test_on_avx2_int32_convs_take_only_weights_whose_pair_sums_fit_int16(
+    tmp_path: Path, reduce_range: bool
+) -> None:
+    """PAIRS (AVX2): 7-bit weights (onnxruntime's reduce_range) make every conv a pair-sum
+    integer kernel; full-range weights, whose pairs can leave int16, do not (their
+    convs sum exactly in float instead). Either way within one output step of
+    onnxruntime's run, on code compiled for an AVX2 CPU."""
+    model = quantized_by_onnxruntime(
+        tmp_path, residual_block(8), QuantType.QUInt8, QuantType.QInt8, reduce_range
+    )
+    prepared = _optimized(model, products=PAIRS)
+    convs = [
+        node
+        for kernel in post_order(prepared.body)
+        if isinstance(kernel, Call) and isinstance(kernel.op, Function)
+        for node in post_order(kernel.op.body)
+        if isinstance(node, Call) and node.op == "qnn.conv2d_nchwc"
+    ]
+    assert all(conv.attrs["pair_sums"] for conv in convs)
+    assert len(convs) == (3 if reduce_range else 0)
+    compiled = compile_model(prepared, parse_cpu_target("llvm -mcpu=znver3"))
+    for inputs in seeded_inputs(3, 8, 8):
+        ours = np.asarray(compiled.run(inputs))
+        theirs = run_onnxruntime(model, inputs, "y")
+        assert np.abs(ours - theirs).max() <= output_step(model) * 1.001
