@@ -38,7 +38,7 @@ def _spatial_rank(ctx: NodeContext, most: int = 2) -> int:
     return rank
 
 
-def _window(ctx: NodeContext, kernel: tuple[int, ...], with_dilation: bool = True) -> Window:
+def conv_window(ctx: NodeContext, kernel: tuple[int, ...], with_dilation: bool = True) -> Window:
     """Read strides, dilations and padding for a 1-D or 2-D window, as a 2-D Window."""
     rank = len(kernel)
     strides = window_ints(ctx, "strides", (1,) * rank, rank)
@@ -72,7 +72,7 @@ def convert_conv(ctx: NodeContext) -> ConverterResult:
         return conv3d(ctx)
     weight_shape = ctx.shape(1)
     kernel = window_ints(ctx, "kernel_shape", weight_shape[2:], rank)
-    window = _window(ctx, kernel)
+    window = conv_window(ctx, kernel)
     data = _to_2d(ctx, ctx.input(0), rank)
     weight = _to_2d(ctx, ctx.input(1), rank)
     out = ctx.call(
@@ -321,7 +321,7 @@ def convert_max_pool(ctx: NodeContext) -> ConverterResult:
         if with_indices:
             raise ctx.unsupported("the Indices output of a 3-D MaxPool is not supported")
         return max_pool3d(ctx, kernel, bool(ctx.int_attr("ceil_mode", 0)))
-    window = _window(ctx, kernel)
+    window = conv_window(ctx, kernel)
     out = _from_2d(
         ctx,
         ctx.call("nn.max_pool2d", _to_2d(ctx, ctx.input(0), rank), **_pool_attrs(ctx, window)),
@@ -353,7 +353,7 @@ def convert_average_pool(ctx: NodeContext) -> ConverterResult:
     if rank == 3:
         count_pads = bool(ctx.int_attr("count_include_pad", 0))
         return avg_pool3d(ctx, kernel, bool(ctx.int_attr("ceil_mode", 0)), count_pads)
-    window = _window(ctx, kernel)
+    window = conv_window(ctx, kernel)
     out = ctx.call(
         "nn.avg_pool2d",
         _to_2d(ctx, ctx.input(0), rank),

@@ -2,7 +2,10 @@
 ConvInteger (int32 results), QLinearMatMul and QLinearConv (requantized to 8 bits).
 
 Each input has its zero point taken off in int32, the product accumulates in int32 (exact
-for 8-bit inputs), and a QLinear op requantizes as ONNX Runtime does: the accumulator
+for 8-bit inputs), and a QLinear op requantizes as ONNX Runtime does. A 2-D conv by a
+constant int8 weight with zero points 0 runs on the dot-product kernel instead
+(qnn.conv2d: the raw 8-bit data padded with its zero point, that point's share taken off
+per channel; RealizeQuantized's form). Requantizing: the accumulator
 times (input scale * weight scale / output scale) in float32, rounded half to even, plus
 the output zero point, saturated to the output type.
 """
@@ -15,8 +18,9 @@ import numpy as np
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
 from ir.frontend.onnx.converters_math import QUANTIZED_RANGES
-from ir.frontend.onnx.converters_nn import convert_conv
-from ir.graph.nodes import Expr
+from ir.frontend.onnx.converters_nn import conv_window, convert_conv
+from ir.graph.nodes import Constant, Expr
+from ir.graph.passes.realize_quantized import dot_product_conv
 from ir.graph.types import TensorType
 
 I32 = "int32"
@@ -105,20 +109,67 @@ def _conv(ctx: NodeContext) -> Expr:
     return out
 
 
+def _dot_product_sum(
+    ctx: NodeContext, data: int, data_zero: int, weight: int, weight_zero: int
+) -> Expr | None:
+    """The node's int32 conv sum on the dot-product kernel (qnn.conv2d, the data padded
+    with its zero point, that point's share taken off per channel), where it applies: a
+    2-D conv of one group by a constant int8 weight with zero points 0, the data's zero
+    point one value; else None."""
+    if len(ctx.shape(data)) != 4 or ctx.int_attr("group", 1) != 1:
+        return None
+    folded = ctx.fold(ctx.input(weight))
+    zero = ctx.optional_input(weight_zero)
+    data_zero_value = ctx.optional_input(data_zero)
+    if not isinstance(folded, Constant) or folded.data.dtype != np.int8:
+        return None
+    if zero is not None and not _constant_zero(ctx, zero):
+        return None
+    zero_point = 0
+    if data_zero_value is not None:
+        value = ctx.fold(data_zero_value)
+        if not isinstance(value, Constant) or value.data.size != 1:
+            return None
+        zero_point = int(value.data.reshape(()))
+    window = conv_window(ctx, tuple(folded.data.shape[2:]))
+    attrs = {"strides": window.strides, "padding": window.padding, "dilation": window.dilation}
+    found = dot_product_conv(
+        ctx.input(data), ctx.dtype(data), zero_point, folded.data, attrs, make=ctx.call
+    )
+    if found is None:
+        return None
+    total, offsets = found
+    if np.any(offsets):
+        shift = Constant((-offsets).astype(np.int32).reshape(-1, 1, 1))
+        total = ctx.call("add", total, shift)
+    return total
+
+
+def _constant_zero(ctx: NodeContext, value: Expr) -> bool:
+    folded = ctx.fold(value)
+    return isinstance(folded, Constant) and not np.any(folded.data)
+
+
 def convert_conv_integer(ctx: NodeContext) -> ConverterResult:
     """ConvInteger(x, w, x_zero_point, w_zero_point) -> int32 convolution of the centered
-    inputs (w's zero point per output channel)."""
+    inputs (w's zero point per output channel): the dot-product kernel where it applies."""
+    total = _dot_product_sum(ctx, 0, 2, 1, 3)
+    if total is not None:
+        return total
     return _integer_conv(ctx, _centered(ctx, 0, 2, 1), _centered(ctx, 1, 3, 0), None)
 
 
 def convert_qlinear_conv(ctx: NodeContext) -> ConverterResult:
-    """QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B)."""
-    x = _centered(ctx, 0, 2, 1)
-    w = _centered(ctx, 3, 5, 0)
+    """QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B): the int32 sum
+    (on the dot-product kernel where it applies) plus the bias, requantized."""
     bias = ctx.optional_input(8)
     if bias is not None:
         bias = ctx.call("cast", bias, dtype=I32)
-    total = _integer_conv(ctx, x, w, bias)
+    total = _dot_product_sum(ctx, 0, 2, 3, 5)
+    if total is None:
+        total = _integer_conv(ctx, _centered(ctx, 0, 2, 1), _centered(ctx, 3, 5, 0), bias)
+    elif bias is not None:
+        total = ctx.call("add", total, ctx.call("expand_dims", bias, axes=(1, 2)))
     return _requantize(ctx, total, (1, 4, 6), 7, 1)
 
 

@@ -33,7 +33,7 @@ int8 activation is shifted to uint8 (x + 128, its zero point too), the operand o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -139,6 +139,51 @@ class _IntegerConv:
         return call("add", self.products, constant)
 
 
+def dot_product_conv(
+    value: Expr,
+    dtype: str,
+    zero_point: int,
+    weight: np.ndarray,
+    attrs: Mapping[str, object],
+    products: str = DOT4,
+    span: str = "",
+    make: Callable[..., Expr] = call,
+) -> tuple[Expr, np.ndarray] | None:
+    """The int32 sum of a one-group conv (`attrs`: strides, padding, dilation) of the
+    8-bit `value` (of `dtype`, with `zero_point`) by the constant OIHW int8 `weight`:
+    `qnn.conv2d` of the data as uint8 (int8 data shifted by 128) padded with its zero
+    point, and the per-channel offsets (zero point x weight sums, int64) still to take
+    off. None where the dot-product kernel does not apply (input channels not a multiple
+    of 4, sums that could leave int32) or does not pay on the target (`products`).
+    `make` builds each call (the ONNX frontend's builds typed ones)."""
+    channels, window = weight.shape[0], int(np.prod(weight.shape[1:]))
+    pairs = pair_sums_fit_int16(weight)
+    if (
+        weight.dtype != np.int8
+        or weight.shape[1] % DOT_WIDTH
+        or window * _PRODUCT_BOUND > _INT32_MAX
+        or not (products == DOT4 or (products == PAIRS and pairs))
+    ):
+        return None
+    if dtype == "int8":  # to uint8: the same values 128 higher, the zero point too
+        widened = make("add", make("cast", value, dtype="int16"), Constant(np.array(128, np.int16)))
+        value, zero_point = make("cast", widened, dtype="uint8"), zero_point + 128
+    integer_sum = make(
+        "qnn.conv2d",
+        value,
+        Constant(weight),
+        strides=attrs["strides"],
+        padding=attrs["padding"],
+        dilation=attrs["dilation"],
+        groups=1,
+        pad_value=zero_point,
+        pair_sums=pairs,
+        **({"span": span} if span else {}),
+    )
+    sums = weight.astype(np.int64).reshape(channels, -1).sum(axis=1)
+    return integer_sum, sums * zero_point
+
+
 def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr], products: str) -> _IntegerConv | None:
     """The integer form of typed `conv` (module docstring), its operands taken from
     `rewritten` (by id of the original node), or None where it does not apply; int32
@@ -151,7 +196,7 @@ def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr], products: str) -> _
     if not isinstance(out, TensorType) or out.dtype != "float32" or data is None or weight is None:
         return None
     weight_values = _constant(weight.value)
-    if weight_values is None or weight.dtype != "int8" or np.any(weight.zero_point):
+    if weight_values is None or weight_values.dtype != np.int8 or np.any(weight.zero_point):
         return None
     channels, window = weight_values.shape[0], int(np.prod(weight_values.shape[1:]))
     weight_scale = _per_channel(weight.scale, channels)
@@ -162,26 +207,13 @@ def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr], products: str) -> _
     attrs = {key: conv.attrs[key] for key in ("strides", "padding", "dilation")}
     scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
     value, zero_point = rewritten[id(data.value)], int(data.zero_point.reshape(()))
-    dot_form = groups == 1 and weight_values.shape[1] % DOT_WIDTH == 0
-    pairs = products == PAIRS and pair_sums_fit_int16(weight_values)
-    if dot_form and bound <= _INT32_MAX and (products == DOT4 or pairs):
-        if data.dtype == "int8":  # to uint8: the same values 128 higher, the zero point too
-            widened = call(
-                "add", call("cast", value, dtype="int16"), Constant(np.array(128, np.int16))
-            )
-            value, zero_point = call("cast", widened, dtype="uint8"), zero_point + 128
-        integer_sum = call(
-            "qnn.conv2d",
-            value,
-            Constant(weight_values.astype(np.int8)),
-            span=conv.span,
-            groups=1,
-            pad_value=zero_point,
-            pair_sums=pairs,
-            **attrs,
+    if groups == 1:
+        found = dot_product_conv(
+            value, data.dtype, zero_point, weight_values, attrs, products, conv.span
         )
-        sums = weight_values.astype(np.int64).reshape(channels, -1).sum(axis=1)
-        return _IntegerConv(integer_sum, sums * zero_point, scales, "int32", bound)
+        if found is not None:
+            integer_sum, offsets = found
+            return _IntegerConv(integer_sum, offsets, scales, "int32", bound)
     if bound >= _FLOAT_EXACT:
         return None
     # Depthwise, grouped or few-channel convs: the float kernel, on the centred 8-bit values

@@ -147,6 +147,35 @@ QOPERATORS = [
         outputs={"y": np.uint8},
         strides=[2, 2],
     ),
+    # Constant int8 weights, zero points 0, channels in fours: the dot-product kernel.
+    op_case(
+        "qlinear_conv_dot_product",
+        "QLinearConv",
+        ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+        {"x": _u8(1, 8, 7, 7)},
+        consts={
+            "xs": np.array(0.02, F32),
+            "xz": np.array(131, U8),
+            "w": _i8(16, 8, 3, 3),
+            "ws": RNG.uniform(0.005, 0.03, 16).astype(F32),
+            "wz": np.zeros(16, I8),
+            "ys": np.array(0.1, F32),
+            "yz": np.array(100, U8),
+            "b": RNG.integers(-500, 500, 16).astype(np.int32),
+        },
+        outputs={"y": np.uint8},
+        pads=[1, 1, 1, 1],
+    ),
+    op_case(
+        "conv_integer_dot_product",
+        "ConvInteger",
+        ["x", "w", "xz"],
+        {"x": _u8(1, 4, 6, 5)},
+        consts={"w": _i8(8, 4, 3, 1), "xz": np.array(7, U8)},
+        outputs={"y": np.int32},
+        pads=[1, 0, 1, 0],
+        strides=[1, 2],
+    ),
 ]
 
 
@@ -156,10 +185,14 @@ def test_quantized_operator_matches_onnxruntime_exactly(case: OpCase) -> None:
 
 
 @pytest.mark.parametrize("case", QOPERATORS)
-def test_quantized_operator_compiles_to_onnxruntime_s_integers(case: OpCase) -> None:
+def test_quantized_operator_compiles_to_onnxruntime_s_integers(
+    case: OpCase, request: pytest.FixtureRequest
+) -> None:
     from codegen.executor import compile_model
     from codegen.llvm.target import host_target
     from codegen.prepare import prepare_for_target
+    from ir.graph.nodes import Call, Function
+    from ir.graph.traversal import post_order
     from tests.ir.frontend.onnx_helpers import run_onnxruntime
 
     model = case.model()
@@ -169,3 +202,12 @@ def test_quantized_operator_compiles_to_onnxruntime_s_integers(case: OpCase) -> 
     actual = compiled.run(dict(case.feeds))
     assert actual.dtype == expected.dtype
     np.testing.assert_array_equal(actual, expected)
+    if request.node.callspec.id.endswith("dot_product"):
+        ops = {
+            node.op
+            for kernel in post_order(compiled.function.body)
+            if isinstance(kernel, Call) and isinstance(kernel.op, Function)
+            for node in post_order(kernel.op.body)
+            if isinstance(node, Call)
+        }
+        assert "qnn.conv2d_nchwc" in ops or "qnn.conv2d" in ops
