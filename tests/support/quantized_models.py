@@ -59,6 +59,14 @@ def seeded_inputs(count: int, seed: int, channels: int) -> list[dict[str, np.nda
     return [{"x": rng.uniform(-1, 1, shape).astype(np.float32)} for _ in range(count)]
 
 
+def model_inputs(model: onnx.ModelProto, count: int, seed: int) -> list[dict[str, np.ndarray]]:
+    """`count` seeded uniform [-1, 1) sets for the model's one input, of its declared shape."""
+    rng = np.random.default_rng(seed)
+    declared = model.graph.input[0]
+    shape = tuple(dim.dim_value for dim in declared.type.tensor_type.shape.dim)
+    return [{declared.name: rng.uniform(-1, 1, shape).astype(np.float32)} for _ in range(count)]
+
+
 def quantized_by_onnxruntime(
     tmp_path: Path,
     model: onnx.ModelProto,
@@ -68,11 +76,10 @@ def quantized_by_onnxruntime(
 ) -> onnx.ModelProto:
     """`model` quantized by onnxruntime (QDQ, per-channel weights of type `weights`, 7-bit
     with `reduce_range`), calibrated on 8 seeded inputs."""
-    channels = model.graph.input[0].type.tensor_type.shape.dim[1].dim_value
 
     class Reader(CalibrationDataReader):  # type: ignore[misc]
         def __init__(self) -> None:
-            self.batches = iter(seeded_inputs(8, 1, channels))
+            self.batches = iter(model_inputs(model, 8, 1))
 
         def get_next(self) -> dict[str, np.ndarray] | None:
             return next(self.batches, None)
@@ -100,3 +107,40 @@ def output_step(model: onnx.ModelProto) -> float:
         for init in model.graph.initializer
         if init.name == node.input[1]
     )
+
+
+def dense_block() -> onnx.ModelProto:
+    """A transformer-style MLP on a [2, 6, 32] input: MatMul by a [32, 48] weight with a
+    bias Add, Relu, Gemm-free MatMul to 40 outputs (not a multiple of 16: padded
+    blocks), plus a Gemm classifier over the flattened rows."""
+    rng = np.random.default_rng(3)
+
+    def init(name: str, *shape: int, scale: float) -> onnx.TensorProto:
+        return numpy_helper.from_array(
+            (rng.standard_normal(shape) * scale).astype(np.float32), name
+        )
+
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["m1"]),
+        helper.make_node("Add", ["m1", "b1"], ["a1"]),
+        helper.make_node("Relu", ["a1"], ["r1"]),
+        helper.make_node("MatMul", ["r1", "w2"], ["m2"]),
+        helper.make_node("Reshape", ["m2", "shape"], ["flat"]),
+        helper.make_node("Gemm", ["flat", "w3", "b3"], ["y"], transB=1),
+    ]
+    initializers = [
+        init("w1", 32, 48, scale=0.2),
+        init("b1", 48, scale=0.1),
+        init("w2", 48, 40, scale=0.15),
+        init("w3", 10, 240, scale=0.1),
+        init("b3", 10, scale=0.1),
+        numpy_helper.from_array(np.array([2, 240], np.int64), "shape"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 10])],
+        initializers,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])

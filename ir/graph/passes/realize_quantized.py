@@ -39,7 +39,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ir.graph.nodes import Call, Constant, Expr, Function, call
-from ir.graph.ops.quantized import DOT_WIDTH, pair_sums_fit_int16
+from ir.graph.ops.quantized import DOT_WIDTH, pack_dot_weight, pair_sums_fit_int16
+from ir.graph.passes.block_channels import output_block, padded_channels
 from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import count_uses, free_vars, post_order, with_children
@@ -106,11 +107,11 @@ def _dequantized(expr: Expr, dtypes: tuple[str, ...] = ("uint8", "int8")) -> _De
 
 
 def _per_channel(array: np.ndarray, channels: int) -> np.ndarray | None:
-    """A scalar or a per-output-channel array (shape (K,), (K, 1, 1) or (K, 1, 1, 1)) as
-    (K,), or None when it is neither."""
+    """A scalar or a per-output-channel array (one axis of K, the others 1: (K,),
+    (K, 1, 1), (1, K), ...) as (K,), or None when it is neither."""
     if array.size == 1:
         return np.full(channels, array.reshape(()), array.dtype)
-    if array.size == channels and array.shape[0] == channels:
+    if array.size == channels and channels in array.shape:
         return array.reshape(channels)
     return None
 
@@ -126,6 +127,7 @@ class _IntegerConv:
     scales: np.ndarray
     dtype: str
     bound: int
+    channel_shape: tuple[int, ...] = (-1, 1, 1)  # per-channel constants broadcast so
 
     def total(self, bias: np.ndarray | None = None) -> Expr | None:
         """The sum less the offsets, plus an int32 per-channel `bias`: one add; None when
@@ -135,8 +137,15 @@ class _IntegerConv:
             return None
         if not np.any(shift):
             return self.products
-        constant = Constant(shift.astype(self.dtype).reshape(-1, 1, 1))
+        constant = Constant(shift.astype(self.dtype).reshape(self.channel_shape))
         return call("add", self.products, constant)
+
+    def scaled(self, total: Expr, scales: np.ndarray, span: str) -> Expr:
+        """float32(`total`) times per-channel `scales`."""
+        factors = Constant(scales.astype(np.float32).reshape(self.channel_shape))
+        if self.dtype != "float32":
+            total = call("cast", total, dtype="float32", span=span)
+        return call("multiply", total, factors, span=span)
 
 
 def dot_product_conv(
@@ -156,18 +165,10 @@ def dot_product_conv(
     off. None where the dot-product kernel does not apply (input channels not a multiple
     of 4, sums that could leave int32) or does not pay on the target (`products`).
     `make` builds each call (the ONNX frontend's builds typed ones)."""
-    channels, window = weight.shape[0], int(np.prod(weight.shape[1:]))
-    pairs = pair_sums_fit_int16(weight)
-    if (
-        weight.dtype != np.int8
-        or weight.shape[1] % DOT_WIDTH
-        or window * _PRODUCT_BOUND > _INT32_MAX
-        or not (products == DOT4 or (products == PAIRS and pairs))
-    ):
+    pairs = _dot_form(weight, products)
+    if pairs is None:
         return None
-    if dtype == "int8":  # to uint8: the same values 128 higher, the zero point too
-        widened = make("add", make("cast", value, dtype="int16"), Constant(np.array(128, np.int16)))
-        value, zero_point = make("cast", widened, dtype="uint8"), zero_point + 128
+    value, zero_point = unsigned_data(value, dtype, zero_point, make)
     integer_sum = make(
         "qnn.conv2d",
         value,
@@ -180,8 +181,39 @@ def dot_product_conv(
         pair_sums=pairs,
         **({"span": span} if span else {}),
     )
-    sums = weight.astype(np.int64).reshape(channels, -1).sum(axis=1)
-    return integer_sum, sums * zero_point
+    return integer_sum, _offsets(weight, zero_point)
+
+
+def _dot_form(weight: np.ndarray, products: str) -> bool | None:
+    """Whether the OIHW int8 `weight` takes the pair-sum form (True) or the 4-byte one
+    (False) on the dot-product kernel; None where that kernel does not apply or pay."""
+    window = int(np.prod(weight.shape[1:]))
+    pairs = pair_sums_fit_int16(weight)
+    if (
+        weight.dtype != np.int8
+        or weight.shape[1] % DOT_WIDTH
+        or window * _PRODUCT_BOUND > _INT32_MAX
+        or not (products == DOT4 or (products == PAIRS and pairs))
+    ):
+        return None
+    return pairs
+
+
+def unsigned_data(
+    value: Expr, dtype: str, zero_point: int, make: Callable[..., Expr] = call
+) -> tuple[Expr, int]:
+    """8-bit data and its zero point as uint8, the operand dot products want: int8 data
+    128 higher, its zero point too."""
+    if dtype != "int8":
+        return value, zero_point
+    widened = make("add", make("cast", value, dtype="int16"), Constant(np.array(128, np.int16)))
+    return make("cast", widened, dtype="uint8"), zero_point + 128
+
+
+def _offsets(weight: np.ndarray, zero_point: int) -> np.ndarray:
+    """Per output channel, the data zero point's share of the sum (int64)."""
+    sums: np.ndarray = weight.astype(np.int64).reshape(weight.shape[0], -1).sum(axis=1)
+    return sums * zero_point
 
 
 def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr], products: str) -> _IntegerConv | None:
@@ -235,12 +267,70 @@ def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr], products: str) -> _
     return _IntegerConv(float_sum, np.zeros(channels, np.int64), scales, "float32", bound)
 
 
-def _scaled(total: Expr, scales: np.ndarray, span: str, dtype: str) -> Expr:
-    """float32(`total`, of `dtype`) times per-channel `scales`."""
-    factors = Constant(scales.astype(np.float32).reshape(-1, 1, 1))
-    if dtype != "float32":
-        total = call("cast", total, dtype="float32", span=span)
-    return call("multiply", total, factors, span=span)
+_PRODUCT_OPS = frozenset({"nn.conv2d", "nn.dense", "nn.matmul"})
+MAX_DENSE_COLUMNS = 8  # rows of a dense product per register tile (the conv's columns)
+
+
+def _integer_product(
+    node: Expr, rewritten: Mapping[int, Expr], products: str
+) -> _IntegerConv | None:
+    """The integer form of a conv, dense or matmul `node`, or None."""
+    if isinstance(node, Call) and node.op in ("nn.dense", "nn.matmul"):
+        return _integer_dense(node, rewritten, products)
+    return _integer_conv(node, rewritten, products)
+
+
+def _integer_dense(node: Call, rewritten: Mapping[int, Expr], products: str) -> _IntegerConv | None:
+    """A dense (x [..., K] by weight [N, K]) or matmul (by weight [K, N]) between
+    dequantized 8-bit values as a 1x1 qnn.conv2d_nchwc: the M rows of x are the conv's
+    pixels (M / W rows of W columns, W up to 8: one register tile), its K columns the
+    input channels of one block, the N outputs blocks of channels; the int32 sum comes
+    back to [..., N] by a transpose. None where it does not apply or pay (`products`)."""
+    out = node.checked_type if node.has_type else None
+    data = _dequantized(node.args[0])
+    weight = _dequantized(node.args[1])
+    if not isinstance(out, TensorType) or out.dtype != "float32" or data is None or weight is None:
+        return None
+    values = _constant(weight.value)
+    if values is None or values.ndim != 2 or values.dtype != np.int8 or np.any(weight.zero_point):
+        return None
+    matrix = values if node.op == "nn.dense" else values.T  # [N, K]
+    outputs, depth = matrix.shape
+    weight_scale = _per_channel(weight.scale, outputs)
+    rows = int(np.prod(out.shape[:-1]))
+    if weight_scale is None or data.scale.size != 1 or data.zero_point.size != 1 or rows == 0:
+        return None
+    # Output blocks as a conv's, padded whatever the waste (a classifier of 10 outputs).
+    block = output_block(outputs) or (8 if outputs <= 8 else 16)
+    padded = padded_channels(outputs, block)
+    kernel = np.zeros((padded, depth, 1, 1), np.int8)
+    kernel[:outputs, :, 0, 0] = matrix
+    pairs = _dot_form(kernel, products)
+    if pairs is None:
+        return None
+    value, zero_point = unsigned_data(
+        rewritten[id(data.value)], data.dtype, int(data.zero_point.reshape(()))
+    )
+    # [..., K] is [H, W, K] in memory: NCHW[K]c with one block of all K channels.
+    columns = max(w for w in range(1, MAX_DENSE_COLUMNS + 1) if rows % w == 0)
+    pixels = call("reshape", value, newshape=(1, 1, rows // columns, columns, depth))
+    blocked = call(
+        "qnn.conv2d_nchwc",
+        pixels,
+        Constant(pack_dot_weight(kernel, depth, block)),
+        pad_value=zero_point,
+        pair_sums=pairs,
+        span=node.span,
+    )
+    offsets = _offsets(kernel, zero_point)
+    plain = call("transpose", blocked, axes=(0, 2, 3, 1, 4))
+    total: Expr = call("reshape", plain, newshape=(rows, padded))
+    if padded != outputs:
+        total = call("strided_slice", total, begin=(0,), end=(outputs,), axes=(1,))
+    total = call("reshape", total, newshape=out.shape)
+    scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
+    bound = depth * _PRODUCT_BOUND
+    return _IntegerConv(total, offsets[:outputs], scales, "int32", bound, (-1,))
 
 
 def _integer_bias(expr: Expr, scales: np.ndarray) -> np.ndarray | None:
@@ -279,7 +369,7 @@ def _requantized(
         return None
     for conv, bias_expr in (add.args, add.args[::-1]):
         single = uses.get(id(conv), 0) == 1
-        integer = _integer_conv(conv, rewritten, products) if single else None
+        integer = _integer_product(conv, rewritten, products) if single else None
         if integer is None:
             continue
         bias = _integer_bias(bias_expr, integer.scales)
@@ -289,7 +379,7 @@ def _requantized(
         if total is None:
             return None
         multipliers = integer.scales / np.float32(output_scale.reshape(()))
-        scaled = _scaled(total, multipliers.astype(np.float32), add.span, integer.dtype)
+        scaled = integer.scaled(total, multipliers.astype(np.float32), add.span)
         return call("nn.relu", scaled, span=relu.span) if relu is not None else scaled
     return None
 
@@ -311,11 +401,11 @@ def realize_quantized(fn: Function, products: str = DOT4) -> Function:
         children = tuple(rewritten[id(child)] for child in node.children())
         new = with_children(node, children)
         realized: Expr | None = None
-        if isinstance(node, Call) and node.op == "nn.conv2d":
-            integer = _integer_conv(node, rewritten, products)
+        if isinstance(node, Call) and node.op in _PRODUCT_OPS:
+            integer = _integer_product(node, rewritten, products)
             total = None if integer is None else integer.total()
             if integer is not None and total is not None:
-                realized = _scaled(total, integer.scales, node.span, integer.dtype)
+                realized = integer.scaled(total, integer.scales, node.span)
         elif isinstance(node, Call) and node.op == "divide":
             realized = _requantized(node, rewritten, uses, products)
         if realized is not None:

@@ -23,6 +23,8 @@ from ir.graph.traversal import post_order
 from tests.support.onnx_models import run_onnxruntime
 from tests.support.quantized_models import (
     SHAPE,
+    dense_block,
+    model_inputs,
     output_step,
     quantized_by_onnxruntime,
     residual_block,
@@ -181,6 +183,22 @@ def test_on_avx2_int32_convs_take_only_weights_whose_pair_sums_fit_int16(
     assert len(convs) == (3 if reduce_range else 0)
     compiled = compile_model(prepared, parse_cpu_target("llvm -mcpu=znver3"))
     for inputs in seeded_inputs(3, 8, 8):
+        ours = np.asarray(compiled.run(inputs))
+        theirs = run_onnxruntime(model, inputs, "y")
+        assert np.abs(ours - theirs).max() <= output_step(model) * 1.001
+
+
+def test_qdq_matmuls_and_gemms_run_on_the_dot_product_kernel(tmp_path: Path) -> None:
+    """MatMul (3-D data, an output count padded to whole blocks) and Gemm between
+    quantized values: 1x1 integer convs over their rows, requantized as onnxruntime
+    does, within one output step of its run."""
+    model = quantized_by_onnxruntime(tmp_path, dense_block(), QuantType.QUInt8, QuantType.QInt8)
+    prepared = _optimized(model)
+    ops = _kernel_ops(prepared)
+    assert ops.count("qnn.conv2d_nchwc") == 3
+    assert "nn.matmul" not in ops and "nn.dense" not in ops
+    compiled = compile_model(prepared, host_target())
+    for inputs in model_inputs(model, 3, 6):
         ours = np.asarray(compiled.run(inputs))
         theirs = run_onnxruntime(model, inputs, "y")
         assert np.abs(ours - theirs).max() <= output_step(model) * 1.001
