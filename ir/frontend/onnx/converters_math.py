@@ -294,12 +294,35 @@ def _per_axis(ctx: NodeContext, value: Expr, index: int, rank: int) -> Expr:
         return ctx.call("reshape", value, newshape=())
     if len(shape) != 1:
         raise ctx.unsupported(f"blocked quantization (scale of shape {shape})")
-    trailing = rank - ctx.axis(ctx.int_attr("axis", 1), rank) - 1
-    return ctx.call("reshape", value, newshape=(shape[0], *(1,) * trailing))
+    axis = ctx.axis(ctx.int_attr("axis", 1), rank)
+    extent = ctx.shape(0)[axis]
+    if shape[0] != extent:
+        what = "scale" if index == 1 else "zero point"
+        raise ctx.error(
+            f"per-axis {what} (input {index}) has {shape[0]} values, but axis {axis} of "
+            f"the input (shape {ctx.shape(0)}) has {extent}"
+        )
+    return ctx.call("reshape", value, newshape=(shape[0], *(1,) * (rank - axis - 1)))
+
+
+def check_scale(ctx: NodeContext, index: int = 1) -> None:
+    """A clear error for a constant scale (input `index`) that is zero, negative or not
+    finite: quantizing divides by it, and a scale of 0 or below has no quantization grid."""
+    folded = ctx.fold(ctx.input(index))
+    if not isinstance(folded, Constant) or folded.data.dtype.kind != "f":
+        return
+    values = np.asarray(folded.data, np.float64).reshape(-1)
+    bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
+    if bad.size:
+        where = f" at index {int(bad[0])}" if values.size > 1 else ""
+        raise ctx.error(
+            f"scale (input {index}) must be positive and finite; got {float(values[bad[0]])}{where}"
+        )
 
 
 def convert_dequantize_linear(ctx: NodeContext) -> ConverterResult:
     """DequantizeLinear -> (x - zero_point) * scale, per tensor or per axis."""
+    check_scale(ctx)
     rank = len(ctx.shape(0))
     dtype = ctx.dtype(1)
     scale = _per_axis(ctx, ctx.input(1), 1, rank)
@@ -314,6 +337,7 @@ def convert_dequantize_linear(ctx: NodeContext) -> ConverterResult:
 def convert_quantize_linear(ctx: NodeContext) -> ConverterResult:
     """QuantizeLinear -> clip(round(x / scale) + zero_point) in the zero point's integer
     type (else opset 21's output_dtype, else uint8), rounding halves to even."""
+    check_scale(ctx)
     rank = len(ctx.shape(0))
     dtype = ctx.dtype(0)
     zero_point = ctx.optional_input(2)

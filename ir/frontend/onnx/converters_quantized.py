@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
-from ir.frontend.onnx.converters_math import QUANTIZED_RANGES
+from ir.frontend.onnx.converters_math import QUANTIZED_RANGES, check_scale
 from ir.frontend.onnx.converters_nn import conv_window, convert_conv
 from ir.graph.nodes import Constant, Expr
 from ir.graph.passes.realize_quantized import dot_product_conv
@@ -84,6 +84,8 @@ def convert_matmul_integer(ctx: NodeContext) -> ConverterResult:
 
 def convert_qlinear_matmul(ctx: NodeContext) -> ConverterResult:
     """QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)."""
+    for index in (1, 4, 6):
+        check_scale(ctx, index)
     rows_axis = max(len(ctx.shape(0)) - 2, 0)
     a = _centered(ctx, 0, 2, rows_axis)
     b = _centered(ctx, 3, 5, len(ctx.shape(3)) - 1)
@@ -162,6 +164,8 @@ def convert_conv_integer(ctx: NodeContext) -> ConverterResult:
 def convert_qlinear_conv(ctx: NodeContext) -> ConverterResult:
     """QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B): the int32 sum
     (on the dot-product kernel where it applies) plus the bias, requantized."""
+    for index in (1, 4, 6):
+        check_scale(ctx, index)
     bias = ctx.optional_input(8)
     if bias is not None:
         bias = ctx.call("cast", bias, dtype=I32)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
+from ir.errors import ModelImportError
+from ir.frontend.onnx import import_model
 from tests.ir.frontend.onnx_helpers import (
     OpCase,
     assert_matches_onnxruntime,
@@ -211,3 +215,49 @@ def test_quantized_operator_compiles_to_onnxruntime_s_integers(
             if isinstance(node, Call)
         }
         assert "qnn.conv2d_nchwc" in ops or "qnn.conv2d" in ops
+
+
+def _qdq_model(
+    scale: list[float] | float, zero_point: list[int] | int, axis: int | None, op: str
+) -> onnx.ModelProto:
+    """x [2, 3] through one QuantizeLinear or QuantizeLinear + DequantizeLinear node."""
+    inits = [
+        numpy_helper.from_array(np.array(scale, F32), "s"),
+        numpy_helper.from_array(np.array(zero_point, U8), "z"),
+    ]
+    attrs = {} if axis is None else {"axis": axis}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="quant", **attrs)]
+    out, out_type = "q", TensorProto.UINT8
+    if op == "DequantizeLinear":
+        nodes = [
+            helper.make_node("Cast", ["x"], ["q"], to=TensorProto.UINT8, name="cast"),
+            helper.make_node(op, ["q", "s", "z"], ["y"], name="dequant", **attrs),
+        ]
+        out, out_type = "y", TensorProto.FLOAT
+    graph = helper.make_graph(
+        nodes,
+        "qdq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info(out, out_type, [2, 3])],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("op", ["QuantizeLinear", "DequantizeLinear"])
+@pytest.mark.parametrize(
+    ("scale", "zero_point", "axis", "message"),
+    [
+        (0.0, 3, None, r"scale \(input 1\) must be positive and finite; got 0\.0"),
+        (-0.5, 3, None, r"scale \(input 1\) must be positive and finite; got -0\.5"),
+        ([0.1, float("nan"), 0.2], [0, 0, 0], 1, r"got nan at index 1"),
+        ([0.1, 0.2], [1, 2], 1, r"per-axis scale \(input 1\) has 2 values, but axis 1 .* has 3"),
+        ([0.1, 0.2, 0.3], [1, 2], 1, r"per-axis zero point \(input 2\) has 2 values"),
+    ],
+)
+def test_bad_quantization_parameters_are_refused_naming_the_node(
+    op: str, scale: list[float] | float, zero_point: list[int] | int, axis: int | None, message: str
+) -> None:
+    node = "quant" if op == "QuantizeLinear" else "dequant"
+    with pytest.raises(ModelImportError, match=rf"node '{node}' \({op}.*{message}"):
+        import_model(_qdq_model(scale, zero_point, axis, op))
