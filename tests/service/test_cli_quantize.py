@@ -43,8 +43,9 @@ def test_quantize_with_random_inputs_writes_a_qdq_model(
 def test_reduce_range_writes_7_bit_weights_that_run_as_pair_sums_on_avx2(
     model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--reduce-range: every weight in [-64, 64], so the conv whose channels allow it runs
-    as an AVX2 pair-sum kernel (vpmaddubsw) when compiled for a CPU without VNNI."""
+    """--reduce-range: every weight in [-64, 64], so the conv whose channels allow it and
+    the Gemm run as AVX2 pair-sum kernels (vpmaddubsw) when compiled for a CPU without
+    VNNI."""
     out = tmp_path / "cnn.int8.onnx"
     argv = ["quantize", str(model_path), "--random", "8", "--reduce-range", "-o", str(out)]
     assert main(argv) == 0
@@ -65,7 +66,7 @@ def test_reduce_range_writes_7_bit_weights_that_run_as_pair_sums_on_avx2(
         for node in post_order(kernel.op.body)
         if isinstance(node, Call) and node.op == "qnn.conv2d_nchwc"
     ]
-    assert len(convs) == 1 and convs[0].attrs["pair_sums"]
+    assert len(convs) == 2 and all(conv.attrs["pair_sums"] for conv in convs)  # conv2, fc
 
 
 def test_quantize_with_a_calibration_folder_and_json(

@@ -114,9 +114,8 @@ def test_the_qdq_model_keeps_the_float_top1_and_runs_through_onnxruntime_and_aut
         errors.append(np.abs(expected - actual).max() / np.ptp(expected))
     assert agree / 256 >= 0.98, agree
     assert max(errors) < 0.05, max(errors)
-    # autotune runs the QDQ model's 16-channel conv as an integer kernel where the host has
-    # 8-bit dot products (the 3-channel one sums its 8-bit values exactly in float) and
-    # agrees with onnxruntime's run of it.
+    # autotune runs the QDQ model's 16-channel conv and its Gemm as integer kernels where
+    # the host has 8-bit dot products and agrees with onnxruntime's run of it.
     target = host_target()
     prepared = prepare_for_target(quantized, target).function
     kernel_ops = [
@@ -126,7 +125,8 @@ def test_the_qdq_model_keeps_the_float_top1_and_runs_through_onnxruntime_and_aut
         for node in post_order(kernel.op.body)
         if isinstance(node, Call)
     ]
-    assert kernel_ops.count("qnn.conv2d_nchwc") == (1 if target.dot_product_lanes else 0)
+    # conv2 and the Gemm classifier; conv1 (3 channels) sums exactly in float
+    assert kernel_ops.count("qnn.conv2d_nchwc") == (2 if target.dot_product_lanes else 0)
     compiled = compile_model(prepared, target)
     for inputs in random_sets(4, 7)():
         ours = compiled.run(inputs)

@@ -282,10 +282,8 @@ def _integer_product(
 
 def _integer_dense(node: Call, rewritten: Mapping[int, Expr], products: str) -> _IntegerConv | None:
     """A dense (x [..., K] by weight [N, K]) or matmul (by weight [K, N]) between
-    dequantized 8-bit values as a 1x1 qnn.conv2d_nchwc: the M rows of x are the conv's
-    pixels (M / W rows of W columns, W up to 8: one register tile), its K columns the
-    input channels of one block, the N outputs blocks of channels; the int32 sum comes
-    back to [..., N] by a transpose. None where it does not apply or pay (`products`)."""
+    dequantized 8-bit values on the dot-product kernel (`dot_product_dense`), or None
+    where it does not apply or pay (`products`)."""
     out = node.checked_type if node.has_type else None
     data = _dequantized(node.args[0])
     weight = _dequantized(node.args[1])
@@ -297,8 +295,38 @@ def _integer_dense(node: Call, rewritten: Mapping[int, Expr], products: str) -> 
     matrix = values if node.op == "nn.dense" else values.T  # [N, K]
     outputs, depth = matrix.shape
     weight_scale = _per_channel(weight.scale, outputs)
-    rows = int(np.prod(out.shape[:-1]))
-    if weight_scale is None or data.scale.size != 1 or data.zero_point.size != 1 or rows == 0:
+    if weight_scale is None or data.scale.size != 1 or data.zero_point.size != 1:
+        return None
+    value, zero_point = rewritten[id(data.value)], int(data.zero_point.reshape(()))
+    found = dot_product_dense(value, data.dtype, zero_point, matrix, out.shape, products)
+    if found is None:
+        return None
+    total, offsets = found
+    scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
+    bound = depth * _PRODUCT_BOUND
+    return _IntegerConv(total, offsets, scales, "int32", bound, (-1,))
+
+
+def dot_product_dense(
+    value: Expr,
+    dtype: str,
+    zero_point: int,
+    matrix: np.ndarray,
+    out_shape: tuple[int, ...],
+    products: str = DOT4,
+    make: Callable[..., Expr] = call,
+) -> tuple[Expr, np.ndarray] | None:
+    """The int32 product of the 8-bit `value` [..., K] (of `dtype`, with `zero_point`)
+    by the constant int8 `matrix` [N, K] transposed, shaped `out_shape` [..., N], on the
+    dot-product kernel: a 1x1 qnn.conv2d_nchwc whose pixels are the M rows of `value`
+    (M / W rows of W columns, W up to 8: one register tile), its K columns the input
+    channels of one block, the N outputs blocks of channels (padded to whole ones), back
+    to [..., N] by a transpose; and the per-output offsets (zero point x row sums) still
+    to take off. None where the kernel does not apply or pay (`products`). `make` builds
+    each call."""
+    outputs, depth = matrix.shape
+    rows = int(np.prod(out_shape[:-1]))
+    if rows == 0:
         return None
     # Output blocks as a conv's, padded whatever the waste (a classifier of 10 outputs).
     block = output_block(outputs) or (8 if outputs <= 8 else 16)
@@ -308,29 +336,23 @@ def _integer_dense(node: Call, rewritten: Mapping[int, Expr], products: str) -> 
     pairs = _dot_form(kernel, products)
     if pairs is None:
         return None
-    value, zero_point = unsigned_data(
-        rewritten[id(data.value)], data.dtype, int(data.zero_point.reshape(()))
-    )
+    value, zero_point = unsigned_data(value, dtype, zero_point, make)
     # [..., K] is [H, W, K] in memory: NCHW[K]c with one block of all K channels.
     columns = max(w for w in range(1, MAX_DENSE_COLUMNS + 1) if rows % w == 0)
-    pixels = call("reshape", value, newshape=(1, 1, rows // columns, columns, depth))
-    blocked = call(
+    pixels = make("reshape", value, newshape=(1, 1, rows // columns, columns, depth))
+    blocked = make(
         "qnn.conv2d_nchwc",
         pixels,
         Constant(pack_dot_weight(kernel, depth, block)),
         pad_value=zero_point,
         pair_sums=pairs,
-        span=node.span,
     )
-    offsets = _offsets(kernel, zero_point)
-    plain = call("transpose", blocked, axes=(0, 2, 3, 1, 4))
-    total: Expr = call("reshape", plain, newshape=(rows, padded))
+    plain = make("transpose", blocked, axes=(0, 2, 3, 1, 4))
+    total: Expr = make("reshape", plain, newshape=(rows, padded))
     if padded != outputs:
-        total = call("strided_slice", total, begin=(0,), end=(outputs,), axes=(1,))
-    total = call("reshape", total, newshape=out.shape)
-    scales = (np.float32(data.scale.reshape(())) * weight_scale).astype(np.float32)
-    bound = depth * _PRODUCT_BOUND
-    return _IntegerConv(total, offsets[:outputs], scales, "int32", bound, (-1,))
+        total = make("strided_slice", total, begin=(0,), end=(outputs,), axes=(1,))
+    total = make("reshape", total, newshape=tuple(out_shape))
+    return total, _offsets(kernel, zero_point)[:outputs]
 
 
 def _integer_bias(expr: Expr, scales: np.ndarray) -> np.ndarray | None:

@@ -56,7 +56,8 @@ def test_qdq_convs_run_as_integer_kernels_and_match_onnxruntime(
     target = host_target()
     prepared = _optimized(model)
     ops = _kernel_ops(prepared)
-    assert ops.count("qnn.conv2d_nchwc") == 3 and "nn.conv2d" not in ops
+    # three convs and the Gemm classifier (as a 1x1 conv over its rows)
+    assert ops.count("qnn.conv2d_nchwc") == 4 and "nn.conv2d" not in ops and "nn.dense" not in ops
     compiled = compile_model(prepared, target)
     scale = output_step(model)
     for inputs in seeded_inputs(4, 7, 8):
@@ -73,14 +74,15 @@ def test_convs_without_a_dot_product_form_sum_exactly_in_float_or_stay_as_they_a
     still lands within one output step of onnxruntime's. uint8 weights with zero points:
     the dequantized float conv, as before, close to onnxruntime's."""
     for channels, weights, integer in ((3, QuantType.QInt8, 2), (8, QuantType.QUInt8, 0)):
+        integer_convs = integer  # (+1: the Gemm, with int8 weights)
         model = quantized_by_onnxruntime(
             tmp_path, residual_block(channels), QuantType.QUInt8, weights
         )
         target = host_target()
         prepared = _optimized(model)
         ops = _kernel_ops(prepared)
-        assert ops.count("qnn.conv2d_nchwc") == integer
-        assert ops.count("nn.conv2d_nchwc") + ops.count("nn.conv2d") == 3 - integer
+        assert ops.count("qnn.conv2d_nchwc") == integer_convs + (weights == QuantType.QInt8)
+        assert ops.count("nn.conv2d_nchwc") + ops.count("nn.conv2d") == 3 - integer_convs
         assert _float_conv_weights_are_int8_values(prepared) == bool(integer)
         compiled = compile_model(prepared, target)
         inputs = seeded_inputs(1, 3, channels)[0]
@@ -180,7 +182,7 @@ def test_on_avx2_int32_convs_take_only_weights_whose_pair_sums_fit_int16(
         if isinstance(node, Call) and node.op == "qnn.conv2d_nchwc"
     ]
     assert all(conv.attrs["pair_sums"] for conv in convs)
-    assert len(convs) == (3 if reduce_range else 0)
+    assert len(convs) == (4 if reduce_range else 0)  # (three convs and the Gemm)
     compiled = compile_model(prepared, parse_cpu_target("llvm -mcpu=znver3"))
     for inputs in seeded_inputs(3, 8, 8):
         ours = np.asarray(compiled.run(inputs))
