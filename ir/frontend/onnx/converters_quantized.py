@@ -20,7 +20,7 @@ from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext
 from ir.frontend.onnx.converters_math import QUANTIZED_RANGES, check_scale
 from ir.frontend.onnx.converters_nn import conv_window, convert_conv
 from ir.graph.nodes import Constant, Expr
-from ir.graph.passes.realize_quantized import dot_product_conv
+from ir.graph.passes.realize_quantized import dot_product_conv, dot_product_dense
 from ir.graph.types import TensorType
 
 I32 = "int32"
@@ -75,7 +75,11 @@ def _requantize(
 
 def convert_matmul_integer(ctx: NodeContext) -> ConverterResult:
     """MatMulInteger(A, B, a_zero_point, b_zero_point) -> int32 matmul of the centered
-    inputs (A's zero point per row, B's per column)."""
+    inputs (A's zero point per row, B's per column): the dot-product kernel where it
+    applies."""
+    total = _dot_product_matmul(ctx, 0, 2, 1, 3)
+    if total is not None:
+        return total
     rows_axis = len(ctx.shape(0)) - 2
     a = _centered(ctx, 0, 2, max(rows_axis, 0))
     b = _centered(ctx, 1, 3, len(ctx.shape(1)) - 1)
@@ -83,14 +87,58 @@ def convert_matmul_integer(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_qlinear_matmul(ctx: NodeContext) -> ConverterResult:
-    """QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)."""
+    """QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp): the int32 product
+    (on the dot-product kernel where it applies), requantized."""
     for index in (1, 4, 6):
         check_scale(ctx, index)
-    rows_axis = max(len(ctx.shape(0)) - 2, 0)
-    a = _centered(ctx, 0, 2, rows_axis)
-    b = _centered(ctx, 3, 5, len(ctx.shape(3)) - 1)
-    total = ctx.call("nn.matmul", a, b)
+    total = _dot_product_matmul(ctx, 0, 2, 3, 5)
+    if total is None:
+        rows_axis = max(len(ctx.shape(0)) - 2, 0)
+        a = _centered(ctx, 0, 2, rows_axis)
+        b = _centered(ctx, 3, 5, len(ctx.shape(3)) - 1)
+        total = ctx.call("nn.matmul", a, b)
     return _requantize(ctx, total, (1, 4, 6), 7, len(_shape(total)) - 1)
+
+
+def _dot_product_matmul(
+    ctx: NodeContext, data: int, data_zero: int, weight: int, weight_zero: int
+) -> Expr | None:
+    """The node's int32 matmul on the dot-product kernel (`dot_product_dense`, the data's
+    zero point's share taken off per output), where it applies: a constant 2-D int8
+    weight with zero points 0, the data's zero point one value; else None."""
+    if len(ctx.shape(data)) < 2:
+        return None
+    folded = ctx.fold(ctx.input(weight))
+    if not isinstance(folded, Constant) or folded.data.dtype != np.int8 or folded.data.ndim != 2:
+        return None
+    zero_point = _scalar_zero_point(ctx, data_zero, weight_zero)
+    if zero_point is None:
+        return None
+    out_shape = (*ctx.shape(data)[:-1], folded.data.shape[1])
+    found = dot_product_dense(
+        ctx.input(data), ctx.dtype(data), zero_point, folded.data.T, out_shape, make=ctx.call
+    )
+    if found is None:
+        return None
+    total, offsets = found
+    if np.any(offsets):
+        total = ctx.call("add", total, Constant((-offsets).astype(np.int32)))
+    return total
+
+
+def _scalar_zero_point(ctx: NodeContext, data_zero: int, weight_zero: int) -> int | None:
+    """The data's zero point as one int (0 when absent) where the weight's zero points
+    are all 0 (or absent); else None."""
+    zero = ctx.optional_input(weight_zero)
+    if zero is not None and not _constant_zero(ctx, zero):
+        return None
+    given = ctx.optional_input(data_zero)
+    if given is None:
+        return 0
+    value = ctx.fold(given)
+    if not isinstance(value, Constant) or value.data.size != 1:
+        return None
+    return int(value.data.reshape(()))
 
 
 def _shape(value: Expr) -> tuple[int, ...]:
@@ -121,18 +169,11 @@ def _dot_product_sum(
     if len(ctx.shape(data)) != 4 or ctx.int_attr("group", 1) != 1:
         return None
     folded = ctx.fold(ctx.input(weight))
-    zero = ctx.optional_input(weight_zero)
-    data_zero_value = ctx.optional_input(data_zero)
     if not isinstance(folded, Constant) or folded.data.dtype != np.int8:
         return None
-    if zero is not None and not _constant_zero(ctx, zero):
+    zero_point = _scalar_zero_point(ctx, data_zero, weight_zero)
+    if zero_point is None:
         return None
-    zero_point = 0
-    if data_zero_value is not None:
-        value = ctx.fold(data_zero_value)
-        if not isinstance(value, Constant) or value.data.size != 1:
-            return None
-        zero_point = int(value.data.reshape(()))
     window = conv_window(ctx, tuple(folded.data.shape[2:]))
     attrs = {"strides": window.strides, "padding": window.padding, "dilation": window.dilation}
     found = dot_product_conv(
