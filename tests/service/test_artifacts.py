@@ -4,20 +4,26 @@ downloadable once ready."""
 from __future__ import annotations
 
 import hashlib
+import io
+import json
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from onnxruntime.quantization import QuantType
 from sqlalchemy.orm import Session
 
+from codegen.llvm.target import host_target
 from service import artifacts
 from service.artifacts import request_artifact
 from service.blobs import FileStore
 from service.model_store import store_model
 from tests.service.conftest import LiveService
 from tests.support.onnx_models import light_model_path
+from tests.support.quantized_models import quantized_by_onnxruntime, residual_block
 
 pytestmark = pytest.mark.slow
 
@@ -69,3 +75,28 @@ def test_newer_compiler_code_gets_its_own_artifact(
     upgraded = request_artifact(session, model.id, "llvm")
     assert upgraded.id != first.id and upgraded.state == "queued"
     assert request_artifact(session, model.id, "llvm").id == upgraded.id
+
+
+def test_a_quantized_model_builds_an_artifact_with_integer_kernels(
+    live_drivers: LiveService, tmp_path: Path
+) -> None:
+    """A QDQ model (onnxruntime's quantize_static, 7-bit weights: integer kernels on AVX2
+    hosts too) uploads, lists its integer tasks and builds an artifact whose manifest
+    lists the integer kernels, like a float model."""
+    model = quantized_by_onnxruntime(
+        tmp_path, residual_block(8), QuantType.QUInt8, QuantType.QInt8, reduce_range=True
+    )
+    expected = 0 if host_target().integer_products == "none" else 4
+    with live_drivers.client() as client:
+        uploaded = client.post("/v1/models", content=model.SerializeToString()).json()
+        names = [task["name"] for task in uploaded["tasks"]]
+        assert sum(name.startswith("fused_qnn_conv2d_nchwc") for name in names) == expected
+        created = client.post("/v1/artifacts", json={"model_id": uploaded["id"]}).json()
+        artifact = wait_ready(client, created["id"])
+        assert artifact["state"] == "ready", artifact["error"]
+        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+    with tarfile.open(fileobj=io.BytesIO(download.content)) as archive:
+        member = archive.extractfile("manifest.json")
+        assert member is not None
+        manifest = json.loads(member.read())
+    assert len(manifest["integer_kernels"]) == expected
