@@ -13,9 +13,8 @@ from onnx import numpy_helper
 
 from codegen.llvm.target import parse_cpu_target
 from codegen.prepare import prepare_for_target
-from ir.graph.nodes import Call, Function
-from ir.graph.traversal import post_order
 from service.cli import main
+from tests.support.quantized_models import kernel_calls
 from tests.tuner.test_quantize import small_cnn
 
 
@@ -59,13 +58,7 @@ def test_reduce_range_writes_7_bit_weights_that_run_as_pair_sums_on_avx2(
     assert len(weights) == 3 and all(np.abs(w.astype(int)).max() <= 64 for w in weights)
     avx2 = parse_cpu_target("llvm -mcpu=znver3")
     prepared = prepare_for_target(model, avx2).function
-    convs = [
-        node
-        for kernel in post_order(prepared.body)
-        if isinstance(kernel, Call) and isinstance(kernel.op, Function)
-        for node in post_order(kernel.op.body)
-        if isinstance(node, Call) and node.op == "qnn.conv2d_nchwc"
-    ]
+    convs = [node for node in kernel_calls(prepared) if node.op == "qnn.conv2d_nchwc"]
     assert len(convs) == 2 and all(conv.attrs["pair_sums"] for conv in convs)  # conv2, fc
 
 

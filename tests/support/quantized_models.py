@@ -10,6 +10,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
+from ir.graph.nodes import Call, Function
+from ir.graph.traversal import post_order
+
 SHAPE = (1, 8, 10, 10)
 
 
@@ -144,3 +147,14 @@ def dense_block() -> onnx.ModelProto:
         initializers,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def kernel_calls(fn: Function) -> list[Call]:
+    """The op calls inside the fused kernels of the optimised function `fn`."""
+    return [
+        node
+        for kernel in post_order(fn.body)
+        if isinstance(kernel, Call) and isinstance(kernel.op, Function)
+        for node in post_order(kernel.op.body)
+        if isinstance(node, Call) and isinstance(node.op, str)
+    ]

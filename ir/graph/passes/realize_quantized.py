@@ -216,20 +216,32 @@ def _offsets(weight: np.ndarray, zero_point: int) -> np.ndarray:
     return sums * zero_point
 
 
+def _quantized_operands(
+    node: Call,
+) -> tuple[_Dequantized, _Dequantized, np.ndarray, TensorType] | None:
+    """A typed float32 product `node`'s dequantized 8-bit data, its dequantized constant
+    symmetric int8 weight, that weight's values and the node's type; None otherwise."""
+    out = node.checked_type if node.has_type else None
+    data = _dequantized(node.args[0])
+    weight = _dequantized(node.args[1])
+    if not isinstance(out, TensorType) or out.dtype != "float32" or data is None or weight is None:
+        return None
+    values = _constant(weight.value)
+    if values is None or values.dtype != np.int8 or np.any(weight.zero_point):
+        return None
+    return data, weight, values, out
+
+
 def _integer_conv(conv: Expr, rewritten: Mapping[int, Expr], products: str) -> _IntegerConv | None:
     """The integer form of typed `conv` (module docstring), its operands taken from
     `rewritten` (by id of the original node), or None where it does not apply; int32
     `qnn.conv2d` as `products` allows (`realize_quantized`)."""
     if not isinstance(conv, Call) or conv.op != "nn.conv2d":
         return None
-    out = conv.checked_type if conv.has_type else None
-    data = _dequantized(conv.args[0])
-    weight = _dequantized(conv.args[1])
-    if not isinstance(out, TensorType) or out.dtype != "float32" or data is None or weight is None:
+    operands = _quantized_operands(conv)
+    if operands is None:
         return None
-    weight_values = _constant(weight.value)
-    if weight_values is None or weight_values.dtype != np.int8 or np.any(weight.zero_point):
-        return None
+    data, weight, weight_values, _ = operands
     channels, window = weight_values.shape[0], int(np.prod(weight_values.shape[1:]))
     weight_scale = _per_channel(weight.scale, channels)
     if weight_scale is None or data.scale.size != 1 or data.zero_point.size != 1:
@@ -284,14 +296,10 @@ def _integer_dense(node: Call, rewritten: Mapping[int, Expr], products: str) -> 
     """A dense (x [..., K] by weight [N, K]) or matmul (by weight [K, N]) between
     dequantized 8-bit values on the dot-product kernel (`dot_product_dense`), or None
     where it does not apply or pay (`products`)."""
-    out = node.checked_type if node.has_type else None
-    data = _dequantized(node.args[0])
-    weight = _dequantized(node.args[1])
-    if not isinstance(out, TensorType) or out.dtype != "float32" or data is None or weight is None:
+    operands = _quantized_operands(node)
+    if operands is None or operands[2].ndim != 2:
         return None
-    values = _constant(weight.value)
-    if values is None or values.ndim != 2 or values.dtype != np.int8 or np.any(weight.zero_point):
-        return None
+    data, weight, values, out = operands
     matrix = values if node.op == "nn.dense" else values.T  # [N, K]
     outputs, depth = matrix.shape
     weight_scale = _per_channel(weight.scale, outputs)

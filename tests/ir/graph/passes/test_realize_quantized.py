@@ -24,6 +24,7 @@ from tests.support.onnx_models import run_onnxruntime
 from tests.support.quantized_models import (
     SHAPE,
     dense_block,
+    kernel_calls,
     model_inputs,
     output_step,
     quantized_by_onnxruntime,
@@ -39,13 +40,7 @@ def _optimized(model: onnx.ModelProto, products: str = DOT4) -> Function:
 
 
 def _kernel_ops(fn: Function) -> list[str]:
-    return [
-        node.op
-        for kernel in post_order(fn.body)
-        if isinstance(kernel, Call) and isinstance(kernel.op, Function)
-        for node in post_order(kernel.op.body)
-        if isinstance(node, Call) and isinstance(node.op, str)
-    ]
+    return [str(node.op) for node in kernel_calls(fn)]
 
 
 @pytest.mark.parametrize("activations", [QuantType.QUInt8, QuantType.QInt8])
@@ -174,13 +169,7 @@ def test_on_avx2_int32_convs_take_only_weights_whose_pair_sums_fit_int16(
         tmp_path, residual_block(8), QuantType.QUInt8, QuantType.QInt8, reduce_range
     )
     prepared = _optimized(model, products=PAIRS)
-    convs = [
-        node
-        for kernel in post_order(prepared.body)
-        if isinstance(kernel, Call) and isinstance(kernel.op, Function)
-        for node in post_order(kernel.op.body)
-        if isinstance(node, Call) and node.op == "qnn.conv2d_nchwc"
-    ]
+    convs = [node for node in kernel_calls(prepared) if node.op == "qnn.conv2d_nchwc"]
     assert all(conv.attrs["pair_sums"] for conv in convs)
     assert len(convs) == (4 if reduce_range else 0)  # (three convs and the Gemm)
     compiled = compile_model(prepared, parse_cpu_target("llvm -mcpu=znver3"))
