@@ -105,25 +105,51 @@ def _dot_product_matmul(
 ) -> Expr | None:
     """The node's int32 matmul on the dot-product kernel (`dot_product_dense`, the data's
     zero point's share taken off per output), where it applies: a constant 2-D int8
-    weight with zero points 0, the data's zero point one value; else None."""
+    weight with zero points 0, the data's zero point one value, constant or computed at
+    run time (DynamicQuantizeLinear's); else None."""
     if len(ctx.shape(data)) < 2:
         return None
     folded = ctx.fold(ctx.input(weight))
     if not isinstance(folded, Constant) or folded.data.dtype != np.int8 or folded.data.ndim != 2:
         return None
-    zero_point = _scalar_zero_point(ctx, data_zero, weight_zero)
-    if zero_point is None:
+    runtime_zero = _runtime_zero_point(ctx, data_zero)
+    zero_point = 0 if runtime_zero is not None else _scalar_zero_point(ctx, data_zero, weight_zero)
+    if zero_point is None or (
+        runtime_zero is not None and not _zero_weights_zero(ctx, weight_zero)
+    ):
         return None
-    out_shape = (*ctx.shape(data)[:-1], folded.data.shape[1])
+    matrix = folded.data.T
+    out_shape = (*ctx.shape(data)[:-1], matrix.shape[0])
     found = dot_product_dense(
-        ctx.input(data), ctx.dtype(data), zero_point, folded.data.T, out_shape, make=ctx.call
+        ctx.input(data), ctx.dtype(data), zero_point, matrix, out_shape, make=ctx.call
     )
     if found is None:
         return None
     total, offsets = found
     if np.any(offsets):
         total = ctx.call("add", total, Constant((-offsets).astype(np.int32)))
+    if runtime_zero is not None:  # its share: zero point x each output's weight sum
+        sums = Constant(matrix.astype(np.int64).sum(axis=1).astype(np.int32))
+        share = ctx.call("multiply", ctx.call("cast", runtime_zero, dtype=I32), sums)
+        total = ctx.call("subtract", total, share)
     return total
+
+
+def _runtime_zero_point(ctx: NodeContext, data_zero: int) -> Expr | None:
+    """The data's zero point as a scalar expression when it is one value computed at run
+    time; None when it is absent or constant (or not one value)."""
+    given = ctx.optional_input(data_zero)
+    if given is None or isinstance(ctx.fold(given), Constant):
+        return None
+    shape = ctx.shape(data_zero)
+    if int(np.prod(shape)) != 1:
+        return None
+    return ctx.call("reshape", given, newshape=()) if shape else given
+
+
+def _zero_weights_zero(ctx: NodeContext, weight_zero: int) -> bool:
+    zero = ctx.optional_input(weight_zero)
+    return zero is None or _constant_zero(ctx, zero)
 
 
 def _scalar_zero_point(ctx: NodeContext, data_zero: int, weight_zero: int) -> int | None:

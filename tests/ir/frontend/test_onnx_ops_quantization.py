@@ -285,3 +285,36 @@ def test_bad_quantization_parameters_are_refused_naming_the_node(
     node = "quant" if op == "QuantizeLinear" else "dequant"
     with pytest.raises(ModelImportError, match=rf"node '{node}' \({op}.*{message}"):
         import_model(_qdq_model(scale, zero_point, axis, op))
+
+
+def test_dynamically_quantized_matmul_runs_on_the_dot_product_kernel_exactly() -> None:
+    """DynamicQuantizeLinear then MatMulInteger by a constant int8 weight (onnxruntime's
+    quantize_dynamic): the zero point is computed at run time, and its share is taken off
+    the dot-product kernel's sum then; the int32 product equals onnxruntime's."""
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+    from tests.ir.frontend.onnx_helpers import run_onnxruntime
+    from tests.support.quantized_models import kernel_calls
+
+    weight = numpy_helper.from_array(RNG.integers(-128, 128, (24, 40)).astype(I8), "w")
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        helper.make_node("MatMulInteger", ["xq", "w", "xz"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dynamic",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 24])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [2, 3, 40])],
+        [weight],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    target = host_target()
+    prepared = prepare_for_target(model, target).function
+    assert "qnn.conv2d_nchwc" in [node.op for node in kernel_calls(prepared)]
+    compiled = compile_model(prepared, target)
+    for seed in range(3):
+        feeds = {"x": np.random.default_rng(seed).normal(0.3, 1.0, (2, 3, 24)).astype(F32)}
+        (expected,) = run_onnxruntime(model, feeds)
+        np.testing.assert_array_equal(compiled.run(feeds), expected)
