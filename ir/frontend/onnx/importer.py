@@ -189,12 +189,33 @@ def _parse(data: bytes, source: str) -> onnx.ModelProto:
     return proto
 
 
+# Before IR version 4 every initializer had to be a graph input too; tools that add
+# initializers to such models (onnxruntime's quantizer) leave the new ones out, which the
+# checker refuses though the meaning is plain (constants) and onnxruntime runs them.
+_INITIALIZER_NOT_INPUT = "in initializer but not in graph input"
+_FIRST_IR_WITHOUT_THAT_RULE = 4
+
+
 def check_model(proto: onnx.ModelProto, path: str | None = None) -> None:
-    """Run the ONNX checker; a failure is a ModelImportError carrying its message."""
+    """Run the ONNX checker; a failure is a ModelImportError carrying its message. An
+    initializer missing from the graph inputs of a model before IR version 4 is read as
+    the constant it is (the model is checked as of IR version 4)."""
     try:
         onnx.checker.check_model(path if path is not None else proto)
     except (onnx.checker.ValidationError, ValueError) as err:
-        raise ModelImportError(f"invalid ONNX model: {err}") from err
+        if (
+            _INITIALIZER_NOT_INPUT not in str(err)
+            or proto.ir_version >= _FIRST_IR_WITHOUT_THAT_RULE
+        ):
+            raise ModelImportError(f"invalid ONNX model: {err}") from err
+        original = proto.ir_version
+        proto.ir_version = _FIRST_IR_WITHOUT_THAT_RULE
+        try:
+            onnx.checker.check_model(proto)
+        except (onnx.checker.ValidationError, ValueError) as again:
+            raise ModelImportError(f"invalid ONNX model: {again}") from again
+        finally:
+            proto.ir_version = original
 
 
 def default_opset(proto: onnx.ModelProto) -> int:
