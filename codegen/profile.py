@@ -10,8 +10,11 @@ the model's target; within them, where a parallel loop's start costs as much as 
 the better of that and a one-core copy (numpy's) times the target's cores, since each core
 has its own caches. A kernel's attainable
 rate is min(compute roof, arithmetic intensity x bandwidth roof); its efficiency is the
-share of that it reached. A kernel's traffic counts the bytes of the arrays it reads and
-writes once each: a lower bound on what it moves.
+share of that it reached. An 8-bit integer kernel's compute roof is the float one times
+the multiply-adds an 8-bit dot-product instruction does per lane where an FMA does one
+(4 with VNNI, 2 with AVX2's pair sums): a ratio of instruction widths, not a
+measurement. A kernel's traffic counts the bytes of the arrays it reads and writes once
+each: a lower bound on what it moves.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ import numpy as np
 from codegen.executor import CompiledModel
 from codegen.llvm import CpuTarget, compile_kernel
 from codegen.runtime.aligned import aligned_empty
+from ir.graph.nodes import Call, Function
 from ir.graph.summary import function_flops
+from ir.graph.traversal import post_order
 from ir.lower import lower
 from ir.schedule.default import default_schedule
 from ir.te.program import TEProgram
@@ -48,6 +53,10 @@ class Roofline:
 
     peak_gflops: float
     bandwidth_gbs: tuple[tuple[int, float], ...]
+    # 8-bit integer kernels' compute roof, in multiply-adds counted as float ones are: the
+    # float roof times the multiply-adds one 8-bit dot-product instruction does per int32
+    # lane where an FMA does one (4 with VNNI's vpdpbusd, 2 with vpmaddubsw + vpmaddwd).
+    integer_factor: float = 1.0
 
     def gbs_at(self, nbytes: int) -> float:
         """The bandwidth roof of a kernel whose arrays take `nbytes`."""
@@ -61,16 +70,19 @@ class Roofline:
         """The bandwidth of data far beyond any cache (main memory)."""
         return self.bandwidth_gbs[-1][1]
 
-    def attainable_gflops(self, flops: int, nbytes: int) -> float:
-        """The roofline model's bound on a kernel of `flops` over `nbytes` of traffic."""
+    def attainable_gflops(self, flops: int, nbytes: int, integer: bool = False) -> float:
+        """The roofline model's bound on a kernel of `flops` over `nbytes` of traffic (an
+        8-bit `integer` kernel against the integer compute roof)."""
+        peak = self.peak_gflops * (self.integer_factor if integer else 1.0)
         if nbytes <= 0:
-            return self.peak_gflops
-        return min(self.peak_gflops, flops / nbytes * self.gbs_at(nbytes))
+            return peak
+        return min(peak, flops / nbytes * self.gbs_at(nbytes))
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data."""
         return {
             "peak_gflops": self.peak_gflops,
+            "peak_int8_gops": self.peak_gflops * self.integer_factor,
             "bandwidth_gbs": [{"footprint_bytes": b, "gbs": gbs} for b, gbs in self.bandwidth_gbs],
         }
 
@@ -136,7 +148,12 @@ def measure_roofline(target: CpuTarget) -> Roofline:
         (b, max(_copy_gbs(target, b), _one_core_copy_gbs(b) * target.num_cores)) for b in cached
     ]
     bandwidth.append((beyond, _copy_gbs(target, beyond)))
-    return Roofline(peak_gflops=2 * size**3 / matmul_s / 1e9, bandwidth_gbs=tuple(bandwidth))
+    integer_factor = 4.0 if target.dot_product_lanes else 2.0 if target.vector_bits >= 256 else 1.0
+    return Roofline(
+        peak_gflops=2 * size**3 / matmul_s / 1e9,
+        bandwidth_gbs=tuple(bandwidth),
+        integer_factor=integer_factor,
+    )
 
 
 @dataclass(frozen=True)
@@ -151,6 +168,7 @@ class KernelProfile:
     nbytes: int  # per inference: bytes of the arrays its calls read and write
     share: float  # of the sum of every kernel's seconds
     tuned: bool  # compiled from a tuned record (else the default schedule)
+    integer: bool = False  # an 8-bit integer kernel (held to the integer compute roof)
 
     @property
     def gflops(self) -> float:
@@ -167,7 +185,7 @@ class KernelProfile:
         for a kernel without arithmetic, such as a layout transform)."""
         if self.flops == 0:
             return self.gbs / roofline.gbs_at(self.nbytes)
-        return self.gflops / roofline.attainable_gflops(self.flops, self.nbytes)
+        return self.gflops / roofline.attainable_gflops(self.flops, self.nbytes, self.integer)
 
     def to_json(self, roofline: Roofline) -> dict[str, Any]:
         """Plain JSON data, with the rates and the efficiency against `roofline`."""
@@ -183,6 +201,7 @@ class KernelProfile:
             "gbs": self.gbs,
             "roofline_efficiency": self.efficiency(roofline),
             "tuned": self.tuned,
+            "integer": self.integer,
         }
 
 
@@ -215,7 +234,12 @@ class ModelProfile:
         roof = self.roofline
         lines = [
             f"inference {self.latency_s * 1e3:.3f} ms (median of {self.runs}); kernels "
-            f"{self.kernel_seconds * 1e3:.3f} ms; host roofs {roof.peak_gflops:.0f} GFLOPS, "
+            f"{self.kernel_seconds * 1e3:.3f} ms; host roofs {roof.peak_gflops:.0f} GFLOPS"
+            + (
+                f" ({roof.peak_gflops * roof.integer_factor:.0f} int8 GOPS), "
+                if any(kernel.integer for kernel in self.kernels)
+                else ", "
+            )
             + ", ".join(
                 f"{gbs:.0f} GB/s to {b >> 20 or b >> 10}" + ("MiB" if b >> 20 else "KiB")
                 for b, gbs in roof.bandwidth_gbs
@@ -223,7 +247,7 @@ class ModelProfile:
             f"{'share':>6} {'ms':>8} {'calls':>5} {'GFLOPS':>8} {'GB/s':>7} {'roof':>5}  kernel",
         ]
         for kernel in self.kernels[:top]:
-            mark = " (tuned)" if kernel.tuned else ""
+            mark = (" (int8)" if kernel.integer else "") + (" (tuned)" if kernel.tuned else "")
             lines.append(
                 f"{kernel.share:6.1%} {kernel.seconds * 1e3:8.3f} {kernel.calls:5d} "
                 f"{kernel.gflops:8.1f} {kernel.gbs:7.1f} {kernel.efficiency(roof):5.0%}  "
@@ -303,8 +327,17 @@ def profile_model(
             nbytes=int(nbytes),
             share=seconds / whole,
             tuned=planned[symbol].coverage.hit,
+            integer=_is_integer(planned[symbol].function),
         )
         for symbol, (calls, seconds, flops, nbytes) in totals.items()
     ]
     kernels.sort(key=lambda kernel: -kernel.seconds)
     return ModelProfile(timed.inference_s, tuple(kernels), roofline, runs)
+
+
+def _is_integer(function: Function) -> bool:
+    """Whether a fused function computes on 8-bit integers (a qnn op)."""
+    return any(
+        isinstance(node, Call) and isinstance(node.op, str) and node.op.startswith("qnn.")
+        for node in post_order(function.body)
+    )

@@ -4,18 +4,23 @@ roofs measured on this host."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import numpy as np
 import pytest
+from onnxruntime.quantization import QuantType
 
 from codegen.executor import compile_model
 from codegen.llvm import host_target
 from codegen.profile import KernelProfile, Roofline, measure_roofline, profile_model
-from ir.frontend.onnx import from_onnx
+from ir.frontend.onnx import from_onnx, import_model
 from ir.graph.nodes import Call, Function
 from ir.graph.passes.pipeline import optimize
 from ir.graph.summary import function_flops
 from ir.graph.traversal import post_order
 from tests.codegen.aot.conftest import small_conv_model
+from tests.support.quantized_models import model_inputs, quantized_by_onnxruntime, residual_block
 
 # Made up, so that the tests do not depend on this host's speed.
 ROOF = Roofline(peak_gflops=100.0, bandwidth_gbs=((1 << 20, 200.0), (1 << 28, 20.0)))
@@ -38,6 +43,22 @@ def test_roofline_arithmetic() -> None:
     compute_bound = KernelProfile("mm", "k", 1, 1e-2, 5 * 10**8, 10**6, 1.0, True)
     assert compute_bound.gflops == pytest.approx(50.0)
     assert compute_bound.efficiency(ROOF) == pytest.approx(0.5)
+    # An 8-bit kernel is held to the integer compute roof: the float one times the
+    # multiply-adds per lane of the target's dot products.
+    vnni = replace(ROOF, integer_factor=4.0)
+    integer = replace(compute_bound, integer=True)
+    assert integer.efficiency(vnni) == pytest.approx(50.0 / 400.0)
+    assert compute_bound.efficiency(vnni) == pytest.approx(0.5)
+    assert vnni.to_json()["peak_int8_gops"] == 400.0
+
+
+def test_a_quantized_model_marks_its_integer_kernels(tmp_path: Path) -> None:
+    model = quantized_by_onnxruntime(tmp_path, residual_block(8), QuantType.QUInt8, QuantType.QInt8)
+    compiled = compile_model(optimize(import_model(model).function))
+    profile = profile_model(compiled, model_inputs(model, 1, 0)[0], runs=2, roofline=ROOF)
+    marked = [kernel.name for kernel in profile.kernels if kernel.integer]
+    assert len(marked) == 4 and all(name.startswith("fused_qnn_") for name in marked)
+    assert any("(int8)" in line for line in profile.table())
 
 
 def test_profile_accounts_for_every_call_once() -> None:
