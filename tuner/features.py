@@ -517,6 +517,8 @@ def _count_ops(value: PrimExpr) -> tuple[dict[str, int], list[Load]]:
                     counts["float_fma"] = counts.get("float_fma", 0) + 1
             else:
                 int_ops += 1
+                if node.op == "mul" and _is_byte(node.lhs) and _is_byte(node.rhs):
+                    counts["int8_mul"] = counts.get("int8_mul", 0) + 1
             stack.append(node.lhs)
             stack.append(node.rhs)
         elif kind is Load:
@@ -556,6 +558,13 @@ def _count_ops(value: PrimExpr) -> tuple[dict[str, int], list[Load]]:
     if int_ops:
         counts["int_ops"] = int_ops
     return counts, loads
+
+
+def _is_byte(expr: PrimExpr) -> bool:
+    """Whether `expr` is an 8-bit integer value (a cast of one, or one itself)."""
+    if type(expr) is Cast:
+        expr = expr.value  # type: ignore[attr-defined]
+    return expr.dtype in ("uint8", "int8")
 
 
 def _is_float_mul(expr: PrimExpr) -> bool:

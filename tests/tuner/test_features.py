@@ -41,6 +41,23 @@ def primitive(op: str, data_shape: tuple[int, ...], weight: np.ndarray, **attrs:
     return prim
 
 
+def test_an_8_bit_conv_counts_its_byte_multiplications() -> None:
+    """The element width shows: a uint8 x int8 conv counts one 8-bit multiplication per
+    MAC (and no float multiply-adds); a float conv counts none."""
+    rng = np.random.default_rng(0)
+    data = Var("x", TensorType((1, 2, 14, 14, 16), "uint8"))
+    weight = Constant(rng.integers(-127, 128, (2, 2, 3, 3, 4, 64)).astype(np.int8))
+    conv = call("qnn.conv2d_nchwc", data, weight, padding=(1, 1, 1, 1), pad_value=3)
+    fused = fuse_ops(infer_type(Function((data,), conv)))
+    prim = next(n.op for n in post_order(fused.body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    features = extract_features(default_kernel(function_to_te(prim)))
+    macs = 32 * 14 * 14 * 32 * 9
+    assert value(features, "sum.int8_mul") == pytest.approx(macs, rel=1e-3)
+    assert value(features, "sum.float_fma") == 0
+    assert value(extract_features(default_kernel(conv_program())), "sum.int8_mul") == 0
+
+
 @cache
 def conv_program() -> TEProgram:
     weight = RNG.standard_normal((64, 64, 3, 3)).astype(np.float32)
