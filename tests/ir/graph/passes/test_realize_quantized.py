@@ -172,6 +172,8 @@ def test_on_avx2_int32_convs_take_only_weights_whose_pair_sums_fit_int16(
     convs = [node for node in kernel_calls(prepared) if node.op == "qnn.conv2d_nchwc"]
     assert all(conv.attrs["pair_sums"] for conv in convs)
     assert len(convs) == (4 if reduce_range else 0)  # (three convs and the Gemm)
+    if not reduce_range and not host_target().dot_product_lanes:
+        return  # (onnxruntime's AVX2 kernels saturate full-range pair sums: no reference)
     compiled = compile_model(prepared, parse_cpu_target("llvm -mcpu=znver3"))
     for inputs in seeded_inputs(3, 8, 8):
         ours = np.asarray(compiled.run(inputs))
