@@ -161,3 +161,33 @@ def kernel_calls(fn: Function) -> list[Call]:
         for node in post_order(kernel.op.body)
         if isinstance(node, Call) and isinstance(node.op, str)
     ]
+
+
+def light_model_for_quantizing(name: str) -> onnx.ModelProto:
+    """ONNX's light model `name` (random weights, cut at its logits) as onnxruntime's
+    quantizer wants it: its Constant-node weights made initializers (else it quantizes
+    them as activations, at run time), IR version 8 and opset 13 (per-channel
+    DequantizeLinear needs its `axis`)."""
+    from onnx import version_converter
+
+    from tests.support.onnx_models import cut_at_logits, load_light_model, randomize_weights
+
+    shipped = load_light_model(name)
+    model = cut_at_logits(randomize_weights(shipped, seed=sum(map(ord, name))), shapes_from=shipped)
+    kept = []
+    for node in model.graph.node:
+        if node.op_type == "Constant" and [a.name for a in node.attribute] == ["value"]:
+            tensor = onnx.TensorProto()
+            tensor.CopyFrom(node.attribute[0].t)
+            tensor.name = node.output[0]
+            model.graph.initializer.append(tensor)
+        else:
+            kept.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(kept)
+    initializers = {init.name for init in model.graph.initializer}
+    inputs = [value for value in model.graph.input if value.name not in initializers]
+    del model.graph.input[:]
+    model.graph.input.extend(inputs)
+    model.ir_version = 8
+    return version_converter.convert_version(model, 13)

@@ -25,6 +25,7 @@ from tests.support.quantized_models import (
     SHAPE,
     dense_block,
     kernel_calls,
+    light_model_for_quantizing,
     model_inputs,
     output_step,
     quantized_by_onnxruntime,
@@ -194,4 +195,24 @@ def test_qdq_matmuls_and_gemms_run_on_the_dot_product_kernel(tmp_path: Path) -> 
     for inputs in model_inputs(model, 3, 6):
         ours = np.asarray(compiled.run(inputs))
         theirs = run_onnxruntime(model, inputs, "y")
+        assert np.abs(ours - theirs).max() <= output_step(model) * 1.001
+
+
+def test_a_real_network_quantized_by_onnxruntime_matches_it_within_one_step(
+    tmp_path: Path,
+) -> None:
+    """SqueezeNet (ONNX's light model, random weights), quantized by onnxruntime: every
+    conv but the 3-channel stem is an integer kernel, and the logits lie within one
+    output step of onnxruntime's int8 run (bit for bit on the hosts measured)."""
+    model = quantized_by_onnxruntime(
+        tmp_path, light_model_for_quantizing("light_squeezenet"), QuantType.QUInt8, QuantType.QInt8
+    )
+    prepared = _optimized(model)
+    ops = _kernel_ops(prepared)
+    assert ops.count("qnn.conv2d_nchwc") == 25 and _float_conv_weights_are_int8_values(prepared)
+    compiled = compile_model(prepared, host_target())
+    output = model.graph.output[0].name
+    for inputs in model_inputs(model, 2, 4):
+        ours = np.asarray(compiled.run(inputs))
+        theirs = run_onnxruntime(model, inputs, output)
         assert np.abs(ours - theirs).max() <= output_step(model) * 1.001
