@@ -65,6 +65,7 @@ bench: install
 	$(PY) bench/tuning_curves.py --trials 256 --keep-records build/curve-records
 	$(PY) bench/cost_model_accuracy.py build/curve-records
 	$(PY) bench/record_fidelity.py build/curve-records
+	$(PY) bench/int8.py
 
 # The model zoo (bench/zoo.py): real PyTorch exports against ONNX Runtime and OpenVINO. Its
 # own venv holds torch (CPU kernels; on x86_64 pip takes torch 2.14.1 with torchvision
