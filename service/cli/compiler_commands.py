@@ -13,6 +13,7 @@ from ir.frontend.onnx.bindings import parse_shape_bindings
 from service.cli.errors import CliError
 
 if TYPE_CHECKING:
+    from codegen.llvm import CpuTarget
     from codegen.profile import ModelProfile
 
 TUNE_BATCH_SIZE = 16  # `autotune tune --batch-size` default (TuneOptions')
@@ -160,11 +161,33 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _runnable_cpu_target(text: str) -> CpuTarget:
+    """The CPU target `run` compiles for: this CPU, as `text` names it (its core count
+    and features turned off with -mattr=-x may differ); a CliError for another CPU or a
+    feature this one may lack, whose code could not run here."""
+    from codegen.errors import TargetError
+    from codegen.llvm import host_target, parse_cpu_target
+
+    try:
+        cpu = parse_cpu_target(text)
+    except TargetError as err:
+        raise CliError(f"--target {text!r}: {err}") from None
+    host = host_target()
+    if (cpu.mcpu, cpu.triple) != (host.mcpu, host.triple) or any(
+        flag.startswith("+") for flag in cpu.mattr
+    ):
+        raise CliError(
+            f"--target {text!r}: run executes the model here, on {host.mcpu}; compile for "
+            "another CPU (or with features added) with `autotune compile --target` and run "
+            "the artifact where it belongs"
+        )
+    return cpu
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import time
 
     from codegen.errors import TargetError
-    from codegen.llvm import host_target
     from codegen.target import target_kind
     from tuner.records import records_chooser
     from tuner.run_model import (
@@ -212,7 +235,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
     else:
         records = None
-        target_text = str(host_target())
+        cpu = _runnable_cpu_target(target)
+        target_text = str(cpu)
         if args.records:
             from tuner.records import load_records
 
@@ -226,6 +250,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             parse_shape_bindings(args.shape),
             inputs,
             chooser=records_chooser(records, target_text) if records is not None else None,
+            target=cpu,
         )
         compile_s = time.perf_counter() - start
         result = run_model(model, inputs, args.bench or 0, compile_s)

@@ -51,3 +51,24 @@ def test_profile_needs_an_onnx_model_run_here(tmp_path: Path) -> None:
     none = _run("run", "small.onnx", "--input", "x=x.npy", "--profile", "0", cwd=tmp_path)
     assert none.returncode != 0 and "at least one run" in none.stderr
     assert "Traceback" not in none.stderr
+
+
+def test_run_compiles_for_this_cpu_as_target_names_it_and_refuses_another(
+    tmp_path: Path,
+) -> None:
+    """--target for `run` names this CPU (its core count may differ: the profile's copy
+    roofs are measured with those cores); another CPU, or a feature added with -mattr,
+    is refused by name, not ignored: its code might not run here."""
+    from codegen.llvm import host_target
+
+    onnx.save(small_conv_model(), str(tmp_path / "small.onnx"))
+    np.save(tmp_path / "x.npy", np.ones((1, 4, 6, 6), np.float32))
+    host = host_target()
+    one_core = f"llvm -mcpu={host.mcpu} -num-cores=1"
+    ran = _run("run", "small.onnx", "--input", "x=x.npy", "--target", one_core, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    other = "znver3" if host.mcpu != "znver3" else "skylake"
+    for target in (f"llvm -mcpu={other}", f"llvm -mcpu={host.mcpu} -mattr=+avx512fp16"):
+        refused = _run("run", "small.onnx", "--input", "x=x.npy", "--target", target, cwd=tmp_path)
+        assert refused.returncode != 0 and "Traceback" not in refused.stderr
+        assert "run executes the model here" in refused.stderr, refused.stderr
