@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import onnxruntime_session, time_in_turn
 from ir.graph.nodes import Call, Function
+from ir.graph.ops.quantized import computes_on_integers
 from ir.graph.traversal import post_order
 
 INPUT = "input"
@@ -202,14 +203,6 @@ def output_scale(model: onnx.ModelProto) -> float:
     raise ValueError("the model's output is not a DequantizeLinear")
 
 
-def _ops(function: Any) -> set[str]:
-    return {
-        node.op
-        for node in post_order(function.body)
-        if isinstance(node, Call) and isinstance(node.op, str)
-    }
-
-
 def measure(name: str, directory: Path, target_text: str, reduce_range: bool) -> dict[str, Any]:
     """One row of the report (module docstring)."""
     from codegen.executor import compile_model
@@ -232,7 +225,7 @@ def measure(name: str, directory: Path, target_text: str, reduce_range: bool) ->
         for node in post_order(ours["int8"].function.body)
         if isinstance(node, Call)
         and isinstance(node.op, Function)
-        and any(op.startswith("qnn.") for op in _ops(node.op))
+        and computes_on_integers(node.op)
     )
     step = output_scale(int8_model)
     worst = 0.0

@@ -31,9 +31,8 @@ import numpy as np
 from codegen.executor import CompiledModel
 from codegen.llvm import CpuTarget, compile_kernel
 from codegen.runtime.aligned import aligned_empty
-from ir.graph.nodes import Call, Function
+from ir.graph.ops.quantized import computes_on_integers
 from ir.graph.summary import function_flops
-from ir.graph.traversal import post_order
 from ir.lower import lower
 from ir.schedule.default import default_schedule
 from ir.te.program import TEProgram
@@ -327,17 +326,9 @@ def profile_model(
             nbytes=int(nbytes),
             share=seconds / whole,
             tuned=planned[symbol].coverage.hit,
-            integer=_is_integer(planned[symbol].function),
+            integer=computes_on_integers(planned[symbol].function),
         )
         for symbol, (calls, seconds, flops, nbytes) in totals.items()
     ]
     kernels.sort(key=lambda kernel: -kernel.seconds)
     return ModelProfile(timed.inference_s, tuple(kernels), roofline, runs)
-
-
-def _is_integer(function: Function) -> bool:
-    """Whether a fused function computes on 8-bit integers (a qnn op)."""
-    return any(
-        isinstance(node, Call) and isinstance(node.op, str) and node.op.startswith("qnn.")
-        for node in post_order(function.body)
-    )

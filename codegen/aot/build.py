@@ -26,8 +26,8 @@ from codegen.aot.package import manifest_bytes, write_artifact
 from codegen.aot.plan import ModelPlan, plan_model
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.llvm.target import CpuTarget
-from ir.graph.nodes import Call, Function
-from ir.graph.traversal import post_order
+from ir.graph.nodes import Function
+from ir.graph.ops.quantized import computes_on_integers
 
 ARTIFACT_FORMAT = "autotune-artifact"
 ARTIFACT_FORMAT_VERSION = 2
@@ -72,10 +72,7 @@ def integer_kernels(plan: ModelPlan[str]) -> list[dict[str, Any]]:
             "dot_product_instructions": "vpdpbusd" in kernel.code,
         }
         for kernel in plan.kernels
-        if any(
-            isinstance(node, Call) and isinstance(node.op, str) and node.op.startswith("qnn.")
-            for node in post_order(kernel.function.body)
-        )
+        if computes_on_integers(kernel.function)
     ]
 
 

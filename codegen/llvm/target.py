@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from codegen.errors import TargetError
+from ir.graph.passes.realize_quantized import DOT4, NONE, PAIRS
 from ir.schedule.hardware import HardwareParams
 
 _KNOWN_OPTIONS = ("-mcpu", "-num-cores", "-mattr", "-mtriple")
@@ -113,8 +114,8 @@ class CpuTarget:
         "dot4" all of them (8-bit dot products), "pairs" those whose weights' pair sums
         fit int16 (AVX2's vpmaddubsw), "none" none."""
         if self.dot_product_lanes:
-            return "dot4"
-        return "pairs" if self.vector_bits >= 256 else "none"
+            return DOT4
+        return PAIRS if self.vector_bits >= 256 else NONE
 
     @property
     def hardware(self) -> HardwareParams:

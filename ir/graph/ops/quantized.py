@@ -18,6 +18,7 @@ import numpy as np
 
 from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
+from ir.graph.nodes import Call, Function
 from ir.graph.ops.common import (
     block_channels,
     tensor_arg,
@@ -27,6 +28,7 @@ from ir.graph.ops.common import (
 from ir.graph.ops.nn import conv2d_geometry, conv2d_output_hw, conv2d_reference
 from ir.graph.ops.registry import OpDef, OpPattern
 from ir.graph.ops.te_common import check_output, pad_stage, tensor_out
+from ir.graph.traversal import post_order
 from ir.graph.types import TensorType, Type
 from ir.te.tensor import Tensor, compute, reduce_axis, sum_reduce
 from ir.tir.expr import PrimExpr, cast
@@ -158,7 +160,11 @@ def unpack_dot_weight(weight: np.ndarray) -> np.ndarray:
 
 
 def pack_dot_weight(weight: np.ndarray, in_block: int, out_block: int) -> np.ndarray:
-    """An OIHW weight (channels multiples of the blocks) in qnn.conv2d_nchwc's layout."""
+    """An OIHW weight (input channels a multiple of `in_block`) in qnn.conv2d_nchwc's
+    layout, its output channels padded with zeros to whole blocks of `out_block`."""
+    extra = -weight.shape[0] % out_block
+    if extra:
+        weight = np.pad(weight, ((0, extra), (0, 0), (0, 0), (0, 0)))
     out_channels, channels, kernel_h, kernel_w = weight.shape
     seven = weight.reshape(
         out_channels // out_block,
@@ -287,3 +293,11 @@ OPS: tuple[OpDef, ...] = (
         input_names=("data", "weight"),
     ),
 )
+
+
+def computes_on_integers(function: Function) -> bool:
+    """Whether a (fused) function computes with an 8-bit integer op (`qnn.*`)."""
+    return any(
+        isinstance(node, Call) and isinstance(node.op, str) and node.op.startswith("qnn.")
+        for node in post_order(function.body)
+    )

@@ -34,8 +34,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from ir.graph.nodes import Call, Constant, Expr, Function, call
 from ir.graph.ops import elemwise
 from ir.graph.ops.quantized import DOT_WIDTH, pack_dot_weight
@@ -101,12 +99,6 @@ def _input_block(channels: int, step: int = 1) -> int:
     for an RGB image); 0 when there is none."""
     fitting = range(step, min(channels, MAX_INPUT_BLOCK) + 1, step)
     return max((b for b in fitting if channels % b == 0), default=0)
-
-
-def _padded_out_channels(weight: np.ndarray, block: int) -> np.ndarray:
-    """An OIHW weight with zero output channels appended up to whole blocks."""
-    extra = padded_channels(weight.shape[0], block) - weight.shape[0]
-    return np.pad(weight, ((0, extra), (0, 0), (0, 0), (0, 0))) if extra else weight
 
 
 def to_blocked(expr: Expr, shape: tuple[int, ...], block: int) -> Expr:
@@ -293,9 +285,7 @@ class _Converter:
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         packed: Expr
         if integer:
-            packed = Constant(
-                pack_dot_weight(_padded_out_channels(weight.data, block), in_block, block)
-            )
+            packed = Constant(pack_dot_weight(weight.data, in_block, block))
             conv = call(
                 "qnn.conv2d_nchwc",
                 data_expr,

@@ -48,7 +48,7 @@ from ir.graph.types import TensorType
 
 _PRODUCT_BOUND = 255 * 128  # the largest |uint8 x int8| product
 _INT32_MAX = 2**31 - 1
-# Which int32 convs pay on a target (`realize_quantized`).
+# Which int32 convs pay on a target (`realize_quantized`; CpuTarget.integer_products).
 DOT4 = "dot4"  # every one: 8-bit dot products of 4 bytes (vpdpbusd)
 PAIRS = "pairs"  # those whose weight pairs sum within int16 (vpmaddubsw)
 NONE = "none"  # none
@@ -339,8 +339,7 @@ def dot_product_dense(
     # Output blocks as a conv's, padded whatever the waste (a classifier of 10 outputs).
     block = output_block(outputs) or (8 if outputs <= 8 else 16)
     padded = padded_channels(outputs, block)
-    kernel = np.zeros((padded, depth, 1, 1), np.int8)
-    kernel[:outputs, :, 0, 0] = matrix
+    kernel = matrix.reshape(outputs, depth, 1, 1)
     pairs = _dot_form(kernel, products)
     if pairs is None:
         return None
@@ -360,7 +359,7 @@ def dot_product_dense(
     if padded != outputs:
         total = make("strided_slice", total, begin=(0,), end=(outputs,), axes=(1,))
     total = make("reshape", total, newshape=tuple(out_shape))
-    return total, _offsets(kernel, zero_point)[:outputs]
+    return total, _offsets(kernel, zero_point)
 
 
 def _integer_bias(expr: Expr, scales: np.ndarray) -> np.ndarray | None:
