@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.target import parse_target
+from codegen.llvm import host_target
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -55,9 +55,8 @@ def featurized_logs(
     folder: Path, workload: dict[str, Any]
 ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Per seed: (features, throughputs) of every first measurement in its logs."""
-    task = extract_tasks(
-        workload_function(workload, workload_arrays(workload)), parse_target("llvm")
-    )[0]
+    target = host_target()
+    task = extract_tasks(workload_function(workload, workload_arrays(workload)), target)[0]
     program = function_to_te(task.function)
     rows: dict[int, list[tuple[np.ndarray, float]]] = defaultdict(list)
     for path in sorted(folder.glob(f"{workload['name']}_*_seed*.jsonl")):
@@ -71,7 +70,7 @@ def featurized_logs(
             seen.add(record.candidate_id)
             try:
                 trace = Trace.from_json(record.trace)
-                features = extract_features(lower(trace.replay(program)))
+                features = extract_features(lower(trace.replay(program)), target.hardware.core)
             except Exception:  # a candidate that no longer replays is no data
                 continue
             ok = record.status == "ok" and record.costs_s

@@ -60,19 +60,20 @@ def main() -> int:
     (task,) = extract_tasks(fn, target)
     program = function_to_te(task.function)
     space = SearchSpace(program, target.hardware, task.constant_params)
+    core = target.hardware.core
     rng = random.Random(0)
 
     traces = [space.sample(rng) for _ in range(args.samples)]
     start = time.perf_counter()
-    rows = Featurizer(program)(traces)  # what the tuner runs per candidate
+    rows = Featurizer(program, core=core)(traces)  # what the tuner runs per candidate
     feature_s = (time.perf_counter() - start) / len(traces)
     if any(row is None for row in rows):  # (the featurizer turns errors into None)
         for trace in traces:
-            extract_features(lower(trace.replay(program)))  # raises the error
+            extract_features(lower(trace.replay(program)), core)  # raises the error
     with FeaturePool(args.feature_workers) as pool:
         pool.start(timeout_s=60)  # (once per tuning run)
         start = time.perf_counter()
-        Featurizer(program, task.to_json(), pool)(traces)
+        Featurizer(program, task.to_json(), pool, core)(traces)
         pooled_s = (time.perf_counter() - start) / len(traces)
 
         train = [space.sample(rng) for _ in range(args.train)]
@@ -81,7 +82,7 @@ def main() -> int:
             [MeasureInput(task.to_json(), t.to_json(), str(target)) for t in train], options
         )
         model = make_cost_model("xgb")
-        rows = Featurizer(program)(train)
+        rows = Featurizer(program, core=core)(train)
         usable = [
             (row, r.costs_s[0]) for row, r in zip(rows, results, strict=True) if row is not None
         ]
@@ -92,9 +93,11 @@ def main() -> int:
         )
         costs = [r.costs_s[0] if r.costs_s else None for r in results]
         round_s = _rounds(
-            space, model, Featurizer(program, task.to_json(), pool), train, costs, args.rounds
+            space, model, Featurizer(program, task.to_json(), pool, core), train, costs, args.rounds
         )
-        serial_round_s = _rounds(space, model, Featurizer(program), train, costs, args.rounds)
+        serial_round_s = _rounds(
+            space, model, Featurizer(program, core=core), train, costs, args.rounds
+        )
     row = {
         "workload": args.workload,
         "features_per_s": round(1.0 / feature_s, 1),

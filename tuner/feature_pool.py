@@ -32,8 +32,9 @@ import numpy as np
 from codegen.measure import workload_from_task_json
 from ir.lower import lower
 from ir.schedule import Trace
+from ir.schedule.hardware import CoreFacts
 from ir.te.program import TEProgram, function_to_te
-from tuner.features import extract_features
+from tuner.features import TYPICAL_CORE, extract_features
 from tuner.gc_pause import collector_paused
 
 logger = logging.getLogger(__name__)
@@ -47,11 +48,14 @@ WORKER_EXIT_TIMEOUT_S = 5.0
 FeatureRow = np.ndarray | None
 
 
-def candidate_features(program: TEProgram, trace: Trace) -> FeatureRow:
-    """Replay `trace` on `program`, lower it and extract its features; None when it does
-    not replay or lower (an invalid candidate is data, whatever the error)."""
+def candidate_features(
+    program: TEProgram, trace: Trace, core: CoreFacts = TYPICAL_CORE
+) -> FeatureRow:
+    """Replay `trace` on `program`, lower it and extract its features against `core`'s
+    caches; None when it does not replay or lower (an invalid candidate is data, whatever
+    the error)."""
     try:
-        return extract_features(lower(trace.replay(program)))
+        return extract_features(lower(trace.replay(program)), core)
     except Exception as err:
         logger.debug("%s: candidate does not lower: %s", program.name, err)
         return None
@@ -94,13 +98,17 @@ class FeaturePool:
         self._processes = []
 
     def features(
-        self, task_json: Mapping[str, Any], program: TEProgram, traces: Sequence[Trace]
+        self,
+        task_json: Mapping[str, Any],
+        program: TEProgram,
+        traces: Sequence[Trace],
+        core: CoreFacts = TYPICAL_CORE,
     ) -> list[FeatureRow]:
         """`candidate_features` of each trace of the task whose JSON is `task_json` and
-        whose program (built from it) is `program`, in order."""
+        whose program (built from it) is `program`, against `core`'s caches, in order."""
         traces = list(traces)
         if self.workers == 0 or self._failed or len(traces) < MIN_POOLED:
-            return features_here(program, traces)
+            return features_here(program, traces, core)
         counter = self._started()
         count = min(len(traces), (self.workers + 1) * CHUNKS_PER_PROCESS)
         bounds = [len(traces) * index // count for index in range(count + 1)]
@@ -109,6 +117,7 @@ class FeaturePool:
         request = (
             json.dumps(task_json, sort_keys=True),
             [[trace.dumps() for trace in chunk] for chunk in chunks],
+            core,
         )
         busy: list[_Worker] = []
         for worker in self._processes:
@@ -120,7 +129,7 @@ class FeaturePool:
                 self._fail(f"worker {worker.process.pid}: {err!r}")
         done: dict[int, list[FeatureRow]] = {}
         while (index := _take(counter)) is not None and index < len(chunks):
-            done[index] = features_here(program, chunks[index])
+            done[index] = features_here(program, chunks[index], core)
         if index is None:
             self._fail("the chunk counter stays locked")
         for worker in busy:
@@ -132,7 +141,7 @@ class FeaturePool:
             self.close()
         rows: list[FeatureRow] = []
         for index, chunk in enumerate(chunks):
-            rows.extend(done[index] if index in done else features_here(program, chunk))
+            rows.extend(done[index] if index in done else features_here(program, chunk, core))
         return rows
 
     def start(self, timeout_s: float = 0.0) -> bool:
@@ -214,10 +223,12 @@ def _take(counter: Any) -> int | None:
     return index
 
 
-def features_here(program: TEProgram, traces: Sequence[Trace]) -> list[FeatureRow]:
+def features_here(
+    program: TEProgram, traces: Sequence[Trace], core: CoreFacts = TYPICAL_CORE
+) -> list[FeatureRow]:
     """`candidate_features` of each trace, computed in this process."""
     with collector_paused():
-        return [candidate_features(program, trace) for trace in traces]
+        return [candidate_features(program, trace, core) for trace in traces]
 
 
 # -- worker side ----------------------------------------------------------------------------
@@ -244,7 +255,7 @@ def _worker_main(connection: Any, counter: Any) -> None:
 
 
 def _worker_chunks(
-    counter: Any, task_text: str, chunks: Sequence[Sequence[str]]
+    counter: Any, task_text: str, chunks: Sequence[Sequence[str]], core: CoreFacts
 ) -> dict[int, list[FeatureRow]]:
     """Features of the chunks this worker takes from the shared counter, by index."""
     program = _PROGRAMS.get(task_text)
@@ -254,13 +265,13 @@ def _worker_chunks(
     done: dict[int, list[FeatureRow]] = {}
     with collector_paused():
         while (index := _take(counter)) is not None and index < len(chunks):
-            done[index] = [_features_of_text(program, text) for text in chunks[index]]
+            done[index] = [_features_of_text(program, text, core) for text in chunks[index]]
     return done
 
 
-def _features_of_text(program: TEProgram, text: str) -> FeatureRow:
+def _features_of_text(program: TEProgram, text: str, core: CoreFacts) -> FeatureRow:
     try:
         trace = Trace.from_json(text)
     except Exception:
         return None
-    return candidate_features(program, trace)
+    return candidate_features(program, trace, core)

@@ -1,13 +1,11 @@
 """The layout of a kernel's feature vector (`tuner.features`): the per-store and
 whole-kernel features, their names and positions, and the hardware sizes they are
-measured in."""
+measured in (the caches are the target's: `features.extract_features`)."""
 
 from __future__ import annotations
 
 CACHE_LINE_BYTES = 64
 VECTOR_BYTES = 64  # a vector register (AVX-512; tile sizes are compared in these units)
-L1_BYTES = 32 * 1024
-L2_BYTES = 1024 * 1024
 BUFFER_SLOTS = 3  # buffers described one by one per store (the most touched first)
 
 BUFFER_FIELDS = ("bytes", "unique_bytes", "lines", "reuse", "stride_class", "local")
@@ -55,8 +53,8 @@ STORE_FEATURES: tuple[str, ...] = (
     "local_bytes",  # bytes touched in local scope or loop-scoped allocations
     "reuse",  # bytes touched / unique bytes
     "arith_intensity",  # flops / unique bytes
-    "traffic_l1",  # bytes refetched when each L1-sized working set is loaded once
-    "traffic_l2",  # the same for an L2-sized working set
+    "traffic_l1",  # bytes refetched when each working set that fits the target's L1 is loaded once
+    "traffic_l2",  # the same for the target's L2
     "vector_lane_use",  # innermost vector length / the lanes its vectors hold (0 to 1)
     # Runs: consecutive iterations of the innermost loops outside the vectorized ones
     # ("vector") or outside the register tile (the innermost loops that are all unrolled

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ir.schedule.hardware import CoreFacts
 from ir.tir.arith import Interval, interval
 from ir.tir.expr import (
     Binary,
@@ -50,13 +51,12 @@ from tuner.feature_schema import (
     BUFFER_SLOTS,
     CACHE_LINE_BYTES,
     KERNEL_FEATURES,
-    L1_BYTES,
-    L2_BYTES,
     NUM_FEATURES,
     STORE_FEATURES,
     VECTOR_BYTES,
 )
 
+TYPICAL_CORE = CoreFacts()  # the caches features are measured against where none are named
 _S = {name: index for index, name in enumerate(STORE_FEATURES)}
 _K = {name: index for index, name in enumerate(KERNEL_FEATURES)}
 _NUM_STORE = len(STORE_FEATURES)
@@ -72,7 +72,7 @@ _BYTES_STORED, _UNIQUE_BYTES_STORED, _BYTES_LOADED, _UNIQUE_BYTES_LOADED = (
 )
 _STRIDE_BYTES = tuple(_S[name] for name in ("stride0_bytes", "stride1_bytes", "strided_bytes"))
 _REUSE, _ARITH_INTENSITY, _FLOPS = _S["reuse"], _S["arith_intensity"], _S["flops"]
-_TRAFFIC_FIELDS = ((_S["traffic_l1"], L1_BYTES), (_S["traffic_l2"], L2_BYTES))
+_TRAFFIC_L1, _TRAFFIC_L2 = _S["traffic_l1"], _S["traffic_l2"]
 _LANE_USE = _S["vector_lane_use"]
 _REGISTER_KINDS = ("unrolled", "vectorized")
 _STORE_CHAINS, _STORE_CHAINS_TILE = _S["store_chains"], _S["store_chains_tile"]
@@ -122,8 +122,9 @@ class _Access:
 class _Kernel:
     """Walks one PrimFunc and collects per-store rows and kernel totals."""
 
-    def __init__(self, func: PrimFunc) -> None:
+    def __init__(self, func: PrimFunc, core: CoreFacts) -> None:
         self.func = func
+        self.traffic_fields = ((_TRAFFIC_L1, core.l1_bytes), (_TRAFFIC_L2, core.l2_bytes))
         # Rows and kernel totals are lists of Python floats until `assemble` (the same
         # float64 arithmetic as numpy's, without a numpy scalar per element access).
         self.rows: list[list[float]] = []
@@ -403,7 +404,7 @@ class _Kernel:
         outer_trips = [1] * (depth + 1)
         for level in range(1, depth + 1):
             outer_trips[level] = outer_trips[level - 1] * loops[level - 1].extent
-        for field_index, capacity in _TRAFFIC_FIELDS:
+        for field_index, capacity in self.traffic_fields:
             level = next((lv for lv in range(depth + 1) if working_sets[lv] <= capacity), depth)
             row[field_index] = float(outer_trips[level] * working_sets[level])
         ranked = sorted(per_buffer.items(), key=lambda item: (-item[1][0], item[0]))
@@ -640,13 +641,14 @@ def _itemsize(dtype: str) -> int:
     return size
 
 
-def extract_features(func: PrimFunc) -> np.ndarray:
-    """The fixed-length float32 feature vector of a lowered kernel (see the module doc)."""
-    return _Kernel(func).run()
+def extract_features(func: PrimFunc, core: CoreFacts = TYPICAL_CORE) -> np.ndarray:
+    """The fixed-length float32 feature vector of a lowered kernel (see the module doc),
+    its cache traffic measured against `core`'s caches."""
+    return _Kernel(func, core).run()
 
 
-def extract_features_batch(funcs: Sequence[PrimFunc]) -> np.ndarray:
+def extract_features_batch(funcs: Sequence[PrimFunc], core: CoreFacts = TYPICAL_CORE) -> np.ndarray:
     """Features of many kernels as one (len(funcs), NUM_FEATURES) float32 matrix."""
     if not funcs:
         return np.zeros((0, NUM_FEATURES), dtype=np.float32)
-    return np.stack([extract_features(func) for func in funcs])
+    return np.stack([extract_features(func, core) for func in funcs])

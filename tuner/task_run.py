@@ -15,8 +15,10 @@ from codegen.measure import MeasureInput, MeasureOptions, MeasureResult
 from codegen.target import Target
 from ir.errors import AutotuneError
 from ir.schedule import Trace
+from ir.schedule.hardware import CoreFacts
 from ir.te.program import TEProgram
 from tuner.feature_pool import FeaturePool, features_here
+from tuner.features import TYPICAL_CORE
 from tuner.records import Record, compute_candidate_id
 from tuner.search import SearchStrategy, trace_key
 from tuner.space import SearchSpace
@@ -45,12 +47,14 @@ class RecordStore(Protocol):
 
 @dataclass
 class Featurizer:
-    """Replay, lower and extract features of a task's traces, cached by trace text; the
-    uncached ones of a batch on `pool`'s workers when there is one."""
+    """Replay, lower and extract features of a task's traces (against `core`'s caches),
+    cached by trace text; the uncached ones of a batch on `pool`'s workers when there is
+    one."""
 
     program: TEProgram
     task_json: Mapping[str, Any] | None = None
     pool: FeaturePool | None = None
+    core: CoreFacts = TYPICAL_CORE
     cache: dict[str, np.ndarray | None] = field(default_factory=dict)
 
     def __call__(self, traces: Sequence[Trace]) -> list[np.ndarray | None]:
@@ -62,9 +66,11 @@ class Featurizer:
             key: trace for key, trace in zip(keys, traces, strict=True) if key not in self.cache
         }
         if self.pool is not None and self.task_json is not None:
-            rows = self.pool.features(self.task_json, self.program, list(missing.values()))
+            rows = self.pool.features(
+                self.task_json, self.program, list(missing.values()), self.core
+            )
         else:
-            rows = features_here(self.program, list(missing.values()))
+            rows = features_here(self.program, list(missing.values()), self.core)
         self.cache.update(zip(missing, rows, strict=True))
         return [self.cache[key] for key in keys]
 

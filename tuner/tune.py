@@ -55,12 +55,14 @@ from ir.te.program import function_to_te
 from tuner.cost_model import CostModel, XGBCostModel, make_cost_model
 from tuner.feature_pool import FeaturePool
 from tuner.feature_schema import NUM_FEATURES
+from tuner.features import TYPICAL_CORE
 from tuner.in_model import InModelCheck, check_in_model
 from tuner.options import TuneOptions
 from tuner.records import Record, RecordLog, tuned_record
 from tuner.remeasure import remeasure
 from tuner.scheduler import TaskScheduler
 from tuner.search import make_search
+from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
 from tuner.task_run import (
     Featurizer,
@@ -277,8 +279,9 @@ def _start_runs(
     runs: list[TaskRun] = []
     for index, task in enumerate(tasks):
         program = function_to_te(task.function)
-        featurize = Featurizer(program, task.to_json(), pool)
         space = search_space_for(program, target, task.constant_params)
+        core = space.hardware.core if isinstance(space, SearchSpace) else TYPICAL_CORE
+        featurize = Featurizer(program, task.to_json(), pool, core)
         strategy = make_search(
             options.search,
             space,

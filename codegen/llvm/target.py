@@ -12,11 +12,12 @@ import functools
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import llvmlite.binding as llvm
 
 from codegen.errors import TargetError
+from codegen.llvm.cpu_facts import core_facts
 from ir.graph.passes.realize_quantized import DOT4, NONE, PAIRS
 from ir.schedule.hardware import HardwareParams
 
@@ -119,12 +120,19 @@ class CpuTarget:
 
     @property
     def hardware(self) -> HardwareParams:
-        """What schedules need to know of this CPU: vector width, registers and cores."""
+        """What schedules need to know of this CPU: vector width, registers, cores and
+        one core's caches and FMA pipes (the host's caches where this is the host)."""
+        on_host = self.mcpu == _host_cpu_name() and self.triple == _process_triple()
+        core = core_facts(self.mcpu, on_host)
+        if self.vector_bits < 512 and core.fma_units < 2:
+            # Cores that fuse two FMA pipes for 512-bit vectors have both for narrower ones.
+            core = replace(core, fma_units=2)
         return HardwareParams(
             vector_bytes=self.vector_bits // 8,
             num_cores=self.num_cores,
             # x86 has 16 vector registers, 32 with AVX-512 (the default); AArch64 has 32.
             vector_registers=32 if self.triple.startswith(("aarch64", "arm64")) else 0,
+            core=core,
         )
 
     def vector_lanes(self, dtype_bytes: int) -> int:
@@ -135,6 +143,11 @@ class CpuTarget:
 @functools.cache
 def _process_triple() -> str:
     return str(llvm.get_process_triple())
+
+
+@functools.cache
+def _host_cpu_name() -> str:
+    return str(llvm.get_host_cpu_name())
 
 
 @functools.cache
@@ -151,7 +164,7 @@ def host_target() -> CpuTarget:
     """The CPU this process runs on, with every core it may use."""
     return CpuTarget(
         kind="llvm",
-        mcpu=str(llvm.get_host_cpu_name()),
+        mcpu=_host_cpu_name(),
         num_cores=host_cores(),
         features=_host_features(),
         triple=_process_triple(),

@@ -19,7 +19,7 @@ from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.traversal import post_order
 from ir.lower import lower
 from ir.schedule.default import default_schedule
-from ir.schedule.hardware import HardwareParams
+from ir.schedule.hardware import CoreFacts, HardwareParams
 from ir.schedule.rules.register_tile_sizes import FMA_CHAINS, GEMV_VECTORS, gemm_register_tile
 from ir.schedule.rules.rows import ROW_VECTORS
 from ir.schedule.schedule import loop_extents
@@ -260,6 +260,27 @@ def test_conv_over_a_big_input_walks_rows_outermost(
     order = "n_y_f_k_o_f" if rows_first else "n_k_o_f_y_f"
     assert parallel == order
     _compile_and_check(fn, {"x": data}, f"conv2d over {data_shape}")
+
+
+@pytest.mark.parametrize(("l2_kib", "rows_first"), [(512, True), (1024, False), (2048, False)])
+def test_which_input_is_big_follows_the_cores_l2(l2_kib: int, rows_first: bool) -> None:
+    """A 784 KiB input: bigger than a Zen 3 core's 512 KiB L2, so rows go outermost there;
+    within Zen 4's 1 MiB and Sapphire Rapids' 2 MiB, channel blocks stay outermost."""
+    data = _normal(1, 64, 56, 56)
+    weight = _normal(32, 64, 1, 1, scale=0.2)
+    fn = _constant_weight_graph("nn.conv2d", data, weight)
+    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
+    assert isinstance(prim, Function)
+    hardware = HardwareParams(vector_bytes=32, num_cores=2, core=CoreFacts(l2_bytes=l2_kib << 10))
+    schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
+    (parallel,) = [
+        axis
+        for stage in schedule.stages.values()
+        for axis, annotation in stage.annotations.items()
+        if annotation == "parallel"
+    ]
+    assert parallel == ("n_y_f_k_o_f" if rows_first else "n_k_o_f_y_f")
+    _compile_and_check(fn, {"x": data}, f"conv2d with a {l2_kib} KiB L2")
 
 
 # --- a right-hand input that is not constant: packed into column panels at run time -------

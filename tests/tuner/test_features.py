@@ -18,7 +18,7 @@ from ir.graph.types import TensorType
 from ir.lower import lower
 from ir.schedule.default import default_schedule
 from ir.schedule.default_gpu import default_gpu_schedule
-from ir.schedule.hardware import HardwareParams
+from ir.schedule.hardware import KIB, CoreFacts, HardwareParams
 from ir.schedule.schedule import Schedule
 from ir.te.program import TEProgram, function_to_te
 from ir.tir.stmt import PrimFunc
@@ -112,6 +112,24 @@ def test_default_conv_features_read_off_the_loop_nest() -> None:
     )
     # The accumulator tile is reused across the reduction.
     assert value(features, "main.reuse") > 10
+
+
+def test_cache_traffic_is_measured_against_the_targets_caches() -> None:
+    """The traffic features count the bytes refetched past the core's L1 and L2: the
+    bigger the cache, the outer the loop whose working set fits, the less traffic."""
+    kernel = default_kernel(conv_program())
+    sizes_kib = [(8, 256), (48, 2048), (256, 8192)]
+    traffic = [
+        (value(features, "main.traffic_l1"), value(features, "main.traffic_l2"))
+        for features in (
+            extract_features(kernel, CoreFacts(l1 * KIB, 8, l2 * KIB)) for l1, l2 in sizes_kib
+        )
+    ]
+    for level in (0, 1):
+        column = [row[level] for row in traffic]
+        assert column == sorted(column, reverse=True)
+        assert column[0] > column[-1]
+    assert np.array_equal(extract_features(kernel), extract_features(kernel, CoreFacts()))
 
 
 @cache

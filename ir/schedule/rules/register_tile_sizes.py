@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 
-from ir.schedule.hardware import HardwareParams
+from ir.schedule.hardware import CoreFacts, HardwareParams
 from ir.schedule.schedule import Stage, tensor_reads
 from ir.te.program import TEProgram
 from ir.te.tensor import Tensor
@@ -20,13 +20,12 @@ MAX_UNROLLED_STEPS = 256  # vector statements a depthwise tile's unrolled window
 # (measured: 7 x 1000 x 1000 twice as slow packed, 128 x 96 x 40 a third slower).
 PACK_MIN_ROWS = 32
 PACK_MIN_WORK = 1 << 22
-CACHE_LINE_BYTES, L1_SETS, L1_WAYS = 64, 64, 8  # x86's L1 data cache: 32 KiB, 8-way
-# Independent accumulators a register tile should keep: two FMA pipes of 4-cycle latency
-# need 8 in flight, and a few more hide the loads.
-FMA_CHAINS = 10
+# Independent accumulators a typical core's register tile should keep (two FMA pipes of
+# 4-cycle latency need 8 in flight, and a few more hide the loads); the functions below
+# take the target's as `chains`.
+FMA_CHAINS = CoreFacts().fma_chains
 GEMV_VECTORS = 4  # the widest matrix-product column tile, in vectors (few output rows)
 CONV_BROADCASTS = 3  # input broadcasts a conv tile's inner loop keeps in flight
-CORE_CACHE_BYTES = 1 << 20  # what one core's L2 keeps between passes (1-2 MiB on x86 servers)
 
 
 # The register tiles the decisions offer: up to this many vectors of channels or columns,
@@ -46,11 +45,11 @@ def divisor_at_most(extent: int, limit: int) -> int:
     return 1
 
 
-def _register_columns(width: int, vectors: int, registers: int) -> int:
+def _register_columns(width: int, vectors: int, registers: int, chains: int) -> int:
     """How many output columns a conv tile keeps in registers next to `vectors` channel
     vectors: about 14 accumulators, fewer where the weight vectors and the input
     broadcasts beside them would not fit in `registers`. A divisor of `width` (no column
-    tail) when it keeps at least `FMA_CHAINS` accumulators, else the most columns, with
+    tail) when it keeps at least `chains` accumulators, else the most columns, with
     a tail (on AVX2, 2 x 5 with tails beat 2 x 4 without by 3-10% on every standard
     conv, and 2 x 6 spilled)."""
     spare = vectors + CONV_BROADCASTS
@@ -58,17 +57,18 @@ def _register_columns(width: int, vectors: int, registers: int) -> int:
     if width <= limit:
         return width
     tile = divisor_at_most(width, limit)
-    return tile if tile * vectors >= min(FMA_CHAINS, limit * vectors) else limit
+    return tile if tile * vectors >= min(chains, limit * vectors) else limit
 
 
-def strided_rows_fit_l1(rows: int, stride_bytes: int) -> bool:
-    """Whether `rows` cache lines `stride_bytes` apart stay in half of a typical L1 data
+def strided_rows_fit_l1(rows: int, stride_bytes: int, core: CoreFacts) -> bool:
+    """Whether `rows` cache lines `stride_bytes` apart stay in half of `core`'s L1 data
     cache (the other half is the other operand's): a stride of a multiple of the line
-    maps them to a fraction of the cache's sets (at a multiple of 4 KiB, to one set of
-    8 lines)."""
-    lines = L1_SETS * L1_WAYS
-    if stride_bytes % CACHE_LINE_BYTES == 0:
-        lines = L1_WAYS * (L1_SETS // math.gcd(stride_bytes // CACHE_LINE_BYTES, L1_SETS))
+    maps them to a fraction of the cache's sets (with 64 sets of 64-byte lines, a
+    multiple of 4 KiB maps them to one set)."""
+    line, sets = core.cache_line_bytes, core.l1_sets
+    lines = sets * core.l1_ways
+    if stride_bytes % line == 0:
+        lines = core.l1_ways * (sets // math.gcd(stride_bytes // line, sets))
     return rows <= lines // 2
 
 
@@ -79,7 +79,7 @@ def _accumulators(registers: int, operands: int) -> int:
 
 
 def blocked_conv_register_tile(
-    blocks: int, width: int, block: int, lanes: int, registers: int = 32
+    blocks: int, width: int, block: int, lanes: int, registers: int = 32, chains: int = FMA_CHAINS
 ) -> tuple[int, int]:
     """The register tile of a conv in NCHW[b]c with `blocks` output channel blocks of
     `block` channels and `width` output columns, on a target of `registers` vector
@@ -87,16 +87,16 @@ def blocked_conv_register_tile(
     channel vectors x 7 columns, or 1 x 14; 2 x 5 with 16 registers)."""
     block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
     vectors = block_tile * max(1, block // lanes)
-    return block_tile, _register_columns(width, vectors, registers)
+    return block_tile, _register_columns(width, vectors, registers, chains)
 
 
 def channel_conv_register_tile(
-    out_channels: int, width: int, lanes: int, registers: int = 32
+    out_channels: int, width: int, lanes: int, registers: int = 32, chains: int = FMA_CHAINS
 ) -> tuple[int, int]:
     """The register tile of a conv vectorized over output channels in vectors of `lanes`:
     (channels, columns) per tile, about 14 accumulator registers (fewer with 16)."""
     vectors = 2 if out_channels % (2 * lanes) == 0 else 1
-    return vectors * lanes, _register_columns(width, vectors, registers)
+    return vectors * lanes, _register_columns(width, vectors, registers, chains)
 
 
 def depthwise_register_tile(height: int, width: int, lanes: int) -> tuple[int, int]:
@@ -109,13 +109,15 @@ def depthwise_register_tile(height: int, width: int, lanes: int) -> tuple[int, i
     return divisor_at_most(height, max(1, 8 // vectors)), col_tile
 
 
-def gemm_register_tile(rows: int, cols: int, lanes: int, registers: int = 32) -> tuple[int, int]:
+def gemm_register_tile(
+    rows: int, cols: int, lanes: int, registers: int = 32, chains: int = FMA_CHAINS
+) -> tuple[int, int]:
     """The register tile of a matrix product's output of `rows` x `cols`: (rows, columns)
     per tile, the columns two vectors wide (or all of them when fewer), up to 8 rows (6
     with 16 vector registers, which must also hold the column vectors and a broadcast).
     The rows are a divisor of `rows` unless the largest one is at most half the limit:
     then the limit, the last tile shorter (a row tail: ViT's 197 x 768 x 2304 dense layer
-    ran 2.0-2.5x faster than with tiles of one row). Where the rows leave fewer than `FMA_CHAINS`
+    ran 2.0-2.5x faster than with tiles of one row). Where the rows leave fewer than `chains`
     accumulators, up to `GEMV_VECTORS` vectors wide, but only a width that divides the
     columns: a column tail cost more than the wider tile saved (4 x 1024 x 1024 with 3
     vectors and a tail: 173 GFLOPS against 183 with 2)."""
@@ -127,7 +129,7 @@ def gemm_register_tile(rows: int, cols: int, lanes: int, registers: int = 32) ->
         # Rows without a divisor near the limit (a prime count, as ViT's 197 tokens):
         # full tiles and one shorter last tile rather than a tile of one or two rows.
         return row_limit, col_tile
-    for wider in range(min(GEMV_VECTORS, -(-FMA_CHAINS // row_tile)), vectors, -1):
+    for wider in range(min(GEMV_VECTORS, -(-chains // row_tile)), vectors, -1):
         fits = _accumulators(registers, wider + 1) // wider >= row_tile
         if fits and cols % (wider * lanes) == 0:
             return row_tile, wider * lanes
@@ -170,13 +172,13 @@ def tensors_read(stage: Stage) -> list[Tensor]:
     return list({id(r.tensor): r.tensor for r in tensor_reads(stage.op.body)}.values())
 
 
-def right_operand_streams(compute: Stage, col_tile: int) -> bool:
+def right_operand_streams(compute: Stage, col_tile: int, core: CoreFacts) -> bool:
     """Whether a matrix product (dense, matmul, batch_matmul) computed by `compute`, with
     its row tiles outside its column panels of `col_tile`, would read a right-hand side
     too big to stay in a core's cache once per row tile: unbatched, the columns leaving
     a narrower last panel (panels that divide them already run outside the row tiles),
-    and the right-hand side over CORE_CACHE_BYTES. The default runs such products'
-    column panels outside the row tiles."""
+    and the right-hand side over `core`'s L2. The default runs such products' column
+    panels outside the row tiles."""
     *batch, _, columns = (axis.extent for axis in compute.op.axes)
     if compute.op.tag not in ("dense", "matmul", "batch_matmul") or columns % col_tile == 0:
         return False
@@ -185,4 +187,4 @@ def right_operand_streams(compute: Stage, col_tile: int) -> bool:
     right = tensors_read(compute)[-1]
     itemsize: int = right.nbytes // max(1, math.prod(right.shape))
     reduction: int = math.prod(axis.extent for axis in compute.op.reduce_axes)
-    return reduction * columns * itemsize > CORE_CACHE_BYTES
+    return reduction * columns * itemsize > core.l2_bytes

@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from ir.schedule.rules.analysis import GEMM_TAGS, is_depthwise_conv, work
 from ir.schedule.rules.loops import MIN_PARALLEL_WORK, BuildContext
 from ir.schedule.rules.register_tile_sizes import (
-    CORE_CACHE_BYTES,
     DEPTHWISE_ACCUMULATORS,
     MAX_TILE_COLUMNS,
     MAX_TILE_ROWS,
@@ -117,13 +116,13 @@ class _RegisterTiling:
         every block of output channels) rather than channel blocks outermost (each block
         over every row). Blocks outermost read the whole input once per block, rows
         outermost read the whole weight once per row: rows go outermost when the input is
-        too big to stay in a core's cache between blocks and the weight, at most half the
+        too big to stay in a core's L2 between blocks and the weight, at most half the
         input, is small enough to stay. Inside a network the input arrives from memory
         (measured on light_resnet50's 1x1 convs over 256 x 56 x 56 inputs: 30% faster in
         sequence; convs with small inputs or big weights were slower that way)."""
         if self._outermost is None:
             data, weight = self.schedule.program.inputs[:2]
-            rows = data.nbytes > CORE_CACHE_BYTES and 2 * weight.nbytes <= data.nbytes
+            rows = data.nbytes > self.hardware.core.l2_bytes and 2 * weight.nbytes <= data.nbytes
             preferred = "rows" if rows else "channel_blocks"
             choice = self.chooser.choose_str(f"{self.key}.outermost", OUTERMOST, preferred)
             self._outermost = choice == "rows"
@@ -151,7 +150,9 @@ class _RegisterTiling:
         sch = self.schedule
         n, k, y, x = (axis.name for axis in sch.stages[output].op.axes)
         out_channels, width = sch.stages[output].op.shape[1], sch.stages[output].op.shape[3]
-        preferred = channel_conv_register_tile(out_channels, width, lanes, self.hardware.registers)
+        preferred = channel_conv_register_tile(
+            out_channels, width, lanes, self.hardware.registers, self.hardware.core.fma_chains
+        )
         channel_tile = self._choose(
             "channel_tile",
             (lanes * v for v in range(1, MAX_TILE_VECTORS + 1) if lanes * (v - 1) < out_channels),
@@ -250,7 +251,9 @@ class _RegisterTiling:
         n, k, y, x, kb = (axis.name for axis in sch.stages[output].op.axes)
         blocks, width, block = (sch.stages[output].op.shape[i] for i in (1, 3, 4))
         lanes = self.hardware.lanes(sch.stages[output].op.dtype)
-        preferred = blocked_conv_register_tile(blocks, width, block, lanes, self.hardware.registers)
+        preferred = blocked_conv_register_tile(
+            blocks, width, block, lanes, self.hardware.registers, self.hardware.core.fma_chains
+        )
         block_tile = self._choose(
             "block_tile", (d for d in range(1, 5) if blocks % d == 0), preferred[0]
         )
@@ -350,7 +353,11 @@ class _RegisterTiling:
             row_axis, col_axis = axes[-2], axes[-1]
             row_extent, col_extent = extents[-2], extents[-1]
             row_tile, col_tile = gemm_register_tile(
-                row_extent, col_extent, lanes, self.hardware.registers
+                row_extent,
+                col_extent,
+                lanes,
+                self.hardware.registers,
+                self.hardware.core.fma_chains,
             )
             outer_axes = [*axes[:-2], None]
         row_tile = self._choose("row_tile", range(1, min(row_extent, MAX_TILE_ROWS) + 1), row_tile)
@@ -363,7 +370,8 @@ class _RegisterTiling:
         col_outer, col_inner = sch.split(output, col_axis, factor=col_tile)
         outer = [row_outer if a is None else a for a in outer_axes]
         col_tail = col_extent % col_tile != 0
-        if row_extent % row_tile != 0 or right_operand_streams(compute, col_tile):
+        streams = right_operand_streams(compute, col_tile, self.hardware.core)
+        if row_extent % row_tile != 0 or streams:
             attach = self._order_gemm_tails(
                 output,
                 compute,
@@ -533,7 +541,8 @@ class _RegisterTiling:
         shape = read.tensor.shape
         if col_dim == len(shape) - 1:
             row_bytes = read.tensor.nbytes // math.prod(shape[: reduce_dim + 1])
-            if shape[col_dim] <= col_tile or strided_rows_fit_l1(shape[reduce_dim], row_bytes):
+            rows_fit = strided_rows_fit_l1(shape[reduce_dim], row_bytes, self.hardware.core)
+            if shape[col_dim] <= col_tile or rows_fit:
                 return set()
         choice = self.chooser.choose_str(f"{self.key}.pack_panels", PANEL_PACKINGS, preferred)
         if choice == "in_place":
