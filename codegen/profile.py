@@ -39,9 +39,9 @@ from ir.te.program import TEProgram
 from ir.te.tensor import compute, placeholder
 
 ROOF_MATMUL_SIZE = 2048  # float32 matrix product whose rate is the compute roof
-# Copies whose footprints (bytes read + written) bound the bandwidth roofs: within a core's
-# L2, within a last-level cache, and far beyond any cache.
-ROOF_COPY_FOOTPRINTS = (1 << 19, 1 << 23, 1 << 28)
+# Copies whose footprints (bytes read + written) bound the bandwidth roofs beyond a core's
+# L2 (half of which bounds the first roof): within a last-level cache, and far beyond any.
+ROOF_COPY_FOOTPRINTS = (1 << 23, 1 << 28)
 ROOF_REPEATS = 5
 
 
@@ -135,14 +135,14 @@ def _one_core_copy_gbs(footprint: int) -> float:
 def measure_roofline(target: CpuTarget) -> Roofline:
     """The compute and bandwidth roofs of this host, measured once per process (about a
     second): numpy's BLAS on a float32 matrix product, and parallel copies compiled for
-    `target` (its cores) at each of ROOF_COPY_FOOTPRINTS."""
+    `target` (its cores) of half a core's L2 and of each of ROOF_COPY_FOOTPRINTS."""
     size = ROOF_MATMUL_SIZE
     rng = np.random.default_rng(0)
     lhs = rng.standard_normal((size, size), dtype=np.float32)
     rhs = rng.standard_normal((size, size), dtype=np.float32)
     product = np.empty((size, size), np.float32)
     matmul_s = _best_seconds(lambda: np.matmul(lhs, rhs, out=product))
-    *cached, beyond = ROOF_COPY_FOOTPRINTS
+    *cached, beyond = (target.hardware.core.l2_bytes // 2, *ROOF_COPY_FOOTPRINTS)
     bandwidth = [
         (b, max(_copy_gbs(target, b), _one_core_copy_gbs(b) * target.num_cores)) for b in cached
     ]
