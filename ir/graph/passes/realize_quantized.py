@@ -185,18 +185,19 @@ def dot_product_conv(
 
 
 def _dot_form(weight: np.ndarray, products: str) -> bool | None:
-    """Whether the OIHW int8 `weight` takes the pair-sum form (True) or the 4-byte one
-    (False) on the dot-product kernel; None where that kernel does not apply or pay."""
+    """Whether the OIHW int8 `weight` takes the pair-sum form (True: `products` is PAIRS
+    and its pair sums fit int16) or the 4-byte one (False: `products` is DOT4, whatever
+    the weights, as one 4-byte dot product does twice a pair's work) on the dot-product
+    kernel; None where that kernel does not apply or pay."""
     window = int(np.prod(weight.shape[1:]))
-    pairs = pair_sums_fit_int16(weight)
     if (
         weight.dtype != np.int8
         or weight.shape[1] % DOT_WIDTH
         or window * _PRODUCT_BOUND > _INT32_MAX
-        or not (products == DOT4 or (products == PAIRS and pairs))
+        or not (products == DOT4 or (products == PAIRS and pair_sums_fit_int16(weight)))
     ):
         return None
-    return pairs
+    return products == PAIRS
 
 
 def unsigned_data(
