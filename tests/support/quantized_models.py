@@ -76,9 +76,11 @@ def quantized_by_onnxruntime(
     activations: QuantType,
     weights: QuantType,
     reduce_range: bool = True,
+    quant_format: QuantFormat = QuantFormat.QDQ,
 ) -> onnx.ModelProto:
-    """`model` quantized by onnxruntime (QDQ, per-channel weights of type `weights`, 7-bit
-    with `reduce_range`), calibrated on 8 seeded inputs. 7-bit weights by default: on a
+    """`model` quantized by onnxruntime (QDQ unless `quant_format` says QOperator,
+    per-channel weights of type `weights`, 7-bit with `reduce_range`), calibrated on 8
+    seeded inputs. 7-bit weights by default: on a
     CPU without VNNI onnxruntime's own u8 x s8 kernels sum byte pairs in saturating int16
     (its quantizer's documented caveat), so only 7-bit weights give it exact results to
     compare with there."""
@@ -95,7 +97,7 @@ def quantized_by_onnxruntime(
         str(tmp_path / "float.onnx"),
         str(tmp_path / "int8.onnx"),
         Reader(),
-        quant_format=QuantFormat.QDQ,
+        quant_format=quant_format,
         per_channel=True,
         activation_type=activations,
         weight_type=weights,

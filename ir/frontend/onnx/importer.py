@@ -33,6 +33,7 @@ from ir.frontend.onnx.context import (
     parse_attributes,
     tensor_to_array,
 )
+from ir.frontend.onnx.contrib_quantized import expand_contrib_quantized
 from ir.frontend.onnx.converters import CONVERTERS
 from ir.frontend.onnx.functions import expand_functions
 from ir.graph.nodes import Constant, Expr, Function, Tuple, Var
@@ -94,6 +95,7 @@ def import_model(
     proto, path = load_model(model)
     check_model(proto, path)
     opset = default_opset(proto)
+    proto = expand_contrib_quantized(proto, opset)
     proto = expand_functions(proto, opset, CONVERTERS)
     importer = _GraphImporter(proto.graph, opset)
     params = importer.bind_inputs(shape or {}, example_shape or {}, values or {})
