@@ -65,12 +65,19 @@ def time_baseline(fn: Callable[[], object], rounds: int = 5, gap_s: float = 0.5)
     return min(costs)
 
 
-def time_in_turn(fns: Mapping[Key, Callable[[], object]], rounds: int = 5) -> dict[Key, float]:
+def time_in_turn(
+    fns: Mapping[Key, Callable[[], object]], rounds: int = 5, settle_s: float = 0.0
+) -> dict[Key, float]:
     """Median seconds per call of each function, timed in turn for `rounds` rounds (one
-    `time_call` repeat each), so a slow spell of the machine falls on all of them."""
+    `time_call` repeat each), so a slow spell of the machine falls on all of them; each
+    turn `settle_s` after the last. Give ONNX Runtime's turns 0.1 s: its threads spin
+    for tens of milliseconds after a run, taking a core from the turn after (a 3.9 ms
+    MobileNetV2 of ours timed 8.4 ms right after onnxruntime's, 3.8 ms 0.1 s later)."""
     costs: dict[Key, list[float]] = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
+            if settle_s:
+                time.sleep(settle_s)
             costs[name].append(time_call(fn, repeat=1))
     return {name: statistics.median(values) for name, values in costs.items()}
 

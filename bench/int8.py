@@ -1,8 +1,9 @@
 """Int8 models against onnxruntime's int8 run: a ResNet-50 and a MobileNetV2, quantized
-by onnxruntime's `quantize_static` (QDQ, per-channel int8 weights, uint8 activations,
-calibrated on a few seeded random inputs).
+by onnxruntime's `quantize_static` (QDQ, or its QOperator form with `--qoperator`;
+per-channel int8 weights, uint8 activations, calibrated on a few seeded random inputs).
 
-    .venv/bin/python bench/int8.py [--models resnet50 mobilenet_v2] [--output FILE]
+    .venv/bin/python bench/int8.py [--models resnet50 mobilenet_v2] [--target T]
+        [--reduce-range] [--qoperator] [--output FILE]
 
 Both networks are built here with onnx.helper (batch norms folded, as exporters and
 onnxruntime's pre-processing leave them), seeded He-initialised weights and biases drawn
@@ -33,6 +34,7 @@ from ir.graph.ops.quantized import computes_on_integers
 from ir.graph.traversal import post_order
 
 INPUT = "input"
+ORT_SETTLE_S = 0.1  # (see bench.common.time_in_turn)
 IMAGE = (1, 3, 224, 224)
 
 
@@ -159,9 +161,10 @@ def random_images(count: int, seed: int) -> list[dict[str, np.ndarray]]:
 
 
 def quantize_with_onnxruntime(
-    model: onnx.ModelProto, directory: Path, reduce_range: bool = False
+    model: onnx.ModelProto, directory: Path, reduce_range: bool = False, qoperator: bool = False
 ) -> onnx.ModelProto:
-    """`model` quantized by onnxruntime's quantize_static: QDQ, per-channel int8 weights
+    """`model` quantized by onnxruntime's quantize_static: QDQ (QOperator with
+    `qoperator`: QLinearConv, com.microsoft's QLinearAdd...), per-channel int8 weights
     (7-bit with `reduce_range`, as onnxruntime advises for CPUs without VNNI), uint8
     activations, min-max calibration on 8 seeded random images."""
     from onnxruntime.quantization import (
@@ -184,7 +187,7 @@ def quantize_with_onnxruntime(
         str(source),
         str(target),
         Reader(),
-        quant_format=QuantFormat.QDQ,
+        quant_format=QuantFormat.QOperator if qoperator else QuantFormat.QDQ,
         per_channel=True,
         activation_type=QuantType.QUInt8,
         weight_type=QuantType.QInt8,
@@ -203,14 +206,16 @@ def output_scale(model: onnx.ModelProto) -> float:
     raise ValueError("the model's output is not a DequantizeLinear")
 
 
-def measure(name: str, directory: Path, target_text: str, reduce_range: bool) -> dict[str, Any]:
+def measure(
+    name: str, directory: Path, target_text: str, reduce_range: bool, qoperator: bool
+) -> dict[str, Any]:
     """One row of the report (module docstring)."""
     from codegen.executor import compile_model
     from codegen.llvm.target import parse_cpu_target
     from codegen.prepare import prepare_for_target
 
     float_model = MODELS[name]()
-    int8_model = quantize_with_onnxruntime(float_model, directory, reduce_range)
+    int8_model = quantize_with_onnxruntime(float_model, directory, reduce_range, qoperator)
     target = parse_cpu_target(target_text)
     ours = {
         kind: compile_model(prepare_for_target(model, target).function, target)
@@ -243,7 +248,7 @@ def measure(name: str, directory: Path, target_text: str, reduce_range: bool) ->
         for who in ("ours", "ort")
         for kind in ("float", "int8")
     }
-    seconds = time_in_turn(runners, rounds=7)
+    seconds = time_in_turn(runners, rounds=7, settle_s=ORT_SETTLE_S)
     return {
         "model": name,
         "integer_kernels": integer,
@@ -252,12 +257,15 @@ def measure(name: str, directory: Path, target_text: str, reduce_range: bool) ->
     }
 
 
-def report(rows: list[dict[str, Any]], host: str, target: str, reduce_range: bool) -> list[str]:
+def report(
+    rows: list[dict[str, Any]], host: str, target: str, reduce_range: bool, qoperator: bool
+) -> list[str]:
     """The table of `rows` (ms; ratios against onnxruntime's int8 and our float)."""
     weights = "7-bit (reduce_range)" if reduce_range else "8-bit"
+    form = "QOperator" if qoperator else "QDQ"
     lines = [
-        f"host: {host} (2 threads); our code for: {target}; {weights} int8 weights; untuned; "
-        "latencies: median of 7 turns, ms",
+        f"host: {host} (2 threads); our code for: {target}; {form} models, {weights} int8 "
+        "weights; untuned; latencies: median of 7 turns, ms",
         "",
         f"{'model':14} {'int convs':>11} {'err steps':>9} {'ours f32':>9} {'ours i8':>9} "
         f"{'ORT f32':>9} {'ORT i8':>9} {'i8/ORT i8':>9} {'f32/i8':>7}",
@@ -290,13 +298,19 @@ def main() -> int:
     parser.add_argument(
         "--reduce-range", action="store_true", help="quantize weights to 7 bits (onnxruntime's)"
     )
+    parser.add_argument(
+        "--qoperator", action="store_true", help="onnxruntime's QOperator form, not QDQ"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
-        rows = [measure(name, Path(work), args.target, args.reduce_range) for name in args.models]
+        rows = [
+            measure(name, Path(work), args.target, args.reduce_range, args.qoperator)
+            for name in args.models
+        ]
     from codegen.llvm.target import parse_cpu_target
 
     target = str(parse_cpu_target(args.target))
-    lines = report(rows, str(llvm.get_host_cpu_name()), target, args.reduce_range)
+    lines = report(rows, str(llvm.get_host_cpu_name()), target, args.reduce_range, args.qoperator)
     print("\n".join(lines))
     if args.output:
         args.output.write_text("\n".join(lines) + "\n")
