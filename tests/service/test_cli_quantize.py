@@ -42,9 +42,8 @@ def test_quantize_with_random_inputs_writes_a_qdq_model(
 def test_reduce_range_writes_7_bit_weights_that_run_as_pair_sums_on_avx2(
     model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--reduce-range: every weight in [-64, 64], so the conv whose channels allow it and
-    the Gemm run as AVX2 pair-sum kernels (vpmaddubsw) when compiled for a CPU without
-    VNNI."""
+    """--reduce-range: every weight in [-64, 64], so both convs and the Gemm run as AVX2
+    pair-sum kernels (vpmaddubsw) when compiled for a CPU without VNNI."""
     out = tmp_path / "cnn.int8.onnx"
     argv = ["quantize", str(model_path), "--random", "8", "--reduce-range", "-o", str(out)]
     assert main(argv) == 0
@@ -59,7 +58,7 @@ def test_reduce_range_writes_7_bit_weights_that_run_as_pair_sums_on_avx2(
     avx2 = parse_cpu_target("llvm -mcpu=znver3")
     prepared = prepare_for_target(model, avx2).function
     convs = [node for node in kernel_calls(prepared) if node.op == "qnn.conv2d_nchwc"]
-    assert len(convs) == 2 and all(conv.attrs["pair_sums"] for conv in convs)  # conv2, fc
+    assert len(convs) == 3 and all(conv.attrs["pair_sums"] for conv in convs)
 
 
 def test_quantize_with_a_calibration_folder_and_json(

@@ -62,24 +62,24 @@ def test_qdq_convs_run_as_integer_kernels_and_match_onnxruntime(
         assert np.abs(ours - theirs).max() <= scale * 1.001  # within one output step
 
 
-def test_convs_without_a_dot_product_form_sum_exactly_in_float_or_stay_as_they_are(
+def test_few_channel_convs_pad_to_the_dot_product_width_and_uint8_weights_stay_float(
     tmp_path: Path,
 ) -> None:
-    """Three input channels (not a multiple of the dot-product width): the float kernel
-    sums the centred 8-bit values and int8 weights, exact below 2**24, and the model
-    still lands within one output step of onnxruntime's. uint8 weights with zero points:
-    the dequantized float conv, as before, close to onnxruntime's."""
-    for channels, weights, integer in ((3, QuantType.QInt8, 2), (8, QuantType.QUInt8, 0)):
-        integer_convs = integer  # (+1: the Gemm, with int8 weights)
+    """Three input channels (an image's, not a multiple of the dot-product width): the
+    data is padded to four channels and the weights with a zero channel, so every conv
+    is an integer kernel, within one output step of onnxruntime's run. uint8 weights
+    with zero points: the dequantized float conv, as before, close to onnxruntime's."""
+    for channels, weights, integer in ((3, QuantType.QInt8, 3), (8, QuantType.QUInt8, 0)):
         model = quantized_by_onnxruntime(
             tmp_path, residual_block(channels), QuantType.QUInt8, weights
         )
         target = host_target()
         prepared = _optimized(model)
         ops = _kernel_ops(prepared)
-        assert ops.count("qnn.conv2d_nchwc") == integer_convs + (weights == QuantType.QInt8)
-        assert ops.count("nn.conv2d_nchwc") + ops.count("nn.conv2d") == 3 - integer_convs
-        assert _float_conv_weights_are_int8_values(prepared) == bool(integer)
+        # (+1: the Gemm, with int8 weights)
+        assert ops.count("qnn.conv2d_nchwc") == integer + (weights == QuantType.QInt8)
+        assert ops.count("nn.conv2d_nchwc") + ops.count("nn.conv2d") == 3 - integer
+        assert ("nn.pad" in ops) == (channels % 4 != 0 and bool(integer))
         compiled = compile_model(prepared, target)
         inputs = seeded_inputs(1, 3, channels)[0]
         theirs = run_onnxruntime(model, inputs, "y")
@@ -215,14 +215,15 @@ def test_a_real_network_quantized_by_onnxruntime_matches_it_within_one_step(
     tmp_path: Path,
 ) -> None:
     """SqueezeNet (ONNX's light model, random weights), quantized by onnxruntime: every
-    conv but the 3-channel stem is an integer kernel, and the logits lie within one
-    output step of onnxruntime's int8 run (bit for bit on the hosts measured)."""
+    conv is an integer kernel (the 3-channel stem padded to 4), and the logits lie within
+    one output step of onnxruntime's int8 run (bit for bit on the hosts measured)."""
     model = quantized_by_onnxruntime(
         tmp_path, light_model_for_quantizing("light_squeezenet"), QuantType.QUInt8, QuantType.QInt8
     )
     prepared = _optimized(model)
     ops = _kernel_ops(prepared)
-    assert ops.count("qnn.conv2d_nchwc") == 25 and _float_conv_weights_are_int8_values(prepared)
+    assert ops.count("qnn.conv2d_nchwc") == 26
+    assert ops.count("nn.conv2d_nchwc") + ops.count("nn.conv2d") == 0
     compiled = compile_model(prepared, host_target())
     output = model.graph.output[0].name
     for inputs in model_inputs(model, 2, 4):
