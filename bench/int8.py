@@ -3,7 +3,7 @@ by onnxruntime's `quantize_static` (QDQ, or its QOperator form with `--qoperator
 per-channel int8 weights, uint8 activations, calibrated on a few seeded random inputs).
 
     .venv/bin/python bench/int8.py [--models resnet50 mobilenet_v2] [--target T]
-        [--reduce-range] [--qoperator] [--output FILE]
+        [--reduce-range] [--qoperator] [--tune-s SECONDS] [--output FILE]
 
 Both networks are built here with onnx.helper (batch norms folded, as exporters and
 onnxruntime's pre-processing leave them), seeded He-initialised weights and biases drawn
@@ -35,6 +35,7 @@ from ir.graph.traversal import post_order
 
 INPUT = "input"
 ORT_SETTLE_S = 0.1  # (see bench.common.time_in_turn)
+TRIALS = 100_000  # tuning is bounded by --tune-s
 IMAGE = (1, 3, 224, 224)
 
 
@@ -206,13 +207,44 @@ def output_scale(model: onnx.ModelProto) -> float:
     raise ValueError("the model's output is not a DequantizeLinear")
 
 
+def tuned_records(model_path: Path, target: str, seconds: float) -> tuple[list[Any], float]:
+    """The records of `autotune tune` run on the model at `model_path` for `seconds`
+    (a child process, as a user runs it), and its wall time in seconds."""
+    import json
+    import subprocess
+    import time
+
+    from tuner.records import load_records
+
+    records = model_path.with_suffix(".records.jsonl")
+    command = [
+        str(Path(sys.executable).parent / "autotune"), "tune", str(model_path),
+        "--target", target, "--trials", str(TRIALS), "--time-limit", str(seconds),
+        "--records", str(records), "--json",
+    ]  # fmt: skip
+    started = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall_s = time.perf_counter() - started
+    if completed.returncode not in (0, 1):  # 1: some task had no correct candidate
+        raise RuntimeError(f"autotune tune failed: {completed.stderr[-3000:]}")
+    json.loads(completed.stdout)  # (a summary, or the run failed)
+    return (load_records(records) if records.exists() else []), wall_s
+
+
 def measure(
-    name: str, directory: Path, target_text: str, reduce_range: bool, qoperator: bool
+    name: str,
+    directory: Path,
+    target_text: str,
+    reduce_range: bool,
+    qoperator: bool,
+    tune_s: float = 0.0,
 ) -> dict[str, Any]:
-    """One row of the report (module docstring)."""
+    """One row of the report (module docstring); with `tune_s`, also the int8 model
+    tuned for that long."""
     from codegen.executor import compile_model
     from codegen.llvm.target import parse_cpu_target
     from codegen.prepare import prepare_for_target
+    from tuner.records import records_chooser
 
     float_model = MODELS[name]()
     int8_model = quantize_with_onnxruntime(float_model, directory, reduce_range, qoperator)
@@ -221,6 +253,15 @@ def measure(
         kind: compile_model(prepare_for_target(model, target).function, target)
         for kind, model in (("float", float_model), ("int8", int8_model))
     }
+    tuning: dict[str, Any] = {}
+    if tune_s > 0:
+        int8_path = directory / f"{name}.int8.onnx"
+        onnx.save(int8_model, str(int8_path))
+        records, tuning["tune_s"] = tuned_records(int8_path, str(target), tune_s)
+        chooser = records_chooser(records, str(target))
+        ours["int8_tuned"] = compile_model(
+            prepare_for_target(int8_model, target).function, target, chooser
+        )
     theirs = {
         kind: onnxruntime_session(model.SerializeToString())
         for kind, model in (("float", float_model), ("int8", int8_model))
@@ -239,36 +280,41 @@ def measure(
         want = theirs["int8"].run(None, inputs)[0]
         worst = max(worst, float(np.abs(got - want).max()) / step)
     image = random_images(1, seed=9)[0]
-    runners = {
-        f"{who}_{kind}": (
-            (lambda m=ours[kind]: m.run(image))
-            if who == "ours"
-            else (lambda s=theirs[kind]: s.run(None, image))
-        )
-        for who in ("ours", "ort")
-        for kind in ("float", "int8")
+    runners: dict[str, Callable[[], object]] = {
+        f"ours_{kind}": (lambda m=compiled: m.run(image)) for kind, compiled in ours.items()
     }
+    runners.update(
+        {f"ort_{kind}": (lambda s=session: s.run(None, image)) for kind, session in theirs.items()}
+    )
     seconds = time_in_turn(runners, rounds=7, settle_s=ORT_SETTLE_S)
     return {
         "model": name,
         "integer_kernels": integer,
         "error_steps": worst,
         **{key: value * 1e3 for key, value in seconds.items()},
+        **tuning,
     }
 
 
 def report(
-    rows: list[dict[str, Any]], host: str, target: str, reduce_range: bool, qoperator: bool
+    rows: list[dict[str, Any]],
+    host: str,
+    target: str,
+    reduce_range: bool,
+    qoperator: bool,
+    tune_s: float = 0.0,
 ) -> list[str]:
     """The table of `rows` (ms; ratios against onnxruntime's int8 and our float)."""
     weights = "7-bit (reduce_range)" if reduce_range else "8-bit"
     form = "QOperator" if qoperator else "QDQ"
+    tuned = f"int8 also tuned for {tune_s:.0f} s ('tuned')" if tune_s else "untuned"
     lines = [
         f"host: {host} (2 threads); our code for: {target}; {form} models, {weights} int8 "
-        "weights; untuned; latencies: median of 7 turns, ms",
+        f"weights; {tuned}; latencies: median of 7 turns, ms",
         "",
         f"{'model':14} {'int convs':>11} {'err steps':>9} {'ours f32':>9} {'ours i8':>9} "
-        f"{'ORT f32':>9} {'ORT i8':>9} {'i8/ORT i8':>9} {'f32/i8':>7}",
+        f"{'ORT f32':>9} {'ORT i8':>9} {'i8/ORT i8':>9} {'f32/i8':>7}"
+        + (f" {'tuned i8':>9} {'tuned/ORT':>9} {'tune s':>7}" if tune_s else ""),
     ]
     for row in rows:
         lines.append(
@@ -276,6 +322,12 @@ def report(
             f"{row['ours_float']:>9.2f} {row['ours_int8']:>9.2f} {row['ort_float']:>9.2f} "
             f"{row['ort_int8']:>9.2f} {row['ours_int8'] / row['ort_int8']:>9.2f} "
             f"{row['ours_float'] / row['ours_int8']:>7.2f}"
+            + (
+                f" {row['ours_int8_tuned']:>9.2f} {row['ours_int8_tuned'] / row['ort_int8']:>9.2f}"
+                f" {row['tune_s']:>7.0f}"
+                if "ours_int8_tuned" in row
+                else ""
+            )
         )
     lines.append(
         "('err steps': the largest |ours - onnxruntime| of the int8 logits over 4 inputs, in "
@@ -301,16 +353,20 @@ def main() -> int:
     parser.add_argument(
         "--qoperator", action="store_true", help="onnxruntime's QOperator form, not QDQ"
     )
+    parser.add_argument(
+        "--tune-s", type=float, default=0.0, help="also tune each int8 model this long"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         rows = [
-            measure(name, Path(work), args.target, args.reduce_range, args.qoperator)
+            measure(name, Path(work), args.target, args.reduce_range, args.qoperator, args.tune_s)
             for name in args.models
         ]
     from codegen.llvm.target import parse_cpu_target
 
     target = str(parse_cpu_target(args.target))
-    lines = report(rows, str(llvm.get_host_cpu_name()), target, args.reduce_range, args.qoperator)
+    host = str(llvm.get_host_cpu_name())
+    lines = report(rows, host, target, args.reduce_range, args.qoperator, args.tune_s)
     print("\n".join(lines))
     if args.output:
         args.output.write_text("\n".join(lines) + "\n")
