@@ -1,11 +1,13 @@
-"""ONNX Runtime's quantized operators (domain com.microsoft, what its quantizer writes in
-QOperator form beside the standard QLinearConv and QLinearMatMul) rewritten before import
-into the standard form: DequantizeLinear, the float op, QuantizeLinear.
+"""ONNX Runtime's quantized operators (domain com.microsoft: what its quantizer writes in
+QOperator form beside the standard QLinearConv and QLinearMatMul, and the integer
+matmuls its graph optimizer saves) rewritten before import into standard ops:
+DequantizeLinear, the float op, QuantizeLinear; MatMulInteger scaled to float.
 
 That is the form onnxruntime's QDQ quantizer writes, so RealizeQuantized turns it into
 the same integer kernels (QGemm's product into `dot_product_dense`, QLinearAdd's sum into
-the epilogue of the conv before it). Each rewritten node keeps its name as the prefix of
-its new nodes' names, so an error about one of them still names it.
+the epilogue of the conv before it), and the dynamic quantizer's (MatMulInteger on the
+dot-product kernel). Each rewritten node's name prefixes its new nodes' names, so an
+error about one of them still names it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from ir.errors import UnsupportedOpError
+from ir.errors import ModelImportError, UnsupportedOpError
 
 CONTRIB_DOMAIN = "com.microsoft"
 _PER_AXIS_OPSET = 13  # DequantizeLinear's `axis` (a per-channel scale) is opset 13's
@@ -57,8 +59,9 @@ class _Rewriter:
 
     def emit(self, op_type: str, inputs: list[str], output: str = "", **attrs: object) -> str:
         """A new node of `op_type` writing `output` (a new name when ""); that name."""
-        output = output or f"{self.prefix}__{op_type.lower()}_{next(self.names)}"
-        node = helper.make_node(op_type, inputs, [output], name=output)
+        name = f"{self.prefix}__{op_type.lower()}_{next(self.names)}"
+        output = output or name
+        node = helper.make_node(op_type, inputs, [output], name=name)
         node.attribute.extend(helper.make_attribute(key, value) for key, value in attrs.items())
         self.nodes.append(node)
         return output
@@ -129,11 +132,18 @@ def _add(r: _Rewriter) -> None:
     dequantizing, adding and quantizing but for float32's rounding, which differs
     between the two orders by a step now and then, and a deep residual network
     compounds those steps. Otherwise DequantizeLinear, Add, QuantizeLinear."""
-    scales = [r.scalar(index) for index in (1, 4, 6)]
+    given = [r.scalar(index) for index in (1, 4, 6)]
     zeros = [r.scalar(index, 0.0) for index in (2, 5, 7)]
-    if any(value is None for value in (*scales, *zeros)):
+    scales = [value for value in given if value is not None]
+    if len(scales) < len(given) or any(value is None for value in zeros):
         _binary("Add")(r)
         return
+    for index, value in zip((1, 4, 6), scales, strict=True):
+        if not (math.isfinite(value) and value > 0):
+            raise ModelImportError(
+                f"ONNX node {r.prefix!r} (QLinearAdd): scale (input {index}) must be "
+                f"positive and finite; got {value}"
+            )
     scale_a, scale_b, scale_c = (np.float32(value) for value in scales)
     zero_a, zero_b, zero_c = (np.float32(value) for value in zeros)
     ratio_a, ratio_b = scale_a / scale_c, scale_b / scale_c
@@ -232,7 +242,46 @@ def _gemm(r: _Rewriter) -> None:
         r.quantized(product, 7, 8)
 
 
+def _integer_product_to_float(
+    r: _Rewriter, data: str, data_zero: str, data_scale: str, weight: tuple[int, int, int, int]
+) -> None:
+    """The node's output: MatMulInteger of `data` (its zero point `data_zero`, "" for
+    none) by the weight, in float, times `data_scale` x the weight's scale, plus the
+    bias if given; `weight`: the node's inputs of the weight, its scale, its zero point
+    and the bias."""
+    zero, bias = r.input(weight[2]), r.input(weight[3])
+    inputs = [data, r.required(weight[0], "B"), data_zero, zero]
+    while not inputs[-1]:
+        inputs.pop()
+    product = r.emit("Cast", [r.emit("MatMulInteger", inputs)], to=onnx.TensorProto.FLOAT)
+    scales = r.emit("Mul", [data_scale, r.required(weight[1], "b_scale")])
+    scaled = r.emit("Mul", [product, scales], "" if bias else r.node.output[0])
+    if bias:
+        r.emit("Add", [scaled, bias], r.node.output[0])
+
+
+def _matmul_integer_to_float(r: _Rewriter) -> None:
+    """MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zp, b_zp, bias): (A - a_zp)(B - b_zp)
+    in int32, times a_scale x b_scale (b_scale one value or one per column), plus bias."""
+    _integer_product_to_float(
+        r, r.required(0, "A"), r.input(4), r.required(2, "a_scale"), (1, 3, 5, 6)
+    )
+
+
+def _dynamic_quantize_matmul(r: _Rewriter) -> None:
+    """DynamicQuantizeMatMul(A, B, b_scale, b_zp, bias): A quantized to uint8 at run time
+    (DynamicQuantizeLinear), then as MatMulIntegerToFloat."""
+    output = f"{r.prefix}__dynamicquantizelinear_{next(r.names)}"
+    names = [output, f"{output}_scale", f"{output}_zero_point"]
+    r.nodes.append(
+        helper.make_node("DynamicQuantizeLinear", [r.required(0, "A")], names, name=output)
+    )
+    _integer_product_to_float(r, names[0], names[2], names[1], (1, 2, 3, 4))
+
+
 REWRITES: dict[str, Callable[[_Rewriter], None]] = {
+    "MatMulIntegerToFloat": _matmul_integer_to_float,
+    "DynamicQuantizeMatMul": _dynamic_quantize_matmul,
     "QLinearAdd": _add,
     "QLinearMul": _binary("Mul"),
     "QLinearSigmoid": _unary("Sigmoid"),

@@ -67,25 +67,41 @@ def _body(node: onnx.NodeProto, opset: int, types: dict[str, onnx.TypeProto]) ->
     return body
 
 
-def _interface(schema: Any) -> object:
-    return (
-        [(param.name, param.option) for param in schema.inputs],
-        [(param.name, param.option) for param in schema.outputs],
-        sorted(schema.attributes),
+def _same_interface(node: onnx.NodeProto, older: Any, newer: Any) -> bool:
+    """Whether `node`, written for schema `older`, means the same under `newer`: its
+    inputs and outputs where they were (inputs added since optional), its attributes
+    still there, and no attribute added since required (ReduceMin-18 takes its axes as an
+    optional input: a node reducing every axis reads the same)."""
+    for mine, theirs, used in (
+        (older.inputs, newer.inputs, len(node.input)),
+        (older.outputs, newer.outputs, len(node.output)),
+    ):
+        kept = [(param.name, param.option) for param in mine[:used]]
+        if kept != [(param.name, param.option) for param in theirs[:used]]:
+            return False
+    if any(
+        param.option != onnx.defs.OpSchema.FormalParameterOption.Optional
+        for param in newer.inputs[len(node.input) :]
+        if param.option != onnx.defs.OpSchema.FormalParameterOption.Variadic
+    ):
+        return False
+    added = set(newer.attributes) - set(older.attributes)
+    return {attr.name for attr in node.attribute} <= set(newer.attributes) and not any(
+        newer.attributes[name].required for name in added
     )
 
 
 def _align_opset(body: onnx.FunctionProto, opset: int, op_type: str) -> None:
     """Declare `body` at the model's `opset` where it was written for an older one (the
     inliner leaves a function of another opset in place): allowed when each op of the body
-    kept its inputs, outputs and attributes between the two (later versions of most ops
-    only add element types), refused by name otherwise."""
+    kept its meaning between the two (`_same_interface`: later versions of most ops only
+    add element types or optional attributes), refused by name otherwise."""
     for entry in body.opset_import:
         if entry.domain not in ("", "ai.onnx") or entry.version == opset:
             continue
         for inner in body.node:
             older, newer = _schema(inner.op_type, entry.version), _schema(inner.op_type, opset)
-            if older is None or newer is None or _interface(older) != _interface(newer):
+            if older is None or newer is None or not _same_interface(inner, older, newer):
                 raise UnsupportedOpError(
                     f"{op_type}'s function body is written for opset {entry.version} and "
                     f"uses {inner.op_type}, which changed by opset {opset}; not supported"

@@ -24,9 +24,9 @@ the float conv rounded, so a result can differ from the float graph's by one
 quantization step where it lies on a rounding boundary.
 
 Applies where the integer kernel pays: one group (input channels padded to a multiple
-of 4, the dot-product width, where they are not), a uint8 or int8 activation with one scale and zero point, a
-constant int8 weight with zero points 0 (symmetric, one scale or one per output
-channel), float32 scales, and windows small enough that no int32 sum can overflow. An
+of 4, the dot-product width, where they are not), a uint8 or int8 activation with one
+scale and zero point, a constant int8 weight with zero points 0 (symmetric, one scale or
+one per output channel), float32 scales, and windows small enough that no int32 sum can overflow. An
 int8 activation is shifted to uint8 (x + 128, its zero point too), the operand order
 8-bit dot-product instructions want.
 """

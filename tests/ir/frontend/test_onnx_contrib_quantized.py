@@ -17,7 +17,7 @@ from onnxruntime.quantization import QuantFormat, QuantType
 from codegen.executor import compile_model
 from codegen.llvm.target import host_target
 from codegen.prepare import prepare_for_target
-from ir.errors import UnsupportedOpError
+from ir.errors import ModelImportError, UnsupportedOpError
 from ir.frontend.onnx import import_model
 from ir.graph.nodes import Call, Function
 from ir.graph.ops.quantized import computes_on_integers
@@ -222,6 +222,38 @@ CASES = [
 ]
 
 
+CASES += [
+    _case(
+        "matmul_integer_to_float",
+        "MatMulIntegerToFloat",
+        ["a", "w", "sa", "sw", "za", "zw", "bias"],
+        {"a": _u8(4, 32)},
+        {
+            "w": _i8(32, 12),
+            "sa": _s(0.02),
+            "sw": _s(list(RNG.uniform(0.002, 0.01, 12))),
+            "za": np.array(120, U8),
+            "zw": np.array(0, I8),
+            "bias": RNG.standard_normal(12).astype(F32),
+        },
+        (F32, (4, 12)),
+    ),
+    _case(
+        "dynamic_quantize_matmul",
+        "DynamicQuantizeMatMul",
+        ["a", "w", "sw", "zw", "bias"],
+        {"a": RNG.standard_normal((3, 32)).astype(F32)},
+        {
+            "w": _i8(32, 8),
+            "sw": _s(0.01),
+            "zw": np.array(0, I8),
+            "bias": RNG.standard_normal(8).astype(F32),
+        },
+        (F32, (3, 8)),
+    ),
+]
+
+
 @pytest.mark.parametrize(("model", "feeds"), CASES)
 def test_contrib_op_matches_onnxruntime_within_a_step(
     model: onnx.ModelProto, feeds: dict[str, np.ndarray]
@@ -237,6 +269,20 @@ def test_contrib_op_matches_onnxruntime_within_a_step(
         np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
     else:
         assert np.abs(actual.astype(np.int32) - expected.astype(np.int32)).max() <= 1
+
+
+@pytest.mark.parametrize("op_type", ["QLinearAdd", "QLinearMul", "QLinearSigmoid"])
+def test_a_zero_scale_is_refused_naming_the_node(op_type: str) -> None:
+    binary = op_type != "QLinearSigmoid"
+    inputs = (
+        ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"] if binary else ["a", "sa", "za", "sy", "zy"]
+    )
+    consts = {**_BINARY_PARAMS, "sy": _s(0.0), "zy": np.array(0, U8)}
+    if binary:
+        consts["b"] = _u8(3)
+    model = _contrib_model(op_type, inputs, {"a": _u8(3)}, consts, (U8, (3,)))
+    with pytest.raises(ModelImportError, match=r"'node0[^']*'.*scale \(input \d\) must be"):
+        import_model(model)
 
 
 def test_an_unknown_contrib_op_is_refused_by_name() -> None:

@@ -85,6 +85,22 @@ def test_quantization_op_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds, rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("opset", [11, 13, 18, 21])
+def test_dynamic_quantize_linear_imports_at_every_opset(opset: int) -> None:
+    """DynamicQuantizeLinear runs as its schema's function (written for opset 11): at
+    later opsets its Constant gained attributes and its ReduceMin an optional axes input,
+    neither of which changes what the body means (it was refused from opset 13 on, so
+    were the models onnxruntime's quantize_dynamic writes)."""
+    case = OpCase(
+        "DynamicQuantizeLinear",
+        ["x"],
+        {"x": randn(4, 7) * 3},
+        opset=opset,
+        outputs={"y": np.uint8, "y_scale": np.float32, "y_zero_point": np.uint8},
+    )
+    assert_matches_onnxruntime(case.model(), case.feeds, rtol=0, atol=1e-6)
+
+
 U8, I8 = np.uint8, np.int8
 
 
