@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import pytest
@@ -334,3 +336,39 @@ def test_dynamically_quantized_matmul_runs_on_the_dot_product_kernel_exactly() -
         feeds = {"x": np.random.default_rng(seed).normal(0.3, 1.0, (2, 3, 24)).astype(F32)}
         (expected,) = run_onnxruntime(model, feeds)
         np.testing.assert_array_equal(compiled.run(feeds), expected)
+
+
+def test_a_model_quantize_dynamic_writes_runs_on_integer_kernels(tmp_path: Path) -> None:
+    """onnxruntime's quantize_dynamic of an opset-17 MLP (DynamicQuantizeLinear and
+    MatMulInteger per layer): every MatMulInteger an integer kernel, the output within
+    float32 rounding of onnxruntime's."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+    from ir.graph.nodes import Call, Function
+    from ir.graph.ops.quantized import computes_on_integers
+    from ir.graph.traversal import post_order
+    from tests.ir.frontend.onnx_helpers import run_onnxruntime
+    from tests.support.quantized_models import dense_block, model_inputs
+
+    source, quantized = tmp_path / "dense.onnx", tmp_path / "dense.dynamic.onnx"
+    onnx.save(dense_block(), str(source))
+    quantize_dynamic(str(source), str(quantized), weight_type=QuantType.QInt8)
+    model = onnx.load(str(quantized))
+    assert model.opset_import[0].version >= 13
+    assert [n.op_type for n in model.graph.node].count("MatMulInteger") == 3
+    target = host_target()
+    compiled = compile_model(prepare_for_target(model, target).function, target)
+    integer = [
+        kernel
+        for kernel in post_order(compiled.function.body)
+        if isinstance(kernel, Call)
+        and isinstance(kernel.op, Function)
+        and computes_on_integers(kernel.op)
+    ]
+    assert len(integer) == 3
+    for feeds in model_inputs(model, 2, 3):
+        (expected,) = run_onnxruntime(model, feeds)
+        np.testing.assert_allclose(np.asarray(compiled.run(feeds)), expected, rtol=1e-5, atol=1e-6)
