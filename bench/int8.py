@@ -36,6 +36,7 @@ from ir.graph.traversal import post_order
 INPUT = "input"
 ORT_SETTLE_S = 0.1  # (see bench.common.time_in_turn)
 TRIALS = 100_000  # tuning is bounded by --tune-s
+TURNS = 15  # timing turns per runner (this 2-core host's speed swings by 20% within minutes)
 IMAGE = (1, 3, 224, 224)
 
 
@@ -286,7 +287,7 @@ def measure(
     runners.update(
         {f"ort_{kind}": (lambda s=session: s.run(None, image)) for kind, session in theirs.items()}
     )
-    seconds = time_in_turn(runners, rounds=7, settle_s=ORT_SETTLE_S)
+    seconds = time_in_turn(runners, rounds=TURNS, settle_s=ORT_SETTLE_S)
     return {
         "model": name,
         "integer_kernels": integer,
@@ -310,7 +311,7 @@ def report(
     tuned = f"int8 also tuned for {tune_s:.0f} s ('tuned')" if tune_s else "untuned"
     lines = [
         f"host: {host} (2 threads); our code for: {target}; {form} models, {weights} int8 "
-        f"weights; {tuned}; latencies: median of 7 turns, ms",
+        f"weights; {tuned}; latencies: median of {TURNS} turns, ms",
         "",
         f"{'model':14} {'int convs':>11} {'err steps':>9} {'ours f32':>9} {'ours i8':>9} "
         f"{'ORT f32':>9} {'ORT i8':>9} {'i8/ORT i8':>9} {'f32/i8':>7}"
