@@ -25,6 +25,7 @@ from __future__ import annotations
 from ir.schedule.rules.analysis import reduces_along_rows, work
 from ir.schedule.rules.loops import (
     MAX_VECTOR,
+    MIN_VECTOR_BYTES,
     BuildContext,
     fuse_outer,
     parallel_choices,
@@ -80,13 +81,18 @@ def generic_rule(context: BuildContext, name: str) -> None:
     reduces = [axis.name for axis in stage.op.reduce_axes]
     last, length = spatial[-1], extents[spatial[-1]]
     lanes = context.hardware.lanes(stage.op.dtype)
+    itemsize = context.hardware.vector_bytes // lanes
     vector = chooser.choose_int(
-        f"{name}.vector", vector_lengths(length, lanes), preferred=preferred_vector(length, lanes)
+        f"{name}.vector",
+        vector_lengths(length, lanes),
+        preferred=preferred_vector(length, lanes, itemsize),
     )
     # Step 1. The vector loop; a tail keeps its own outer loop so it is partitioned.
     outer = [(axis, extents[axis]) for axis in spatial[:-1]]
     inner: list[str] = []
-    if vector == 1:
+    if vector == 1 and length >= 4 and length * itemsize < MIN_VECTOR_BYTES:
+        inner = [last]  # too few bytes for a vector: a short scalar loop, unrolled by LLVM
+    elif vector == 1:
         outer.append((last, length))
     elif vector >= length:
         inner = [last]
@@ -106,7 +112,7 @@ def generic_rule(context: BuildContext, name: str) -> None:
     # Step 3. Parallel over the fused leading loops; vectorize the innermost.
     outer_extents = [extent for _, extent in outer]
     _fuse_outer_loops(context, f"{name}.parallel", name, outer_names, outer_extents)
-    if inner:
+    if inner and vector > 1:
         schedule.vectorize(name, inner[-1])
     elif (
         reduces

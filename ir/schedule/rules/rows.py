@@ -153,8 +153,9 @@ def _vector_split(context: BuildContext, name: str, axis: str, key: str) -> None
     stage = schedule.stages[name]
     extent = next(a.extent for a in stage.op.axes if a.name == axis)
     lanes = context.hardware.lanes(stage.op.dtype)
+    itemsize = context.hardware.vector_bytes // lanes
     vector = context.chooser.choose_int(
-        key, vector_lengths(extent, lanes), preferred=preferred_vector(extent, lanes)
+        key, vector_lengths(extent, lanes), preferred=preferred_vector(extent, lanes, itemsize)
     )
     if vector == 1:
         return
