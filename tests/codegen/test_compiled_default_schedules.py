@@ -235,43 +235,29 @@ def test_grouped_conv_vectorizes_columns_not_channels() -> None:
 
 
 @pytest.mark.parametrize(
-    ("data_shape", "rows_first"),
-    [((1, 96, 56, 56), True), ((1, 64, 28, 28), False)],
+    ("data_shape", "l2_kib", "rows_first"),
+    [
+        ((1, 96, 56, 56), 1024, True),
+        ((1, 64, 28, 28), 1024, False),
+        ((1, 64, 56, 56), 512, True),
+        ((1, 64, 56, 56), 2048, False),
+    ],
 )
-def test_conv_over_a_big_input_walks_rows_outermost(
-    data_shape: tuple[int, ...], rows_first: bool
+def test_conv_over_an_input_bigger_than_l2_walks_rows_outermost(
+    data_shape: tuple[int, ...], l2_kib: int, rows_first: bool
 ) -> None:
-    """A 1.2 MiB input with a 12 KiB weight: the parallel loop takes output rows
-    outermost (the input is read once, the small weight once per row); a 200 KiB input
-    keeps channel blocks outermost. Both compute the reference."""
+    """An input bigger than the core's L2 (1.2 MiB against 1 MiB; 784 KiB against a Zen 3
+    core's 512 KiB) with a small weight: the parallel loop takes output rows outermost
+    (the input is read once, the small weight once per row); an input the L2 holds (200
+    KiB; 784 KiB in Sapphire Rapids' 2 MiB) keeps channel blocks outermost. All compute
+    the reference."""
     data = _normal(*data_shape)
     weight = _normal(32, data_shape[1], 1, 1, scale=0.2)
     fn = _constant_weight_graph("nn.conv2d", data, weight)
     prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
     assert isinstance(prim, Function)
-    hardware = HardwareParams(vector_bytes=64, num_cores=2)
-    schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
-    (parallel,) = [
-        axis
-        for stage in schedule.stages.values()
-        for axis, annotation in stage.annotations.items()
-        if annotation == "parallel"
-    ]
-    order = "n_y_f_k_o_f" if rows_first else "n_k_o_f_y_f"
-    assert parallel == order
-    _compile_and_check(fn, {"x": data}, f"conv2d over {data_shape}")
-
-
-@pytest.mark.parametrize(("l2_kib", "rows_first"), [(512, True), (1024, False), (2048, False)])
-def test_which_input_is_big_follows_the_cores_l2(l2_kib: int, rows_first: bool) -> None:
-    """A 784 KiB input: bigger than a Zen 3 core's 512 KiB L2, so rows go outermost there;
-    within Zen 4's 1 MiB and Sapphire Rapids' 2 MiB, channel blocks stay outermost."""
-    data = _normal(1, 64, 56, 56)
-    weight = _normal(32, 64, 1, 1, scale=0.2)
-    fn = _constant_weight_graph("nn.conv2d", data, weight)
-    prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
-    assert isinstance(prim, Function)
-    hardware = HardwareParams(vector_bytes=32, num_cores=2, core=CoreFacts(l2_bytes=l2_kib << 10))
+    core = CoreFacts(l2_bytes=l2_kib << 10)
+    hardware = HardwareParams(vector_bytes=64, num_cores=2, core=core)
     schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
     (parallel,) = [
         axis
@@ -280,7 +266,7 @@ def test_which_input_is_big_follows_the_cores_l2(l2_kib: int, rows_first: bool) 
         if annotation == "parallel"
     ]
     assert parallel == ("n_y_f_k_o_f" if rows_first else "n_k_o_f_y_f")
-    _compile_and_check(fn, {"x": data}, f"conv2d with a {l2_kib} KiB L2")
+    _compile_and_check(fn, {"x": data}, f"conv2d over {data_shape}, {l2_kib} KiB L2")
 
 
 # --- a right-hand input that is not constant: packed into column panels at run time -------
