@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from onnxruntime.quantization import QuantType
+from onnxruntime.quantization import QuantFormat, QuantType
 from sqlalchemy.orm import Session
 
 from codegen.llvm.target import host_target
@@ -77,14 +77,21 @@ def test_newer_compiler_code_gets_its_own_artifact(
     assert request_artifact(session, model.id, "llvm").id == upgraded.id
 
 
+@pytest.mark.parametrize("quant_format", [QuantFormat.QDQ, QuantFormat.QOperator])
 def test_a_quantized_model_builds_an_artifact_with_integer_kernels(
-    live_drivers: LiveService, tmp_path: Path
+    live_drivers: LiveService, tmp_path: Path, quant_format: QuantFormat
 ) -> None:
-    """A QDQ model (onnxruntime's quantize_static, 7-bit weights: integer kernels on AVX2
-    hosts too) uploads, lists its integer tasks and builds an artifact whose manifest
-    lists the integer kernels, like a float model."""
+    """A model quantized by onnxruntime's quantize_static (QDQ, or QOperator with its
+    com.microsoft ops; 7-bit weights: integer kernels on AVX2 hosts too) uploads, lists
+    its integer tasks and builds an artifact whose manifest lists the integer kernels,
+    like a float model."""
     model = quantized_by_onnxruntime(
-        tmp_path, residual_block(8), QuantType.QUInt8, QuantType.QInt8, reduce_range=True
+        tmp_path,
+        residual_block(8),
+        QuantType.QUInt8,
+        QuantType.QInt8,
+        reduce_range=True,
+        quant_format=quant_format,
     )
     expected = 0 if host_target().integer_products == "none" else 4
     with live_drivers.client() as client:
