@@ -302,7 +302,7 @@ def report(
     host: str,
     target: str,
     reduce_range: bool,
-    qoperator: bool,
+    qoperator: bool = False,
     tune_s: float = 0.0,
 ) -> list[str]:
     """The table of `rows` (ms; ratios against onnxruntime's int8 and our float)."""

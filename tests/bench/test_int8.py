@@ -34,3 +34,21 @@ def test_the_report_gives_the_ratios() -> None:
     assert "8-bit int8 weights" in lines[0] and "znver4" in lines[0]
     (line,) = [line for line in lines if line.startswith("resnet50")]
     assert line.split()[-2:] == ["0.50", "4.00"]
+
+
+def test_the_report_gives_the_tuned_ratio_of_a_qoperator_model() -> None:
+    row = {
+        "model": "mobilenet_v2",
+        "integer_kernels": 36,
+        "error_steps": 0.0,
+        "ours_float": 4.0,
+        "ours_int8": 2.5,
+        "ort_float": 4.2,
+        "ort_int8": 2.0,
+        "ours_int8_tuned": 1.8,
+        "tune_s": 301.0,
+    }
+    lines = report([row], "znver4", "llvm", reduce_range=True, qoperator=True, tune_s=300)
+    assert "QOperator models, 7-bit" in lines[0] and "tuned for 300 s" in lines[0]
+    (line,) = [line for line in lines if line.startswith("mobilenet_v2")]
+    assert line.split()[-5:] == ["1.25", "1.60", "1.80", "0.90", "301"]
