@@ -125,6 +125,40 @@ def _binary(op_type: str) -> Callable[[_Rewriter], None]:
     return rewrite
 
 
+def _constant_parameters(r: _Rewriter) -> tuple[list[np.float32], list[np.float32]] | None:
+    """The scales and zero points of a QLinearAdd or QLinearMul (inputs 1, 4, 6 and 2, 5,
+    7) as float32 values, when every one is a constant of one value (an absent zero
+    point is 0); None otherwise. A scale that is not positive and finite is an error
+    naming the node."""
+    given = [r.scalar(index) for index in (1, 4, 6)]
+    zeros = [r.scalar(index, 0.0) for index in (2, 5, 7)]
+    scales = [value for value in given if value is not None]
+    points = [value for value in zeros if value is not None]
+    if len(scales) < len(given) or len(points) < len(zeros):
+        return None
+    for index, value in zip((1, 4, 6), scales, strict=True):
+        if not (math.isfinite(value) and value > 0):
+            raise ModelImportError(
+                f"ONNX node {r.prefix!r} ({r.node.op_type}): scale (input {index}) must be "
+                f"positive and finite; got {value}"
+            )
+    return [np.float32(value) for value in scales], [np.float32(value) for value in points]
+
+
+def _saturated(r: _Rewriter, value: str) -> None:
+    """The node's output: float `value` rounded half to even and saturated to the type of
+    its output zero point (input 7; uint8 without one)."""
+    zero_point = r.input(7)
+    dtype = r.initializers[zero_point].data_type if zero_point else onnx.TensorProto.UINT8
+    zero_of_type = np.zeros((), helper.tensor_dtype_to_np_dtype(dtype))
+    inputs = [value, r.constant(np.float32(1.0)), r.constant(zero_of_type)]
+    r.emit("QuantizeLinear", inputs, r.node.output[0])
+
+
+def _as_float(r: _Rewriter, index: int) -> str:
+    return r.emit("Cast", [r.required(index, "data")], to=onnx.TensorProto.FLOAT)
+
+
 def _add(r: _Rewriter) -> None:
     """QLinearAdd as onnxruntime computes it, where every scale and zero point is a
     constant of one value: A * (A_scale / C_scale) + B * (B_scale / C_scale) + (C_zp -
@@ -132,39 +166,45 @@ def _add(r: _Rewriter) -> None:
     dequantizing, adding and quantizing but for float32's rounding, which differs
     between the two orders by a step now and then, and a deep residual network
     compounds those steps. Otherwise DequantizeLinear, Add, QuantizeLinear."""
-    given = [r.scalar(index) for index in (1, 4, 6)]
-    zeros = [r.scalar(index, 0.0) for index in (2, 5, 7)]
-    scales = [value for value in given if value is not None]
-    if len(scales) < len(given) or any(value is None for value in zeros):
+    parameters = _constant_parameters(r)
+    if parameters is None:
         _binary("Add")(r)
         return
-    for index, value in zip((1, 4, 6), scales, strict=True):
-        if not (math.isfinite(value) and value > 0):
-            raise ModelImportError(
-                f"ONNX node {r.prefix!r} (QLinearAdd): scale (input {index}) must be "
-                f"positive and finite; got {value}"
-            )
-    scale_a, scale_b, scale_c = (np.float32(value) for value in scales)
-    zero_a, zero_b, zero_c = (np.float32(value) for value in zeros)
+    (scale_a, scale_b, scale_c), (zero_a, zero_b, zero_c) = parameters
     ratio_a, ratio_b = scale_a / scale_c, scale_b / scale_c
     fixed = zero_c - (ratio_a * zero_a + ratio_b * zero_b)
-    parts = [
-        r.emit(
-            "Mul",
-            [
-                r.emit("Cast", [r.required(index, "data")], to=onnx.TensorProto.FLOAT),
-                r.constant(ratio),
-            ],
-        )
+    shares = [
+        r.emit("Mul", [_as_float(r, index), r.constant(ratio)])
         for index, ratio in ((0, ratio_a), (3, ratio_b))
     ]
     # Associated as onnxruntime's kernel: A's share added last.
-    total = r.emit("Add", [parts[0], r.emit("Add", [parts[1], r.constant(np.float32(fixed))])])
-    zero_point = r.input(7)
-    dtype = r.initializers[zero_point].data_type if zero_point else onnx.TensorProto.UINT8
-    zero_of_type = np.zeros((), helper.tensor_dtype_to_np_dtype(dtype))
-    inputs = [total, r.constant(np.float32(1.0)), r.constant(zero_of_type)]
-    r.emit("QuantizeLinear", inputs, r.node.output[0])  # rounded and saturated
+    fixed_name = r.constant(np.float32(fixed))
+    _saturated(r, r.emit("Add", [shares[0], r.emit("Add", [shares[1], fixed_name])]))
+
+
+def _mul(r: _Rewriter) -> None:
+    """QLinearMul as onnxruntime computes it, where every scale and zero point is a
+    constant of one value: (A - A_zp) x (B - B_zp) exactly in int32, then in float32 times
+    A_scale x B_scale / C_scale plus C_zp, rounded half to even and saturated.
+    Otherwise DequantizeLinear, Mul, QuantizeLinear."""
+    parameters = _constant_parameters(r)
+    if parameters is None:
+        _binary("Mul")(r)
+        return
+    (scale_a, scale_b, scale_c), (zero_a, zero_b, zero_c) = parameters
+    centred = [
+        r.emit(
+            "Sub",
+            [
+                r.emit("Cast", [r.required(index, "data")], to=onnx.TensorProto.INT32),
+                r.constant(np.int32(zero)),
+            ],
+        )
+        for index, zero in ((0, zero_a), (3, zero_b))
+    ]
+    product = r.emit("Cast", [r.emit("Mul", centred)], to=onnx.TensorProto.FLOAT)
+    scaled = r.emit("Mul", [product, r.constant(np.float32(scale_a * scale_b / scale_c))])
+    _saturated(r, r.emit("Add", [scaled, r.constant(np.float32(zero_c))]))
 
 
 def _unary(op_type: str, *attr_names: str) -> Callable[[_Rewriter], None]:
@@ -283,7 +323,7 @@ REWRITES: dict[str, Callable[[_Rewriter], None]] = {
     "MatMulIntegerToFloat": _matmul_integer_to_float,
     "DynamicQuantizeMatMul": _dynamic_quantize_matmul,
     "QLinearAdd": _add,
-    "QLinearMul": _binary("Mul"),
+    "QLinearMul": _mul,
     "QLinearSigmoid": _unary("Sigmoid"),
     "QLinearLeakyRelu": _unary("LeakyRelu", "alpha"),
     "QLinearSoftmax": _unary("Softmax", "axis"),
