@@ -155,8 +155,9 @@ def _saturated(r: _Rewriter, value: str) -> None:
     r.emit("QuantizeLinear", inputs, r.node.output[0])
 
 
-def _as_float(r: _Rewriter, index: int) -> str:
-    return r.emit("Cast", [r.required(index, "data")], to=onnx.TensorProto.FLOAT)
+def _cast(r: _Rewriter, index: int, to: int) -> str:
+    """Input `index` cast to the ONNX element type `to`."""
+    return r.emit("Cast", [r.required(index, "data")], to=to)
 
 
 def _add(r: _Rewriter) -> None:
@@ -174,7 +175,7 @@ def _add(r: _Rewriter) -> None:
     ratio_a, ratio_b = scale_a / scale_c, scale_b / scale_c
     fixed = zero_c - (ratio_a * zero_a + ratio_b * zero_b)
     shares = [
-        r.emit("Mul", [_as_float(r, index), r.constant(ratio)])
+        r.emit("Mul", [_cast(r, index, onnx.TensorProto.FLOAT), r.constant(ratio)])
         for index, ratio in ((0, ratio_a), (3, ratio_b))
     ]
     # Associated as onnxruntime's kernel: A's share added last.
@@ -193,13 +194,7 @@ def _mul(r: _Rewriter) -> None:
         return
     (scale_a, scale_b, scale_c), (zero_a, zero_b, zero_c) = parameters
     centred = [
-        r.emit(
-            "Sub",
-            [
-                r.emit("Cast", [r.required(index, "data")], to=onnx.TensorProto.INT32),
-                r.constant(np.int32(zero)),
-            ],
-        )
+        r.emit("Sub", [_cast(r, index, onnx.TensorProto.INT32), r.constant(np.int32(zero))])
         for index, zero in ((0, zero_a), (3, zero_b))
     ]
     product = r.emit("Cast", [r.emit("Mul", centred)], to=onnx.TensorProto.FLOAT)
@@ -342,15 +337,20 @@ REWRITES: dict[str, Callable[[_Rewriter], None]] = {
 }
 
 
-def _rewrite_graph(graph: onnx.GraphProto, opset: int, names: Iterator[int]) -> bool:
-    """Rewrite `graph`'s contrib nodes (and its subgraphs') in place; whether any was."""
+def _subgraphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
+    """The graphs held by `node`'s attributes (If's branches, Loop's body...)."""
+    for attr in node.attribute:
+        yield from [attr.g] if attr.HasField("g") else attr.graphs
+
+
+def _rewrite_graph(graph: onnx.GraphProto, opset: int, names: Iterator[int]) -> None:
+    """Rewrite `graph`'s contrib nodes (and its subgraphs') in place."""
     initializers = {init.name: init for init in graph.initializer}
-    changed = False
+    rewritten = False
     nodes: list[onnx.NodeProto] = []
     for node in graph.node:
-        for attr in node.attribute:
-            for subgraph in [attr.g] if attr.HasField("g") else list(attr.graphs):
-                changed |= _rewrite_graph(subgraph, opset, names)
+        for subgraph in _subgraphs(node):
+            _rewrite_graph(subgraph, opset, names)
         rewrite = REWRITES.get(node.op_type) if node.domain == CONTRIB_DOMAIN else None
         if rewrite is None:
             nodes.append(node)
@@ -358,11 +358,11 @@ def _rewrite_graph(graph: onnx.GraphProto, opset: int, names: Iterator[int]) -> 
         rewriter = _Rewriter(node, opset, names, initializers)
         rewrite(rewriter)
         nodes.extend(rewriter.nodes)
-        changed = True
-    if changed:
+        rewritten = True
+    if rewritten:
+        kept = [onnx.NodeProto.FromString(node.SerializeToString()) for node in nodes]
         del graph.node[:]
-        graph.node.extend(nodes)
-    return changed
+        graph.node.extend(kept)
 
 
 def expand_contrib_quantized(proto: onnx.ModelProto, opset: int) -> onnx.ModelProto:
@@ -383,6 +383,5 @@ def expand_contrib_quantized(proto: onnx.ModelProto, opset: int) -> onnx.ModelPr
 def _all_nodes(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
     for node in graph.node:
         yield node
-        for attr in node.attribute:
-            for subgraph in [attr.g] if attr.HasField("g") else list(attr.graphs):
-                yield from _all_nodes(subgraph)
+        for subgraph in _subgraphs(node):
+            yield from _all_nodes(subgraph)

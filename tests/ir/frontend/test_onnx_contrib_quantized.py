@@ -329,3 +329,46 @@ def test_a_qoperator_model_runs_the_integer_kernels_of_its_qdq_form(
         actual = np.asarray(compiled[QuantFormat.QOperator].run(feeds))
         step = np.abs(expected).max() / 127  # (the output is dequantized: its scale bounds this)
         assert np.abs(actual - expected).max() <= step
+
+
+def test_a_contrib_op_inside_a_branch_is_rewritten_too() -> None:
+    """QLinearAdd in both branches of an If on a run-time condition (onnxruntime's
+    quantizer leaves subgraphs' ops in its domain too): both branches run it as ours."""
+    consts = {**_BINARY_PARAMS, **_OUT_U8}
+
+    def branch(name: str, left: str) -> onnx.GraphProto:
+        node = helper.make_node(
+            "QLinearAdd",
+            [left, "sa", "za", "b", "sb", "zb", "sy", "zy"],
+            [f"{name}_y"],
+            name=f"{name}_add",
+            domain="com.microsoft",
+        )
+        output = helper.make_tensor_value_info(f"{name}_y", TensorProto.UINT8, [2, 5])
+        return helper.make_graph([node], name, [], [output])
+
+    node = helper.make_node(
+        "If", ["c"], ["y"], then_branch=branch("then", "a"), else_branch=branch("else", "b")
+    )
+    feeds = {"c": np.array(True), "a": _u8(2, 5), "b": _u8(2, 5)}
+    graph = helper.make_graph(
+        [node],
+        "branches",
+        [
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("a", TensorProto.UINT8, [2, 5]),
+            helper.make_tensor_value_info("b", TensorProto.UINT8, [2, 5]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [2, 5])],
+        [numpy_helper.from_array(v, k) for k, v in consts.items()],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)]
+    )
+    target = host_target()
+    compiled = compile_model(prepare_for_target(model, target).function, target)
+    for condition in (True, False):
+        inputs = {**feeds, "c": np.array(condition)}
+        (expected,) = run_onnxruntime(model, inputs)
+        actual = np.asarray(compiled.run(inputs))
+        assert np.abs(actual.astype(np.int32) - expected.astype(np.int32)).max() <= 1
