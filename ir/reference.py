@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ir.errors import IRError
-from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem, Var
+from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
 from ir.graph.ops.registry import get_op
 from ir.graph.traversal import count_uses, post_order
 from ir.graph.types import TensorType
@@ -24,6 +24,28 @@ def _evaluate_call(call: Call, args: Sequence[Value]) -> Value:
     if isinstance(call.op, Function):
         return evaluate(call.op, dict(zip((p.name for p in call.op.params), args, strict=True)))
     return get_op(call.op).reference(list(args), call.attrs)
+
+
+def _apply(fn: Function, args: Sequence[Value]) -> Value:
+    return evaluate_expr(fn.body, dict(zip((p.name for p in fn.params), args, strict=True)))
+
+
+def _evaluate_if(node: If, condition: np.ndarray, args: Sequence[Value]) -> Value:
+    taken = node.then_branch if bool(np.asarray(condition).reshape(-1)[0]) else node.else_branch
+    return _apply(taken, args)
+
+
+def _evaluate_loop(node: Loop, operands: Sequence[Value]) -> Value:
+    count = len(node.states)
+    trips, running = int(np.asarray(operands[0])), bool(np.asarray(operands[1]))
+    states, invariants = list(operands[2 : 2 + count]), list(operands[2 + count :])
+    iteration = 0
+    while iteration < trips and running:
+        operands = [np.array(iteration, np.int64), np.array(running), *states, *invariants]
+        flag, *states = _apply(node.body, operands)
+        running = bool(np.asarray(flag))
+        iteration += 1
+    return tuple(np.asarray(state) for state in states)
 
 
 def evaluate_expr(expr: Expr, env: Mapping[str, Value]) -> Value:
@@ -43,6 +65,12 @@ def evaluate_expr(expr: Expr, env: Mapping[str, Value]) -> Value:
             result = tuple(values[id(f)] for f in node.fields)
         elif isinstance(node, TupleGetItem):
             result = values[id(node.tuple_value)][node.index]
+        elif isinstance(node, If):
+            result = _evaluate_if(
+                node, values[id(node.condition)], [values[id(a)] for a in node.args]
+            )
+        elif isinstance(node, Loop):
+            result = _evaluate_loop(node, [values[id(child)] for child in node.children()])
         elif isinstance(node, Function):
             raise IRError("cannot evaluate a nested function value")
         else:

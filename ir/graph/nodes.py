@@ -254,6 +254,138 @@ class Function(Expr):
         return self.body.checked_type
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class If(Expr):
+    """Runs one of two functions on `args`: `then_branch` when the one-element bool
+    `condition` holds, else `else_branch`. Both take the args' types and return one type;
+    they are closed (what they read from outside comes in through `args`) and pure, so
+    only the branch taken runs."""
+
+    condition: Expr
+    then_branch: Function
+    else_branch: Function
+    args: tuple[Expr, ...]
+    ty: Type | None = None
+    span: str = ""  # where the node came from; not compared
+    _hash: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(
+            self,
+            "_hash",
+            hash(
+                (
+                    "If",
+                    hash(self.condition),
+                    hash(self.then_branch),
+                    hash(self.else_branch),
+                    tuple(hash(arg) for arg in self.args),
+                )
+            ),
+        )
+
+    def _type(self) -> Type | None:
+        return self.ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.condition, *self.args)
+
+    def _shallow_equal(self, other: If) -> bool:
+        return (
+            len(self.args) == len(other.args)
+            and structural_equal(self.then_branch, other.then_branch)
+            and structural_equal(self.else_branch, other.else_branch)
+        )
+
+    @property
+    def branches(self) -> tuple[Function, Function]:
+        """The then and else functions."""
+        return self.then_branch, self.else_branch
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Loop(Expr):
+    """A loop carrying state, ONNX Loop's semantics without scan outputs:
+
+        iteration, running, states = 0, condition, initial states
+        while iteration < trip_count and running:
+            running, *states = body(iteration, running, *states, *invariants)
+            iteration += 1
+
+    `trip_count` is an int64 scalar and `condition` a bool scalar (run-time values or
+    constants); the body takes an int64 scalar, a bool scalar, the states and the
+    invariants (the values it reads from outside), and returns a tuple of the new
+    condition and the new states, each of its state's type. The loop's value is the tuple
+    of final states."""
+
+    trip_count: Expr
+    condition: Expr
+    states: tuple[Expr, ...]
+    invariants: tuple[Expr, ...]
+    body: Function
+    ty: Type | None = None
+    span: str = ""  # where the node came from; not compared
+    _hash: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "states", tuple(self.states))
+        object.__setattr__(self, "invariants", tuple(self.invariants))
+        object.__setattr__(
+            self,
+            "_hash",
+            hash(
+                (
+                    "Loop",
+                    hash(self.trip_count),
+                    hash(self.condition),
+                    tuple(hash(state) for state in self.states),
+                    tuple(hash(value) for value in self.invariants),
+                    hash(self.body),
+                )
+            ),
+        )
+
+    def _type(self) -> Type | None:
+        return self.ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.trip_count, self.condition, *self.states, *self.invariants)
+
+    def _shallow_equal(self, other: Loop) -> bool:
+        return (
+            len(self.states) == len(other.states)
+            and len(self.invariants) == len(other.invariants)
+            and structural_equal(self.body, other.body)
+        )
+
+
+ControlFlow = If | Loop  # the nodes that hold functions run by the main function
+
+
+def nested_functions(node: Expr) -> tuple[Function, ...]:
+    """The functions a control-flow node runs (branches, a loop body); () for others."""
+    if isinstance(node, If):
+        return node.branches
+    if isinstance(node, Loop):
+        return (node.body,)
+    return ()
+
+
+def with_nested_functions(node: Expr, functions: tuple[Function, ...]) -> Expr:
+    """`node` with the functions it runs replaced (in `nested_functions` order)."""
+    from dataclasses import replace
+
+    old = nested_functions(node)
+    if all(a is b for a, b in zip(old, functions, strict=True)):
+        return node
+    if isinstance(node, If):
+        return replace(node, then_branch=functions[0], else_branch=functions[1])
+    if isinstance(node, Loop):
+        return replace(node, body=functions[0])
+    raise TypeError(f"{type(node).__name__} runs no functions")
+
+
 def structural_equal(lhs: Expr, rhs: Expr) -> bool:
     """Whether two expressions have the same structure (iterative, linear in DAG size)."""
     stack: list[tuple[Expr, Expr]] = [(lhs, rhs)]
@@ -282,7 +414,7 @@ def const(value: object, dtype: str | None = None) -> Constant:
 
 def with_type(expr: Expr, ty: Type) -> Expr:
     """Return `expr` carrying the type `ty` (Var and Constant types are intrinsic)."""
-    if isinstance(expr, Call | Tuple | TupleGetItem):
+    if isinstance(expr, Call | Tuple | TupleGetItem | If | Loop):
         if expr.ty == ty:
             return expr
         from dataclasses import replace

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ir.graph.attrs import AttrValue
-from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem, Var
+from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
 from ir.graph.traversal import post_order
 
 
@@ -99,6 +99,19 @@ class _Printer:
             return "(" + ", ".join(names[id(f)] for f in node.fields) + ")"
         if isinstance(node, TupleGetItem):
             return f"{names[id(node.tuple_value)]}.{node.index}"
+        if isinstance(node, If):
+            then_name, else_name = (self.name_function(f) for f in node.branches)
+            operands = ", ".join(names[id(arg)] for arg in node.args)
+            condition = names[id(node.condition)]
+            return f"if({condition}, then={then_name}, else={else_name}, args=({operands}))"
+        if isinstance(node, Loop):
+            states = ", ".join(names[id(state)] for state in node.states)
+            invariants = ", ".join(names[id(value)] for value in node.invariants)
+            body = self.name_function(node.body)
+            return (
+                f"loop(trips={names[id(node.trip_count)]}, while={names[id(node.condition)]}, "
+                f"states=({states}), invariants=({invariants}), body={body})"
+            )
         raise TypeError(f"cannot print {type(node).__name__}")
 
 

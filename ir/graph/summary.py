@@ -8,7 +8,7 @@ from typing import Any
 
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.ops.registry import get_op
-from ir.graph.traversal import post_order
+from ir.graph.traversal import nodes_everywhere, post_order
 from ir.graph.types import TupleType, Type, type_to_json
 
 
@@ -36,7 +36,7 @@ class FusedFunctionSummary:
 def op_counts(fn: Function) -> dict[str, int]:
     """How many calls of each op `fn` makes (inside fused functions too)."""
     counts: Counter[str] = Counter()
-    for node in post_order(fn.body):
+    for node in nodes_everywhere(fn):
         if isinstance(node, Call):
             if isinstance(node.op, Function):
                 counts.update(op_counts(node.op))
@@ -54,15 +54,15 @@ def call_flops(call: Call) -> int:
 
 
 def function_flops(fn: Function) -> int:
-    """FLOPs of all op calls in a typed function."""
-    return sum(call_flops(node) for node in post_order(fn.body) if isinstance(node, Call))
+    """FLOPs of all op calls in a typed function (a loop body's counted once)."""
+    return sum(call_flops(node) for node in nodes_everywhere(fn) if isinstance(node, Call))
 
 
 def fused_functions(fn: Function) -> list[FusedFunctionSummary]:
     """The primitive functions a fused graph calls, in call order (identical ones merged)."""
     summaries: dict[Function, list[Any]] = {}
     names: dict[Function, str] = {}
-    for node in post_order(fn.body):
+    for node in nodes_everywhere(fn):
         if isinstance(node, Call) and isinstance(node.op, Function):
             prim = node.op
             if prim in summaries:
@@ -87,7 +87,7 @@ def fused_functions(fn: Function) -> list[FusedFunctionSummary]:
 
 def graph_summary(fn: Function) -> dict[str, Any]:
     """Inputs, outputs, op counts, constant sizes and total FLOPs of a typed function."""
-    constants = [n for n in post_order(fn.body) if isinstance(n, Constant)]
+    constants = list({id(n): n for n in nodes_everywhere(fn) if isinstance(n, Constant)}.values())
     body_type = fn.body.checked_type
     outputs = list(body_type.fields) if isinstance(body_type, TupleType) else [body_type]
     return {

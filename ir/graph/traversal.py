@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem, Var
+from ir.graph.nodes import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    If,
+    Loop,
+    Tuple,
+    TupleGetItem,
+    Var,
+    nested_functions,
+    with_nested_functions,
+)
 
 
 def post_order(root: Expr) -> list[Expr]:
@@ -41,6 +53,17 @@ def with_children(node: Expr, children: tuple[Expr, ...]) -> Expr:
         return replace(node, tuple_value=children[0])
     if isinstance(node, Function):
         return replace(node, body=children[0])
+    if isinstance(node, If):
+        return replace(node, condition=children[0], args=children[1:])
+    if isinstance(node, Loop):
+        count = len(node.states)
+        return replace(
+            node,
+            trip_count=children[0],
+            condition=children[1],
+            states=children[2 : 2 + count],
+            invariants=children[2 + count :],
+        )
     raise TypeError(f"{type(node).__name__} has no children to replace")
 
 
@@ -63,6 +86,57 @@ def rewrite_function(fn: Function, visit: Callable[[Expr], Expr]) -> Function:
     if body is fn.body:
         return fn
     return replace(fn, body=body)
+
+
+def map_nested_functions(fn: Function, transform: Callable[[Function], Function]) -> Function:
+    """`fn` with `transform` applied to every function its control flow runs (If branches,
+    Loop bodies), innermost first; `fn` itself is not transformed."""
+
+    def visit(node: Expr) -> Expr:
+        functions = nested_functions(node)
+        if not functions:
+            return node
+        inner = tuple(transform(map_nested_functions(f, transform)) for f in functions)
+        return with_nested_functions(node, inner)
+
+    return rewrite_function(fn, visit)
+
+
+def nodes_everywhere(fn: Function) -> list[Expr]:
+    """The nodes of `fn`'s body and of every function its control flow runs (If branches,
+    Loop bodies, at any depth), each function's in post order after the function that runs
+    it. A primitive function's nodes are not included (it is only called)."""
+    order: list[Expr] = []
+    pending = [fn]
+    seen: set[int] = set()
+    while pending:
+        function = pending.pop(0)
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        nodes = post_order(function.body)
+        order += nodes
+        for node in nodes:
+            pending += nested_functions(node)
+    return order
+
+
+def has_control_flow(fn: Function) -> bool:
+    """Whether `fn`'s body branches or loops."""
+    return any(isinstance(node, If | Loop) for node in post_order(fn.body))
+
+
+def substitute(fn: Function, args: tuple[Expr, ...]) -> Expr:
+    """The body of the closed function `fn` with its parameters replaced by `args`."""
+    bound = {id(param): arg for param, arg in zip(fn.params, args, strict=True)}
+    by_name = {param.name: arg for param, arg in zip(fn.params, args, strict=True)}
+
+    def visit(node: Expr) -> Expr:
+        if isinstance(node, Var):
+            return bound.get(id(node), by_name.get(node.name, node))
+        return node
+
+    return rewrite(fn.body, visit)
 
 
 def free_vars(root: Expr) -> list[Var]:

@@ -1,15 +1,16 @@
 """FoldConstant: evaluate every subgraph whose inputs are all constants (shapes included).
 
 A `shape_of` of a statically typed tensor folds too, so the Shape -> Gather -> Concat ->
-Reshape chains that PyTorch exports collapse into constants.
+Reshape chains that PyTorch exports collapse into constants. An If on a constant condition
+becomes the branch it takes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem
-from ir.graph.traversal import rewrite, rewrite_function
+from ir.graph.nodes import Call, Constant, Expr, Function, If, Tuple, TupleGetItem
+from ir.graph.traversal import rewrite, rewrite_function, substitute
 from ir.graph.types import TensorType
 
 
@@ -22,6 +23,9 @@ def _as_constant_expr(value: object) -> Expr:
 def _fold_node(node: Expr) -> Expr:
     if isinstance(node, TupleGetItem) and isinstance(node.tuple_value, Tuple):
         return node.tuple_value.fields[node.index]
+    if isinstance(node, If) and isinstance(node.condition, Constant):
+        taken = node.then_branch if bool(node.condition.data.reshape(-1)[0]) else node.else_branch
+        return fold_expr(substitute(taken, node.args))
     if not isinstance(node, Call):
         return node
     if node.op == "shape_of" and node.args[0].has_type:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ir.errors import IRError, TypeInferenceError
-from ir.graph.nodes import Call, Expr, Function, Tuple, TupleGetItem
+from ir.graph.nodes import Call, Expr, Function, If, Loop, Tuple, TupleGetItem
 from ir.graph.ops.registry import get_op
 from ir.graph.traversal import rewrite
-from ir.graph.types import FuncType, TupleType
+from ir.graph.types import FuncType, TensorType, TupleType, Type
 
 
 def describe_call(call: Call) -> str:
@@ -44,7 +44,83 @@ def infer_call(call: Call) -> Call:
     return call if call.ty == out_type else replace(call, ty=out_type)
 
 
+def _scalar_type(dtype: str) -> TensorType:
+    return TensorType((), dtype)
+
+
+def _control_where(kind: str, span: str) -> str:
+    return f"{kind} (node {span!r})" if span else kind
+
+
+def _check_operands(where: str, what: str, given: list[Type], expected: tuple[Type, ...]) -> None:
+    if tuple(given) != expected:
+        got = ", ".join(str(t) for t in given)
+        want = ", ".join(str(t) for t in expected)
+        raise TypeInferenceError(f"{where}: {what} takes ({want}) but is given ({got})")
+
+
+def infer_if(node: If) -> If:
+    """`node` with its branches typed and its type inferred: the branches' common result
+    type; TypeInferenceError when the condition is not one bool, the args do not match the
+    branches' parameters, or the branches' results differ."""
+    where = _control_where("if", node.span)
+    condition = node.condition.checked_type
+    if not isinstance(condition, TensorType) or condition.dtype != "bool" or condition.size != 1:
+        raise TypeInferenceError(f"{where}: the condition must be one bool, got {condition}")
+    then_branch, else_branch = infer_type(node.then_branch), infer_type(node.else_branch)
+    arg_types = [arg.checked_type for arg in node.args]
+    for name, branch in (("then branch", then_branch), ("else branch", else_branch)):
+        _check_operands(
+            where, f"the {name}", arg_types, tuple(p.type_annotation for p in branch.params)
+        )
+    then_type, else_type = then_branch.ret_type, else_branch.ret_type
+    if then_type != else_type:
+        raise TypeInferenceError(
+            f"{where}: the branches return different types: then {then_type}, else {else_type}"
+        )
+    if then_branch is node.then_branch and else_branch is node.else_branch and node.ty == then_type:
+        return node
+    return replace(node, then_branch=then_branch, else_branch=else_branch, ty=then_type)
+
+
+def infer_loop(node: Loop) -> Loop:
+    """`node` with its body typed and its type inferred: the tuple of its states' types;
+    TypeInferenceError when the trip count is not an int64 scalar, the condition not a bool
+    scalar, or the body's parameters or results do not match the states."""
+    where = _control_where("loop", node.span)
+    for what, value, dtype in (
+        ("trip count", node.trip_count, "int64"),
+        ("condition", node.condition, "bool"),
+    ):
+        if value.checked_type != _scalar_type(dtype):
+            raise TypeInferenceError(
+                f"{where}: the {what} must be a {dtype} scalar, got {value.checked_type}"
+            )
+    body = infer_type(node.body)
+    state_types = tuple(state.checked_type for state in node.states)
+    operand_types = [
+        _scalar_type("int64"),
+        _scalar_type("bool"),
+        *state_types,
+        *(value.checked_type for value in node.invariants),
+    ]
+    _check_operands(where, "the body", operand_types, tuple(p.type_annotation for p in body.params))
+    expected = TupleType((_scalar_type("bool"), *state_types))
+    if body.ret_type != expected:
+        raise TypeInferenceError(
+            f"{where}: the body must return (condition, states) of types {expected}, "
+            f"got {body.ret_type}"
+        )
+    if body is node.body and node.ty == TupleType(state_types):
+        return node
+    return replace(node, body=body, ty=TupleType(state_types))
+
+
 def _infer_node(node: Expr) -> Expr:
+    if isinstance(node, If):
+        return infer_if(node)
+    if isinstance(node, Loop):
+        return infer_loop(node)
     if isinstance(node, Call):
         if isinstance(node.op, Function):
             node = replace(node, op=infer_type(node.op))

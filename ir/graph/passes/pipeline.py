@@ -1,10 +1,11 @@
 """The graph optimisation pipeline: every pass, in order, one line each.
 
-Each pass runs when the requested opt level is at least its own (levels as in TVM's
-Relay: FuseOps is level 0 but fuses nothing below level 1, so every op becomes its own
-primitive function). Types are re-inferred after every pass. When verification is on
-(under pytest, with AUTOTUNE_DEBUG set, or when asked), the verifier runs after every
-pass and an error names the pass that broke the graph.
+Each pass runs on every function of the model: the main one and the If branches and Loop
+bodies it runs (innermost first). Each pass runs when the requested opt level is at least
+its own (levels as in TVM's Relay: FuseOps is level 0 but fuses nothing below level 1, so
+every op becomes its own primitive function). Types are re-inferred after every pass.
+When verification is on (under pytest, with AUTOTUNE_DEBUG set, or when asked), the
+verifier runs after every pass and an error names the pass that broke the graph.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ir.graph.passes.infer_type import infer_type
 from ir.graph.passes.realize_quantized import DOT4, realize_quantized
 from ir.graph.passes.simplify_inference import simplify_inference
 from ir.graph.passes.verify import verify
+from ir.graph.traversal import map_nested_functions
 
 MAX_OPT_LEVEL = 3
 FUSED_GROUP_SIZE = 256  # FuseOps' largest group at opt level 1 and above
@@ -109,13 +111,20 @@ def _run(
         if graph_pass.opt_level > opt_level:
             continue
         try:
-            fn = infer_type(graph_pass.function(fn))
+            fn = infer_type(_everywhere(graph_pass.function, fn))
         except AutotuneError as err:
             err.add_note(f"while running graph pass {graph_pass.name}")
             raise
         if checking:
             _verify_after(fn, f"pass {graph_pass.name} broke the graph")
     return fn
+
+
+def _everywhere(graph_pass: Callable[[Function], Function], fn: Function) -> Function:
+    """`graph_pass` applied to the functions `fn`'s control flow runs, then to `fn`: a
+    branch or a loop body is optimised and fused as a function of its own, and nothing
+    fuses across its boundary."""
+    return graph_pass(map_nested_functions(fn, graph_pass))
 
 
 def _verify_after(fn: Function, context: str, require_types: bool = True) -> None:

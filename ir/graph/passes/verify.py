@@ -12,9 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ir.errors import AutotuneError, IRError
-from ir.graph.nodes import Call, Constant, Function, Tuple, TupleGetItem, Var
+from ir.graph.nodes import (
+    Call,
+    Constant,
+    Function,
+    If,
+    Loop,
+    Tuple,
+    TupleGetItem,
+    Var,
+    nested_functions,
+)
 from ir.graph.ops.registry import OpDef, get_op
-from ir.graph.passes.infer_type import describe_call, infer_call
+from ir.graph.passes.infer_type import describe_call, infer_call, infer_if, infer_loop
 from ir.graph.traversal import post_order
 from ir.graph.types import TupleType
 
@@ -54,6 +64,8 @@ class _Verifier:
                 self.check_tuple(node, where)
             elif isinstance(node, TupleGetItem):
                 self.check_tuple_get_item(node, where)
+            elif isinstance(node, If | Loop):
+                self.check_control_flow(node, where, primitive)
             elif not isinstance(node, Constant):
                 raise IRError(f"{where}: unknown node kind {type(node).__name__}")
 
@@ -118,6 +130,29 @@ class _Verifier:
             raise IRError(
                 f"{location}: stale type: stored {call.checked_type}, "
                 f"but the arguments give {expected}"
+            )
+
+    def check_control_flow(self, node: If | Loop, where: str, in_primitive: bool) -> None:
+        kind = "if" if isinstance(node, If) else "loop"
+        location = f"{where}: {kind}" + (f" (node {node.span!r})" if node.span else "")
+        if in_primitive:
+            raise IRError(f"{location}: control flow inside a primitive function")
+        names = ("then branch", "else branch") if isinstance(node, If) else ("body",)
+        for name, function in zip(names, nested_functions(node), strict=True):
+            self.check_function(function, where=f"{location} {name}", primitive=False)
+        if not (self.require_types or node.has_type):
+            return
+        if not node.has_type:
+            raise IRError(f"{location}: node has no type; run infer_type")
+        if not all(child.has_type for child in node.children()):
+            return
+        try:
+            expected = (infer_if(node) if isinstance(node, If) else infer_loop(node)).checked_type
+        except AutotuneError as err:
+            raise IRError(f"{location}: {err}") from err
+        if expected != node.checked_type:
+            raise IRError(
+                f"{location}: stale type: stored {node.checked_type}, expected {expected}"
             )
 
     def check_tuple(self, node: Tuple, where: str) -> None:
