@@ -16,7 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from codegen.aot.plan import KernelBackend, ModelPlan, cpu_default, plan_model_with
+from codegen.aot.plan import (
+    BranchStep,
+    CopyStep,
+    KernelBackend,
+    KernelStep,
+    ModelPlan,
+    Step,
+    cpu_default,
+    plan_model_with,
+)
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.llvm import CompiledKernel, CpuTarget, compile_kernel, host_target
 from codegen.llvm.jit import BoundKernel
@@ -47,10 +56,67 @@ class KernelCall:
 
 
 @dataclass(frozen=True)
-class BoundRun:
-    """One inference's kernel calls bound to its arrays; `finish` after running them all."""
+class CopyCall:
+    """Copy one array into another of the same size (control flow's moves)."""
 
-    calls: list[KernelCall]
+    name: str
+    arrays: tuple[np.ndarray, ...]  # (source, target)
+
+    def __call__(self) -> None:
+        """Copy the source's bytes into the target."""
+        source, target = self.arrays
+        target.reshape(-1).view(np.uint8)[...] = source.reshape(-1).view(np.uint8)
+
+
+@dataclass(frozen=True)
+class BranchCall:
+    """An If: runs the calls of the branch its one-element bool array picks."""
+
+    name: str
+    condition: np.ndarray
+    then_calls: tuple[InferenceCall, ...]
+    else_calls: tuple[InferenceCall, ...]
+    arrays: tuple[np.ndarray, ...] = ()
+
+    def __call__(self) -> None:
+        """Run the branch taken."""
+        for call in self.then_calls if bool(self.condition.reshape(-1)[0]) else self.else_calls:
+            call()
+
+
+@dataclass(frozen=True)
+class LoopCall:
+    """A Loop: runs its body's calls while the iteration is below the trip count and the
+    running flag holds."""
+
+    name: str
+    trip_count: np.ndarray
+    running: np.ndarray
+    iteration: np.ndarray
+    body: tuple[InferenceCall, ...]
+    arrays: tuple[np.ndarray, ...] = ()
+
+    def __call__(self) -> None:
+        """Run the loop."""
+        self.iteration[...] = 0
+        trips = int(self.trip_count.reshape(-1)[0])
+        while int(self.iteration) < trips and bool(self.running):
+            for call in self.body:
+                call()
+            self.iteration[...] += 1
+
+
+InferenceCall = (
+    KernelCall | CopyCall | BranchCall | LoopCall
+)  # one unit of an inference; `call()` runs it
+
+
+@dataclass(frozen=True)
+class BoundRun:
+    """One inference's calls bound to its arrays, in order (kernel calls, and the copies,
+    branches and loops of control flow); `finish` after running them all."""
+
+    calls: list[InferenceCall]
     outputs: list[np.ndarray]
     copies: list[tuple[np.ndarray, int]]  # (array, output position) no kernel writes
     result_type: Type
@@ -132,20 +198,42 @@ class CompiledModel:
         outputs = [aligned_empty(spec.shape, spec.dtype) for spec in self.plan.outputs]
         for value, position in self._output_values.items():
             arrays[value] = outputs[position]
-        calls = []
-        for step in self.plan.steps:
-            kernel = self.plan.kernels[step.kernel].code
-            values = (*step.args, *step.outputs)
-            bound = tuple(arrays[v] for v in values)
-            calls.append(KernelCall(kernel.name, kernel, bound, kernel.bind(*bound)))
+        calls = self._bind_steps(self.plan.steps, arrays)
         copies = [(arrays[value], position) for value, position in self.plan.copies]
         return BoundRun(calls, outputs, copies, self.function.body.checked_type)
+
+    def _bind_steps(
+        self, steps: Sequence[Step], arrays: dict[int, np.ndarray]
+    ) -> list[InferenceCall]:
+        calls: list[InferenceCall] = []
+        for step in steps:
+            if isinstance(step, KernelStep):
+                kernel = self.plan.kernels[step.kernel].code
+                bound = tuple(arrays[v] for v in (*step.args, *step.outputs))
+                calls.append(KernelCall(kernel.name, kernel, bound, kernel.bind(*bound)))
+            elif isinstance(step, CopyStep):
+                calls.append(CopyCall("copy", (arrays[step.source], arrays[step.target])))
+            elif isinstance(step, BranchStep):
+                then_calls = tuple(self._bind_steps(step.then_steps, arrays))
+                else_calls = tuple(self._bind_steps(step.else_steps, arrays))
+                calls.append(BranchCall("if", arrays[step.condition], then_calls, else_calls))
+            else:
+                body = tuple(self._bind_steps(step.body, arrays))
+                loop = LoopCall(
+                    "loop",
+                    arrays[step.trip_count],
+                    arrays[step.running],
+                    arrays[step.iteration],
+                    body,
+                )
+                calls.append(loop)
+        return calls
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> Any:
         """Run the model; returns an array, or a tuple of arrays for tuple outputs."""
         bound = self.bind(inputs)
         for call in bound.calls:
-            call.bound()
+            call()
         return bound.finish()
 
     @property

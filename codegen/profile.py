@@ -310,6 +310,8 @@ def profile_model(
     planned = {kernel.symbol: kernel for kernel in model.plan.kernels}
     totals: dict[str, list[float]] = {}  # symbol -> [calls, seconds, flops, bytes]
     for symbol, cost, nbytes in zip(timed.symbols, timed.call_s, timed.call_bytes, strict=True):
+        if symbol not in planned:
+            continue  # a copy, a branch or a loop: in the inference's time, not a kernel's
         entry = totals.setdefault(symbol, [0, 0.0, 0, 0])
         entry[0] += 1
         entry[1] += cost

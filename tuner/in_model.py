@@ -161,7 +161,9 @@ def _per_workload(timed: TimedCalls, workload_of: dict[str, str]) -> dict[str, t
     seconds: dict[str, float] = {}
     counts: dict[str, int] = {}
     for symbol, cost in zip(timed.symbols, timed.call_s, strict=True):
-        workload = workload_of[symbol]
+        workload = workload_of.get(symbol)
+        if workload is None:
+            continue  # a copy, a branch or a loop of control flow
         seconds[workload] = seconds.get(workload, 0.0) + cost
         counts[workload] = counts.get(workload, 0) + 1
     return {

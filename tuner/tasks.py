@@ -20,7 +20,7 @@ from ir.errors import AutotuneError
 from ir.graph.canonical import function_from_json, function_to_json
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.summary import function_flops
-from ir.graph.traversal import post_order
+from ir.graph.traversal import nodes_everywhere
 from ir.te import TE_VERSION
 
 COMPUTE_VERSION = TE_VERSION  # part of every workload key: a new TE means new workloads
@@ -116,7 +116,7 @@ def extract_tasks(fn: Function, target: Target) -> list[Task]:
     workloads are one task whose weight counts the calls."""
     tasks: dict[str, Task] = {}
     weights: dict[str, int] = {}
-    for node in post_order(fn.body):
+    for node in nodes_everywhere(fn):  # a kernel inside a branch or loop body is a task too
         if not (isinstance(node, Call) and isinstance(node.op, Function)):
             continue
         constants = frozenset(

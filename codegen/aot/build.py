@@ -23,7 +23,7 @@ from codegen.aot.abi import ABI_VERSION, MODEL_HEADER, abi_source
 from codegen.aot.link import c_compiler, c_compiler_version, link_library
 from codegen.aot.module import build_model_module, model_object_code, uses_openmp
 from codegen.aot.package import manifest_bytes, write_artifact
-from codegen.aot.plan import ModelPlan, plan_model
+from codegen.aot.plan import ModelPlan, has_control_steps, kernel_steps, plan_model
 from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.llvm.target import CpuTarget
 from ir.graph.nodes import Function
@@ -116,7 +116,8 @@ def build_manifest(
         },
         "kernels": len(plan.kernels),
         "integer_kernels": integer_kernels(plan),
-        "calls": len(plan.steps),
+        "calls": len(kernel_steps(plan.steps)),  # in the code (a loop body's once)
+        "control_flow": has_control_steps(plan.steps),
         "coverage": {"tasks": len(coverage), "hits": hits, "misses": len(coverage) - hits},
         "tasks": [task.to_json() for task in coverage],
         "versions": versions,

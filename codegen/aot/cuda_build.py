@@ -32,13 +32,14 @@ import numpy as np
 from codegen.aot.build import ArtifactResult
 from codegen.aot.memory import align_up
 from codegen.aot.package import manifest_bytes, write_artifact
-from codegen.aot.plan import KernelBackend, Location, ModelPlan, plan_model_with
+from codegen.aot.plan import KernelBackend, KernelStep, Location, ModelPlan, plan_model_with
 from codegen.aot.schedules import ScheduleChooser, default_chooser
 from codegen.cuda.build import CudaModule, build_cuda
 from codegen.cuda.nvcc import compile_source, nvcc_version
 from codegen.cuda.target import CudaTarget
 from codegen.errors import CodegenError
 from ir.graph.nodes import Function
+from ir.graph.traversal import has_control_flow
 from ir.schedule.default_gpu import default_gpu_schedule
 from ir.tir.stmt import PrimFunc
 
@@ -88,6 +89,7 @@ def launch_plan(
         scratch_bytes = max(scratch_bytes, offset)
     launches: list[dict[str, Any]] = []
     for step in plan.steps:
+        assert isinstance(step, KernelStep)  # control flow is refused before planning
         planned = plan.kernels[step.kernel]
         values = (*step.args, *step.outputs)
         arguments = dict(scratch[step.kernel])
@@ -136,6 +138,11 @@ def build_cuda_artifact(
     into `out_dir/<sha256>.tar.gz` (module docstring). `chooser` picks each workload's
     schedule (default: the default GPU schedule everywhere, reported as misses). Raises
     CodegenError when nvcc fails or is missing."""
+    if has_control_flow(fn):
+        raise CodegenError(
+            "control flow (an If or a Loop decided at run time) is not supported on GPU "
+            "targets yet; compile this model for a CPU"
+        )
     # Step 1.
     compiled: dict[str, CudaModule] = {}
     backend = _gpu_backend(target, compiled)

@@ -5,7 +5,9 @@
 `inputs` and `outputs` are arrays of data pointers, one per model input/output in the
 manifest's order; `weights` is the weights blob (weights.bin). The entry calls each kernel
 in plan order with pointers into the caller's arrays, the weights or the workspace, then
-copies the outputs no kernel wrote in place. Kernels are optimised one by
+copies the outputs no kernel wrote in place. An If branches on its condition's byte and a
+Loop counts its iterations in its int64 slot of the workspace (plan.py's BranchStep and
+LoopStep). Kernels are optimised one by
 one (the same O3 pipeline as the JIT) and linked in plan order, so the same plan always
 gives the same module text, and the same object code.
 """
@@ -17,7 +19,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from codegen.aot.plan import Location, ModelPlan
+from codegen.aot.plan import BranchStep, CopyStep, KernelStep, Location, LoopStep, ModelPlan, Step
 from codegen.llvm.dtypes import I8, I64, PTR, VOID
 from codegen.llvm.jit import LLVM_LOCK, emit_object_code
 from codegen.llvm.target import CpuTarget
@@ -57,8 +59,45 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
         base = weights if location.kind == "weight" else workspace
         return builder.gep(base, [I64(location.position)], inbounds=True, source_etype=I8)
 
-    for step in plan.steps:
-        builder.call(kernels[step.kernel], [pointer(v) for v in (*step.args, *step.outputs)])
+    def emit(steps: tuple[Step, ...] | list[Step]) -> None:
+        for step in steps:
+            if isinstance(step, KernelStep):
+                builder.call(
+                    kernels[step.kernel], [pointer(v) for v in (*step.args, *step.outputs)]
+                )
+            elif isinstance(step, CopyStep):
+                nbytes = I64(plan.value_bytes[step.target])
+                builder.call(memcpy, [pointer(step.target), pointer(step.source), nbytes])
+            elif isinstance(step, BranchStep):
+                flag = builder.load(pointer(step.condition), typ=I8)
+                with builder.if_else(builder.icmp_unsigned("!=", flag, I8(0))) as (then, other):
+                    with then:
+                        emit(step.then_steps)
+                    with other:
+                        emit(step.else_steps)
+            else:
+                emit_loop(step)
+
+    def emit_loop(step: LoopStep) -> None:
+        iteration = pointer(step.iteration)
+        builder.store(I64(0), iteration)
+        trips = builder.load(pointer(step.trip_count), typ=I64)
+        check = builder.append_basic_block("loop_check")
+        body = builder.append_basic_block("loop_body")
+        done = builder.append_basic_block("loop_done")
+        builder.branch(check)
+        builder.position_at_end(check)
+        count = builder.load(iteration, typ=I64)
+        running = builder.icmp_unsigned("!=", builder.load(pointer(step.running), typ=I8), I8(0))
+        more = builder.and_(builder.icmp_signed("<", count, trips), running)
+        builder.cbranch(more, body, done)
+        builder.position_at_end(body)
+        emit(step.body)
+        builder.store(builder.add(builder.load(iteration, typ=I64), I64(1)), iteration)
+        builder.branch(check)
+        builder.position_at_end(done)
+
+    emit(plan.steps)
     for value, position in plan.copies:
         nbytes = plan.value_bytes[value]
         builder.call(memcpy, [output_pointers[position], pointer(value), I64(nbytes)])

@@ -13,6 +13,13 @@ Step 2. Model outputs produced by a kernel are written straight into the caller'
         twice) is copied there at the end of a run.
 Step 3. Every other kernel output is an intermediate tensor: the memory plan places it in
         the workspace (memory.py).
+
+Control flow plans as nested steps. An If is a BranchStep: each branch's steps, then copies
+of its results into the If's values. A Loop is a LoopStep: copies of the initial states
+and condition into the loop's own storage before it, and in its body the body's steps,
+then copies of the new states and condition into that storage. Steps are numbered in
+plan order, nested ones included; a value read inside a loop but made before it lives
+until the loop ends.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from codegen.aot.weights import WeightsBlob
 from codegen.llvm.jit import optimized_llvm_ir
 from codegen.llvm.target import CpuTarget
 from ir.errors import AutotuneError, IRError
-from ir.graph.nodes import Call, Constant, Function, Tuple, TupleGetItem, Var
+from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType, TupleType, Type
 from ir.lower import lower
@@ -109,6 +116,56 @@ class KernelStep:
     outputs: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class CopyStep:
+    """Copy the bytes of value `source` into value `target` (of the same size)."""
+
+    source: int
+    target: int
+
+
+@dataclass(frozen=True)
+class BranchStep:
+    """Run `then_steps` when the one-element bool value `condition` holds, else `else_steps`."""
+
+    condition: int
+    then_steps: tuple[Step, ...]
+    else_steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class LoopStep:
+    """Set the int64 value `iteration` to 0, then run `body` while it is below the int64
+    value `trip_count` and the bool value `running` holds, adding 1 after each pass (the
+    body's last steps copy the new states and condition into their storage)."""
+
+    trip_count: int
+    running: int
+    iteration: int
+    body: tuple[Step, ...]
+
+
+Step = KernelStep | CopyStep | BranchStep | LoopStep
+
+
+def kernel_steps(steps: Sequence[Step]) -> list[KernelStep]:
+    """Every kernel call of `steps`, nested ones included, in plan order."""
+    found: list[KernelStep] = []
+    for step in steps:
+        if isinstance(step, KernelStep):
+            found.append(step)
+        elif isinstance(step, BranchStep):
+            found += kernel_steps(step.then_steps) + kernel_steps(step.else_steps)
+        elif isinstance(step, LoopStep):
+            found += kernel_steps(step.body)
+    return found
+
+
+def has_control_steps(steps: Sequence[Step]) -> bool:
+    """Whether the plan branches or loops (a straight line of kernel calls otherwise)."""
+    return any(isinstance(step, BranchStep | LoopStep) for step in steps)
+
+
 @dataclass
 class ModelPlan(Generic[CodeT]):
     """Everything the module, the ABI and the manifest (or the JIT executor) are made
@@ -118,7 +175,7 @@ class ModelPlan(Generic[CodeT]):
     inputs: list[TensorSpec]
     outputs: list[TensorSpec]
     kernels: list[PlannedKernel[CodeT]]
-    steps: list[KernelStep]
+    steps: list[Step]
     locations: dict[int, Location]
     copies: list[tuple[int, int]]  # (value id, output index) copied after the last step
     weights: WeightsBlob
@@ -163,12 +220,44 @@ class _Planner(Generic[CodeT]):
         self.kernels: list[PlannedKernel[CodeT]] = []
         self.kernel_of: dict[tuple[Function, frozenset[str]], tuple[int, Schedule]] = {}
         self.calls: dict[int, int] = {}
-        self.steps: list[KernelStep] = []
+        self.steps: list[Step] = []  # where steps go now (a branch's or a body's while planned)
+        self.clock = 0  # steps planned so far, nested ones included: the liveness clock
         self.value_bytes: dict[int, int] = {}
         self.value_types: dict[int, TensorType] = {}
         self.locations: dict[int, Location] = {}
         self.weights = WeightsBlob()
-        self.produced_by: dict[int, int] = {}  # value id -> step index
+        self.produced_by: dict[int, int] = {}  # value id -> clock of the step writing it
+        self.reads: list[tuple[int, int]] = []  # (value id, clock of a step reading it)
+        self.loop_spans: list[tuple[int, int]] = []  # (first, last) clock of each loop
+
+    def emit(self, step: Step, reads: Sequence[int], writes: Sequence[int]) -> None:
+        """Append `step`, which reads and writes these values, at the next clock tick."""
+        self.clock += 1
+        self.reads += [(value, self.clock) for value in reads]
+        for value in writes:
+            self.produced_by.setdefault(value, self.clock)
+        self.steps.append(step)
+
+    def copy(self, source: int, target: int) -> None:
+        """Plan a copy of `source` into `target`."""
+        self.emit(CopyStep(source, target), [source], [target])
+
+    def nested(self, plan: Callable[[], Any]) -> tuple[tuple[Step, ...], Any]:
+        """The steps `plan` emits, collected apart from the current ones, and its result."""
+        outer, self.steps = self.steps, []
+        try:
+            result = plan()
+            return tuple(self.steps), result
+        finally:
+            self.steps = outer
+
+    def value_of(self, slot: Any) -> int:
+        """The value id of a planned tensor (a constant goes to the weights)."""
+        if isinstance(slot, Constant):
+            return self.weight_value(np.asarray(slot.data))
+        if not isinstance(slot, int):
+            raise IRError("a tuple where a tensor is expected in control flow")
+        return slot
 
     def new_value(self, ty: TensorType) -> int:
         value = len(self.value_bytes)
@@ -239,12 +328,100 @@ class _Planner(Generic[CodeT]):
                 raise IRError(f"{prim.attrs.get('name')}: tuple arguments are not supported")
             args.append(value)
         outputs = [self.new_value(t) for t in _tensor_types(node.checked_type)]
-        for value in outputs:
-            self.produced_by[value] = len(self.steps)
-        self.steps.append(KernelStep(index, tuple(args), tuple(outputs)))
-        if isinstance(node.checked_type, TupleType):
-            return tuple(outputs)
-        return outputs[0]
+        self.emit(KernelStep(index, tuple(args), tuple(outputs)), args, outputs)
+        return _structured(node.checked_type, iter(outputs))
+
+    def walk(self, body: Expr, slots: dict[int, Any], where: str) -> Any:
+        """Plan the nodes of one function's body (its parameters' slots given); the body's
+        slot: a value id, a Constant or a tuple of them."""
+        for node in post_order(body):
+            if id(node) in slots:
+                continue
+            if isinstance(node, Var):
+                raise IRError(f"free variable %{node.name} in {where}")
+            if isinstance(node, Constant):
+                slots[id(node)] = node  # placed in the weights when used (see call)
+            elif isinstance(node, Tuple):
+                slots[id(node)] = tuple(slots[id(item)] for item in node.fields)
+            elif isinstance(node, TupleGetItem):
+                slots[id(node)] = slots[id(node.tuple_value)][node.index]
+            elif isinstance(node, Call):
+                slots[id(node)] = self.call(node, slots)
+            elif isinstance(node, If):
+                slots[id(node)] = self.branch(node, slots)
+            elif isinstance(node, Loop):
+                slots[id(node)] = self.loop(node, slots)
+            else:
+                raise IRError(f"cannot compile {type(node).__name__} in {where}")
+        return slots[id(body)]
+
+    def apply(self, fn: Function, args: Sequence[Any], where: str) -> list[int]:
+        """Plan `fn`'s body with its parameters bound to `args`; its result's value ids."""
+        slots: dict[int, Any] = {}
+        by_name = dict(zip((param.name for param in fn.params), args, strict=True))
+        for node in post_order(fn.body):
+            if isinstance(node, Var) and node.name in by_name:
+                slots[id(node)] = by_name[node.name]
+        result = self.walk(fn.body, slots, where)
+        return [self.value_of(item) for item in _flatten(result)]
+
+    def branch(self, node: If, slots: dict[int, Any]) -> Any:
+        condition = self.value_of(slots[id(node.condition)])
+        args = [slots[id(arg)] for arg in node.args]
+        outputs = [self.new_value(t) for t in _tensor_types(node.checked_type)]
+        where = f"if {node.span!r}" if node.span else "an if"
+
+        def plan_branch(fn: Function, name: str) -> None:
+            for source, target in zip(
+                self.apply(fn, args, f"{where} {name}"), outputs, strict=True
+            ):
+                self.copy(source, target)
+
+        then_steps, _ = self.nested(lambda: plan_branch(node.then_branch, "then branch"))
+        else_steps, _ = self.nested(lambda: plan_branch(node.else_branch, "else branch"))
+        reads = [condition, *(v for v in _flatten(tuple(args)) if isinstance(v, int))]
+        self.emit(BranchStep(condition, then_steps, else_steps), reads, [])
+        return _structured(node.checked_type, iter(outputs))
+
+    def loop(self, node: Loop, slots: dict[int, Any]) -> Any:
+        trip_count = self.value_of(slots[id(node.trip_count)])
+        state_types = _tensor_types(node.checked_type)
+        storage = [self.new_value(ty) for ty in state_types]
+        running = self.new_value(TensorType((), "bool"))
+        iteration = self.new_value(TensorType((), "int64"))
+        for state, target in zip(node.states, storage, strict=True):
+            self.copy(self.value_of(slots[id(state)]), target)
+        self.copy(self.value_of(slots[id(node.condition)]), running)
+        invariants = [slots[id(value)] for value in node.invariants]
+        first = self.clock + 1
+        self.produced_by[iteration] = first  # the loop sets it before its body first runs
+        where = f"loop {node.span!r} body" if node.span else "a loop body"
+
+        def plan_body() -> None:
+            results = self.apply(node.body, [iteration, running, *storage, *invariants], where)
+            moves = [(s, t) for s, t in zip(results, [running, *storage], strict=True) if s != t]
+            # A state moving into another state's storage is read before anything is written.
+            staged = {s for s, _ in moves if s in storage or s == running}
+            temporary = {s: self.new_value(self.value_types[s]) for s in sorted(staged)}
+            for source, temp in temporary.items():
+                self.copy(source, temp)
+            for source, target in moves:
+                self.copy(temporary.get(source, source), target)
+
+        body, _ = self.nested(plan_body)
+        self.emit(
+            LoopStep(trip_count, running, iteration, body), [trip_count, running], [iteration]
+        )
+        self.loop_spans.append((first, self.clock))
+        self.reads += [(value, self.clock) for value in (*storage, running, iteration, trip_count)]
+        return tuple(storage)
+
+
+def _structured(ty: Type, values: Any) -> Any:
+    """Value ids shaped like `ty`: one id for a tensor, a tuple for a tuple type."""
+    if isinstance(ty, TupleType):
+        return tuple(_structured(field, values) for field in ty.fields)
+    return next(values)
 
 
 def _c_identifier(name: str) -> str:
@@ -303,24 +480,10 @@ def _walk(fn: Function, planner: _Planner[Any]) -> tuple[list[TensorSpec], list[
         planner.locations[value] = Location("input", position)
         slots[id(param)] = value
         inputs.append(TensorSpec(param.name, tuple(ty.shape), ty.dtype))
-    for node in post_order(fn.body):
-        if id(node) in slots:
-            continue
-        if isinstance(node, Var):
-            raise IRError(f"free variable %{node.name} in the model")
-        if isinstance(node, Constant):
-            slots[id(node)] = node  # placed in the weights when used (see _Planner.call)
-        elif isinstance(node, Tuple):
-            slots[id(node)] = tuple(slots[id(item)] for item in node.fields)
-        elif isinstance(node, TupleGetItem):
-            slots[id(node)] = slots[id(node.tuple_value)][node.index]
-        elif isinstance(node, Call):
-            slots[id(node)] = planner.call(node, slots)
-        else:
-            raise IRError(f"cannot compile {type(node).__name__} in the main function")
+    result_slots = planner.walk(fn.body, slots, "the model")
     result = [
         planner.weight_value(np.asarray(item.data)) if isinstance(item, Constant) else item
-        for item in _flatten(slots[id(fn.body)])
+        for item in _flatten(result_slots)
     ]
     return inputs, result
 
@@ -346,15 +509,20 @@ def _place_outputs(
 
 
 def _place_intermediates(planner: _Planner[Any], copies: list[tuple[int, int]]) -> MemoryPlan:
-    """Step 3: every other kernel output lives in the workspace, by liveness."""
+    """Step 3: every other value a step writes lives in the workspace, by liveness (a value
+    read inside a loop but written before it lives until the loop ends)."""
     last_use = dict(planner.produced_by)
-    for step_index, step in enumerate(planner.steps):
-        for value in step.args:
-            if value in last_use:
-                last_use[value] = step_index
+    for value, clock in planner.reads:
+        if value not in last_use:
+            continue
+        last = clock
+        for first, end in planner.loop_spans:
+            if first <= clock <= end and planner.produced_by[value] < first:
+                last = max(last, end)
+        last_use[value] = max(last_use[value], last)
     for value, _ in copies:
         if value in last_use:
-            last_use[value] = len(planner.steps)  # read by the copies after the last step
+            last_use[value] = planner.clock + 1  # read by the copies after the last step
     lifetimes = [
         Lifetime(value, planner.value_bytes[value], first, last_use[value])
         for value, first in planner.produced_by.items()

@@ -107,3 +107,19 @@ def test_llvm_means_this_host() -> None:
     assert canonical_target("llvm").startswith("llvm -mcpu=")
     assert canonical_target(TARGET) == TARGET
     assert canonical_target("cuda -arch=sm_90") == "cuda -arch=sm_90"
+
+
+def test_kernels_inside_loop_bodies_and_branches_are_tasks() -> None:
+    """A decoder loop with an If in its body: the cell, the branches' ops and the early
+    exit's reduction are tasks like any other, each with its flops."""
+    from ir.frontend.onnx import import_model
+    from tests.support.control_flow_models import decoder_loop_model
+
+    fn = optimize(import_model(decoder_loop_model()).function)
+    names = [task.name for task in extract_tasks(fn, parse_target(TARGET))]
+    assert any("matmul" in name and "tanh" in name for name in names), names
+    assert any("multiply" in name for name in names), names  # the odd branch
+    assert any("subtract" in name for name in names), names  # the even branch
+    assert any(name.startswith("fused_max") for name in names), names
+    main_calls = [n for n in post_order(fn.body) if isinstance(n, Call)]
+    assert len(names) > len(main_calls)  # most of the work is inside the loop

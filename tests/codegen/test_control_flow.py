@@ -1,0 +1,183 @@
+"""Compiled control flow: If and Loop nodes planned as branch and loop steps, run by the JIT
+executor and by an artifact's entry function, checked against the numpy reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegen.aot.build import build_model_artifact
+from codegen.aot.cuda_build import build_cuda_artifact
+from codegen.aot.plan import BranchStep, CopyStep, KernelStep, LoopStep, Step
+from codegen.cuda.target import CudaTarget
+from codegen.errors import CodegenError
+from codegen.executor import CompiledModel, compile_model
+from codegen.llvm import host_target
+from codegen.runtime.loader import load_artifact
+from ir.graph.attrs import Attrs
+from ir.graph.nodes import Function, If, Loop, Tuple, TupleGetItem, Var, call, const
+from ir.graph.passes.pipeline import optimize
+from ir.graph.types import TensorType
+from ir.reference import evaluate
+
+MATRIX = TensorType((4, 8), "float32")
+SCALAR_INT, SCALAR_BOOL = TensorType((), "int64"), TensorType((), "bool")
+RNG = np.random.default_rng(11)
+WEIGHT = (RNG.standard_normal((8, 8)) * 0.3).astype(np.float32)
+
+
+def _recurrent_then_branch() -> Function:
+    """An If on a run-time flag, then a loop `s = tanh(s @ W) + x` that stops after n
+    iterations or once sum(s) reaches the limit; returns (the If's value, the final s)."""
+    x, c = Var("x", MATRIX), Var("c", TensorType((1,), "bool"))
+    n, limit = Var("n", SCALAR_INT), Var("limit", TensorType((), "float32"))
+    a = Var("a", MATRIX)
+    then_branch = Function((a,), call("nn.relu", call("nn.matmul", a, const(WEIGHT))))
+    else_branch = Function((a,), call("negative", call("exp", a)))
+    picked = If(c, then_branch, else_branch, (x,))
+    i, running = Var("i", SCALAR_INT), Var("running", SCALAR_BOOL)
+    s, inv, bound = Var("s", MATRIX), Var("inv", MATRIX), Var("bound", TensorType((), "float32"))
+    new_s = call("add", call("tanh", call("nn.matmul", s, const(WEIGHT))), inv)
+    going = call("less", call("sum", new_s, axis=None, keepdims=False), bound)
+    body = Function((i, running, s, inv, bound), Tuple((going, new_s)))
+    loop = Loop(n, const(True), (picked,), (x, limit), body)
+    return optimize(Function((x, c, n, limit), Tuple((picked, TupleGetItem(loop, 0)))))
+
+
+def _swapping_loop() -> Function:
+    """Each iteration swaps two states and adds the parity branch's value to the first:
+    a state moving into another's storage, an If nested in a loop body, and a third state
+    passed through unchanged."""
+    x, n = Var("x", TensorType((8,), "float32")), Var("n", SCALAR_INT)
+    i, running = Var("i", SCALAR_INT), Var("running", SCALAR_BOOL)
+    a, b, kept = (Var(name, TensorType((8,), "float32")) for name in ("a", "b", "kept"))
+    odd = call("equal", call("trunc_mod", i, const(np.int64(2))), const(np.int64(1)))
+    v = Var("v", TensorType((8,), "float32"))
+    parity = If(
+        odd,
+        Function((v,), call("multiply", v, const(np.float32(2.0)))),
+        Function((v,), call("subtract", v, const(np.float32(1.0)))),
+        (b,),
+    )
+    body = Function(
+        (i, running, a, b, kept),
+        Tuple((running, call("add", b, parity), a, kept)),
+        Attrs({"name": "swap"}),
+    )
+    loop = Loop(n, const(True), (x, call("negative", x), call("exp", x)), (), body)
+    outputs = Tuple(tuple(TupleGetItem(loop, index) for index in range(3)))
+    return optimize(Function((x, n), outputs))
+
+
+def _run_both(fn: Function, inputs: dict[str, np.ndarray], tmp_path: Path) -> None:
+    expected = evaluate(fn, inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    jit = compile_model(fn).run(inputs)
+    jit = jit if isinstance(jit, tuple) else (jit,)
+    artifact = build_model_artifact(fn, host_target(), tmp_path)
+    assert artifact.manifest["control_flow"] is True
+    with load_artifact(artifact.path) as loaded:
+        aot = tuple(loaded.run(inputs).values())
+    for index, want in enumerate(expected):
+        np.testing.assert_allclose(jit[index], want, rtol=1e-5, atol=1e-5, err_msg="JIT")
+        np.testing.assert_allclose(aot[index], want, rtol=1e-5, atol=1e-5, err_msg="artifact")
+
+
+def _steps(steps: tuple[Step, ...] | list[Step]) -> list[Step]:
+    found: list[Step] = []
+    for step in steps:
+        found.append(step)
+        if isinstance(step, BranchStep):
+            found += _steps(step.then_steps) + _steps(step.else_steps)
+        elif isinstance(step, LoopStep):
+            found += _steps(step.body)
+    return found
+
+
+def test_a_branch_and_an_early_exit_loop_run_as_the_reference_in_both_backends(
+    tmp_path: Path,
+) -> None:
+    fn = _recurrent_then_branch()
+    cases = [
+        (flag, trips, limit) for flag in (True, False) for trips, limit in ((0, 9e9), (5, 9e9))
+    ]
+    cases.append((True, 50, 0.0))  # ends on the condition after one iteration
+    for flag, trips, limit in cases:
+        inputs = {
+            "x": RNG.standard_normal((4, 8)).astype(np.float32),
+            "c": np.array([flag]),
+            "n": np.array(trips, np.int64),
+            "limit": np.array(limit, np.float32),
+        }
+        _run_both(fn, inputs, tmp_path)
+
+
+def test_only_the_branch_taken_runs_and_loop_kernels_are_compiled_once() -> None:
+    model = compile_model(_recurrent_then_branch())
+    steps = _steps(model.plan.steps)
+    branch = next(step for step in steps if isinstance(step, BranchStep))
+    assert [type(s) for s in branch.then_steps] == [KernelStep, CopyStep]
+    assert [type(s) for s in branch.else_steps] == [KernelStep, CopyStep]
+    loop = next(step for step in steps if isinstance(step, LoopStep))
+    assert sum(isinstance(s, KernelStep) for s in loop.body) == 3  # cell, sum, less
+    assert model.num_kernels == 5
+
+
+def test_values_read_in_a_loop_are_not_overwritten_by_its_body() -> None:
+    """Every workspace value read inside a loop but made before it, and the loop's own
+    storage, must not share bytes with a value the body writes."""
+    model = compile_model(_recurrent_then_branch())
+    plan = model.plan
+    loop = next(step for step in _steps(plan.steps) if isinstance(step, LoopStep))
+    body_steps = _steps(loop.body)
+    written = {v for s in body_steps if isinstance(s, KernelStep) for v in s.outputs}
+    written |= {s.target for s in body_steps if isinstance(s, CopyStep)}
+    read = {v for s in body_steps if isinstance(s, KernelStep) for v in s.args}
+    read |= {loop.iteration, loop.running, loop.trip_count}
+    outer = read - written
+
+    def extent(value: int) -> tuple[int, int] | None:
+        location = plan.locations[value]
+        if location.kind != "workspace":
+            return None
+        return location.position, location.position + plan.value_bytes[value]
+
+    for made in written - read:
+        made_extent = extent(made)
+        for kept in outer:
+            kept_extent = extent(kept)
+            if made_extent and kept_extent:
+                overlap = made_extent[0] < kept_extent[1] and kept_extent[0] < made_extent[1]
+                assert not overlap, (made, kept)
+
+
+_SWAPPING: dict[str, tuple[Function, CompiledModel]] = {}  # compiled once for the examples
+
+
+@settings(max_examples=12, deadline=None)
+@given(trips=st.integers(0, 7), seed=st.integers(0, 2**16))
+def test_swapped_states_and_a_branch_in_a_loop_body(trips: int, seed: int) -> None:
+    if not _SWAPPING:
+        fn = _swapping_loop()
+        _SWAPPING["model"] = (fn, compile_model(fn))
+    fn, model = _SWAPPING["model"]
+    x = np.random.default_rng(seed).standard_normal(8).astype(np.float32)
+    inputs: dict[str, np.ndarray] = {"x": x, "n": np.array(trips, np.int64)}
+    for got, want in zip(model.run(inputs), evaluate(fn, inputs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_the_swapping_loop_artifact_matches_the_reference(tmp_path: Path) -> None:
+    for trips in (0, 1, 4):
+        x = RNG.standard_normal(8).astype(np.float32)
+        inputs: dict[str, np.ndarray] = {"x": x, "n": np.array(trips, np.int64)}
+        _run_both(_swapping_loop(), inputs, tmp_path)
+
+
+def test_a_gpu_build_refuses_control_flow_by_name(tmp_path: Path) -> None:
+    with pytest.raises(CodegenError, match=r"control flow .* not supported on GPU targets"):
+        build_cuda_artifact(_swapping_loop(), CudaTarget("sm_80"), tmp_path)
