@@ -107,3 +107,43 @@ def test_a_quantized_model_builds_an_artifact_with_integer_kernels(
         assert member is not None
         manifest = json.loads(member.read())
     assert len(manifest["integer_kernels"]) == expected
+
+
+def test_a_model_with_a_run_time_loop_uploads_and_builds_one_artifact(
+    live_drivers: LiveService, tmp_path: Path
+) -> None:
+    """A decoder loop (run-time trip count, early exit, an If in its body) uploads with its
+    loop-body tasks listed and builds an artifact that matches onnxruntime at several trip
+    counts, over HTTP like any other model."""
+    import numpy as np
+    import onnxruntime
+
+    from codegen.runtime.loader import load_artifact
+    from tests.support.control_flow_models import decoder_loop_model
+
+    model = decoder_loop_model()
+    with live_drivers.client() as client:
+        uploaded = client.post("/v1/models", content=model.SerializeToString()).json()
+        names = [task["name"] for task in uploaded["tasks"]]
+        assert any("matmul" in name and "tanh" in name for name in names), names
+        created = client.post("/v1/artifacts", json={"model_id": uploaded["id"]}).json()
+        artifact = wait_ready(client, created["id"])
+        assert artifact["state"] == "ready", artifact["error"]
+        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+    path = tmp_path / "decoder.tar.gz"
+    path.write_bytes(download.content)
+    session = onnxruntime.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    rng = np.random.default_rng(2)
+    with load_artifact(path) as loaded:
+        assert loaded.manifest["control_flow"] is True
+        for trips in (0, 3, 12):
+            feeds = {
+                "x": rng.standard_normal((1, 8)).astype(np.float32),
+                "h0": np.zeros((1, 8), np.float32),
+                "n": np.array(trips, np.int64),
+                "limit": np.array(9.0, np.float32),
+            }
+            expected = session.run(None, feeds)[0]
+            np.testing.assert_allclose(loaded.run(feeds)["h"], expected, rtol=1e-5, atol=1e-6)

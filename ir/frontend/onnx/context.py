@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 
 from ir.errors import ModelImportError, UnsupportedOpError, ValueDependentError
-from ir.graph.nodes import Constant, Expr, TupleGetItem, call
+from ir.graph.nodes import Constant, Expr, TupleGetItem, Var, call
 from ir.graph.passes.infer_type import infer_call
 from ir.graph.traversal import free_vars
 from ir.graph.types import DTYPES, STORAGE_DTYPES, TensorType, TupleType
@@ -88,6 +88,9 @@ def parse_attributes(node: onnx.NodeProto, where: str) -> dict[str, Any]:
     return attrs
 
 
+Captures = dict[str, tuple[Var, Expr]]  # ONNX name -> (a closure's Var, the outer value)
+
+
 @dataclass
 class NodeContext:
     """One ONNX node being converted: its typed inputs (None where omitted) and attributes."""
@@ -101,6 +104,8 @@ class NodeContext:
     # Converts a subgraph (an If branch, a Loop or Scan body) with its inputs bound to the
     # given values and the enclosing graphs' values in scope; returns its outputs.
     subgraph: Callable[[onnx.GraphProto, Sequence[Expr]], list[Expr]] | None = None
+    # Converts a subgraph as a closed function body (see `convert_closure`).
+    closure: Callable[[onnx.GraphProto, Sequence[Var], Captures], list[Expr]] | None = None
 
     @property
     def op_type(self) -> str:
@@ -225,6 +230,21 @@ class NodeContext:
                 f"subgraph {graph.name!r} takes {len(graph.input)} inputs, given {len(inputs)}"
             )
         return self.subgraph(graph, inputs)
+
+    def convert_closure(
+        self, graph: onnx.GraphProto, params: Sequence[Var], captures: Captures
+    ) -> list[Expr]:
+        """The outputs of `graph` with its inputs bound to `params`, as the body of a closed
+        function: each value it reads from the enclosing graphs that is not a constant
+        becomes a Var, recorded in `captures` (ONNX name -> (the Var, the outer value));
+        one `captures` shared by several subgraphs gives them one set of parameters."""
+        if self.closure is None:
+            raise self.unsupported("subgraphs are not supported here")
+        if len(params) != len(graph.input):
+            raise self.error(
+                f"subgraph {graph.name!r} takes {len(graph.input)} inputs, given {len(params)}"
+            )
+        return self.closure(graph, params, captures)
 
     def call(self, op: str, *args: Expr, **attrs: object) -> Expr:
         """A typed call of a graph IR op, spanned with this node's name.

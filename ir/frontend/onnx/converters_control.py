@@ -1,13 +1,18 @@
-"""Converters for ONNX control flow, on static shapes: If, Scan and Loop.
+"""Converters for ONNX control flow: If, Loop and Scan.
 
-With every shape known at compile time, a Scan's and a Loop's trip counts are known too:
-their bodies unroll into the graph, one copy per iteration, and the fused kernels of the
-copies are tuned once (they are the same workloads). A Loop whose condition is computed
-at run time (an early exit) runs all its copies, each keeping its states only while the
-condition has held. An If whose condition folds to a
-constant is its branch; otherwise both branches are computed and the condition selects
-between their outputs, which must have the same types (branches are pure: computing the
-one not taken changes nothing but time).
+An If whose condition folds to a constant is its branch. Otherwise it becomes the graph
+IR's If: each branch a closed function (what it reads from outside comes in as arguments)
+and only the branch taken runs; both must give the same types, as the IR's If requires.
+
+A Loop runs as the graph IR's Loop (the body a closed function, run once per iteration)
+when its trip count is a run-time value or absent (a while loop), when its condition is a
+run-time value, when its body can end it early, or when it is longer than
+MAX_UNROLLED_ITERATIONS; its states must then keep their types, and it cannot have scan
+outputs (their count would depend on the data). Otherwise, with a constant trip count, its
+body unrolls into the graph, one copy per iteration (each copy folds with its iteration's
+number, and the fused kernels of the copies are tuned once: they are the same workloads).
+
+A Scan's trip count is its scanned axis' length, known at compile time: its body unrolls.
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 
-from ir.frontend.onnx.context import ConverterResult, NodeContext
-from ir.graph.nodes import Constant, Expr
-from ir.graph.types import TensorType
+from ir.frontend.onnx.context import Captures, ConverterResult, NodeContext
+from ir.graph.attrs import Attrs
+from ir.graph.nodes import Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
+from ir.graph.passes.infer_type import infer_expr
+from ir.graph.types import TensorType, TupleType
 
 MAX_UNROLLED_ITERATIONS = 4096  # a longer loop is refused rather than unrolled
 
@@ -48,10 +55,9 @@ def convert_if(ctx: NodeContext) -> ConverterResult:
             raise ctx.error(f"the condition must have one element, got {condition.data.shape}")
         taken = then_graph if bool(condition.data.reshape(-1)[0]) else else_graph
         return ctx.convert_subgraph(taken, [])
-    then_values = ctx.convert_subgraph(then_graph, [])
-    else_values = ctx.convert_subgraph(else_graph, [])
-    flag = ctx.call("reshape", ctx.input(0), newshape=())
-    results = []
+    captures: Captures = {}
+    then_values = ctx.convert_closure(then_graph, [], captures)
+    else_values = ctx.convert_closure(else_graph, [], captures)
     for position, (then_value, else_value) in enumerate(zip(then_values, else_values, strict=True)):
         then_type = _tensor_type(ctx, then_value, f"output {position} of then_branch")
         else_type = _tensor_type(ctx, else_value, f"output {position} of else_branch")
@@ -60,8 +66,32 @@ def convert_if(ctx: NodeContext) -> ConverterResult:
                 f"with a run-time condition, output {position} must have one type in both "
                 f"branches; then_branch gives {then_type}, else_branch {else_type}"
             )
-        results.append(ctx.call("where", flag, then_value, else_value))
-    return results
+    condition = ctx.input(0)
+    condition_type = _tensor_type(ctx, condition, "the condition")
+    if condition_type.dtype != "bool" or condition_type.size != 1:
+        raise ctx.error(f"the condition must be one bool, got {condition_type}")
+    params = tuple(var for var, _ in captures.values())
+    branches = [
+        Function(params, _body(values), attrs=Attrs({"name": f"{ctx.name}_{which}"}))
+        for which, values in (("then", then_values), ("else", else_values))
+    ]
+    args = tuple(outer for _, outer in captures.values())
+    node = infer_expr(If(condition, branches[0], branches[1], args, span=ctx.name))
+    return _fields(node, len(then_values))
+
+
+def _body(values: Sequence[Expr]) -> Expr:
+    """A function body returning `values`: the value itself when there is one."""
+    if len(values) == 1:
+        return values[0]
+    return Tuple(tuple(values), ty=TupleType(tuple(value.checked_type for value in values)))
+
+
+def _fields(node: Expr, count: int) -> list[Expr]:
+    """The `count` outputs of a node returning one value or a tuple of `count`."""
+    if count == 1 and not isinstance(node.checked_type, TupleType):
+        return [node]
+    return [infer_expr(TupleGetItem(node, index)) for index in range(count)]
 
 
 def _slice(ctx: NodeContext, value: Expr, axis: int, index: int) -> Expr:
@@ -140,19 +170,105 @@ def _flag(ctx: NodeContext, value: Expr) -> Expr:
 
 
 def convert_loop(ctx: NodeContext) -> ConverterResult:
-    """Loop(M, cond, states...) -> its body unrolled M times (M a constant). While the
-    condition folds to a constant, the copies follow it and the scan outputs stack up
-    along a new first axis; once it depends on run-time values, every remaining copy runs
-    and keeps its states only while the condition has held (`where(running, new, old)`),
-    which a loop with scan outputs cannot do (their count would depend on the data)."""
+    """Loop(M, cond, states...) -> the graph IR's Loop, or its body unrolled M times (see
+    the module doc for which). Unrolled, while the condition folds to a constant the copies
+    follow it and the scan outputs stack up along a new first axis; once it depends on
+    run-time values, every remaining copy runs and keeps its states only while the
+    condition has held (`where(running, new, old)`)."""
     body = _graph(ctx, "body")
     trip_input, condition_input = ctx.optional_input(0), ctx.optional_input(1)
-    if trip_input is None:
-        raise ctx.unsupported("a Loop without a trip count (a while loop) is not supported")
-    trips = int(ctx.static_scalar(0, "M"))
-    if trips > MAX_UNROLLED_ITERATIONS:
-        raise ctx.unsupported(f"a Loop of {trips} iterations (at most {MAX_UNROLLED_ITERATIONS})")
     states = [ctx.input(index) for index in range(2, len(ctx.inputs))]
+    num_scan_outputs = len(body.output) - 1 - len(states)
+    trips = None if trip_input is None else ctx.fold(trip_input)
+    condition = None if condition_input is None else ctx.fold(condition_input)
+    constant_trips = isinstance(trips, Constant)
+    if num_scan_outputs == 0 and (
+        not constant_trips
+        or int(_scalar_of(trips)) > MAX_UNROLLED_ITERATIONS
+        or (condition is not None and not isinstance(condition, Constant))
+        or _may_exit_early(ctx, body, states)
+    ):
+        return _native_loop(ctx, body, trip_input, condition_input, states)
+    if not constant_trips:
+        what = "a Loop without a trip count" if trips is None else "a run-time trip count"
+        raise ctx.unsupported(f"{what} with scan outputs: their count would depend on the data")
+    return _unrolled_loop(ctx, body, int(_scalar_of(trips)), condition_input, states)
+
+
+def _scalar_of(value: Expr | None) -> int | float | bool:
+    assert isinstance(value, Constant)
+    return value.data.reshape(-1)[0].item()  # type: ignore[no-any-return]
+
+
+def _loop_params(ctx: NodeContext, body: onnx.GraphProto, states: Sequence[Expr]) -> list[Var]:
+    """The body's iteration, condition and state parameters, named as its inputs."""
+    names = [info.name for info in body.input]
+    if len(names) != 2 + len(states):
+        raise ctx.error(f"the body takes {len(names)} inputs for {len(states)} loop states")
+    types = [
+        TensorType((), "int64"),
+        TensorType((), "bool"),
+        *(_tensor_type(ctx, state, "a loop state") for state in states),
+    ]
+    return [Var(name, ty) for name, ty in zip(names, types, strict=True)]
+
+
+def _may_exit_early(ctx: NodeContext, body: onnx.GraphProto, states: Sequence[Expr]) -> bool:
+    """Whether the body's condition output can be false: it is not the condition passed in
+    nor a constant true."""
+    params = _loop_params(ctx, body, states)
+    condition_out = ctx.fold(ctx.convert_closure(body, params, {})[0])
+    if condition_out is params[1]:
+        return False
+    return not (isinstance(condition_out, Constant) and bool(condition_out.data.all()))
+
+
+def _native_loop(
+    ctx: NodeContext,
+    body: onnx.GraphProto,
+    trip_input: Expr | None,
+    condition_input: Expr | None,
+    states: Sequence[Expr],
+) -> ConverterResult:
+    params = _loop_params(ctx, body, states)
+    captures: Captures = {}
+    results = ctx.convert_closure(body, params, captures)
+    condition_out, new_states = _flag(ctx, results[0]), results[1:]
+    for position, (state, new) in enumerate(zip(states, new_states, strict=True)):
+        old_type = _tensor_type(ctx, state, "a loop state")
+        new_type = _tensor_type(ctx, new, "a loop state")
+        if new_type != old_type:
+            raise ctx.unsupported(
+                f"loop state {position} goes from {old_type} to {new_type} in one iteration; "
+                "a loop that runs at run time needs its states to keep their types"
+            )
+    invariant_params = tuple(var for var, _ in captures.values())
+    results_type = TupleType((TensorType((), "bool"), *(v.checked_type for v in new_states)))
+    function = Function(
+        (*params, *invariant_params),
+        Tuple((condition_out, *new_states), ty=results_type),
+        attrs=Attrs({"name": f"{ctx.name}_body"}),
+    )
+    trip_count = (
+        Constant(np.array(np.iinfo(np.int64).max, np.int64))
+        if trip_input is None
+        else ctx.call("reshape", trip_input, newshape=())
+    )
+    condition = Constant(np.array(True)) if condition_input is None else _flag(ctx, condition_input)
+    invariants = tuple(outer for _, outer in captures.values())
+    node = infer_expr(
+        Loop(trip_count, condition, tuple(states), invariants, function, span=ctx.name)
+    )
+    return [infer_expr(TupleGetItem(node, index)) for index in range(len(states))]
+
+
+def _unrolled_loop(
+    ctx: NodeContext,
+    body: onnx.GraphProto,
+    trips: int,
+    condition_input: Expr | None,
+    states: list[Expr],
+) -> ConverterResult:
     num_states = len(states)
     collected: list[list[Expr]] = [[] for _ in range(len(body.output) - 1 - num_states)]
     keep_going, running = True, None  # running: the run-time condition, once there is one

@@ -28,6 +28,7 @@ from google.protobuf.message import DecodeError
 
 from ir.errors import ModelImportError, ShapeBindingError, UnsupportedOpError
 from ir.frontend.onnx.context import (
+    Captures,
     NodeContext,
     onnx_dtype_name,
     parse_attributes,
@@ -456,6 +457,35 @@ class _GraphImporter:
         output_names = [info.name for info in graph.output]
         return child._convert_outputs(output_names, f"subgraph {graph.name!r} output")
 
+    def convert_closure(
+        self, graph: onnx.GraphProto, params: Sequence[Var], captures: Captures
+    ) -> list[Expr]:
+        """A subgraph's outputs as a closed body (see NodeContext.convert_closure)."""
+        child = _GraphImporter(graph, self.opset, parent=self)
+        local = {info.name for info in graph.input} | set(child.initializers)
+        local.update(name for node in graph.node for name in node.output if name)
+        for info, param in zip(graph.input, params, strict=True):
+            child.values[info.name] = param
+        read = [name for node in graph.node for name in (*node.input, *_subgraph_inputs(node))]
+        where = f"subgraph {graph.name!r}"
+        for name in dict.fromkeys(read):
+            if not name or name in local:
+                continue
+            if name in captures:
+                child.values[name] = captures[name][0]
+                continue
+            try:
+                outer = self._value(name, where)
+            except ModelImportError:
+                continue  # made inside a nested subgraph, not read from outside
+            if isinstance(outer, Constant):
+                continue  # a constant stays one inside the body (weights keep their layouts)
+            var = Var(name, outer.checked_type)
+            captures[name] = (var, outer)
+            child.values[name] = var
+        output_names = [info.name for info in graph.output]
+        return child._convert_outputs(output_names, f"{where} output")
+
     def _convert_outputs(self, output_names: Sequence[str], where: str) -> list[Expr]:
         """Convert the nodes the outputs depend on (all checked first); their values."""
         needed = self._needed_nodes(output_names)
@@ -517,7 +547,16 @@ class _GraphImporter:
         where = f"ONNX node {name!r} ({node.op_type}, opset {self.opset})"
         inputs = tuple(self._value(value, where) if value else None for value in node.input)
         attrs = parse_attributes(node, where)
-        ctx = NodeContext(node, index, self.opset, inputs, attrs, self._fold, self.convert_subgraph)
+        ctx = NodeContext(
+            node,
+            index,
+            self.opset,
+            inputs,
+            attrs,
+            self._fold,
+            self.convert_subgraph,
+            self.convert_closure,
+        )
         try:
             result = CONVERTERS[node.op_type](ctx)
         except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError) as err:

@@ -1,7 +1,8 @@
-"""ONNX If, Scan and Loop on static shapes: a constant condition picks its branch, a run-time
-one selects between both branches' outputs; Scan and Loop bodies unroll, and a Loop whose
-condition is computed at run time keeps each copy's states only while it has held. Each model runs
-through the compiler and is checked against onnx's reference evaluator."""
+"""ONNX If, Scan and Loop: a constant condition picks its branch, a run-time one becomes the
+graph IR's If (only the branch taken runs); a Loop with a run-time trip count or condition,
+or one that can exit early, becomes the graph IR's Loop, and other Loops and Scans unroll.
+Each model runs through the compiler and is checked against onnx's reference evaluator or
+onnxruntime."""
 
 from __future__ import annotations
 
@@ -19,13 +20,15 @@ from codegen.llvm.target import host_target
 from codegen.prepare import prepare_for_target
 from ir.errors import UnsupportedOpError
 from ir.frontend.onnx import import_model
+from ir.frontend.onnx.converters_control import MAX_UNROLLED_ITERATIONS
 from tests.ir.frontend.onnx_helpers import IR_VERSION
+from tests.support.control_flow_models import decoder_loop_model
 
 RNG = np.random.default_rng(17)
 FLOAT, BOOL, INT64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
 
 
-def _info(name: str, elem_type: int, shape: Sequence[int] | None) -> onnx.ValueInfoProto:
+def _info(name: str, elem_type: int, shape: Sequence[int | str] | None) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, elem_type, shape)
 
 
@@ -49,8 +52,24 @@ def _compiled(model: onnx.ModelProto) -> object:
     return compile_model(prepare_for_target(model, target).function, target)
 
 
-def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray], compiled: object = None) -> None:
-    expected = ReferenceEvaluator(model).run(None, feeds)
+def _check(
+    model: onnx.ModelProto,
+    feeds: dict[str, np.ndarray],
+    compiled: object = None,
+    reference: str = "onnx",
+) -> None:
+    """The compiled model's outputs against onnx's reference evaluator, or onnxruntime's
+    (`reference="onnxruntime"`: onnx's evaluator runs no iteration of a Loop whose
+    condition input is omitted)."""
+    if reference == "onnx":
+        expected = ReferenceEvaluator(model).run(None, feeds)
+    else:
+        import onnxruntime
+
+        options = {"providers": ["CPUExecutionProvider"]}
+        expected = onnxruntime.InferenceSession(model.SerializeToString(), **options).run(
+            None, feeds
+        )
     outputs = (compiled or _compiled(model)).run(feeds)  # type: ignore[attr-defined]
     actual = list(outputs) if isinstance(outputs, tuple) else [outputs]
     assert len(actual) == len(expected)
@@ -324,3 +343,144 @@ def test_a_branch_on_a_mean_and_a_recurrent_loop_compile_to_an_artifact(tmp_path
             expected = session.run(None, feeds)[0]
             assert (expected.mean() > 0) == (sign > 0)  # 2h or h - 1: each branch taken once
             np.testing.assert_allclose(loaded.run(feeds)["y"], expected, rtol=1e-5, atol=1e-6)
+
+
+def _counting_body(
+    state_shape: Sequence[int] = (4,), out_shape: Sequence[int] = (4,)
+) -> onnx.GraphProto:
+    """state = state * 0.5 + x + iteration (x read from the enclosing graph)."""
+    nodes = [
+        helper.make_node("Cast", ["i"], ["i_float"], to=FLOAT),
+        helper.make_node("Mul", ["state_in", "half"], ["halved"]),
+        helper.make_node("Add", ["halved", "x"], ["shifted"]),
+        helper.make_node("Add", ["shifted", "i_float"], ["state_out"]),
+        helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+    ]
+    half = numpy_helper.from_array(np.array(0.5, np.float32), "half")
+    return helper.make_graph(
+        nodes,
+        "counting",
+        [_info("i", INT64, []), _info("cond_in", BOOL, []), _info("state_in", FLOAT, state_shape)],
+        [_info("cond_out", BOOL, []), _info("state_out", FLOAT, out_shape)],
+        [half],
+    )
+
+
+def _run_time_trips_model() -> onnx.ModelProto:
+    node = helper.make_node(
+        "Loop", ["n", "", "init"], ["final"], name="count", body=_counting_body()
+    )
+    return _model(
+        [node],
+        [_info("x", FLOAT, [4]), _info("init", FLOAT, [4]), _info("n", INT64, [])],
+        [_info("final", FLOAT, [4])],
+    )
+
+
+def test_a_loop_with_a_run_time_trip_count_runs_that_many_iterations() -> None:
+    model = _run_time_trips_model()
+    imported = import_model(model)
+    assert "loop(" in str(imported.function)
+    compiled = _compiled(model)  # compiled once, for any trip count
+    for trips in (0, 1, 7, 300):
+        feeds: dict[str, np.ndarray] = {
+            "x": RNG.standard_normal(4).astype(np.float32),
+            "init": RNG.standard_normal(4).astype(np.float32),
+            "n": np.array(trips, np.int64),
+        }
+        _check(model, feeds, compiled, "onnxruntime")
+
+
+def test_a_while_loop_without_a_trip_count_stops_on_its_condition() -> None:
+    """Loop("", cond, state): runs until the body's condition fails, however long."""
+    body = _early_exit_body()
+    node = helper.make_node("Loop", ["", "go", "init"], ["final"], name="until", body=body)
+    model = _model(
+        [node],
+        [
+            _info("x", FLOAT, [4]),
+            _info("init", FLOAT, [4]),
+            _info("limit", FLOAT, []),
+            _info("go", BOOL, []),
+        ],
+        [_info("final", FLOAT, [4])],
+    )
+    compiled = _compiled(model)
+    for limit, go in ((3.0, True), (250.0, True), (3.0, False)):
+        feeds = {
+            "x": np.full(4, 0.125, np.float32),
+            "init": np.zeros(4, np.float32),
+            "limit": np.array(limit, np.float32),
+            "go": np.array(go),
+        }
+        _check(model, feeds, compiled, "onnxruntime")
+
+
+def test_a_loop_longer_than_unrolling_allows_runs_as_a_loop() -> None:
+    node = helper.make_node("Loop", ["n", "", "init"], ["final"], body=_counting_body())
+    model = _model(
+        [node],
+        [_info("x", FLOAT, [4]), _info("init", FLOAT, [4])],
+        [_info("final", FLOAT, [4])],
+        {"n": np.array(MAX_UNROLLED_ITERATIONS + 5, np.int64)},
+    )
+    feeds = {"x": RNG.standard_normal(4).astype(np.float32), "init": np.zeros(4, np.float32)}
+    imported = import_model(model)
+    assert "loop(" in str(imported.function)
+    _check(model, feeds, reference="onnxruntime")
+
+
+def test_a_run_time_loop_whose_state_changes_shape_is_refused_by_name() -> None:
+    body = _counting_body()
+    body.node.append(helper.make_node("Concat", ["state_out", "state_out"], ["grown"], axis=0))
+    body.output[1].CopyFrom(_info("grown", FLOAT, [8]))
+    node = helper.make_node("Loop", ["n", "", "init"], ["final"], name="grow", body=body)
+    model = _model(
+        [node],
+        [_info("x", FLOAT, [4]), _info("init", FLOAT, [4]), _info("n", INT64, [])],
+        [_info("final", FLOAT, [8])],
+    )
+    with pytest.raises(UnsupportedOpError, match=r"grow.*state 0 goes from .*\(4\).* to .*\(8\)"):
+        import_model(model)
+
+
+def test_a_run_time_trip_count_with_scan_outputs_is_refused_by_name() -> None:
+    node = helper.make_node(
+        "Loop", ["n", "", "init"], ["final", "traces"], name="scan0", body=_loop_body()
+    )
+    model = _model(
+        [node],
+        [_info("x", FLOAT, [4]), _info("init", FLOAT, [4]), _info("n", INT64, [])],
+        [_info("final", FLOAT, [4]), _info("traces", FLOAT, ["steps", 4])],
+    )
+    with pytest.raises(UnsupportedOpError, match=r"scan0.*run-time trip count with scan outputs"):
+        import_model(model)
+
+
+def test_a_decoder_loop_with_a_branch_inside_compiles_to_an_artifact(tmp_path: Path) -> None:
+    """One artifact for every trip count and limit; it matches onnxruntime, through the
+    JIT executor and through the artifact's C entry point."""
+    import onnxruntime
+
+    from codegen.runtime.loader import load_artifact
+    from tests.codegen.aot.conftest import compile_onnx
+
+    model = decoder_loop_model()
+    session = onnxruntime.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    compiled = _compiled(model)
+    artifact = compile_onnx(model, tmp_path)
+    assert artifact.manifest["control_flow"] is True
+    with load_artifact(artifact.path) as loaded:
+        for trips, limit in ((0, 9.0), (1, 9.0), (6, 9.0), (40, 0.5), (40, -2.0)):
+            feeds = {
+                "x": RNG.standard_normal((1, 8)).astype(np.float32),
+                "h0": np.zeros((1, 8), np.float32),
+                "n": np.array(trips, np.int64),
+                "limit": np.array(limit, np.float32),
+            }
+            expected = session.run(None, feeds)[0]
+            jit = compiled.run(feeds)  # type: ignore[attr-defined]
+            np.testing.assert_allclose(jit, expected, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(loaded.run(feeds)["h"], expected, rtol=1e-5, atol=1e-6)
