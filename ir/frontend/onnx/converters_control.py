@@ -182,17 +182,27 @@ def convert_loop(ctx: NodeContext) -> ConverterResult:
     trips = None if trip_input is None else ctx.fold(trip_input)
     condition = None if condition_input is None else ctx.fold(condition_input)
     constant_trips = isinstance(trips, Constant)
+    why_not = "scan outputs: their count would depend on the data"
     if num_scan_outputs == 0 and (
         not constant_trips
         or int(_scalar_of(trips)) > MAX_UNROLLED_ITERATIONS
         or (condition is not None and not isinstance(condition, Constant))
         or _may_exit_early(ctx, body, states)
     ):
-        return _native_loop(ctx, body, trip_input, condition_input, states)
-    if not constant_trips:
-        what = "a Loop without a trip count" if trips is None else "a run-time trip count"
-        raise ctx.unsupported(f"{what} with scan outputs: their count would depend on the data")
-    return _unrolled_loop(ctx, body, int(_scalar_of(trips)), condition_input, states)
+        native = _native_loop(ctx, body, trip_input, condition_input, states)
+        if isinstance(native, list):
+            return native
+        why_not = native
+    if trip_input is None:
+        raise ctx.unsupported(f"a Loop without a trip count that has {why_not}")
+    # A run-time trip count raises ValueDependentError: compiling for its value unrolls.
+    count = int(ctx.static_scalar(0, f"M, the trip count of a Loop with {why_not}"))
+    if count > MAX_UNROLLED_ITERATIONS:
+        raise ctx.unsupported(
+            f"a Loop of {count} iterations with scan outputs (at most "
+            f"{MAX_UNROLLED_ITERATIONS} unroll)"
+        )
+    return _unrolled_loop(ctx, body, count, condition_input, states)
 
 
 def _scalar_of(value: Expr | None) -> int | float | bool:
@@ -229,7 +239,8 @@ def _native_loop(
     trip_input: Expr | None,
     condition_input: Expr | None,
     states: Sequence[Expr],
-) -> ConverterResult:
+) -> list[Expr] | str:
+    """The IR's Loop's outputs, or why the loop cannot be one."""
     params = _loop_params(ctx, body, states)
     captures: Captures = {}
     results = ctx.convert_closure(body, params, captures)
@@ -238,9 +249,9 @@ def _native_loop(
         old_type = _tensor_type(ctx, state, "a loop state")
         new_type = _tensor_type(ctx, new, "a loop state")
         if new_type != old_type:
-            raise ctx.unsupported(
-                f"loop state {position} goes from {old_type} to {new_type} in one iteration; "
-                "a loop that runs at run time needs its states to keep their types"
+            return (
+                f"a state that changes type (state {position} goes from {old_type} to "
+                f"{new_type} in one iteration): the IR's Loop keeps its states' types"
             )
     invariant_params = tuple(var for var, _ in captures.values())
     results_type = TupleType((TensorType((), "bool"), *(v.checked_type for v in new_states)))

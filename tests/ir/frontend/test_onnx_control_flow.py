@@ -18,9 +18,10 @@ from onnx.reference import ReferenceEvaluator
 from codegen.executor import compile_model
 from codegen.llvm.target import host_target
 from codegen.prepare import prepare_for_target
-from ir.errors import UnsupportedOpError
+from ir.errors import UnsupportedOpError, ValueDependentError
 from ir.frontend.onnx import import_model
 from ir.frontend.onnx.converters_control import MAX_UNROLLED_ITERATIONS
+from ir.graph.passes.pipeline import optimize
 from tests.ir.frontend.onnx_helpers import IR_VERSION
 from tests.support.control_flow_models import decoder_loop_model
 
@@ -430,7 +431,8 @@ def test_a_loop_longer_than_unrolling_allows_runs_as_a_loop() -> None:
     _check(model, feeds, reference="onnxruntime")
 
 
-def test_a_run_time_loop_whose_state_changes_shape_is_refused_by_name() -> None:
+def test_a_loop_whose_state_changes_shape_needs_its_trip_count_bound() -> None:
+    """The IR's Loop keeps its states' types; this one can only unroll, for a bound count."""
     body = _counting_body()
     body.node.append(helper.make_node("Concat", ["state_out", "state_out"], ["grown"], axis=0))
     body.output[1].CopyFrom(_info("grown", FLOAT, [8]))
@@ -440,11 +442,13 @@ def test_a_run_time_loop_whose_state_changes_shape_is_refused_by_name() -> None:
         [_info("x", FLOAT, [4]), _info("init", FLOAT, [4]), _info("n", INT64, [])],
         [_info("final", FLOAT, [8])],
     )
-    with pytest.raises(UnsupportedOpError, match=r"grow.*state 0 goes from .*\(4\).* to .*\(8\)"):
+    with pytest.raises(ValueDependentError, match=r"grow.*state 0 goes from .*\(4\).* to .*\(8\)"):
         import_model(model)
 
 
-def test_a_run_time_trip_count_with_scan_outputs_is_refused_by_name() -> None:
+def test_a_run_time_trip_count_with_scan_outputs_compiles_for_its_value() -> None:
+    """Scan outputs stack one row per iteration, so their shape needs the trip count: it
+    is a value-dependent operand (named), and binding its value unrolls the loop."""
     node = helper.make_node(
         "Loop", ["n", "", "init"], ["final", "traces"], name="scan0", body=_loop_body()
     )
@@ -453,8 +457,14 @@ def test_a_run_time_trip_count_with_scan_outputs_is_refused_by_name() -> None:
         [_info("x", FLOAT, [4]), _info("init", FLOAT, [4]), _info("n", INT64, [])],
         [_info("final", FLOAT, [4]), _info("traces", FLOAT, ["steps", 4])],
     )
-    with pytest.raises(UnsupportedOpError, match=r"scan0.*run-time trip count with scan outputs"):
+    with pytest.raises(ValueDependentError, match=r"scan0.*trip count of a Loop with scan"):
         import_model(model)
+    imported = import_model(model, values={"n": np.array(3, np.int64)})
+    x = RNG.standard_normal(4).astype(np.float32)
+    outputs = compile_model(optimize(imported.function)).run(
+        {"x": x, "init": np.zeros(4, np.float32)}
+    )
+    np.testing.assert_allclose(outputs[1], np.stack([0 * x, 1 * x, 3 * x]), rtol=1e-6)
 
 
 def test_a_decoder_loop_with_a_branch_inside_compiles_to_an_artifact(tmp_path: Path) -> None:
