@@ -10,7 +10,7 @@ are written straight into fresh output arrays.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,9 +78,13 @@ class BranchCall:
     else_calls: tuple[InferenceCall, ...]
     arrays: tuple[np.ndarray, ...] = ()
 
+    def taken(self) -> tuple[InferenceCall, ...]:
+        """The calls of the branch the condition picks now."""
+        return self.then_calls if bool(self.condition.reshape(-1)[0]) else self.else_calls
+
     def __call__(self) -> None:
         """Run the branch taken."""
-        for call in self.then_calls if bool(self.condition.reshape(-1)[0]) else self.else_calls:
+        for call in self.taken():
             call()
 
 
@@ -96,19 +100,40 @@ class LoopCall:
     body: tuple[InferenceCall, ...]
     arrays: tuple[np.ndarray, ...] = ()
 
-    def __call__(self) -> None:
-        """Run the loop."""
+    def run_with(self, run_body: Callable[[tuple[InferenceCall, ...]], None]) -> None:
+        """Run the loop, each pass of its body by `run_body(self.body)`."""
         self.iteration[...] = 0
         trips = int(self.trip_count.reshape(-1)[0])
         while int(self.iteration) < trips and bool(self.running):
-            for call in self.body:
-                call()
+            run_body(self.body)
             self.iteration[...] += 1
 
+    def __call__(self) -> None:
+        """Run the loop."""
+        self.run_with(_run_all)
 
-InferenceCall = (
-    KernelCall | CopyCall | BranchCall | LoopCall
-)  # one unit of an inference; `call()` runs it
+
+# One unit of an inference; `call()` runs it.
+InferenceCall = KernelCall | CopyCall | BranchCall | LoopCall
+
+
+def _run_all(calls: Sequence[InferenceCall]) -> None:
+    for call in calls:
+        call()
+
+
+def run_observed(calls: Sequence[InferenceCall], observe: Callable[[KernelCall], None]) -> None:
+    """Run `calls` as an inference does, except that each kernel call, however deep in
+    branches and loops, is run by `observe(call)` (which must run it: a timer, say)."""
+    for call in calls:
+        if isinstance(call, KernelCall):
+            observe(call)
+        elif isinstance(call, BranchCall):
+            run_observed(call.taken(), observe)
+        elif isinstance(call, LoopCall):
+            call.run_with(lambda body: run_observed(body, observe))
+        else:
+            call()
 
 
 @dataclass(frozen=True)

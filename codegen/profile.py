@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.executor import CompiledModel
+from codegen.executor import CompiledModel, KernelCall, run_observed
 from codegen.llvm import CpuTarget, compile_kernel
 from codegen.runtime.aligned import aligned_empty
 from ir.graph.ops.quantized import computes_on_integers
@@ -269,28 +269,50 @@ class TimedCalls:
     inference_s: float
 
 
+class _CallTimer:
+    """Times each kernel call it runs; the n-th call of every inference is the same call
+    (the same inputs take the same branches and iterations), recorded the first time."""
+
+    def __init__(self) -> None:
+        self.symbols: list[str] = []
+        self.call_bytes: list[int] = []
+        self.seconds: list[list[float]] = []
+        self.position = 0  # the next call's index within this inference
+
+    def __call__(self, call: KernelCall) -> None:
+        start = time.perf_counter()
+        call()
+        elapsed = time.perf_counter() - start
+        if self.position == len(self.symbols):
+            self.symbols.append(call.name)
+            self.call_bytes.append(sum(array.nbytes for array in call.arrays))
+            self.seconds.append([])
+        self.seconds[self.position].append(elapsed)
+        self.position += 1
+
+
 def time_kernel_calls(
     model: CompiledModel, inputs: Mapping[str, np.ndarray], runs: int
 ) -> TimedCalls:
     """Time `runs` inferences of `model` on `inputs` (checked), after one to warm up: each
-    kernel call timed in sequence, as it runs in the model; the median per call."""
+    kernel call (in branches and loop bodies too) timed in sequence, as it runs in the
+    model; the median per call."""
     if runs < 1:
         raise ValueError(f"need at least one run, got {runs}")
     bound = model.bind(inputs)
-    per_call: list[list[float]] = [[] for _ in bound.calls]
+    timer = _CallTimer()
     inference: list[float] = []
     for run in range(runs + 1):
+        timer.position = 0
         started = time.perf_counter()
-        for costs, call in zip(per_call, bound.calls, strict=True):
-            start = time.perf_counter()
-            call()
-            costs.append(time.perf_counter() - start)
+        run_observed(bound.calls, timer)
         if run:
             inference.append(time.perf_counter() - started)
+    symbols, call_bytes, per_call = timer.symbols, timer.call_bytes, timer.seconds
     return TimedCalls(
-        tuple(call.name for call in bound.calls),
+        tuple(symbols),
         tuple(statistics.median(costs[1:]) for costs in per_call),
-        tuple(sum(array.nbytes for array in call.arrays) for call in bound.calls),
+        tuple(call_bytes),
         statistics.median(inference),
     )
 
@@ -310,8 +332,6 @@ def profile_model(
     planned = {kernel.symbol: kernel for kernel in model.plan.kernels}
     totals: dict[str, list[float]] = {}  # symbol -> [calls, seconds, flops, bytes]
     for symbol, cost, nbytes in zip(timed.symbols, timed.call_s, timed.call_bytes, strict=True):
-        if symbol not in planned:
-            continue  # a copy, a branch or a loop: in the inference's time, not a kernel's
         entry = totals.setdefault(symbol, [0, 0.0, 0, 0])
         entry[0] += 1
         entry[1] += cost

@@ -171,5 +171,5 @@ def random_inputs(fn: Function, seed: int = 0) -> dict[str, np.ndarray]:
             array = rng.uniform(-1.0, 1.0, ty.shape).astype(dtype)
         else:
             array = rng.integers(0, 2, ty.shape).astype(dtype)
-        inputs[param.name] = np.ascontiguousarray(array)
+        inputs[param.name] = np.array(array, order="C")  # (ascontiguousarray makes 0-d 1-d)
     return inputs

@@ -117,6 +117,10 @@ def check_in_model(
     made: list[Record] = []
     timings: list[InModelTiming] = []
     for workload, (tuned_kernel, default_kernel) in differ.items():
+        if workload not in per_call["tuned"] or workload not in per_call["default"]:
+            # In a branch not taken or a loop that ran no iteration on these inputs.
+            logger.info("%s: not run on the check's inputs; kept as tuned", tuned_kernel.symbol)
+            continue
         tuned_costs = per_call["tuned"][workload]
         default_costs = per_call["default"][workload]
         for kernel, costs in ((tuned_kernel, tuned_costs), (default_kernel, default_costs)):
@@ -161,9 +165,7 @@ def _per_workload(timed: TimedCalls, workload_of: dict[str, str]) -> dict[str, t
     seconds: dict[str, float] = {}
     counts: dict[str, int] = {}
     for symbol, cost in zip(timed.symbols, timed.call_s, strict=True):
-        workload = workload_of.get(symbol)
-        if workload is None:
-            continue  # a copy, a branch or a loop of control flow
+        workload = workload_of[symbol]
         seconds[workload] = seconds.get(workload, 0.0) + cost
         counts[workload] = counts.get(workload, 0) + 1
     return {

@@ -17,6 +17,7 @@ from codegen.cuda.target import CudaTarget
 from codegen.errors import CodegenError
 from codegen.executor import CompiledModel, compile_model
 from codegen.llvm import host_target
+from codegen.profile import time_kernel_calls
 from codegen.runtime.loader import load_artifact
 from ir.graph.attrs import Attrs
 from ir.graph.nodes import Function, If, Loop, Tuple, TupleGetItem, Var, call, const
@@ -181,3 +182,26 @@ def test_the_swapping_loop_artifact_matches_the_reference(tmp_path: Path) -> Non
 def test_a_gpu_build_refuses_control_flow_by_name(tmp_path: Path) -> None:
     with pytest.raises(CodegenError, match=r"control flow .* not supported on GPU targets"):
         build_cuda_artifact(_swapping_loop(), CudaTarget("sm_80"), tmp_path)
+
+
+def test_kernel_calls_inside_branches_and_loops_are_timed_one_by_one() -> None:
+    """The profile's timer sees every kernel call an inference makes: the branch taken
+    once, and each body kernel once per iteration."""
+    model = compile_model(_recurrent_then_branch())
+    inputs: dict[str, np.ndarray] = {
+        "x": RNG.standard_normal((4, 8)).astype(np.float32),
+        "c": np.array([False]),
+        "n": np.array(3, np.int64),
+        "limit": np.array(9e9, np.float32),
+    }
+    timed = time_kernel_calls(model, inputs, runs=2)
+    counts: dict[str, int] = {}
+    for symbol in timed.symbols:
+        counts[symbol] = counts.get(symbol, 0) + 1
+    loop = next(step for step in _steps(model.plan.steps) if isinstance(step, LoopStep))
+    for step in loop.body:
+        if isinstance(step, KernelStep):
+            assert counts.pop(model.plan.kernels[step.kernel].symbol) == 3
+    (branch_symbol,) = counts  # the else branch's kernel, once; the then branch's never ran
+    assert "exp" in branch_symbol and counts[branch_symbol] == 1
+    assert len(timed.call_s) == len(timed.symbols) == 10

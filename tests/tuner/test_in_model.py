@@ -110,3 +110,40 @@ def test_tune_model_ends_with_the_check_and_keeps_its_records(tmp_path: Path) ->
     # Without it (or measured elsewhere, through a measurer) there is no step 5.
     off = tune_model(fn, "llvm", options.replace(in_model=False, trials=10), path)
     assert off.in_model is None
+
+
+def _branching_dense_model(dense_taken: bool) -> Function:
+    """An If on `sum(y) < -1e9` (false for the check's inputs in [-1, 1]): relu(dense(y, W))
+    in the branch taken when `dense_taken`, else in the one never taken."""
+    from ir.graph.nodes import If
+
+    y = Var("y", TensorType((64, 256), "float32"))
+    weight = Constant((RNG.standard_normal((256, 256)) * 0.1).astype(np.float32))
+    a = Var("a", TensorType((64, 256), "float32"))
+    dense = Function((a,), call("nn.relu", call("nn.dense", a, weight)))
+    other = Function((a,), call("negative", a))
+    never = call("less", call("sum", y, axis=None, keepdims=False), Constant(np.float32(-1e9)))
+    then_branch, else_branch = (other, dense) if dense_taken else (dense, other)
+    return optimize(infer_type(Function((y,), If(never, then_branch, else_branch, (y,)))))
+
+
+@pytest.mark.parametrize("dense_taken", [True, False])
+def test_kernels_inside_branches_are_checked_when_they_run(dense_taken: bool) -> None:
+    """A kernel in the branch the inputs take is timed inside the model like any other; one
+    in a branch they never take is kept as tuned, with no in-model record."""
+    fn = _branching_dense_model(dense_taken)
+    target = parse_target("llvm")
+    key = str(target)
+    task = next(task for task in extract_tasks(fn, target) if "dense" in task.name)
+    default = default_trace(task.to_json(), key)
+    records = [_cold(task.key, key, default, 1e-3), _cold(task.key, key, NAIVE, 1e-6)]
+
+    check = check_in_model(fn, target, records, rounds=2, seconds=0.5)
+
+    if dense_taken:
+        (timing,) = check.timings
+        assert timing.workload_key == task.key and timing.calls == 1
+        assert timing.kept == "default" and len(check.records) == 2
+    else:
+        assert check.timings == () and check.records == ()
+        assert check.tuned_latency_s is not None  # the model itself was timed
