@@ -494,3 +494,53 @@ def test_a_decoder_loop_with_a_branch_inside_compiles_to_an_artifact(tmp_path: P
             jit = compiled.run(feeds)  # type: ignore[attr-defined]
             np.testing.assert_allclose(jit, expected, rtol=1e-5, atol=1e-6)
             np.testing.assert_allclose(loaded.run(feeds)["h"], expected, rtol=1e-5, atol=1e-6)
+
+
+def _gru_decoder_model(hidden: int = 16, batch: int = 2) -> onnx.ModelProto:
+    """A decoder loop running an ONNX GRU cell n times (n an input): each step feeds the
+    cell the previous hidden state through a projection (read from the main graph)."""
+    w = (RNG.standard_normal((1, 3 * hidden, hidden)) * 0.3).astype(np.float32)
+    r = (RNG.standard_normal((1, 3 * hidden, hidden)) * 0.3).astype(np.float32)
+    b = (RNG.standard_normal((1, 6 * hidden)) * 0.1).astype(np.float32)
+    cell = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["h_in", "projection"], ["x_step"]),
+            helper.make_node(
+                "GRU", ["x_step", "w", "r", "b", "", "h_in"], ["", "h_out"], hidden_size=hidden
+            ),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        "gru_step",
+        [
+            _info("i", INT64, []),
+            _info("cond_in", BOOL, []),
+            _info("h_in", FLOAT, [1, batch, hidden]),
+        ],
+        [_info("cond_out", BOOL, []), _info("h_out", FLOAT, [1, batch, hidden])],
+    )
+    nodes = [
+        helper.make_node("Transpose", ["mixing"], ["projection"], perm=[1, 0]),
+        helper.make_node("Loop", ["n", "", "h0"], ["h"], name="gru_decode", body=cell),
+    ]
+    return _model(
+        nodes,
+        [
+            _info("h0", FLOAT, [1, batch, hidden]),
+            _info("mixing", FLOAT, [hidden, hidden]),
+            _info("n", INT64, []),
+        ],
+        [_info("h", FLOAT, [1, batch, hidden])],
+        {"w": w, "r": r, "b": b},
+    )
+
+
+def test_a_gru_cell_run_n_times_by_a_loop_matches_onnxruntime() -> None:
+    model = _gru_decoder_model()
+    compiled = _compiled(model)
+    for trips in (0, 1, 5, 33):
+        feeds: dict[str, np.ndarray] = {
+            "h0": RNG.standard_normal((1, 2, 16)).astype(np.float32),
+            "mixing": (RNG.standard_normal((16, 16)) * 0.3).astype(np.float32),
+            "n": np.array(trips, np.int64),
+        }
+        _check(model, feeds, compiled, "onnxruntime")
