@@ -324,6 +324,9 @@ class _Planner(Generic[CodeT]):
             if layout is not None:
                 raise IRError(f"layout rewrite of non-constant input p{position}")
             value = slots[id(arg)]
+            if isinstance(value, Constant):  # a branch's or body's parameter bound to one
+                args.append(self.weight_value(np.asarray(value.data)))
+                continue
             if not isinstance(value, int):
                 raise IRError(f"{prim.attrs.get('name')}: tuple arguments are not supported")
             args.append(value)

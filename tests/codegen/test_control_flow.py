@@ -205,3 +205,21 @@ def test_kernel_calls_inside_branches_and_loops_are_timed_one_by_one() -> None:
     (branch_symbol,) = counts  # the else branch's kernel, once; the then branch's never ran
     assert "exp" in branch_symbol and counts[branch_symbol] == 1
     assert len(timed.call_s) == len(timed.symbols) == 10
+
+
+def test_constant_states_and_invariants_become_weights(tmp_path: Path) -> None:
+    """A loop started from a constant state, reading a constant and returning it as a
+    state: constants reach kernels and copies as weights."""
+    n = Var("n", SCALAR_INT)
+    i, running = Var("i", SCALAR_INT), Var("running", SCALAR_BOOL)
+    s, step, last = (Var(name, TensorType((8,), "float32")) for name in ("s", "step", "last"))
+    body = Function((i, running, s, last, step), Tuple((running, call("add", s, step), step)))
+    start = const(np.zeros(8, np.float32))
+    step_value = const(np.arange(8, dtype=np.float32))
+    loop = Loop(n, const(True), (start, start), (step_value,), body)
+    fn = optimize(Function((n,), Tuple((TupleGetItem(loop, 0), TupleGetItem(loop, 1)))))
+    for trips in (0, 3):
+        total, last_step = compile_model(fn).run({"n": np.array(trips, np.int64)})
+        np.testing.assert_allclose(total, trips * np.arange(8, dtype=np.float32))
+        np.testing.assert_allclose(last_step, np.arange(8) if trips else np.zeros(8))
+        _run_both(fn, {"n": np.array(trips, np.int64)}, tmp_path)
