@@ -66,6 +66,7 @@ bench: install
 	$(PY) bench/cost_model_accuracy.py build/curve-records
 	$(PY) bench/record_fidelity.py build/curve-records
 	$(PY) bench/int8.py
+	$(PY) bench/control_flow.py
 
 # The model zoo (bench/zoo.py): real PyTorch exports against ONNX Runtime and OpenVINO. Its
 # own venv holds torch (CPU kernels; on x86_64 pip takes torch 2.14.1 with torchvision
