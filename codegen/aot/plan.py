@@ -148,17 +148,22 @@ class LoopStep:
 Step = KernelStep | CopyStep | BranchStep | LoopStep
 
 
+def all_steps(steps: Sequence[Step]) -> list[Step]:
+    """Every step of `steps`, each branch's and loop body's after the step holding them,
+    in plan order."""
+    found: list[Step] = []
+    for step in steps:
+        found.append(step)
+        if isinstance(step, BranchStep):
+            found += all_steps(step.then_steps) + all_steps(step.else_steps)
+        elif isinstance(step, LoopStep):
+            found += all_steps(step.body)
+    return found
+
+
 def kernel_steps(steps: Sequence[Step]) -> list[KernelStep]:
     """Every kernel call of `steps`, nested ones included, in plan order."""
-    found: list[KernelStep] = []
-    for step in steps:
-        if isinstance(step, KernelStep):
-            found.append(step)
-        elif isinstance(step, BranchStep):
-            found += kernel_steps(step.then_steps) + kernel_steps(step.else_steps)
-        elif isinstance(step, LoopStep):
-            found += kernel_steps(step.body)
-    return found
+    return [step for step in all_steps(steps) if isinstance(step, KernelStep)]
 
 
 def has_control_steps(steps: Sequence[Step]) -> bool:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from codegen.aot.build import build_model_artifact
 from codegen.aot.cuda_build import build_cuda_artifact
-from codegen.aot.plan import BranchStep, CopyStep, KernelStep, LoopStep, Step
+from codegen.aot.plan import BranchStep, CopyStep, KernelStep, LoopStep, all_steps
 from codegen.cuda.target import CudaTarget
 from codegen.errors import CodegenError
 from codegen.executor import CompiledModel, compile_model
@@ -88,17 +88,6 @@ def _run_both(fn: Function, inputs: dict[str, np.ndarray], tmp_path: Path) -> No
         np.testing.assert_allclose(aot[index], want, rtol=1e-5, atol=1e-5, err_msg="artifact")
 
 
-def _steps(steps: tuple[Step, ...] | list[Step]) -> list[Step]:
-    found: list[Step] = []
-    for step in steps:
-        found.append(step)
-        if isinstance(step, BranchStep):
-            found += _steps(step.then_steps) + _steps(step.else_steps)
-        elif isinstance(step, LoopStep):
-            found += _steps(step.body)
-    return found
-
-
 def test_a_branch_and_an_early_exit_loop_run_as_the_reference_in_both_backends(
     tmp_path: Path,
 ) -> None:
@@ -119,7 +108,7 @@ def test_a_branch_and_an_early_exit_loop_run_as_the_reference_in_both_backends(
 
 def test_only_the_branch_taken_runs_and_loop_kernels_are_compiled_once() -> None:
     model = compile_model(_recurrent_then_branch())
-    steps = _steps(model.plan.steps)
+    steps = all_steps(model.plan.steps)
     branch = next(step for step in steps if isinstance(step, BranchStep))
     assert [type(s) for s in branch.then_steps] == [KernelStep, CopyStep]
     assert [type(s) for s in branch.else_steps] == [KernelStep, CopyStep]
@@ -133,8 +122,8 @@ def test_values_read_in_a_loop_are_not_overwritten_by_its_body() -> None:
     storage, must not share bytes with a value the body writes."""
     model = compile_model(_recurrent_then_branch())
     plan = model.plan
-    loop = next(step for step in _steps(plan.steps) if isinstance(step, LoopStep))
-    body_steps = _steps(loop.body)
+    loop = next(step for step in all_steps(plan.steps) if isinstance(step, LoopStep))
+    body_steps = all_steps(loop.body)
     written = {v for s in body_steps if isinstance(s, KernelStep) for v in s.outputs}
     written |= {s.target for s in body_steps if isinstance(s, CopyStep)}
     read = {v for s in body_steps if isinstance(s, KernelStep) for v in s.args}
@@ -198,7 +187,7 @@ def test_kernel_calls_inside_branches_and_loops_are_timed_one_by_one() -> None:
     counts: dict[str, int] = {}
     for symbol in timed.symbols:
         counts[symbol] = counts.get(symbol, 0) + 1
-    loop = next(step for step in _steps(model.plan.steps) if isinstance(step, LoopStep))
+    loop = next(step for step in all_steps(model.plan.steps) if isinstance(step, LoopStep))
     for step in loop.body:
         if isinstance(step, KernelStep):
             assert counts.pop(model.plan.kernels[step.kernel].symbol) == 3
@@ -223,3 +212,41 @@ def test_constant_states_and_invariants_become_weights(tmp_path: Path) -> None:
         np.testing.assert_allclose(total, trips * np.arange(8, dtype=np.float32))
         np.testing.assert_allclose(last_step, np.arange(8) if trips else np.zeros(8))
         _run_both(fn, {"n": np.array(trips, np.int64)}, tmp_path)
+
+
+def _nested_loops() -> Function:
+    """for i < m: (for j < k: s = s * 0.5 + x + i) ; t = t + s  (the inner loop reads the
+    outer body's iteration and an invariant from the main function)."""
+    x, m, k = Var("x", TensorType((8,), "float32")), Var("m", SCALAR_INT), Var("k", SCALAR_INT)
+    vector = TensorType((8,), "float32")
+    j, inner_running = Var("j", SCALAR_INT), Var("inner_running", SCALAR_BOOL)
+    s, x_inner, i_inner = Var("s", vector), Var("x_inner", vector), Var("i_inner", SCALAR_INT)
+    half = call("multiply", s, const(np.float32(0.5)))
+    shifted = call("add", call("add", half, x_inner), call("cast", i_inner, dtype="float32"))
+    inner_body = Function((j, inner_running, s, x_inner, i_inner), Tuple((inner_running, shifted)))
+    i, running = Var("i", SCALAR_INT), Var("running", SCALAR_BOOL)
+    s_outer, t, x_outer, k_outer = (
+        Var("s_outer", vector),
+        Var("t", vector),
+        Var("x_outer", vector),
+        Var("k_outer", SCALAR_INT),
+    )
+    inner = Loop(k_outer, const(True), (s_outer,), (x_outer, i), inner_body)
+    new_s = TupleGetItem(inner, 0)
+    outer_body = Function(
+        (i, running, s_outer, t, x_outer, k_outer),
+        Tuple((running, new_s, call("add", t, new_s))),
+    )
+    outer = Loop(m, const(True), (x, call("negative", x)), (x, k), outer_body)
+    return optimize(Function((x, m, k), Tuple((TupleGetItem(outer, 0), TupleGetItem(outer, 1)))))
+
+
+def test_nested_loops_run_as_the_reference(tmp_path: Path) -> None:
+    fn = _nested_loops()
+    for outer_trips, inner_trips in ((0, 3), (3, 0), (2, 5), (4, 1)):
+        inputs: dict[str, np.ndarray] = {
+            "x": RNG.standard_normal(8).astype(np.float32),
+            "m": np.array(outer_trips, np.int64),
+            "k": np.array(inner_trips, np.int64),
+        }
+        _run_both(fn, inputs, tmp_path)

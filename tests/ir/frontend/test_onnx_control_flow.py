@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from bench.control_flow import gru_decoder
 from codegen.executor import compile_model
 from codegen.llvm.target import host_target
 from codegen.prepare import prepare_for_target
@@ -288,8 +289,9 @@ def test_a_data_dependent_loop_with_scan_outputs_is_refused_by_name() -> None:
 
 
 def test_a_branch_on_a_mean_and_a_recurrent_loop_compile_to_an_artifact(tmp_path: Path) -> None:
-    """A cell `h = tanh(h @ W + x)` run 3 times by a Loop, then an If on the mean of the
-    result (computed at run time): the artifact matches onnxruntime on both branches."""
+    """A cell `h = tanh(h @ W + x)` run 3 times by a Loop (a constant count: it unrolls),
+    then an If on the mean of the result (computed at run time): the artifact matches
+    onnxruntime on both branches."""
     import onnxruntime
 
     from codegen.runtime.loader import load_artifact
@@ -331,6 +333,8 @@ def test_a_branch_on_a_mean_and_a_recurrent_loop_compile_to_an_artifact(tmp_path
         [_info("y", FLOAT, [1, width])],
         weights,
     )
+    text = str(import_model(model).function)
+    assert "loop(" not in text and "if(" in text  # 3 constant steps unroll; the If stays
     session = onnxruntime.InferenceSession(
         model.SerializeToString(), providers=["CPUExecutionProvider"]
     )
@@ -496,51 +500,14 @@ def test_a_decoder_loop_with_a_branch_inside_compiles_to_an_artifact(tmp_path: P
             np.testing.assert_allclose(loaded.run(feeds)["h"], expected, rtol=1e-5, atol=1e-6)
 
 
-def _gru_decoder_model(hidden: int = 16, batch: int = 2) -> onnx.ModelProto:
-    """A decoder loop running an ONNX GRU cell n times (n an input): each step feeds the
-    cell the previous hidden state through a projection (read from the main graph)."""
-    w = (RNG.standard_normal((1, 3 * hidden, hidden)) * 0.3).astype(np.float32)
-    r = (RNG.standard_normal((1, 3 * hidden, hidden)) * 0.3).astype(np.float32)
-    b = (RNG.standard_normal((1, 6 * hidden)) * 0.1).astype(np.float32)
-    cell = helper.make_graph(
-        [
-            helper.make_node("MatMul", ["h_in", "projection"], ["x_step"]),
-            helper.make_node(
-                "GRU", ["x_step", "w", "r", "b", "", "h_in"], ["", "h_out"], hidden_size=hidden
-            ),
-            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
-        ],
-        "gru_step",
-        [
-            _info("i", INT64, []),
-            _info("cond_in", BOOL, []),
-            _info("h_in", FLOAT, [1, batch, hidden]),
-        ],
-        [_info("cond_out", BOOL, []), _info("h_out", FLOAT, [1, batch, hidden])],
-    )
-    nodes = [
-        helper.make_node("Transpose", ["mixing"], ["projection"], perm=[1, 0]),
-        helper.make_node("Loop", ["n", "", "h0"], ["h"], name="gru_decode", body=cell),
-    ]
-    return _model(
-        nodes,
-        [
-            _info("h0", FLOAT, [1, batch, hidden]),
-            _info("mixing", FLOAT, [hidden, hidden]),
-            _info("n", INT64, []),
-        ],
-        [_info("h", FLOAT, [1, batch, hidden])],
-        {"w": w, "r": r, "b": b},
-    )
-
-
 def test_a_gru_cell_run_n_times_by_a_loop_matches_onnxruntime() -> None:
-    model = _gru_decoder_model()
+    """bench/control_flow.py's decoder (an ONNX GRU cell fed its own projected state)
+    with a run-time step count: one compile for every count."""
+    model = gru_decoder(hidden=16, batch=2, steps=None, seed=5)
     compiled = _compiled(model)
     for trips in (0, 1, 5, 33):
         feeds: dict[str, np.ndarray] = {
             "h0": RNG.standard_normal((1, 2, 16)).astype(np.float32),
-            "mixing": (RNG.standard_normal((16, 16)) * 0.3).astype(np.float32),
             "n": np.array(trips, np.int64),
         }
         _check(model, feeds, compiled, "onnxruntime")
