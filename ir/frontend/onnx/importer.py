@@ -478,8 +478,12 @@ class _GraphImporter:
                 outer = self._value(name, where)
             except ModelImportError:
                 continue  # made inside a nested subgraph, not read from outside
-            if isinstance(outer, Constant):
-                continue  # a constant stays one inside the body (weights keep their layouts)
+            folded = self._fold(outer)
+            if isinstance(folded, Constant):
+                # A constant stays one inside the body: weights keep their layouts, and
+                # shapes computed outside stay compile-time operands.
+                child.values[name] = folded
+                continue
             var = Var(name, outer.checked_type)
             captures[name] = (var, outer)
             child.values[name] = var

@@ -511,3 +511,39 @@ def test_a_gru_cell_run_n_times_by_a_loop_matches_onnxruntime() -> None:
             "n": np.array(trips, np.int64),
         }
         _check(model, feeds, compiled, "onnxruntime")
+
+
+def test_a_shape_computed_outside_stays_a_constant_inside_a_run_time_loop() -> None:
+    """The body reshapes its state to a shape the main graph computes (Shape of an input):
+    folded before the loop, it is a compile-time operand inside the body too."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Reshape", ["state_in", "flat"], ["flat_state"]),
+            helper.make_node("Add", ["flat_state", "one"], ["bumped"]),
+            helper.make_node("Reshape", ["bumped", "grid"], ["state_out"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        "reshaping",
+        [_info("i", INT64, []), _info("cond_in", BOOL, []), _info("state_in", FLOAT, [2, 3])],
+        [_info("cond_out", BOOL, []), _info("state_out", FLOAT, [2, 3])],
+        [numpy_helper.from_array(np.array(1.0, np.float32), "one")],
+    )
+    nodes = [
+        helper.make_node("Shape", ["init"], ["grid"]),
+        helper.make_node("ReduceProd", ["grid"], ["count"], keepdims=1),
+        helper.make_node("Identity", ["count"], ["flat"]),
+        helper.make_node("Loop", ["n", "", "init"], ["final"], name="reshaping_loop", body=body),
+    ]
+    model = _model(
+        nodes,
+        [_info("init", FLOAT, [2, 3]), _info("n", INT64, [])],
+        [_info("final", FLOAT, [2, 3])],
+    )
+    assert "loop(" in str(import_model(model).function)
+    compiled = _compiled(model)
+    for trips in (0, 4):
+        feeds: dict[str, np.ndarray] = {
+            "init": RNG.standard_normal((2, 3)).astype(np.float32),
+            "n": np.array(trips, np.int64),
+        }
+        _check(model, feeds, compiled, "onnxruntime")
