@@ -478,22 +478,17 @@ def plan_model_with(
 
 def _walk(fn: Function, planner: _Planner[Any]) -> tuple[list[TensorSpec], list[int]]:
     """Step 1: inputs, weights and kernel calls in post order; the output value ids."""
-    slots: dict[int, Any] = {}
     inputs: list[TensorSpec] = []
+    values: list[int] = []
     for position, param in enumerate(fn.params):
         ty = param.type_annotation
         if not isinstance(ty, TensorType):
             raise IRError(f"input %{param.name} must be a tensor, got {ty}")
         value = planner.new_value(ty)
         planner.locations[value] = Location("input", position)
-        slots[id(param)] = value
+        values.append(value)
         inputs.append(TensorSpec(param.name, tuple(ty.shape), ty.dtype))
-    result_slots = planner.walk(fn.body, slots, "the model")
-    result = [
-        planner.weight_value(np.asarray(item.data)) if isinstance(item, Constant) else item
-        for item in _flatten(result_slots)
-    ]
-    return inputs, result
+    return inputs, planner.apply(fn, values, "the model")
 
 
 def _place_outputs(

@@ -183,23 +183,23 @@ def convert_loop(ctx: NodeContext) -> ConverterResult:
     condition = None if condition_input is None else ctx.fold(condition_input)
     constant_trips = isinstance(trips, Constant)
     why_not = "scan outputs: their count would depend on the data"
-    if num_scan_outputs == 0 and (
-        not constant_trips
-        or int(_scalar_of(trips)) > MAX_UNROLLED_ITERATIONS
-        or (condition is not None and not isinstance(condition, Constant))
-        or _may_exit_early(ctx, body, states)
-    ):
-        native = _native_loop(ctx, body, trip_input, condition_input, states)
+    if num_scan_outputs == 0:
+        required = (
+            not constant_trips
+            or int(_scalar_of(trips)) > MAX_UNROLLED_ITERATIONS
+            or (condition is not None and not isinstance(condition, Constant))
+        )
+        native = _native_loop(ctx, body, trip_input, condition_input, states, required)
         if isinstance(native, list):
             return native
-        why_not = native
+        why_not = native or why_not
     if trip_input is None:
         raise ctx.unsupported(f"a Loop without a trip count that has {why_not}")
     # A run-time trip count raises ValueDependentError: compiling for its value unrolls.
     count = int(ctx.static_scalar(0, f"M, the trip count of a Loop with {why_not}"))
     if count > MAX_UNROLLED_ITERATIONS:
         raise ctx.unsupported(
-            f"a Loop of {count} iterations with scan outputs (at most "
+            f"a Loop of {count} iterations with {why_not.split(':')[0]} (at most "
             f"{MAX_UNROLLED_ITERATIONS} unroll)"
         )
     return _unrolled_loop(ctx, body, count, condition_input, states)
@@ -223,28 +223,25 @@ def _loop_params(ctx: NodeContext, body: onnx.GraphProto, states: Sequence[Expr]
     return [Var(name, ty) for name, ty in zip(names, types, strict=True)]
 
 
-def _may_exit_early(ctx: NodeContext, body: onnx.GraphProto, states: Sequence[Expr]) -> bool:
-    """Whether the body's condition output can be false: it is not the condition passed in
-    nor a constant true."""
-    params = _loop_params(ctx, body, states)
-    condition_out = ctx.fold(ctx.convert_closure(body, params, {})[0])
-    if condition_out is params[1]:
-        return False
-    return not (isinstance(condition_out, Constant) and bool(condition_out.data.all()))
-
-
 def _native_loop(
     ctx: NodeContext,
     body: onnx.GraphProto,
     trip_input: Expr | None,
     condition_input: Expr | None,
     states: Sequence[Expr],
-) -> list[Expr] | str:
-    """The IR's Loop's outputs, or why the loop cannot be one."""
+    required: bool,
+) -> list[Expr] | str | None:
+    """The IR's Loop's outputs; or why the loop cannot be one; or, unless `required`, None
+    when its body cannot end it early (its condition output is the condition passed in,
+    or a constant true): such a loop with a constant count unrolls instead."""
     params = _loop_params(ctx, body, states)
     captures: Captures = {}
     results = ctx.convert_closure(body, params, captures)
     condition_out, new_states = _flag(ctx, results[0]), results[1:]
+    folded = ctx.fold(results[0])
+    never_false = folded is params[1] or (isinstance(folded, Constant) and bool(folded.data.all()))
+    if never_false and not required:
+        return None
     for position, (state, new) in enumerate(zip(states, new_states, strict=True)):
         old_type = _tensor_type(ctx, state, "a loop state")
         new_type = _tensor_type(ctx, new, "a loop state")
