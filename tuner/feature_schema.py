@@ -21,7 +21,7 @@ STORE_FEATURES: tuple[str, ...] = (
     "float_math",  # intrinsics: exp, log, tanh, sqrt, ...
     "float_select_cmp",  # selects and float comparisons
     "int_ops",  # integer arithmetic, index computations included
-    "int8_mul",  # multiplications of 8-bit values (widened): an 8-bit kernel's arithmetic
+    "int8_mul",  # products of 8-bit values (widened; int16 weights too): 8-bit kernels' arithmetic
     "flops",  # all float operations above (an FMA counts as its add and its mul)
     # Loops around the store.
     "depth",

@@ -562,10 +562,11 @@ def _count_ops(value: PrimExpr) -> tuple[dict[str, int], list[Load]]:
 
 
 def _is_byte(expr: PrimExpr) -> bool:
-    """Whether `expr` is an 8-bit integer value (a cast of one, or one itself)."""
+    """Whether `expr` is a dot-product operand: an 8-bit integer value, or an int16 one
+    (a widened weight, the WORD form's), or a cast of one."""
     if type(expr) is Cast:
         expr = expr.value  # type: ignore[attr-defined]
-    return expr.dtype in ("uint8", "int8")
+    return expr.dtype in ("uint8", "int8", "int16")
 
 
 def _is_float_mul(expr: PrimExpr) -> bool:

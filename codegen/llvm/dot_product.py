@@ -5,7 +5,7 @@ accumulation becomes one dot-product instruction sequence per vector.
         for c in range(L) vectorized:       # L = 16, 8 or 4 int32 lanes
             acc[i + c] = acc[i + c] + int32(a[j + q]) * int32(w[k + 4 * c + q])
 
-or, summing each pair of bytes in int16 first (qnn.conv2d_nchwc's `pair_sums` form, for
+or, summing each pair of bytes in int16 first (qnn.conv2d_nchwc's PAIR form, for
 weights whose pair sums cannot leave int16),
 
     for p in range(2):
@@ -13,16 +13,27 @@ weights whose pair sums cannot leave int16),
             acc[i + c] = acc[i + c] + int32(int16(a[j + 2p]) * int16(w[k + 4c + 2p])
                                           + int16(a[j + 2p + 1]) * int16(w[k + 4c + 2p + 1]))
 
-with one of `a`, `w` uint8 and the other int8 (`a`'s loads possibly guarded by a
-condition that holds for all 4 bytes, a fill value elsewhere: padding). `a`'s 4 bytes are
-one int32 broadcast to every lane, `w`'s 4 * L bytes one vector (each lane's 4 bytes
-adjacent, as qnn.conv2d_nchwc lays its weight out), and
+or, with an int16 weight whose pairs lie 2 apart per lane (the WORD form, any weight),
 
-- with AVX-512 VNNI or AVX-VNNI, `vpdpbusd` adds each lane's 4 byte products to it (either
-  form: integer sums are exact in any order);
+    for p in range(2):
+        for c in range(L) vectorized:
+            acc[i + c] = acc[i + c] + (int32(a[j + 2p]) * int32(w[k + s * p + 2c])
+                                       + int32(a[j + 2p + 1]) * int32(w[k + s * p + 2c + 1]))
+
+with one of `a`, `w` uint8 and the other int8 (WORD: `a` uint8, `w` int16), `a`'s loads
+possibly guarded by a condition that holds for all 4 bytes, a fill value elsewhere
+(padding). `a`'s 4 bytes are one int32 broadcast to every lane, `w`'s 4 * L bytes one
+vector (each lane's 4 bytes adjacent, as qnn.conv2d_nchwc lays its weight out; WORD:
+two vectors of 2 * L int16s, one per pair), and
+
+- with AVX-512 VNNI or AVX-VNNI, `vpdpbusd` adds each lane's 4 byte products to it (the
+  quad and pair forms: integer sums are exact in any order);
 - with AVX2 or AVX-512BW, the pair form is `vpmaddubsw` (each pair's products summed into
   int16, which the form says cannot overflow, so its saturation never acts) then
-  `vpmaddwd` by ones (the two pairs summed into int32), then an add.
+  `vpmaddwd` by ones (the two pairs summed into int32), then an add;
+- with AVX2 or AVX-512BW, the word form is, per pair, `a`'s two bytes zero-extended to
+  int16 in every lane (one shuffle of the 4 broadcast bytes) and `vpmaddwd` with the
+  int16 weight vector (exact: no int16 sum is formed), then adds.
 
 Where the pattern or the instructions are missing, the loops are emitted as they are
 (LLVM widens the bytes and multiplies).
@@ -40,6 +51,7 @@ from codegen.llvm.context import FunctionContext
 from codegen.llvm.dtypes import I32, I64, splat
 from codegen.llvm.exprs import emit_expr, emit_index
 from codegen.llvm.memory import element_pointer, load_contiguous, store_contiguous
+from ir.graph.ops.quantized import PAIR, QUAD, WORD
 from ir.tir.expr import Binary, Cast, IntImm, Load, PrimExpr, Select, Var
 from ir.tir.simplify import simplify
 from ir.tir.stmt import For, Store
@@ -47,6 +59,7 @@ from ir.tir.visit import substitute
 
 DOT_WIDTH = 4
 _BYTE_TYPES = frozenset({"uint8", "int8"})
+_OPERAND_TYPES = _BYTE_TYPES | {"int16"}  # (int16: the WORD form's weight)
 I8 = ir.IntType(8)
 I16 = ir.IntType(16)
 
@@ -66,7 +79,7 @@ class _DotProduct:
     broadcast: Load
     vector: Load
     unsigned_first: bool
-    pairs: bool
+    form: str
     guard: Select | None
 
 
@@ -80,8 +93,10 @@ def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
         return False
     target = ctx.target
     narrow_vnni = target.has_feature("avx512vl") or target.has_feature("avxvnni")
-    vnni = _instruction_lanes(target.dot_product_lanes, found.lanes, narrow_vnni)
-    pairs = _instruction_lanes(_pair_lanes(ctx), found.lanes, True) if found.pairs else 0
+    vnni = 0
+    if found.form != WORD:
+        vnni = _instruction_lanes(target.dot_product_lanes, found.lanes, narrow_vnni)
+    pairs = _instruction_lanes(_pair_lanes(ctx), found.lanes, True) if found.form != QUAD else 0
     width = vnni or pairs
     if not width:
         return False
@@ -91,6 +106,9 @@ def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
         found.lane: IntImm(0, found.lane.dtype),
     }
     broadcast = _broadcast_bytes(ctx, found, first_lane, width)
+    if found.form == WORD:
+        _emit_words(ctx, found, first_lane, broadcast, width)
+        return True
     vector_index = emit_index(ctx, substitute(found.vector.index, first_lane))
     store = found.store
     first = emit_index(ctx, substitute(store.index, first_lane))
@@ -108,6 +126,64 @@ def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
             total = builder.add(accumulator, _pair_sums(ctx, unsigned, signed, width))
         store_contiguous(ctx, store.buffer, start, total)
     return True
+
+
+def _emit_words(
+    ctx: FunctionContext,
+    found: _DotProduct,
+    first_lane: dict[Var, PrimExpr],
+    broadcast: Any,
+    width: int,
+) -> None:
+    """The WORD form's nest: per chunk of `width` lanes, the accumulator plus, for each of
+    the 2 pairs, vpmaddwd of the pair's data bytes as int16 (from the 4 `broadcast`
+    bytes) and the pair's int16 weight vector."""
+    builder = ctx.builder
+    starts = [
+        emit_index(ctx, substitute(found.vector.index, {**first_lane, found.step: step}))
+        for step in (IntImm(0, found.step.dtype), IntImm(1, found.step.dtype))
+    ]
+    words = [_pair_words(ctx, broadcast, width, pair) for pair in (0, 1)]
+    word_vector = ir.VectorType(I16, 2 * width)
+    store = found.store
+    first = emit_index(ctx, substitute(store.index, first_lane))
+    for chunk in range(0, found.lanes, width):
+        total = load_contiguous(ctx, store.buffer, builder.add(first, I64(chunk)), width)
+        for start, data in zip(starts, words, strict=True):
+            address = element_pointer(ctx, found.vector.buffer, builder.add(start, I64(2 * chunk)))
+            weights = builder.load(address, typ=word_vector, align=2)
+            total = builder.add(total, _vpmaddwd(ctx, data, weights, width))
+        store_contiguous(ctx, store.buffer, builder.add(first, I64(chunk)), total)
+
+
+def _pair_words(ctx: FunctionContext, broadcast: Any, lanes: int, pair: int) -> Any:
+    """Bytes 2 * `pair` and 2 * `pair` + 1 of each lane of `broadcast` (`lanes` int32s of
+    4 bytes) zero-extended to two int16s."""
+    byte_count = lanes * DOT_WIDTH
+    bytes_type = ir.VectorType(I8, byte_count)
+    zero_index = byte_count  # (the first of the zero vector's bytes)
+    mask: list[int] = []
+    for lane in range(lanes):
+        low = lane * DOT_WIDTH + 2 * pair
+        mask += [low, zero_index, low + 1, zero_index]
+    builder = ctx.builder
+    data = builder.bitcast(broadcast, bytes_type)
+    picked = builder.shuffle_vector(
+        data,
+        ir.Constant(bytes_type, [0] * byte_count),
+        ir.Constant(ir.VectorType(I32, byte_count), mask),
+    )
+    return builder.bitcast(picked, ir.VectorType(I16, 2 * lanes))
+
+
+def _vpmaddwd(ctx: FunctionContext, first: Any, second: Any, lanes: int) -> Any:
+    """Each int32 lane's two int16 products of `first` and `second` summed."""
+    words_type = ir.VectorType(I16, lanes * 2)
+    function = ctx.module_ctx.declare(
+        "llvm.x86.avx512.pmaddw.d.512" if lanes == 16 else "llvm.x86.avx2.pmadd.wd",
+        ir.FunctionType(ir.VectorType(I32, lanes), [words_type, words_type]),
+    )
+    return ctx.builder.call(function, [first, second])
 
 
 def _vpdpbusd(
@@ -133,15 +209,11 @@ def _pair_sums(ctx: FunctionContext, unsigned: Any, signed: Any, lanes: int) -> 
         "llvm.x86.avx512.pmaddubs.w.512" if wide else "llvm.x86.avx2.pmadd.ub.sw",
         ir.FunctionType(words_type, [bytes_type, bytes_type]),
     )
-    quads = ctx.module_ctx.declare(
-        "llvm.x86.avx512.pmaddw.d.512" if wide else "llvm.x86.avx2.pmadd.wd",
-        ir.FunctionType(ir.VectorType(I32, lanes), [words_type, words_type]),
-    )
     words = builder.call(
         pairs, [builder.bitcast(unsigned, bytes_type), builder.bitcast(signed, bytes_type)]
     )
     ones = ir.Constant(words_type, [1] * (lanes * 2))
-    return builder.call(quads, [words, ones])
+    return _vpmaddwd(ctx, words, ones, lanes)
 
 
 def _pair_lanes(ctx: FunctionContext) -> int:
@@ -216,8 +288,13 @@ def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
     product = _accumulated(store)
     if product is None or depends_on(store.index, {step}):
         return None
-    pairs = loop.extent.value == 2
-    operands = _pair_operands(product) if pairs else _byte_operands(product, "int32")
+    form, operands = QUAD, None
+    if loop.extent.value == DOT_WIDTH:
+        operands = _byte_operands(product, "int32")
+    else:
+        form, operands = PAIR, _pair_operands(product)
+        if operands is None:
+            form, operands = WORD, _word_operands(product)
     if operands is None:
         return None
     (first, second), guard = operands
@@ -225,14 +302,19 @@ def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
         return None
     loads = (first, second)
     broadcast = [load for load in loads if not depends_on(load.index, {lane})]
-    vector = [load for load in loads if linear_coefficient(load.index, lane, opaque) == DOT_WIDTH]
-    step_size = 2 if pairs else 1
+    vector_stride = 2 if form == WORD else DOT_WIDTH
+    vector = [
+        load for load in loads if linear_coefficient(load.index, lane, opaque) == vector_stride
+    ]
+    step_size = 1 if form == QUAD else 2
+    if len(broadcast) != 1 or len(vector) != 1:
+        return None
+    stepped = (broadcast[0],) if form == WORD else loads  # (WORD: the pairs lie further on)
     if (
-        len(broadcast) != 1
-        or len(vector) != 1
-        or any(linear_coefficient(load.index, step, opaque) != step_size for load in loads)
+        any(linear_coefficient(load.index, step, opaque) != step_size for load in stepped)
+        or linear_coefficient(vector[0].index, step, opaque) is None
         or any(load.buffer == store.buffer for load in loads)
-        or {load.buffer.dtype for load in loads} != set(_BYTE_TYPES)
+        or (broadcast[0].buffer.dtype, vector[0].buffer.dtype) not in _operand_types(form)
         or (guard is not None and guard.true_value is not broadcast[0])
     ):
         return None
@@ -244,9 +326,16 @@ def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
         broadcast=broadcast[0],
         vector=vector[0],
         unsigned_first=broadcast[0].buffer.dtype == "uint8",
-        pairs=pairs,
+        form=form,
         guard=guard,
     )
+
+
+def _operand_types(form: str) -> tuple[tuple[str, str], ...]:
+    """The (broadcast, vector) buffer dtypes the codegen takes in dot form `form`."""
+    if form == WORD:
+        return (("uint8", "int16"),)
+    return (("uint8", "int8"), ("int8", "uint8"))
 
 
 def _accumulated(store: Store) -> PrimExpr | None:
@@ -270,11 +359,22 @@ def _pair_operands(value: PrimExpr) -> _Operands | None:
     bytes, the second pair's loads one element after the first's), or None."""
     if not isinstance(value, Cast) or value.dtype != "int32":
         return None
-    total = value.value
-    if not isinstance(total, Binary) or total.op != "add" or total.dtype != "int16":
+    return _paired(value.value, "int16")
+
+
+def _word_operands(value: PrimExpr) -> _Operands | None:
+    """The first pair's loads of `int32(a0) * int32(b0) + int32(a1) * int32(b1)` (the
+    second pair's loads one element after the first's), or None."""
+    return _paired(value, "int32")
+
+
+def _paired(total: PrimExpr, dtype: str) -> _Operands | None:
+    """The first product's loads of the `dtype` sum `total` of two products of loads
+    (the second product's loads one element after the first's), or None."""
+    if not isinstance(total, Binary) or total.op != "add" or total.dtype != dtype:
         return None
-    first = _byte_operands(total.lhs, "int16")
-    second = _byte_operands(total.rhs, "int16")
+    first = _byte_operands(total.lhs, dtype)
+    second = _byte_operands(total.rhs, dtype)
     if first is None or second is None:
         return None
     if _offset(first[0][0], second[0]) == -1:  # (the simplifier may put the second first)
@@ -303,9 +403,9 @@ def _offset(load: Load, others: tuple[Load, Load]) -> int | None:
 
 
 def _byte_operands(product: PrimExpr, dtype: str) -> _Operands | None:
-    """The two byte loads of `dtype(a) * dtype(b)`, one of them possibly guarded as
-    `select(condition, load, constant)` (padding inlined into the conv), and that
-    guard; or None."""
+    """The two loads of `dtype(a) * dtype(b)` from 8-bit buffers (or an int16 one, the
+    WORD form's weight), one of them possibly guarded as `select(condition, load,
+    constant)` (padding inlined into the conv), and that guard; or None."""
     if not isinstance(product, Binary) or product.op != "mul" or product.dtype != dtype:
         return None
     loads: list[Load] = []
@@ -321,7 +421,7 @@ def _byte_operands(product: PrimExpr, dtype: str) -> _Operands | None:
         ):
             guards.append(value)
             value = value.true_value
-        if not isinstance(value, Load) or value.buffer.dtype not in _BYTE_TYPES:
+        if not isinstance(value, Load) or value.buffer.dtype not in _OPERAND_TYPES:
             return None
         loads.append(value)
     if len(guards) > 1:

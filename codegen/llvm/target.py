@@ -112,8 +112,8 @@ class CpuTarget:
     @property
     def integer_products(self) -> str:
         """Which 8-bit convs pay as int32 kernels here (RealizeQuantized's `products`):
-        "dot4" all of them (8-bit dot products), "pairs" those whose weights' pair sums
-        fit int16 (AVX2's vpmaddubsw), "none" none."""
+        "dot4" all of them (8-bit dot products), "pairs" all of them too (AVX2's
+        vpmaddubsw or vpmaddwd, by the weights), "none" none."""
         if self.dot_product_lanes:
             return DOT4
         return PAIRS if self.vector_bits >= 256 else NONE

@@ -13,6 +13,7 @@ from onnx import numpy_helper
 
 from codegen.llvm.target import parse_cpu_target
 from codegen.prepare import prepare_for_target
+from ir.graph.ops.quantized import PAIR
 from service.cli import main
 from tests.support.quantized_models import kernel_calls
 from tests.tuner.test_quantize import small_cnn
@@ -58,7 +59,7 @@ def test_reduce_range_writes_7_bit_weights_that_run_as_pair_sums_on_avx2(
     avx2 = parse_cpu_target("llvm -mcpu=znver3")
     prepared = prepare_for_target(model, avx2).function
     convs = [node for node in kernel_calls(prepared) if node.op == "qnn.conv2d_nchwc"]
-    assert len(convs) == 3 and all(conv.attrs["pair_sums"] for conv in convs)
+    assert len(convs) == 3 and all(conv.attrs["dot_form"] == PAIR for conv in convs)
 
 
 def test_quantize_with_a_calibration_folder_and_json(

@@ -3,17 +3,21 @@ quantize_static (QDQ, per-channel weights), with seeded inputs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
+from codegen.llvm.target import host_target
 from ir.graph.nodes import Call, Function
 from ir.graph.traversal import post_order
 
 SHAPE = (1, 8, 10, 10)
+REFERENCE_QDQ_OPSET = 19  # the first opset whose QDQ ops ONNX's reference evaluator runs
 
 
 def residual_block(in_channels: int) -> onnx.ModelProto:
@@ -193,3 +197,30 @@ def light_model_for_quantizing(name: str) -> onnx.ModelProto:
     model.graph.input.extend(inputs)
     model.ir_version = 8
     return version_converter.convert_version(model, 13)
+
+
+def onnxruntime_int8_is_exact() -> bool:
+    """Whether onnxruntime's uint8 x int8 products are exact on this host: with VNNI they
+    are; with AVX2 alone its kernels sum each pair of products in int16 (vpmaddubsw),
+    which saturates where full-range weights meet large data (a result then lies off by
+    up to the saturated amount)."""
+    return host_target().dot_product_lanes > 0
+
+
+def exact_int8_run(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The standard-op `model`'s first output: onnxruntime's where its int8 products are
+    exact on this host, else ONNX's reference evaluator's (numpy, exact)."""
+    if onnxruntime_int8_is_exact():
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        session = ort.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+        return np.asarray(session.run(None, dict(feeds))[0])
+    from onnx.reference import ReferenceEvaluator
+    from onnx.version_converter import convert_version
+
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    if opset < REFERENCE_QDQ_OPSET:  # (the evaluator has no QuantizeLinear before it)
+        model = convert_version(model, REFERENCE_QDQ_OPSET)
+    return np.asarray(ReferenceEvaluator(model).run(None, dict(feeds))[0])

@@ -8,6 +8,17 @@ blocked channels, its weight laid out for 4-way integer dot products: OIHW[bi/4]
 with element (o, i) at [o // bo, i // bi, y, x, (i % bi) // 4, (o % bo) * 4 + i % 4], so
 each output channel's 4 consecutive input channels are 4 adjacent bytes (what AVX-512
 VNNI's vpdpbusd multiplies and sums into one int32 lane).
+
+Its `dot_form` says how the 4 products of a lane are summed, which the codegen maps to
+instructions:
+
+- QUAD: all 4 at once in int32 (vpdpbusd);
+- PAIR: each adjacent pair in int16 first (AVX2's vpmaddubsw), exact only for weights
+  whose pairs' magnitudes sum to at most PAIR_LIMIT (7-bit weights);
+- WORD: the weight widened to int16 at compile time, each pair's products summed in
+  int32 (vpmaddwd), exact for any int8 weight. Its weight's last axis holds, per quad of
+  input channels, first the pair (0, 1) of every output channel, then the pair (2, 3):
+  element (o, i) at [..., (i % bi) // 4, (i % 4 // 2) * 2 * bo + (o % bo) * 2 + i % 2].
 """
 
 from __future__ import annotations
@@ -37,15 +48,27 @@ ACCUMULATOR = "int32"
 EIGHT_BIT = ("uint8", "int8")
 DOT_WIDTH = 4  # input channels summed per int32 lane by one dot-product instruction
 PAIR_LIMIT = 128  # |w0| + |w1| <= 128: 255 * 128 = 32640, a uint8 pair's sum fits int16
+QUAD = "quad"  # dot_form: 4 byte products summed per int32 lane (module docstring)
+PAIR = "pair"  # dot_form: pairs of byte products summed in int16 first
+WORD = "word"  # dot_form: int16 weights, pairs of products summed in int32
+DOT_FORMS = (QUAD, PAIR, WORD)
 _RANGES = {"uint8": (0, 255), "int8": (-128, 127)}
 
 
 def _operands(arg_types: Sequence[Type], attrs: Attrs, op: str) -> tuple[TensorType, ...]:
-    """The 8-bit data and weight of `op`, or an error naming what is not."""
+    """The 8-bit data and weight of `op` (the weight int16 for a blocked WORD form), or an
+    error naming what is not."""
     data, weight = tensor_args(arg_types, op)
-    for role, ty in (("data", data), ("weight", weight)):
-        if ty.dtype not in EIGHT_BIT:
-            raise TypeInferenceError(f"{op}: {role} must be uint8 or int8, got {ty.dtype}")
+    form = str(attrs["dot_form"])
+    if form not in DOT_FORMS:
+        raise TypeInferenceError(f"{op}: dot_form must be one of {DOT_FORMS}, got {form!r}")
+    if data.dtype not in EIGHT_BIT:
+        raise TypeInferenceError(f"{op}: data must be uint8 or int8, got {data.dtype}")
+    widened = form == WORD and weight.ndim == 6
+    if widened and weight.dtype != "int16":
+        raise TypeInferenceError(f"{op}: a {WORD} form's weight must be int16, got {weight.dtype}")
+    if not widened and weight.dtype not in EIGHT_BIT:
+        raise TypeInferenceError(f"{op}: weight must be uint8 or int8, got {weight.dtype}")
     low, high = _RANGES[data.dtype]
     pad_value = int(attrs["pad_value"])
     if not low <= pad_value <= high:
@@ -149,19 +172,25 @@ def _nchwc_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TensorType((data.shape[0], out_blocks, out_h, out_w, lanes // DOT_WIDTH), ACCUMULATOR)
 
 
-def unpack_dot_weight(weight: np.ndarray) -> np.ndarray:
-    """A qnn.conv2d_nchwc weight back in OIHW."""
+def unpack_dot_weight(weight: np.ndarray, form: str = QUAD) -> np.ndarray:
+    """A qnn.conv2d_nchwc weight of dot form `form` back in OIHW (int8 for WORD too)."""
     out_blocks, in_blocks, kernel_h, kernel_w, quads, lanes = weight.shape
     out_block = lanes // DOT_WIDTH
+    if form == WORD:
+        halves = weight.reshape(*weight.shape[:5], 2, out_block, 2)
+        weight = halves.transpose(0, 1, 2, 3, 4, 6, 5, 7).reshape(weight.shape).astype(np.int8)
     seven = weight.reshape(out_blocks, in_blocks, kernel_h, kernel_w, quads, out_block, DOT_WIDTH)
     return seven.transpose(0, 5, 1, 4, 6, 2, 3).reshape(
         out_blocks * out_block, in_blocks * quads * DOT_WIDTH, kernel_h, kernel_w
     )
 
 
-def pack_dot_weight(weight: np.ndarray, in_block: int, out_block: int) -> np.ndarray:
+def pack_dot_weight(
+    weight: np.ndarray, in_block: int, out_block: int, form: str = QUAD
+) -> np.ndarray:
     """An OIHW weight (input channels a multiple of `in_block`) in qnn.conv2d_nchwc's
-    layout, its output channels padded with zeros to whole blocks of `out_block`."""
+    layout for dot form `form` (WORD: widened to int16, its pairs regrouped), its output
+    channels padded with zeros to whole blocks of `out_block`."""
     extra = -weight.shape[0] % out_block
     if extra:
         weight = np.pad(weight, ((0, extra), (0, 0), (0, 0), (0, 0)))
@@ -175,24 +204,31 @@ def pack_dot_weight(weight: np.ndarray, in_block: int, out_block: int) -> np.nda
         kernel_h,
         kernel_w,
     ).transpose(0, 2, 5, 6, 3, 1, 4)
-    return np.ascontiguousarray(seven.reshape(*seven.shape[:5], out_block * DOT_WIDTH))
+    packed = seven.reshape(*seven.shape[:5], out_block * DOT_WIDTH)
+    if form == WORD:
+        lanes = packed.reshape(*packed.shape[:5], out_block, 2, 2)
+        packed = lanes.transpose(0, 1, 2, 3, 4, 6, 5, 7).reshape(packed.shape).astype(np.int16)
+    return np.ascontiguousarray(packed)
 
 
 def _nchwc_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     """The NCHW integer convolution of the unblocked operands, blocked again."""
     data, weight = inputs
     plain_data = data if data.ndim == 4 else unblock_channels(data)
-    out = qconv2d_reference([plain_data, unpack_dot_weight(weight)], Attrs({**attrs, "groups": 1}))
+    plain_weight = unpack_dot_weight(weight, str(attrs["dot_form"]))
+    out = qconv2d_reference([plain_data, plain_weight], Attrs({**attrs, "groups": 1}))
     return block_channels(out, weight.shape[5] // DOT_WIDTH)
 
 
 def _nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     """out[n, ko, y, x, kb] = sum over (co, ry, rx, cq, q) of int32(pad[n, co, y', x',
     cq * 4 + q]) * int32(weight[ko, co, ry, rx, cq, kb * 4 + q]): the 4 products of one
-    output channel's adjacent weight bytes innermost. With `pair_sums` (weights whose
+    output channel's adjacent weight bytes innermost. In the PAIR form (weights whose
     adjacent pairs sum to at most 128 in magnitude), the products of each pair of bytes
     are added in int16 first, over a dot axis of 2 pairs: what AVX2's vpmaddubsw computes,
-    exact there because no pair sum leaves int16."""
+    exact there because no pair sum leaves int16. In the WORD form, each pair's products
+    of the uint8 data and the int16 weight are added in int32, over a dot axis of 2 pairs
+    whose weights lie 2 x bo apart (what vpmaddwd computes, exact for any weight)."""
     data, weight = inputs
     (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = conv2d_geometry(
         attrs, "qnn.conv2d_nchwc"
@@ -204,7 +240,9 @@ def _nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     pad_after = (0, 0, bottom, right) + ((0,) if blocked else ())
     pad_before = (0, 0, top, left) + ((0,) if blocked else ())
     padded = pad_stage(data, pad_before, pad_after, int(attrs["pad_value"]))
-    pairs = bool(attrs["pair_sums"])
+    form = str(attrs["dot_form"])
+    pairs = form != QUAD
+    half = weight.shape[5] // 2  # (WORD: the second pair of each lane lies this far on)
     rco = reduce_axis(in_blocks, "rco")
     ry = reduce_axis(kernel_h, "ry")
     rx = reduce_axis(kernel_w, "rx")
@@ -215,19 +253,28 @@ def _nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
         row = y * stride_h + ry.var * dil_h
         col = x * stride_w + rx.var * dil_w
 
-        def product(q: PrimExpr, dtype: str) -> PrimExpr:
+        def product(q: PrimExpr, dtype: str, lane: PrimExpr) -> PrimExpr:
             inner = rcq.var * DOT_WIDTH + q
             if blocked:
                 value = padded[n, rco.var, row, col, inner]
             else:
                 value = padded[n, rco.var * in_block + inner, row, col]
-            weight_value = weight[ko, rco.var, ry.var, rx.var, rcq.var, kb * DOT_WIDTH + q]
+            weight_value = weight[ko, rco.var, ry.var, rx.var, rcq.var, lane]
             return cast(dtype, value) * cast(dtype, weight_value)
 
-        if pairs:
-            pair = product(dot.var * 2, "int16") + product(dot.var * 2 + 1, "int16")
-            return sum_reduce(cast(ACCUMULATOR, pair), [rco, ry, rx, rcq, dot])
-        return sum_reduce(product(dot.var, ACCUMULATOR), [rco, ry, rx, rcq, dot])
+        def pair(dtype: str, first_lane: PrimExpr) -> PrimExpr:
+            first = product(dot.var * 2, dtype, first_lane)
+            return first + product(dot.var * 2 + 1, dtype, first_lane + 1)
+
+        if form == PAIR:
+            summed = pair("int16", kb * DOT_WIDTH + dot.var * 2)
+            return sum_reduce(cast(ACCUMULATOR, summed), [rco, ry, rx, rcq, dot])
+        if form == WORD:
+            summed = pair(ACCUMULATOR, dot.var * half + kb * 2)
+            return sum_reduce(summed, [rco, ry, rx, rcq, dot])
+        return sum_reduce(
+            product(dot.var, ACCUMULATOR, kb * DOT_WIDTH + dot.var), [rco, ry, rx, rcq, dot]
+        )
 
     conv = compute(
         out.shape,
@@ -258,21 +305,22 @@ def _conv_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
 
 
 _CONV_ATTRS = {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "pad_value": 0}
-_NCHWC_ATTRS = {**_CONV_ATTRS, "pair_sums": False}  # pair_sums: see _nchwc_te
+_NCHWC_ATTRS = {**_CONV_ATTRS, "dot_form": QUAD}  # dot_form: see the module docstring
 
 OPS: tuple[OpDef, ...] = (
     OpDef(
         name="qnn.conv2d",
         pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
         num_inputs=2,
-        attrs={**_CONV_ATTRS, "groups": 1, "pair_sums": False},
+        attrs={**_CONV_ATTRS, "groups": 1, "dot_form": QUAD},
         type_relation=_qconv2d_relation,
         reference=qconv2d_reference,
         te_compute=_qconv2d_te,
         flops=_conv_flops,
         doc=(
             "8-bit 2-D convolution accumulated exactly in int32: NCHW uint8/int8 data "
-            "(padded with pad_value) x OIHW uint8/int8 weight -> int32"
+            "(padded with pad_value) x OIHW uint8/int8 weight -> int32; dot_form: the "
+            "form its blocked qnn.conv2d_nchwc takes"
         ),
         input_names=("data", "weight"),
     ),
@@ -288,7 +336,8 @@ OPS: tuple[OpDef, ...] = (
         doc=(
             "qnn.conv2d on blocked channels: NCHW[bi]c (or NCHW) data x OIHW[bi/4]i[bo*4] "
             "weight (4 input channels adjacent per output channel) -> int32 NCHW[bo]c; "
-            "pair_sums: the weight's adjacent pairs fit int16 sums (AVX2's vpmaddubsw)"
+            "dot_form: quad (vpdpbusd), pair (int16 pair sums, vpmaddubsw: 7-bit weights) "
+            "or word (an int16 weight, vpmaddwd)"
         ),
         input_names=("data", "weight"),
     ),

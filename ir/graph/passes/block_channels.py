@@ -285,14 +285,15 @@ class _Converter:
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         packed: Expr
         if integer:
-            packed = Constant(pack_dot_weight(weight.data, in_block, block))
+            form = str(node.attrs["dot_form"])
+            packed = Constant(pack_dot_weight(weight.data, in_block, block, form))
             conv = call(
                 "qnn.conv2d_nchwc",
                 data_expr,
                 packed,
                 span=node.span,
                 pad_value=node.attrs["pad_value"],
-                pair_sums=node.attrs["pair_sums"],
+                dot_form=form,
                 **attrs,
             )
         else:

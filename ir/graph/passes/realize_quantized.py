@@ -39,7 +39,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ir.graph.nodes import Call, Constant, Expr, Function, call
-from ir.graph.ops.quantized import DOT_WIDTH, pack_dot_weight, pair_sums_fit_int16
+from ir.graph.ops.quantized import (
+    DOT_WIDTH,
+    PAIR,
+    QUAD,
+    WORD,
+    pack_dot_weight,
+    pair_sums_fit_int16,
+)
 from ir.graph.passes.block_channels import output_block, padded_channels
 from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.passes.infer_type import infer_type
@@ -50,7 +57,7 @@ _PRODUCT_BOUND = 255 * 128  # the largest |uint8 x int8| product
 _INT32_MAX = 2**31 - 1
 # Which int32 convs pay on a target (`realize_quantized`; CpuTarget.integer_products).
 DOT4 = "dot4"  # every one: 8-bit dot products of 4 bytes (vpdpbusd)
-PAIRS = "pairs"  # those whose weight pairs sum within int16 (vpmaddubsw)
+PAIRS = "pairs"  # every one: pair sums in int16 (vpmaddubsw) or int32 (vpmaddwd)
 NONE = "none"  # none
 _FLOAT_EXACT = 2**24  # float32 holds every integer below this exactly
 
@@ -170,8 +177,8 @@ def dot_product_conv(
     `make` builds each call (the ONNX frontend's builds typed ones)."""
     missing = -weight.shape[1] % DOT_WIDTH
     padded = np.pad(weight, ((0, 0), (0, missing), (0, 0), (0, 0))) if missing else weight
-    pairs = _dot_form(padded, products)
-    if pairs is None:
+    form = _dot_form(padded, products)
+    if form is None:
         return None
     value, zero_point = unsigned_data(value, dtype, zero_point, make)
     if missing:  # (an image's 3 channels): zero weights for the extra channels
@@ -186,26 +193,28 @@ def dot_product_conv(
         dilation=attrs["dilation"],
         groups=1,
         pad_value=zero_point,
-        pair_sums=pairs,
+        dot_form=form,
         **({"span": span} if span else {}),
     )
     return integer_sum, _offsets(weight, zero_point)
 
 
-def _dot_form(weight: np.ndarray, products: str) -> bool | None:
-    """Whether the OIHW int8 `weight` takes the pair-sum form (True: `products` is PAIRS
-    and its pair sums fit int16) or the 4-byte one (False: `products` is DOT4, whatever
-    the weights, as one 4-byte dot product does twice a pair's work) on the dot-product
-    kernel; None where that kernel does not apply or pay."""
+def _dot_form(weight: np.ndarray, products: str) -> str | None:
+    """The dot form (ir.graph.ops.quantized) the OIHW int8 `weight` takes on the
+    dot-product kernel: QUAD where `products` is DOT4, whatever the weights (one 4-byte
+    dot product does twice a pair's work); where it is PAIRS, PAIR for weights whose pair
+    sums fit int16, else WORD. None where that kernel does not apply or pay."""
     window = int(np.prod(weight.shape[1:]))
     if (
         weight.dtype != np.int8
         or weight.shape[1] % DOT_WIDTH
         or window * _PRODUCT_BOUND > _INT32_MAX
-        or not (products == DOT4 or (products == PAIRS and pair_sums_fit_int16(weight)))
+        or products not in (DOT4, PAIRS)
     ):
         return None
-    return products == PAIRS
+    if products == DOT4:
+        return QUAD
+    return PAIR if pair_sums_fit_int16(weight) else WORD
 
 
 def unsigned_data(
@@ -349,8 +358,8 @@ def dot_product_dense(
     block = output_block(outputs) or (8 if outputs <= 8 else 16)
     padded = padded_channels(outputs, block)
     kernel = matrix.reshape(outputs, depth, 1, 1)
-    pairs = _dot_form(kernel, products)
-    if pairs is None:
+    form = _dot_form(kernel, products)
+    if form is None:
         return None
     value, zero_point = unsigned_data(value, dtype, zero_point, make)
     # [..., K] is [H, W, K] in memory: NCHW[K]c with one block of all K channels.
@@ -359,9 +368,9 @@ def dot_product_dense(
     blocked = make(
         "qnn.conv2d_nchwc",
         pixels,
-        Constant(pack_dot_weight(kernel, depth, block)),
+        Constant(pack_dot_weight(kernel, depth, block, form)),
         pad_value=zero_point,
-        pair_sums=pairs,
+        dot_form=form,
     )
     plain = make("transpose", blocked, axes=(0, 2, 3, 1, 4))
     total: Expr = make("reshape", plain, newshape=(rows, padded))
@@ -425,9 +434,10 @@ def _requantized(
 def realize_quantized(fn: Function, products: str = DOT4) -> Function:
     """Turn every float conv between dequantized 8-bit values of typed `fn` into an
     integer conv scaled once (module docstring). `products` says which int32 convs pay
-    on the target: DOT4 every one (8-bit dot-product instructions), PAIRS those whose
-    weights' pair sums fit int16 (AVX2's vpmaddubsw), NONE none (int32 kernels would run
-    slower than float ones); where an int32 conv does not pay, only the convs whose sums
+    on the target: DOT4 every one (8-bit dot-product instructions), PAIRS every one too
+    (AVX2's vpmaddubsw where the weights' pair sums fit int16, its vpmaddwd on weights
+    widened to int16 elsewhere), NONE none (int32 kernels would run slower than float
+    ones); where an int32 conv does not pay, only the convs whose sums
     float32 holds exactly are realized, on their float kernels, and the others stay as
     they are. Returns a typed function."""
     if products not in (DOT4, PAIRS, NONE):

@@ -1,6 +1,7 @@
 """8-bit dot products: qnn.conv2d_nchwc's 4-step byte sums around an int32 channel vector
-become vpdpbusd where the target has it (AVX-512 VNNI, AVX-VNNI), and every kernel,
-with or without it, computes the reference's exact integers."""
+become vpdpbusd where the target has it (AVX-512 VNNI, AVX-VNNI), its pair forms
+vpmaddubsw (7-bit weights) or vpmaddwd (weights widened to int16) on AVX2, and every
+kernel, with or without them, computes the reference's exact integers."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from codegen.executor import compile_model
 from codegen.llvm.jit import optimized_llvm_ir
 from codegen.llvm.target import host_target, parse_cpu_target
 from ir.graph.nodes import Call, Constant, Function, Var, call
-from ir.graph.ops.quantized import pack_dot_weight, pair_sums_fit_int16
+from ir.graph.ops.quantized import (
+    PAIR,
+    QUAD,
+    WORD,
+    pack_dot_weight,
+    pair_sums_fit_int16,
+    unpack_dot_weight,
+)
 from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import post_order
@@ -25,12 +33,18 @@ from ir.te.program import function_to_te
 
 
 def _conv(
-    data: np.ndarray, weight: np.ndarray, in_block: int, out_block: int, **attrs: object
+    data: np.ndarray,
+    weight: np.ndarray,
+    in_block: int,
+    out_block: int,
+    form: str = QUAD,
+    **attrs: object,
 ) -> Function:
-    """fn(x) = qnn.conv2d_nchwc(x, packed OIHW `weight`), typed."""
+    """fn(x) = qnn.conv2d_nchwc(x, OIHW `weight` packed for dot form `form`), typed."""
     x = Var("x", TensorType(data.shape, data.dtype.name))
-    packed = Constant(pack_dot_weight(weight, in_block, out_block))
-    return infer_type(Function((x,), call("qnn.conv2d_nchwc", x, packed, **attrs)))
+    packed = Constant(pack_dot_weight(weight, in_block, out_block, form))
+    conv = call("qnn.conv2d_nchwc", x, packed, dot_form=form, **attrs)
+    return infer_type(Function((x,), conv))
 
 
 def _kernel_ir(fn: Function, target_text: str) -> str:
@@ -145,7 +159,7 @@ def test_pair_sums_use_vpmaddubsw_without_vnni(
     rng = np.random.default_rng(1)
     data = _blocked_data(rng, 2, 6, 8)
     weight = _pair_weight(rng, (2 * out_block, 16, 3, 3))
-    fn = _conv(data, weight, 8, out_block, padding=(1, 1, 1, 1), pad_value=9, pair_sums=True)
+    fn = _conv(data, weight, 8, out_block, PAIR, padding=(1, 1, 1, 1), pad_value=9)
     assert instruction in _kernel_ir(fn, target)
 
 
@@ -170,8 +184,79 @@ def test_pair_sum_convs_compiled_for_avx2_are_exact(
     weight = _pair_weight(rng, (out_block, blocks * in_block, kernel, kernel))
     pad = kernel // 2
     fn = _conv(
-        data, weight, in_block, out_block,
-        padding=(pad,) * 4, pad_value=pad_value, pair_sums=True,
+        data, weight, in_block, out_block, PAIR, padding=(pad,) * 4, pad_value=pad_value,
+    )  # fmt: skip
+    avx2 = parse_cpu_target("llvm -mcpu=znver3")
+    expected = evaluate(fn, {"x": data})
+    actual = compile_model(fuse_ops(fn), avx2).run({"x": data})
+    assert np.array_equal(np.asarray(actual), np.asarray(expected))
+
+
+@pytest.mark.parametrize(
+    ("target", "out_block", "instruction"),
+    [
+        ("llvm -mcpu=znver3", 8, "llvm.x86.avx2.pmadd.wd"),  # AVX2
+        ("llvm -mcpu=znver3", 16, "llvm.x86.avx2.pmadd.wd"),  # two 8-lane chunks per block
+        ("llvm -mcpu=skylake-avx512", 16, "llvm.x86.avx512.pmaddw.d.512"),  # AVX-512BW
+    ],
+)
+def test_word_form_uses_vpmaddwd_on_widened_weights(
+    target: str, out_block: int, instruction: str
+) -> None:
+    """Full-range weights (pairs that would saturate vpmaddubsw) take vpmaddwd on int16,
+    never vpmaddubsw."""
+    rng = np.random.default_rng(2)
+    data = _blocked_data(rng, 2, 6, 8)
+    weight = rng.integers(-128, 128, (2 * out_block, 16, 3, 3)).astype(np.int8)
+    assert not pair_sums_fit_int16(weight)
+    fn = _conv(data, weight, 8, out_block, WORD, padding=(1,) * 4, pad_value=7)
+    text = _kernel_ir(fn, target)
+    assert instruction in text and "pmadd.ub.sw" not in text and "pmaddubs" not in text
+
+
+def test_word_weights_pack_and_unpack() -> None:
+    rng = np.random.default_rng(3)
+    weight = rng.integers(-128, 128, (12, 8, 3, 3)).astype(np.int8)
+    packed = pack_dot_weight(weight, 8, 8, WORD)
+    assert packed.dtype == np.int16 and packed.shape == (2, 1, 3, 3, 2, 32)
+    # (o, i) = (1, 2): the second pair (i 2, 3) of output 1, first of the pair
+    assert packed[0, 0, 0, 0, 0, 16 + 1 * 2] == weight[1, 2, 0, 0]
+    assert np.array_equal(unpack_dot_weight(packed, WORD)[:12], weight)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    blocks=st.integers(1, 2),
+    in_block=st.sampled_from([4, 8, 16]),
+    out_block=st.sampled_from([8, 16]),
+    size=st.integers(3, 8),
+    kernel=st.sampled_from([1, 3]),
+    stride=st.integers(1, 2),
+    pad_value=st.integers(0, 255),
+    seed=st.integers(0, 2**16),
+)
+def test_word_form_convs_compiled_for_avx2_are_exact(
+    blocks: int,
+    in_block: int,
+    out_block: int,
+    size: int,
+    kernel: int,
+    stride: int,
+    pad_value: int,
+    seed: int,
+) -> None:
+    """The AVX2 word kernel (this host runs it) gives the reference's integers for any
+    int8 weight, where the pair form would saturate: 255 x (-128) twice in a pair."""
+    rng = np.random.default_rng(seed)
+    data = _blocked_data(rng, blocks, size, in_block)
+    data.flat[:4] = 255
+    weight = rng.integers(-128, 128, (out_block, blocks * in_block, kernel, kernel))
+    weight = weight.astype(np.int8)
+    weight[:, :2] = -128
+    pad = kernel // 2
+    fn = _conv(
+        data, weight, in_block, out_block, WORD,
+        strides=(stride, stride), padding=(pad,) * 4, pad_value=pad_value,
     )  # fmt: skip
     avx2 = parse_cpu_target("llvm -mcpu=znver3")
     expected = evaluate(fn, {"x": data})

@@ -17,9 +17,11 @@ from codegen.llvm.target import host_target, parse_cpu_target
 from codegen.prepare import prepare_for_target
 from ir.frontend.onnx import import_model
 from ir.graph.nodes import Call, Constant, Function
+from ir.graph.ops.quantized import PAIR, QUAD, WORD
 from ir.graph.passes.pipeline import optimize
 from ir.graph.passes.realize_quantized import DOT4, NONE, PAIRS
 from ir.graph.traversal import post_order
+from ir.reference import evaluate
 from tests.support.onnx_models import run_onnxruntime
 from tests.support.quantized_models import (
     SHAPE,
@@ -159,27 +161,30 @@ def test_without_dot_products_only_the_exact_float_sums_are_realized(tmp_path: P
 
 
 @pytest.mark.parametrize("reduce_range", [True, False])
-def test_on_avx2_int32_convs_take_only_weights_whose_pair_sums_fit_int16(
+def test_on_avx2_every_conv_is_an_integer_kernel_pair_sums_where_the_weights_allow(
     tmp_path: Path, reduce_range: bool
 ) -> None:
     """PAIRS (AVX2): 7-bit weights (onnxruntime's reduce_range) make every conv a pair-sum
-    integer kernel; full-range weights, whose pairs can leave int16, do not (their
-    convs sum exactly in float instead). Either way within one output step of
-    onnxruntime's run, on code compiled for an AVX2 CPU."""
+    integer kernel (vpmaddubsw); full-range weights, whose pairs can leave int16, one on
+    weights widened to int16 (vpmaddwd). Either way within one output step of the
+    reference, and of onnxruntime's run where it is exact, on code compiled for an
+    AVX2 CPU."""
     model = quantized_by_onnxruntime(
         tmp_path, residual_block(8), QuantType.QUInt8, QuantType.QInt8, reduce_range
     )
     prepared = _optimized(model, products=PAIRS)
     convs = [node for node in kernel_calls(prepared) if node.op == "qnn.conv2d_nchwc"]
-    assert all(conv.attrs["pair_sums"] for conv in convs)
-    assert len(convs) == (4 if reduce_range else 0)  # (three convs and the Gemm)
-    if not reduce_range and not host_target().dot_product_lanes:
-        return  # (onnxruntime's AVX2 kernels saturate full-range pair sums: no reference)
+    assert len(convs) == 4  # (three convs and the Gemm)
+    assert all(conv.attrs["dot_form"] == (PAIR if reduce_range else WORD) for conv in convs)
+    # (onnxruntime's AVX2 kernels saturate full-range pair sums: no reference there)
+    onnxruntime_exact = reduce_range or host_target().dot_product_lanes
     compiled = compile_model(prepared, parse_cpu_target("llvm -mcpu=znver3"))
+    step = output_step(model) * 1.001
     for inputs in seeded_inputs(3, 8, 8):
         ours = np.asarray(compiled.run(inputs))
-        theirs = run_onnxruntime(model, inputs, "y")
-        assert np.abs(ours - theirs).max() <= output_step(model) * 1.001
+        assert np.abs(ours - np.asarray(evaluate(prepared, inputs))).max() <= step
+        if onnxruntime_exact:
+            assert np.abs(ours - run_onnxruntime(model, inputs, "y")).max() <= step
 
 
 def test_with_4_byte_dot_products_7_bit_weights_take_them_too(tmp_path: Path) -> None:
@@ -192,7 +197,7 @@ def test_with_4_byte_dot_products_7_bit_weights_take_them_too(tmp_path: Path) ->
         for node in kernel_calls(_optimized(model, products=DOT4))
         if node.op == "qnn.conv2d_nchwc"
     ]
-    assert len(convs) == 4 and not any(conv.attrs["pair_sums"] for conv in convs)
+    assert len(convs) == 4 and all(conv.attrs["dot_form"] == QUAD for conv in convs)
 
 
 def test_qdq_matmuls_and_gemms_run_on_the_dot_product_kernel(tmp_path: Path) -> None:
