@@ -20,7 +20,7 @@ or, with an int16 weight whose pairs lie 2 apart per lane (the WORD form, any we
             acc[i + c] = acc[i + c] + (int32(a[j + 2p]) * int32(w[k + s * p + 2c])
                                        + int32(a[j + 2p + 1]) * int32(w[k + s * p + 2c + 1]))
 
-with one of `a`, `w` uint8 and the other int8 (WORD: `a` uint8, `w` int16), `a`'s loads
+with one of `a`, `w` uint8 and the other int8 (WORD: `a` uint8 or int16, `w` int16), `a`'s loads
 possibly guarded by a condition that holds for all 4 bytes, a fill value elsewhere
 (padding). `a`'s 4 bytes are one int32 broadcast to every lane, `w`'s 4 * L bytes one
 vector (each lane's 4 bytes adjacent, as qnn.conv2d_nchwc lays its weight out; WORD:
@@ -31,9 +31,10 @@ two vectors of 2 * L int16s, one per pair), and
 - with AVX2 or AVX-512BW, the pair form is `vpmaddubsw` (each pair's products summed into
   int16, which the form says cannot overflow, so its saturation never acts) then
   `vpmaddwd` by ones (the two pairs summed into int32), then an add;
-- with AVX2 or AVX-512BW, the word form is, per pair, `a`'s two bytes zero-extended to
-  int16 in every lane (one shuffle of the 4 broadcast bytes) and `vpmaddwd` with the
-  int16 weight vector (exact: no int16 sum is formed), then adds.
+- with AVX2 or AVX-512BW, the word form is, per pair, `a`'s two values as int16s in every
+  lane (one 4-byte broadcast of int16 data; of uint8 data, a shuffle of its 4 broadcast
+  bytes) and `vpmaddwd` with the int16 weight vector (exact: no int16 sum is formed),
+  then adds.
 
 Where the pattern or the instructions are missing, the loops are emitted as they are
 (LLVM widens the bytes and multiplies).
@@ -59,7 +60,7 @@ from ir.tir.visit import substitute
 
 DOT_WIDTH = 4
 _BYTE_TYPES = frozenset({"uint8", "int8"})
-_OPERAND_TYPES = _BYTE_TYPES | {"int16"}  # (int16: the WORD form's weight)
+_OPERAND_TYPES = _BYTE_TYPES | {"int16"}  # (int16: the WORD form's weight, maybe data)
 I8 = ir.IntType(8)
 I16 = ir.IntType(16)
 
@@ -105,10 +106,10 @@ def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
         found.step: IntImm(0, found.step.dtype),
         found.lane: IntImm(0, found.lane.dtype),
     }
-    broadcast = _broadcast_bytes(ctx, found, first_lane, width)
     if found.form == WORD:
-        _emit_words(ctx, found, first_lane, broadcast, width)
+        _emit_words(ctx, found, first_lane, width)
         return True
+    broadcast = _broadcast_bytes(ctx, found, first_lane, width)
     vector_index = emit_index(ctx, substitute(found.vector.index, first_lane))
     store = found.store
     first = emit_index(ctx, substitute(store.index, first_lane))
@@ -129,21 +130,23 @@ def emit_dot_product(ctx: FunctionContext, loop: For) -> bool:
 
 
 def _emit_words(
-    ctx: FunctionContext,
-    found: _DotProduct,
-    first_lane: dict[Var, PrimExpr],
-    broadcast: Any,
-    width: int,
+    ctx: FunctionContext, found: _DotProduct, first_lane: dict[Var, PrimExpr], width: int
 ) -> None:
     """The WORD form's nest: per chunk of `width` lanes, the accumulator plus, for each of
-    the 2 pairs, vpmaddwd of the pair's data bytes as int16 (from the 4 `broadcast`
-    bytes) and the pair's int16 weight vector."""
+    the 2 pairs, vpmaddwd of the pair's data as int16s in every lane (int16 data: one
+    broadcast each; uint8 data: a shuffle each of its 4 broadcast bytes) and the pair's
+    int16 weight vector."""
     builder = ctx.builder
-    starts = [
-        emit_index(ctx, substitute(found.vector.index, {**first_lane, found.step: step}))
-        for step in (IntImm(0, found.step.dtype), IntImm(1, found.step.dtype))
-    ]
-    words = [_pair_words(ctx, broadcast, width, pair) for pair in (0, 1)]
+    steps = [{**first_lane, found.step: IntImm(step, found.step.dtype)} for step in (0, 1)]
+    starts = [emit_index(ctx, substitute(found.vector.index, at)) for at in steps]
+    if found.broadcast.buffer.dtype == "int16":
+        words = [
+            builder.bitcast(_broadcast_bytes(ctx, found, at, width), ir.VectorType(I16, 2 * width))
+            for at in steps
+        ]
+    else:
+        broadcast = _broadcast_bytes(ctx, found, first_lane, width)
+        words = [_pair_words(ctx, broadcast, width, pair) for pair in (0, 1)]
     word_vector = ir.VectorType(I16, 2 * width)
     store = found.store
     first = emit_index(ctx, substitute(store.index, first_lane))
@@ -236,26 +239,32 @@ def _instruction_lanes(widest: int, lanes: int, narrow: bool) -> int:
 
 
 def _broadcast_bytes(
-    ctx: FunctionContext, found: _DotProduct, first_lane: dict[Var, PrimExpr], width: int
+    ctx: FunctionContext, found: _DotProduct, at: dict[Var, PrimExpr], width: int
 ) -> Any:
-    """The broadcast operand's 4 bytes as one int32 in every lane (the padding value's
-    bytes where its guard is false)."""
+    """The 4 bytes of the broadcast operand from its element at `at` (4 uint8s or int8s,
+    or 2 int16s) as one int32 in every lane (the padding value's where its guard is
+    false)."""
     builder = ctx.builder
     load = found.broadcast
-    index = emit_index(ctx, substitute(load.index, first_lane))
+    index = emit_index(ctx, substitute(load.index, at))
     address = element_pointer(ctx, load.buffer, index)
     if found.guard is not None:  # outside, read the fill's 4 bytes instead
         condition = emit_expr(ctx, found.guard.condition)
-        address = builder.select(condition, address, _fill_bytes(ctx, found.guard.false_value))
+        fill = _fill_bytes(ctx, found.guard.false_value, load.buffer.dtype)
+        address = builder.select(condition, address, fill)
     return splat(builder, builder.load(address, typ=I32, align=1), width)
 
 
-def _fill_bytes(ctx: FunctionContext, fill: PrimExpr) -> Any:
-    """A pointer to 4 constant bytes of the padding value `fill`."""
+def _fill_bytes(ctx: FunctionContext, fill: PrimExpr, dtype: str) -> Any:
+    """A pointer to 4 constant bytes holding the padding value `fill` as `dtype` elements
+    (4 bytes or 2 int16s)."""
     assert isinstance(fill, IntImm)
-    byte = fill.value & 0xFF
+    element = (
+        [fill.value & 0xFF, (fill.value >> 8) & 0xFF] if dtype == "int16" else [fill.value & 0xFF]
+    )
+    values = element * (DOT_WIDTH // len(element))
     module = ctx.module_ctx.module
-    name = f"dot_fill_{byte}"
+    name = "dot_fill_" + "_".join(str(value) for value in values)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -263,7 +272,7 @@ def _fill_bytes(ctx: FunctionContext, fill: PrimExpr) -> Any:
     variable = ir.GlobalVariable(module, array, name)
     variable.global_constant = True
     variable.linkage = "private"
-    variable.initializer = ir.Constant(array, [byte] * DOT_WIDTH)
+    variable.initializer = ir.Constant(array, values)
     return variable
 
 
@@ -334,7 +343,7 @@ def _match(ctx: FunctionContext, loop: For) -> _DotProduct | None:
 def _operand_types(form: str) -> tuple[tuple[str, str], ...]:
     """The (broadcast, vector) buffer dtypes the codegen takes in dot form `form`."""
     if form == WORD:
-        return (("uint8", "int16"),)
+        return (("uint8", "int16"), ("int16", "int16"))
     return (("uint8", "int8"), ("int8", "uint8"))
 
 

@@ -16,9 +16,11 @@ instructions:
 - PAIR: each adjacent pair in int16 first (AVX2's vpmaddubsw), exact only for weights
   whose pairs' magnitudes sum to at most PAIR_LIMIT (7-bit weights);
 - WORD: the weight widened to int16 at compile time, each pair's products summed in
-  int32 (vpmaddwd), exact for any int8 weight. Its weight's last axis holds, per quad of
-  input channels, first the pair (0, 1) of every output channel, then the pair (2, 3):
-  element (o, i) at [..., (i % bi) // 4, (i % 4 // 2) * 2 * bo + (o % bo) * 2 + i % 2].
+  int32 (vpmaddwd), exact for any int8 weight; its data may be int16 too (8-bit values
+  widened by their producer, so that each pair is one broadcast with no shuffle). Its
+  weight's last axis holds, per quad of input channels, first the pair (0, 1) of every
+  output channel, then the pair (2, 3): element (o, i) at
+  [..., (i % bi) // 4, (i % 4 // 2) * 2 * bo + (o % bo) * 2 + i % 2].
 """
 
 from __future__ import annotations
@@ -52,18 +54,19 @@ QUAD = "quad"  # dot_form: 4 byte products summed per int32 lane (module docstri
 PAIR = "pair"  # dot_form: pairs of byte products summed in int16 first
 WORD = "word"  # dot_form: int16 weights, pairs of products summed in int32
 DOT_FORMS = (QUAD, PAIR, WORD)
-_RANGES = {"uint8": (0, 255), "int8": (-128, 127)}
+_RANGES = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-32768, 32767)}
 
 
 def _operands(arg_types: Sequence[Type], attrs: Attrs, op: str) -> tuple[TensorType, ...]:
-    """The 8-bit data and weight of `op` (the weight int16 for a blocked WORD form), or an
-    error naming what is not."""
+    """The 8-bit data and weight of `op` (in the WORD form, the data possibly widened to
+    int16, and a blocked weight int16), or an error naming what is not."""
     data, weight = tensor_args(arg_types, op)
     form = str(attrs["dot_form"])
     if form not in DOT_FORMS:
         raise TypeInferenceError(f"{op}: dot_form must be one of {DOT_FORMS}, got {form!r}")
-    if data.dtype not in EIGHT_BIT:
-        raise TypeInferenceError(f"{op}: data must be uint8 or int8, got {data.dtype}")
+    data_types = (*EIGHT_BIT, "int16") if form == WORD else EIGHT_BIT
+    if data.dtype not in data_types:
+        raise TypeInferenceError(f"{op}: data must be one of {data_types}, got {data.dtype}")
     widened = form == WORD and weight.ndim == 6
     if widened and weight.dtype != "int16":
         raise TypeInferenceError(f"{op}: a {WORD} form's weight must be int16, got {weight.dtype}")

@@ -180,7 +180,7 @@ def dot_product_conv(
     form = _dot_form(padded, products)
     if form is None:
         return None
-    value, zero_point = unsigned_data(value, dtype, zero_point, make)
+    value, zero_point = _dot_data(value, dtype, zero_point, form, make)
     if missing:  # (an image's 3 channels): zero weights for the extra channels
         widths = ((0, 0), (0, missing), (0, 0), (0, 0))
         value = make("nn.pad", value, pad_width=widths, pad_value=float(zero_point))
@@ -226,6 +226,18 @@ def unsigned_data(
         return value, zero_point
     widened = make("add", make("cast", value, dtype="int16"), Constant(np.array(128, np.int16)))
     return make("cast", widened, dtype="uint8"), zero_point + 128
+
+
+def _dot_data(
+    value: Expr, dtype: str, zero_point: int, form: str, make: Callable[..., Expr]
+) -> tuple[Expr, int]:
+    """8-bit data and its zero point as dot form `form` reads them: uint8 (`unsigned_data`),
+    then, for WORD, widened to int16, a cast its producer's epilogue writes (each pair of
+    values is then one 4-byte broadcast, where uint8 pairs needed a shuffle each)."""
+    value, zero_point = unsigned_data(value, dtype, zero_point, make)
+    if form == WORD:
+        value = make("cast", value, dtype="int16")
+    return value, zero_point
 
 
 def _offsets(weight: np.ndarray, zero_point: int) -> np.ndarray:
@@ -361,7 +373,7 @@ def dot_product_dense(
     form = _dot_form(kernel, products)
     if form is None:
         return None
-    value, zero_point = unsigned_data(value, dtype, zero_point, make)
+    value, zero_point = _dot_data(value, dtype, zero_point, form, make)
     # [..., K] is [H, W, K] in memory: NCHW[K]c with one block of all K channels.
     columns = max(w for w in range(1, MAX_DENSE_COLUMNS + 1) if rows % w == 0)
     pixels = make("reshape", value, newshape=(1, 1, rows // columns, columns, depth))

@@ -224,6 +224,21 @@ def test_word_weights_pack_and_unpack() -> None:
     assert np.array_equal(unpack_dot_weight(packed, WORD)[:12], weight)
 
 
+def test_word_form_broadcasts_int16_data_without_shuffles() -> None:
+    """Data widened to int16 by its producer: each pair of values is one broadcast, with
+    no byte shuffle (uint8 data needs one per pair)."""
+    rng = np.random.default_rng(4)
+    weight = rng.integers(-128, 128, (16, 16, 3, 3)).astype(np.int8)
+    texts = {}
+    for dtype in ("uint8", "int16"):
+        data = _blocked_data(rng, 2, 6, 8).astype(dtype)
+        fn = _conv(data, weight, 8, 8, WORD, padding=(1,) * 4, pad_value=7)
+        texts[dtype] = _kernel_ir(fn, "llvm -mcpu=znver3")
+    assert all("llvm.x86.avx2.pmadd.wd" in text for text in texts.values())
+    byte_shuffle = "shufflevector <32 x i8>"
+    assert byte_shuffle in texts["uint8"] and byte_shuffle not in texts["int16"]
+
+
 @settings(max_examples=15, deadline=None)
 @given(
     blocks=st.integers(1, 2),
@@ -233,6 +248,7 @@ def test_word_weights_pack_and_unpack() -> None:
     kernel=st.sampled_from([1, 3]),
     stride=st.integers(1, 2),
     pad_value=st.integers(0, 255),
+    wide_data=st.booleans(),
     seed=st.integers(0, 2**16),
 )
 def test_word_form_convs_compiled_for_avx2_are_exact(
@@ -243,13 +259,17 @@ def test_word_form_convs_compiled_for_avx2_are_exact(
     kernel: int,
     stride: int,
     pad_value: int,
+    wide_data: bool,
     seed: int,
 ) -> None:
     """The AVX2 word kernel (this host runs it) gives the reference's integers for any
-    int8 weight, where the pair form would saturate: 255 x (-128) twice in a pair."""
+    int8 weight, where the pair form would saturate: 255 x (-128) twice in a pair; on
+    uint8 data and on the same values widened to int16 (padding included)."""
     rng = np.random.default_rng(seed)
     data = _blocked_data(rng, blocks, size, in_block)
     data.flat[:4] = 255
+    if wide_data:
+        data = data.astype(np.int16)
     weight = rng.integers(-128, 128, (out_block, blocks * in_block, kernel, kernel))
     weight = weight.astype(np.int8)
     weight[:, :2] = -128
