@@ -79,18 +79,24 @@ def test_vpdpbusd_where_the_target_has_it(target: str, out_block: int, expected:
     assert ("vpdpbusd" in _kernel_ir(fn, target)) == expected
 
 
+# A conv's window, stride, input block and zero point, and the seed of its values.
+_CONV_CASES = {
+    "in_block": st.sampled_from([4, 8, 16]),
+    "kernel": st.sampled_from([1, 3]),
+    "stride": st.integers(1, 2),
+    "pad_value": st.integers(0, 255),
+    "seed": st.integers(0, 2**16),
+}
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     blocks=st.integers(1, 3),
-    in_block=st.sampled_from([4, 8, 16]),
     out_blocks=st.integers(1, 2),
     out_block=st.sampled_from([4, 8, 16]),
     size=st.integers(3, 9),
-    kernel=st.sampled_from([1, 3]),
-    stride=st.integers(1, 2),
-    pad_value=st.integers(0, 255),
     blocked=st.booleans(),
-    seed=st.integers(0, 2**16),
+    **_CONV_CASES,
 )
 def test_compiled_8_bit_convs_are_exact(
     blocks: int,
@@ -242,14 +248,10 @@ def test_word_form_broadcasts_int16_data_without_shuffles() -> None:
 @settings(max_examples=15, deadline=None)
 @given(
     blocks=st.integers(1, 2),
-    in_block=st.sampled_from([4, 8, 16]),
     out_block=st.sampled_from([8, 16]),
     size=st.integers(3, 8),
-    kernel=st.sampled_from([1, 3]),
-    stride=st.integers(1, 2),
-    pad_value=st.integers(0, 255),
     wide_data=st.booleans(),
-    seed=st.integers(0, 2**16),
+    **_CONV_CASES,
 )
 def test_word_form_convs_compiled_for_avx2_are_exact(
     blocks: int,
