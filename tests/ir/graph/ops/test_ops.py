@@ -155,6 +155,23 @@ def test_conv2d_type_errors_name_both_shapes() -> None:
         infer("nn.conv2d", [f32(1, 3, 4, 4), TensorType((8, 3, 3, 3), "float16")])
 
 
+def test_8_bit_conv_dot_forms_and_their_operand_types() -> None:
+    """qnn.conv2d_nchwc's dot form fixes its operands' types: int16 weights (and data, if
+    so widened) only in the word form; an unknown form is refused by name."""
+    data, words = TensorType((1, 2, 5, 5, 8), "uint8"), TensorType((1, 2, 3, 3, 2, 32), "int16")
+    wide = TensorType((1, 2, 5, 5, 8), "int16")
+    out = TensorType((1, 1, 5, 5, 8), "int32")
+    assert infer("qnn.conv2d_nchwc", [wide, words], padding=(1,) * 4, dot_form="word") == out
+    with pytest.raises(TypeInferenceError, match="word form's weight must be int16"):
+        infer("qnn.conv2d_nchwc", [data, TensorType(words.shape, "int8")], dot_form="word")
+    with pytest.raises(TypeInferenceError, match="weight must be uint8 or int8, got int16"):
+        infer("qnn.conv2d_nchwc", [data, words], dot_form="pair")
+    with pytest.raises(TypeInferenceError, match=r"data must be one of \('uint8', 'int8'\)"):
+        infer("qnn.conv2d_nchwc", [wide, TensorType(words.shape, "int8")], dot_form="quad")
+    with pytest.raises(TypeInferenceError, match=r"dot_form must be one of .*'octet'"):
+        infer("qnn.conv2d_nchwc", [data, words], dot_form="octet")
+
+
 @pytest.mark.parametrize(
     ("lhs_shape", "rhs_shape"),
     [((3, 4), (4, 5)), ((4,), (4, 5)), ((2, 3, 4), (4,)), ((2, 1, 3, 4), (5, 4, 6)), ((4,), (4,))],

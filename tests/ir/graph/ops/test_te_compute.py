@@ -326,6 +326,30 @@ CASES += [
         ],
         {"strides": (2, 1), "dilation": (1, 2), "padding": (0, 1, 0, 1), "pad_value": 255},
     ),
+    (  # the pair form: int16 pair sums (7-bit weights)
+        "qnn.conv2d_nchwc",
+        [
+            ints(1, 2, 5, 5, 8, dtype="uint8", low=0, high=256),
+            ints(2, 2, 3, 3, 2, 8 * 4, dtype="int8", low=-64, high=65),
+        ],
+        {"padding": (1, 1, 1, 1), "pad_value": 9, "dot_form": "pair"},
+    ),
+    (  # the word form: int16 weights, on uint8 data and on data widened to int16
+        "qnn.conv2d_nchwc",
+        [
+            ints(1, 2, 5, 5, 8, dtype="uint8", low=0, high=256),
+            ints(2, 2, 3, 3, 2, 8 * 4, dtype="int16", low=-128, high=128),
+        ],
+        {"padding": (1, 1, 1, 1), "pad_value": 200, "dot_form": "word"},
+    ),
+    (
+        "qnn.conv2d_nchwc",
+        [
+            ints(1, 1, 6, 4, 16, dtype="int16", low=0, high=256),
+            ints(1, 1, 1, 3, 4, 16 * 4, dtype="int16", low=-128, high=128),
+        ],
+        {"strides": (1, 2), "padding": (0, 1, 0, 1), "pad_value": 17, "dot_form": "word"},
+    ),
 ]
 CASES += [
     ("nn.max_pool2d", [ints(1, 2, 5, 5)], {"pool_size": (2, 2), "padding": (1, 1, 1, 1)}),
