@@ -52,13 +52,12 @@ from codegen.llvm.context import FunctionContext
 from codegen.llvm.dtypes import I32, I64, splat
 from codegen.llvm.exprs import emit_expr, emit_index
 from codegen.llvm.memory import element_pointer, load_contiguous, store_contiguous
-from ir.graph.ops.quantized import PAIR, QUAD, WORD
+from ir.graph.ops.quantized import DOT_WIDTH, PAIR, QUAD, WORD
 from ir.tir.expr import Binary, Cast, IntImm, Load, PrimExpr, Select, Var
 from ir.tir.simplify import simplify
 from ir.tir.stmt import For, Store
 from ir.tir.visit import substitute
 
-DOT_WIDTH = 4
 _BYTE_TYPES = frozenset({"uint8", "int8"})
 _OPERAND_TYPES = _BYTE_TYPES | {"int16"}  # (int16: the WORD form's weight, maybe data)
 I8 = ir.IntType(8)
