@@ -23,6 +23,7 @@ from codegen.aot.plan import (
     KernelStep,
     ModelPlan,
     Step,
+    ZeroStep,
     cpu_default,
     plan_model_with,
 )
@@ -66,6 +67,34 @@ class CopyCall:
         """Copy the source's bytes into the target."""
         source, target = self.arrays
         target.reshape(-1).view(np.uint8)[...] = source.reshape(-1).view(np.uint8)
+
+
+@dataclass(frozen=True)
+class RowCopyCall:
+    """Copy one array into the row of another that an int64 array (a loop's iteration)
+    names now (a loop's scan outputs)."""
+
+    name: str
+    arrays: tuple[np.ndarray, ...]  # (source, target, row)
+
+    def __call__(self) -> None:
+        """Copy the source's bytes into its row of the target."""
+        source, target, row = self.arrays
+        flat = source.reshape(-1).view(np.uint8)
+        start = int(row) * flat.size
+        target.reshape(-1).view(np.uint8)[start : start + flat.size] = flat
+
+
+@dataclass(frozen=True)
+class ZeroCall:
+    """Set an array's bytes to zero."""
+
+    name: str
+    arrays: tuple[np.ndarray, ...]  # (target,)
+
+    def __call__(self) -> None:
+        """Zero the target."""
+        self.arrays[0].reshape(-1).view(np.uint8)[...] = 0
 
 
 @dataclass(frozen=True)
@@ -114,7 +143,7 @@ class LoopCall:
 
 
 # One unit of an inference; `call()` runs it.
-InferenceCall = KernelCall | CopyCall | BranchCall | LoopCall
+InferenceCall = KernelCall | CopyCall | RowCopyCall | ZeroCall | BranchCall | LoopCall
 
 
 def _run_all(calls: Sequence[InferenceCall]) -> None:
@@ -236,8 +265,13 @@ class CompiledModel:
                 kernel = self.plan.kernels[step.kernel].code
                 bound = tuple(arrays[v] for v in (*step.args, *step.outputs))
                 calls.append(KernelCall(kernel.name, kernel, bound, kernel.bind(*bound)))
+            elif isinstance(step, CopyStep) and step.row is not None:
+                row_arrays = (arrays[step.source], arrays[step.target], arrays[step.row])
+                calls.append(RowCopyCall("copy_row", row_arrays))
             elif isinstance(step, CopyStep):
                 calls.append(CopyCall("copy", (arrays[step.source], arrays[step.target])))
+            elif isinstance(step, ZeroStep):
+                calls.append(ZeroCall("zero", (arrays[step.target],)))
             elif isinstance(step, BranchStep):
                 then_calls = tuple(self._bind_steps(step.then_steps, arrays))
                 else_calls = tuple(self._bind_steps(step.else_steps, arrays))

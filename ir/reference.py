@@ -15,7 +15,7 @@ from ir.errors import IRError
 from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
 from ir.graph.ops.registry import get_op
 from ir.graph.traversal import count_uses, post_order
-from ir.graph.types import TensorType
+from ir.graph.types import TensorType, TupleType
 
 Value = Any  # np.ndarray | tuple[Value, ...]
 
@@ -39,13 +39,22 @@ def _evaluate_loop(node: Loop, operands: Sequence[Value]) -> Value:
     count = len(node.states)
     trips, running = int(np.asarray(operands[0])), bool(np.asarray(operands[1]))
     states, invariants = list(operands[2 : 2 + count]), list(operands[2 + count :])
+    assert isinstance(node.checked_type, TupleType)
+    scanned = [
+        np.zeros(ty.shape, ty.dtype)
+        for ty in node.checked_type.fields[count:]
+        if isinstance(ty, TensorType)
+    ]
     iteration = 0
     while iteration < trips and running:
         operands = [np.array(iteration, np.int64), np.array(running), *states, *invariants]
-        flag, *states = _apply(node.body, operands)
+        flag, *results = _apply(node.body, operands)
+        states = results[:count]
+        for rows, row in zip(scanned, results[count:], strict=True):
+            rows[iteration] = row
         running = bool(np.asarray(flag))
         iteration += 1
-    return tuple(np.asarray(state) for state in states)
+    return tuple([*(np.asarray(state) for state in states), *scanned])
 
 
 def evaluate_expr(expr: Expr, env: Mapping[str, Value]) -> Value:

@@ -6,10 +6,10 @@
 manifest's order; `weights` is the weights blob (weights.bin). The entry calls each kernel
 in plan order with pointers into the caller's arrays, the weights or the workspace, then
 copies the outputs no kernel wrote in place. An If branches on its condition's byte and a
-Loop counts its iterations in its int64 slot of the workspace (plan.py's BranchStep and
-LoopStep). Kernels are optimised one by
-one (the same O3 pipeline as the JIT) and linked in plan order, so the same plan always
-gives the same module text, and the same object code.
+Loop counts its iterations in its int64 slot of the workspace, which also picks the row a
+scan result goes to (plan.py's BranchStep, LoopStep and CopyStep). Kernels are optimised
+one by one (the same O3 pipeline as the JIT) and linked in plan order, so the same plan
+always gives the same module text, and the same object code.
 """
 
 from __future__ import annotations
@@ -19,8 +19,17 @@ from typing import Any
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from codegen.aot.plan import BranchStep, CopyStep, KernelStep, Location, LoopStep, ModelPlan, Step
-from codegen.llvm.dtypes import I8, I64, PTR, VOID
+from codegen.aot.plan import (
+    BranchStep,
+    CopyStep,
+    KernelStep,
+    Location,
+    LoopStep,
+    ModelPlan,
+    Step,
+    ZeroStep,
+)
+from codegen.llvm.dtypes import I8, I32, I64, PTR, VOID
 from codegen.llvm.jit import LLVM_LOCK, emit_object_code
 from codegen.llvm.target import CpuTarget
 
@@ -36,6 +45,7 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
         for k in plan.kernels
     ]
     memcpy = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), "memcpy")
+    memset = ir.Function(module, ir.FunctionType(PTR, [PTR, I32, I64]), "memset")
     entry = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, PTR, PTR]), ENTRY_SYMBOL)
     entry.attributes.add("nounwind")
     workspace, weights, inputs, outputs = entry.args
@@ -66,8 +76,10 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
                     kernels[step.kernel], [pointer(v) for v in (*step.args, *step.outputs)]
                 )
             elif isinstance(step, CopyStep):
+                emit_copy(step)
+            elif isinstance(step, ZeroStep):
                 nbytes = I64(plan.value_bytes[step.target])
-                builder.call(memcpy, [pointer(step.target), pointer(step.source), nbytes])
+                builder.call(memset, [pointer(step.target), I32(0), nbytes])
             elif isinstance(step, BranchStep):
                 flag = builder.load(pointer(step.condition), typ=I8)
                 with builder.if_else(builder.icmp_unsigned("!=", flag, I8(0))) as (then, other):
@@ -77,6 +89,15 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
                         emit(step.else_steps)
             else:
                 emit_loop(step)
+
+    def emit_copy(step: CopyStep) -> None:
+        target = pointer(step.target)
+        if step.row is not None:  # into row `row` of the target, rows of the source's size
+            row = builder.load(pointer(step.row), typ=I64)
+            offset = builder.mul(row, I64(plan.value_bytes[step.source]))
+            target = builder.gep(target, [offset], inbounds=True, source_etype=I8)
+        nbytes = I64(plan.value_bytes[step.source])
+        builder.call(memcpy, [target, pointer(step.source), nbytes])
 
     def emit_loop(step: LoopStep) -> None:
         iteration = pointer(step.iteration)

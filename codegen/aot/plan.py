@@ -17,9 +17,10 @@ Step 3. Every other kernel output is an intermediate tensor: the memory plan pla
 Control flow plans as nested steps. An If is a BranchStep: each branch's steps, then copies
 of its results into the If's values. A Loop is a LoopStep: copies of the initial states
 and condition into the loop's own storage before it, and in its body the body's steps,
-then copies of the new states and condition into that storage. Steps are numbered in
-plan order, nested ones included; a value read inside a loop but made before it lives
-until the loop ends.
+then a copy of each scan result into its row of the scan output (zeroed first when the
+loop may end early), then copies of the new states and condition into that storage.
+Steps are numbered in plan order, nested ones included; a value read inside a loop but
+made before it lives until the loop ends.
 """
 
 from __future__ import annotations
@@ -118,9 +119,18 @@ class KernelStep:
 
 @dataclass(frozen=True)
 class CopyStep:
-    """Copy the bytes of value `source` into value `target` (of the same size)."""
+    """Copy the bytes of value `source` into value `target` (of the same size), or, given
+    `row` (an int64 value), into row `row` of `target` (rows of `source`'s size)."""
 
     source: int
+    target: int
+    row: int | None = None
+
+
+@dataclass(frozen=True)
+class ZeroStep:
+    """Set every byte of value `target` to zero."""
+
     target: int
 
 
@@ -145,7 +155,7 @@ class LoopStep:
     body: tuple[Step, ...]
 
 
-Step = KernelStep | CopyStep | BranchStep | LoopStep
+Step = KernelStep | CopyStep | ZeroStep | BranchStep | LoopStep
 
 
 def all_steps(steps: Sequence[Step]) -> list[Step]:
@@ -393,21 +403,32 @@ class _Planner(Generic[CodeT]):
 
     def loop(self, node: Loop, slots: dict[int, Any]) -> Any:
         trip_count = self.value_of(slots[id(node.trip_count)])
-        state_types = _tensor_types(node.checked_type)
-        storage = [self.new_value(ty) for ty in state_types]
+        loop_types = _tensor_types(node.checked_type)
+        storage = [self.new_value(ty) for ty in loop_types[: len(node.states)]]
+        scanned = [self.new_value(ty) for ty in loop_types[len(node.states) :]]
         running = self.new_value(TensorType((), "bool"))
         iteration = self.new_value(TensorType((), "int64"))
         for state, target in zip(node.states, storage, strict=True):
             self.copy(self.value_of(slots[id(state)]), target)
         self.copy(self.value_of(slots[id(node.condition)]), running)
+        if _may_end_early(node):
+            for target in scanned:  # the rows of iterations that do not run
+                self.emit(ZeroStep(target), [], [target])
         invariants = [slots[id(value)] for value in node.invariants]
         first = self.clock + 1
-        self.produced_by[iteration] = first  # the loop sets it before its body first runs
+        # The loop sets its iteration before its body first runs; the scan outputs fill up
+        # through it, so no value of the body may share their bytes.
+        for value in (iteration, *scanned):
+            self.produced_by.setdefault(value, first)
         where = f"loop {node.span!r} body" if node.span else "a loop body"
 
         def plan_body() -> None:
             results = self.apply(node.body, [iteration, running, *storage, *invariants], where)
-            moves = [(s, t) for s, t in zip(results, [running, *storage], strict=True) if s != t]
+            carried, rows = results[: 1 + len(storage)], results[1 + len(storage) :]
+            # Rows first: a scan result may be a state's storage, overwritten by the moves.
+            for source, target in zip(rows, scanned, strict=True):
+                self.emit(CopyStep(source, target, iteration), [source, iteration], [target])
+            moves = [(s, t) for s, t in zip(carried, [running, *storage], strict=True) if s != t]
             # A state moving into another state's storage is read before anything is written.
             staged = {s for s, _ in moves if s in storage or s == running}
             temporary = {s: self.new_value(self.value_types[s]) for s in sorted(staged)}
@@ -421,8 +442,22 @@ class _Planner(Generic[CodeT]):
             LoopStep(trip_count, running, iteration, body), [trip_count, running], [iteration]
         )
         self.loop_spans.append((first, self.clock))
-        self.reads += [(value, self.clock) for value in (*storage, running, iteration, trip_count)]
-        return tuple(storage)
+        self.reads += [
+            (value, self.clock) for value in (*storage, *scanned, running, iteration, trip_count)
+        ]
+        return tuple([*storage, *scanned])
+
+
+def _may_end_early(node: Loop) -> bool:
+    """Whether a loop may stop before its trip count: its condition is not a constant true,
+    or its body's is neither that nor the condition it is given."""
+    if not (isinstance(node.condition, Constant) and bool(node.condition.data)):
+        return True
+    body = node.body.body
+    flag = body.fields[0] if isinstance(body, Tuple) else None
+    if flag is node.body.params[1]:
+        return False
+    return not (isinstance(flag, Constant) and bool(flag.data.all()))
 
 
 def _structured(ty: Type, values: Any) -> Any:

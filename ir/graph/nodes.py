@@ -306,24 +306,29 @@ class If(Expr):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Loop(Expr):
-    """A loop carrying state, ONNX Loop's semantics without scan outputs:
+    """A loop carrying state, ONNX Loop's semantics:
 
         iteration, running, states = 0, condition, initial states
         while iteration < trip_count and running:
-            running, *states = body(iteration, running, *states, *invariants)
+            running, *states, *scanned = body(iteration, running, *states, *invariants)
+            row `iteration` of each scan output = scanned
             iteration += 1
 
     `trip_count` is an int64 scalar and `condition` a bool scalar (run-time values or
     constants); the body takes an int64 scalar, a bool scalar, the states and the
     invariants (the values it reads from outside), and returns a tuple of the new
-    condition and the new states, each of its state's type. The loop's value is the tuple
-    of final states."""
+    condition, the new states (each of its state's type) and `scan_outputs` more tensors.
+    The loop's value is the tuple of final states, then the scan outputs: each stacks one
+    body result per iteration along a new first axis. A loop with scan outputs needs a
+    constant trip count (their first dimension); the rows of iterations that did not run
+    (the condition ended the loop early) are zero."""
 
     trip_count: Expr
     condition: Expr
     states: tuple[Expr, ...]
     invariants: tuple[Expr, ...]
     body: Function
+    scan_outputs: int = 0
     ty: Type | None = None
     span: str = ""  # where the node came from; not compared
     _hash: int = field(init=False, repr=False)
@@ -342,6 +347,7 @@ class Loop(Expr):
                     tuple(hash(state) for state in self.states),
                     tuple(hash(value) for value in self.invariants),
                     hash(self.body),
+                    self.scan_outputs,
                 )
             ),
         )
@@ -356,6 +362,7 @@ class Loop(Expr):
         return (
             len(self.states) == len(other.states)
             and len(self.invariants) == len(other.invariants)
+            and self.scan_outputs == other.scan_outputs
             and structural_equal(self.body, other.body)
         )
 

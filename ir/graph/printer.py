@@ -108,9 +108,10 @@ class _Printer:
             states = ", ".join(names[id(state)] for state in node.states)
             invariants = ", ".join(names[id(value)] for value in node.invariants)
             body = self.name_function(node.body)
+            scans = f", scan_outputs={node.scan_outputs}" if node.scan_outputs else ""
             return (
                 f"loop(trips={names[id(node.trip_count)]}, while={names[id(node.condition)]}, "
-                f"states=({states}), invariants=({invariants}), body={body})"
+                f"states=({states}), invariants=({invariants}), body={body}{scans})"
             )
         raise TypeError(f"cannot print {type(node).__name__}")
 

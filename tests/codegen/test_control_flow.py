@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from codegen.aot.build import build_model_artifact
 from codegen.aot.cuda_build import build_cuda_artifact
-from codegen.aot.plan import BranchStep, CopyStep, KernelStep, LoopStep, all_steps
+from codegen.aot.plan import BranchStep, CopyStep, KernelStep, LoopStep, ZeroStep, all_steps
 from codegen.cuda.target import CudaTarget
 from codegen.errors import CodegenError
 from codegen.executor import CompiledModel, compile_model
@@ -24,6 +24,7 @@ from ir.graph.nodes import Function, If, Loop, Tuple, TupleGetItem, Var, call, c
 from ir.graph.passes.pipeline import optimize
 from ir.graph.types import TensorType
 from ir.reference import evaluate
+from tests.support.graph_loops import python_trace, tracing_loop
 
 MATRIX = TensorType((4, 8), "float32")
 SCALAR_INT, SCALAR_BOOL = TensorType((), "int64"), TensorType((), "bool")
@@ -250,3 +251,65 @@ def test_nested_loops_run_as_the_reference(tmp_path: Path) -> None:
             "k": np.array(inner_trips, np.int64),
         }
         _run_both(fn, inputs, tmp_path)
+
+
+@pytest.mark.parametrize("ends_early", [False, True])
+def test_scan_outputs_fill_their_rows_in_both_backends(ends_early: bool, tmp_path: Path) -> None:
+    """Each iteration writes its row; a scan result that is a state's storage is copied
+    before the state moves; rows of iterations cut short stay zero."""
+    fn = optimize(tracing_loop(6, ends_early))
+    x = RNG.standard_normal(8).astype(np.float32)
+    xs = RNG.standard_normal((6, 8)).astype(np.float32)
+    limits = (-1e9, 1.0, 1e9) if ends_early else (0.0,)
+    for limit in limits:
+        inputs = {"x": x, "xs": xs, "limit": np.array(limit, np.float32)}
+        _run_both(fn, inputs, tmp_path)
+        if ends_early:
+            got_all = compile_model(fn).run(inputs)
+            for got, want in zip(got_all, python_trace(x, xs, limit), strict=True):
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    steps = all_steps(compile_model(fn).plan.steps)
+    assert any(isinstance(step, ZeroStep) for step in steps) is ends_early
+    loop = next(step for step in steps if isinstance(step, LoopStep))
+    rows = [s for s in loop.body if isinstance(s, CopyStep) and s.row == loop.iteration]
+    assert len(rows) == 2
+
+
+def _chained_scan() -> Function:
+    """s = tanh(s @ W) @ W * 0.5 + xs[i] over 6 rows, the state after each step scanned,
+    the scan output then summed: the first matmul's value dies inside the body before its
+    row is written, and the scan output is an intermediate of the main function."""
+    xs, s0 = Var("xs", TensorType((6, 4, 8), "float32")), Var("s0", MATRIX)
+    i, running = Var("i", SCALAR_INT), Var("running", SCALAR_BOOL)
+    s, seq = Var("s", MATRIX), Var("seq", TensorType((6, 4, 8), "float32"))
+    hidden = call("tanh", call("nn.matmul", s, const(WEIGHT)))
+    scaled = call("multiply", call("nn.matmul", hidden, const(WEIGHT)), const(np.float32(0.5)))
+    new_s = call("add", scaled, call("take", seq, i, axis=0))
+    body = Function((i, running, s, seq), Tuple((running, new_s, new_s)))
+    loop = Loop(const(np.int64(6)), const(True), (s0,), (xs,), body, scan_outputs=1)
+    total = call("sum", TupleGetItem(loop, 1), axis=(0,), keepdims=False)
+    return optimize(Function((s0, xs), Tuple((TupleGetItem(loop, 0), total))))
+
+
+def test_scan_outputs_share_no_bytes_with_the_loop_body(tmp_path: Path) -> None:
+    """A scan output kept in the workspace lives through the whole loop: no value the
+    body writes may share its bytes."""
+    fn = _chained_scan()
+    plan = compile_model(fn).plan
+    loop = next(step for step in all_steps(plan.steps) if isinstance(step, LoopStep))
+    (scan,) = {s.target for s in loop.body if isinstance(s, CopyStep) and s.row is not None}
+    assert plan.locations[scan].kind == "workspace"
+    start, end = (
+        plan.locations[scan].position,
+        plan.locations[scan].position + plan.value_bytes[scan],
+    )
+    written = {v for s in all_steps(loop.body) if isinstance(s, KernelStep) for v in s.outputs}
+    for value in written:
+        other = plan.locations[value]
+        if other.kind == "workspace":
+            assert other.position + plan.value_bytes[value] <= start or end <= other.position
+    inputs = {
+        "s0": RNG.standard_normal((4, 8)).astype(np.float32),
+        "xs": RNG.standard_normal((6, 4, 8)).astype(np.float32),
+    }
+    _run_both(fn, inputs, tmp_path)

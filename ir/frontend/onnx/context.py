@@ -105,7 +105,7 @@ class NodeContext:
     # given values and the enclosing graphs' values in scope; returns its outputs.
     subgraph: Callable[[onnx.GraphProto, Sequence[Expr]], list[Expr]] | None = None
     # Converts a subgraph as a closed function body (see `convert_closure`).
-    closure: Callable[[onnx.GraphProto, Sequence[Var], Captures], list[Expr]] | None = None
+    closure: Callable[[onnx.GraphProto, Sequence[Expr], Captures], list[Expr]] | None = None
 
     @property
     def op_type(self) -> str:
@@ -232,12 +232,13 @@ class NodeContext:
         return self.subgraph(graph, inputs)
 
     def convert_closure(
-        self, graph: onnx.GraphProto, params: Sequence[Var], captures: Captures
+        self, graph: onnx.GraphProto, params: Sequence[Expr], captures: Captures
     ) -> list[Expr]:
-        """The outputs of `graph` with its inputs bound to `params`, as the body of a closed
-        function: each value it reads from the enclosing graphs that is not a constant
-        becomes a Var, recorded in `captures` (ONNX name -> (the Var, the outer value));
-        one `captures` shared by several subgraphs gives them one set of parameters."""
+        """The outputs of `graph` with its inputs bound to `params` (the closed function's
+        parameters, or values computed from them), as the body of a closed function: each
+        value it reads from the enclosing graphs that is not a constant becomes a Var,
+        recorded in `captures` (ONNX name -> (the Var, the outer value)); one `captures`
+        shared by several subgraphs gives them one set of parameters."""
         if self.closure is None:
             raise self.unsupported("subgraphs are not supported here")
         if len(params) != len(graph.input):

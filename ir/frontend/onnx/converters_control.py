@@ -7,21 +7,27 @@ and only the branch taken runs; both must give the same types, as the IR's If re
 A Loop runs as the graph IR's Loop (the body a closed function, run once per iteration)
 when its trip count is a run-time value or absent (a while loop), when its condition is a
 run-time value, when its body can end it early, or when it is longer than
-MAX_UNROLLED_ITERATIONS; its states must then keep their types, and it cannot have scan
-outputs (their count would depend on the data). Otherwise, with a constant trip count, its
-body unrolls into the graph, one copy per iteration (each copy folds with its iteration's
-number, and the fused kernels of the copies are tuned once: they are the same workloads).
+MAX_UNROLLED_ITERATIONS; its states must then keep their types, and it can have scan
+outputs only with a constant trip count and a body that cannot end it early (else their
+length would depend on the data). Otherwise, with a constant trip count, its body unrolls
+into the graph, one copy per iteration (each copy folds with its iteration's number, and
+the fused kernels of the copies are tuned once: they are the same workloads).
 
-A Scan's trip count is its scanned axis' length, known at compile time: its body unrolls.
+A Scan runs as the graph IR's Loop with scan outputs (its trip count is its scanned axis'
+length, known at compile time): the body takes the scanned inputs whole and slices them by
+its iteration. Where the body needs its slices as compile-time operands, or a state
+changes type, it unrolls instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import onnx
 
+from ir.errors import ValueDependentError
 from ir.frontend.onnx.context import Captures, ConverterResult, NodeContext
 from ir.graph.attrs import Attrs
 from ir.graph.nodes import Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
@@ -117,8 +123,10 @@ def _directions(ctx: NodeContext, name: str, count: int) -> tuple[int, ...]:
 
 
 def convert_scan(ctx: NodeContext) -> ConverterResult:
-    """Scan (opset 9 and later) -> its body unrolled over the scanned axis: the states run
-    through every copy, the scan outputs stack up."""
+    """Scan (opset 9 and later) -> the graph IR's Loop over the scanned axis, its body
+    taking each iteration's slices and its scan outputs stacking up; or, where that loop
+    cannot express the body (a state that changes type, a slice that must be a compile-time
+    operand), the body unrolled over the axis."""
     if ctx.opset < 9:
         raise ctx.unsupported("Scan-8 (with a batch axis and sequence_lens) is not supported")
     body = _graph(ctx, "body")
@@ -127,39 +135,136 @@ def convert_scan(ctx: NodeContext) -> ConverterResult:
     num_states = len(inputs) - num_scanned
     if num_scanned < 1 or num_states < 0:
         raise ctx.error(f"num_scan_inputs={num_scanned} for {len(inputs)} inputs")
-    states, scanned = inputs[:num_states], inputs[num_states:]
+    if len(body.input) != len(inputs):
+        raise ctx.error(f"the body takes {len(body.input)} inputs for {len(inputs)}")
     num_outputs = len(body.output) - num_states
-    in_directions = _directions(ctx, "scan_input_directions", num_scanned)
-    out_directions = _directions(ctx, "scan_output_directions", num_outputs)
     in_axes = ctx.ints_attr("scan_input_axes") or (0,) * num_scanned
-    out_axes = ctx.ints_attr("scan_output_axes") or (0,) * num_outputs
-    axes = [
-        ctx.axis(axis, len(_tensor_type(ctx, value, "a scan input").shape))
-        for axis, value in zip(in_axes, scanned, strict=True)
-    ]
+    scan = _Scan(
+        states=inputs[:num_states],
+        scanned=inputs[num_states:],
+        axes=[
+            ctx.axis(axis, len(_tensor_type(ctx, value, "a scan input").shape))
+            for axis, value in zip(in_axes, inputs[num_states:], strict=True)
+        ],
+        in_directions=_directions(ctx, "scan_input_directions", num_scanned),
+        out_directions=_directions(ctx, "scan_output_directions", num_outputs),
+        out_axes=ctx.ints_attr("scan_output_axes") or (0,) * num_outputs,
+    )
     lengths = {
         _tensor_type(ctx, value, "a scan input").shape[axis]
-        for value, axis in zip(scanned, axes, strict=True)
+        for value, axis in zip(scan.scanned, scan.axes, strict=True)
     }
     if len(lengths) != 1:
         raise ctx.error(f"the scan inputs have different lengths {sorted(lengths)}")
     length = lengths.pop()
+    if length == 0 and num_outputs:
+        raise ctx.unsupported("a Scan over an empty axis")
+    try:
+        looped = _looped_scan(ctx, body, scan, length)
+    except ValueDependentError:
+        looped = None  # a slice decides a shape: each unrolled copy folds with its own
+    if looped is not None:
+        return looped
     if length > MAX_UNROLLED_ITERATIONS:
         raise ctx.unsupported(f"a Scan of {length} iterations (at most {MAX_UNROLLED_ITERATIONS})")
-    collected: list[list[Expr]] = [[] for _ in range(num_outputs)]
+    return _unrolled_scan(ctx, body, scan, length)
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """A Scan node's operands and attributes (axes normalised)."""
+
+    states: Sequence[Expr]
+    scanned: Sequence[Expr]
+    axes: Sequence[int]
+    in_directions: Sequence[int]
+    out_directions: Sequence[int]
+    out_axes: Sequence[int]
+
+
+def _looped_scan(
+    ctx: NodeContext, body: onnx.GraphProto, scan: _Scan, length: int
+) -> list[Expr] | None:
+    """The Scan as the IR's Loop: the scanned inputs enter the body whole, each iteration
+    takes its slices, and the scan outputs stack up as the loop's; None when a state
+    changes type (the IR's Loop keeps its states' types)."""
+    iteration = Var(f"{ctx.name}/iteration", TensorType((), "int64"))
+    running = Var(f"{ctx.name}/running", TensorType((), "bool"))
+    names = [info.name for info in body.input]
+    state_params = [
+        Var(name, _tensor_type(ctx, state, "a scan state"))
+        for name, state in zip(names, scan.states, strict=False)
+    ]
+    sequences = [
+        Var(f"{ctx.name}/scan_input_{position}", _tensor_type(ctx, value, "a scan input"))
+        for position, value in enumerate(scan.scanned)
+    ]
+    backwards = ctx.call("subtract", Constant(np.array(length - 1, np.int64)), iteration)
+    slices = [
+        ctx.call("take", sequence, backwards if direction else iteration, axis=axis)
+        for sequence, axis, direction in zip(sequences, scan.axes, scan.in_directions, strict=True)
+    ]
+    captures: Captures = {}
+    results = ctx.convert_closure(body, [*state_params, *slices], captures)
+    new_states, scanned = results[: len(scan.states)], results[len(scan.states) :]
+    for state, new in zip(scan.states, new_states, strict=True):
+        if _tensor_type(ctx, new, "a scan state") != _tensor_type(ctx, state, "a scan state"):
+            return None
+    for value in scanned:
+        _tensor_type(ctx, value, "a scan output")
+    flag = Constant(np.array(True))
+    values = (flag, *new_states, *scanned)
+    function = Function(
+        (iteration, running, *state_params, *sequences, *(var for var, _ in captures.values())),
+        Tuple(values, ty=TupleType(tuple(value.checked_type for value in values))),
+        attrs=Attrs({"name": f"{ctx.name}_body"}),
+    )
+    node = infer_expr(
+        Loop(
+            Constant(np.array(length, np.int64)),
+            flag,
+            tuple(scan.states),
+            (*scan.scanned, *(outer for _, outer in captures.values())),
+            function,
+            scan_outputs=len(scanned),
+            span=ctx.name,
+        )
+    )
+    outputs = [infer_expr(TupleGetItem(node, index)) for index in range(len(results))]
+    for position, (direction, axis) in enumerate(
+        zip(scan.out_directions, scan.out_axes, strict=True)
+    ):
+        stacked = outputs[len(scan.states) + position]
+        if direction:
+            rows = Constant(np.arange(length - 1, -1, -1, dtype=np.int64))
+            stacked = ctx.call("take", stacked, rows, axis=0)
+        rank = len(_tensor_type(ctx, stacked, "a scan output").shape)
+        axis = ctx.axis(axis, rank)
+        if axis:
+            order = [*range(1, axis + 1), 0, *range(axis + 1, rank)]
+            stacked = ctx.call("transpose", stacked, axes=order)
+        outputs[len(scan.states) + position] = stacked
+    return outputs
+
+
+def _unrolled_scan(ctx: NodeContext, body: onnx.GraphProto, scan: _Scan, length: int) -> list[Expr]:
+    """The Scan's body unrolled over the scanned axis: the states run through every copy,
+    the scan outputs stack up."""
+    states = list(scan.states)
+    collected: list[list[Expr]] = [[] for _ in scan.out_directions]
     for step in range(length):
         slices = [
             _slice(ctx, value, axis, length - 1 - step if direction else step)
-            for value, axis, direction in zip(scanned, axes, in_directions, strict=True)
+            for value, axis, direction in zip(
+                scan.scanned, scan.axes, scan.in_directions, strict=True
+            )
         ]
         results = ctx.convert_subgraph(body, [*states, *slices])
-        states = results[:num_states]
-        for position, value in enumerate(results[num_states:]):
+        states = results[: len(states)]
+        for position, value in enumerate(results[len(states) :]):
             collected[position].append(value)
     outputs = []
-    for values, direction, axis in zip(collected, out_directions, out_axes, strict=True):
-        if not values:
-            raise ctx.unsupported("a Scan over an empty axis")
+    for values, direction, axis in zip(collected, scan.out_directions, scan.out_axes, strict=True):
         outputs.append(_stack(ctx, values[::-1] if direction else values, axis))
     return [*states, *outputs]
 
@@ -183,13 +288,16 @@ def convert_loop(ctx: NodeContext) -> ConverterResult:
     condition = None if condition_input is None else ctx.fold(condition_input)
     constant_trips = isinstance(trips, Constant)
     why_not = "scan outputs: their count would depend on the data"
-    if num_scan_outputs == 0:
+    run_time_condition = condition is not None and not isinstance(condition, Constant)
+    if num_scan_outputs == 0 or (constant_trips and not run_time_condition):
         required = (
             not constant_trips
             or int(_scalar_of(trips)) > MAX_UNROLLED_ITERATIONS
-            or (condition is not None and not isinstance(condition, Constant))
+            or run_time_condition
         )
-        native = _native_loop(ctx, body, trip_input, condition_input, states, required)
+        native = _native_loop(
+            ctx, body, trip_input, condition_input, states, num_scan_outputs, required
+        )
         if isinstance(native, list):
             return native
         why_not = native or why_not
@@ -229,19 +337,27 @@ def _native_loop(
     trip_input: Expr | None,
     condition_input: Expr | None,
     states: Sequence[Expr],
+    scan_outputs: int,
     required: bool,
 ) -> list[Expr] | str | None:
     """The IR's Loop's outputs; or why the loop cannot be one; or, unless `required`, None
     when its body cannot end it early (its condition output is the condition passed in,
-    or a constant true): such a loop with a constant count unrolls instead."""
+    or a constant true): such a loop with a constant count unrolls instead. With scan
+    outputs (and so a constant trip count), a body that can end the loop early is a reason
+    (the outputs' length would depend on the data)."""
     params = _loop_params(ctx, body, states)
     captures: Captures = {}
     results = ctx.convert_closure(body, params, captures)
-    condition_out, new_states = _flag(ctx, results[0]), results[1:]
+    condition_out = _flag(ctx, results[0])
+    new_states, scanned = results[1 : 1 + len(states)], results[1 + len(states) :]
     folded = ctx.fold(results[0])
     never_false = folded is params[1] or (isinstance(folded, Constant) and bool(folded.data.all()))
     if never_false and not required:
         return None
+    if scan_outputs and not never_false:
+        return "scan outputs and a body that can end it early: their count would depend on the data"
+    if scan_outputs and condition_input is not None and not _scalar_of(ctx.fold(condition_input)):
+        return "scan outputs and a false condition: it runs no iteration"
     for position, (state, new) in enumerate(zip(states, new_states, strict=True)):
         old_type = _tensor_type(ctx, state, "a loop state")
         new_type = _tensor_type(ctx, new, "a loop state")
@@ -250,11 +366,13 @@ def _native_loop(
                 f"a state that changes type (state {position} goes from {old_type} to "
                 f"{new_type} in one iteration): the IR's Loop keeps its states' types"
             )
+    for value in scanned:
+        _tensor_type(ctx, value, "a scan output")
     invariant_params = tuple(var for var, _ in captures.values())
-    results_type = TupleType((TensorType((), "bool"), *(v.checked_type for v in new_states)))
+    returned = (condition_out, *new_states, *scanned)
     function = Function(
         (*params, *invariant_params),
-        Tuple((condition_out, *new_states), ty=results_type),
+        Tuple(returned, ty=TupleType(tuple(value.checked_type for value in returned))),
         attrs=Attrs({"name": f"{ctx.name}_body"}),
     )
     trip_count = (
@@ -264,10 +382,20 @@ def _native_loop(
     )
     condition = Constant(np.array(True)) if condition_input is None else _flag(ctx, condition_input)
     invariants = tuple(outer for _, outer in captures.values())
+    if scan_outputs:  # a constant count (the caller's condition), their first dimension
+        trip_count = Constant(np.array(_scalar_of(ctx.fold(trip_count)), np.int64))
     node = infer_expr(
-        Loop(trip_count, condition, tuple(states), invariants, function, span=ctx.name)
+        Loop(
+            trip_count,
+            condition,
+            tuple(states),
+            invariants,
+            function,
+            scan_outputs=scan_outputs,
+            span=ctx.name,
+        )
     )
-    return [infer_expr(TupleGetItem(node, index)) for index in range(len(states))]
+    return [infer_expr(TupleGetItem(node, index)) for index in range(len(results) - 1)]
 
 
 def _unrolled_loop(

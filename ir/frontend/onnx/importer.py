@@ -458,7 +458,7 @@ class _GraphImporter:
         return child._convert_outputs(output_names, f"subgraph {graph.name!r} output")
 
     def convert_closure(
-        self, graph: onnx.GraphProto, params: Sequence[Var], captures: Captures
+        self, graph: onnx.GraphProto, params: Sequence[Expr], captures: Captures
     ) -> list[Expr]:
         """A subgraph's outputs as a closed body (see NodeContext.convert_closure)."""
         child = _GraphImporter(graph, self.opset, parent=self)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ir.errors import IRError, TypeInferenceError
-from ir.graph.nodes import Call, Expr, Function, If, Loop, Tuple, TupleGetItem
+from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem
 from ir.graph.ops.registry import get_op
 from ir.graph.traversal import rewrite
 from ir.graph.types import FuncType, TensorType, TupleType, Type
@@ -84,9 +84,11 @@ def infer_if(node: If) -> If:
 
 
 def infer_loop(node: Loop) -> Loop:
-    """`node` with its body typed and its type inferred: the tuple of its states' types;
-    TypeInferenceError when the trip count is not an int64 scalar, the condition not a bool
-    scalar, or the body's parameters or results do not match the states."""
+    """`node` with its body typed and its type inferred: its states' types, then its scan
+    outputs' (each body result's type with the trip count as a new first dimension);
+    TypeInferenceError when the trip count is not an int64 scalar (a constant one, given
+    scan outputs), the condition not a bool scalar, or the body's parameters or results do
+    not match the states."""
     where = _control_where("loop", node.span)
     for what, value, dtype in (
         ("trip count", node.trip_count, "int64"),
@@ -96,6 +98,7 @@ def infer_loop(node: Loop) -> Loop:
             raise TypeInferenceError(
                 f"{where}: the {what} must be a {dtype} scalar, got {value.checked_type}"
             )
+    trips = _scan_rows(node, where)
     body = infer_type(node.body)
     state_types = tuple(state.checked_type for state in node.states)
     operand_types = [
@@ -105,15 +108,45 @@ def infer_loop(node: Loop) -> Loop:
         *(value.checked_type for value in node.invariants),
     ]
     _check_operands(where, "the body", operand_types, tuple(p.type_annotation for p in body.params))
+    returned = body.ret_type
+    fields = returned.fields if isinstance(returned, TupleType) else ()
     expected = TupleType((_scalar_type("bool"), *state_types))
-    if body.ret_type != expected:
+    scanned = fields[len(expected.fields) :]
+    if (
+        len(fields) != len(expected.fields) + node.scan_outputs
+        or TupleType(fields[: len(expected.fields)]) != expected
+        or not all(isinstance(ty, TensorType) for ty in scanned)
+    ):
+        scans = f" and {node.scan_outputs} scan output tensors" if node.scan_outputs else ""
         raise TypeInferenceError(
-            f"{where}: the body must return (condition, states) of types {expected}, "
-            f"got {body.ret_type}"
+            f"{where}: the body must return (condition, states{scans}) of types "
+            f"{expected}{' + tensors' if scans else ''}, got {returned}"
         )
-    if body is node.body and node.ty == TupleType(state_types):
+    stacked = tuple(
+        TensorType((trips, *ty.shape), ty.dtype) for ty in scanned if isinstance(ty, TensorType)
+    )
+    ty = TupleType((*state_types, *stacked))
+    if body is node.body and node.ty == ty:
         return node
-    return replace(node, body=body, ty=TupleType(state_types))
+    return replace(node, body=body, ty=ty)
+
+
+def _scan_rows(node: Loop, where: str) -> int:
+    """The number of rows of a loop's scan outputs: its constant trip count (0 without
+    scan outputs)."""
+    if node.scan_outputs < 0:
+        raise TypeInferenceError(f"{where}: {node.scan_outputs} scan outputs")
+    if not node.scan_outputs:
+        return 0
+    if not isinstance(node.trip_count, Constant):
+        raise TypeInferenceError(
+            f"{where}: a loop with scan outputs needs a constant trip count (the outputs' "
+            "first dimension)"
+        )
+    trips = int(node.trip_count.data)
+    if trips < 0:
+        raise TypeInferenceError(f"{where}: a trip count of {trips} for scan outputs")
+    return trips
 
 
 def _infer_node(node: Expr) -> Expr:

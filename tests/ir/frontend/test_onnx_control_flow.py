@@ -1,6 +1,7 @@
 """ONNX If, Scan and Loop: a constant condition picks its branch, a run-time one becomes the
 graph IR's If (only the branch taken runs); a Loop with a run-time trip count or condition,
-or one that can exit early, becomes the graph IR's Loop, and other Loops and Scans unroll.
+or one that can exit early, becomes the graph IR's Loop, and so does a Scan (its scan
+outputs the loop's); other Loops unroll, and so do Scans whose slices decide shapes.
 Each model runs through the compiler and is checked against onnx's reference evaluator or
 onnxruntime."""
 
@@ -22,7 +23,9 @@ from codegen.prepare import prepare_for_target
 from ir.errors import UnsupportedOpError, ValueDependentError
 from ir.frontend.onnx import import_model
 from ir.frontend.onnx.converters_control import MAX_UNROLLED_ITERATIONS
+from ir.graph.nodes import Loop
 from ir.graph.passes.pipeline import optimize
+from ir.graph.traversal import nodes_everywhere
 from tests.ir.frontend.onnx_helpers import IR_VERSION
 from tests.support.control_flow_models import decoder_loop_model
 
@@ -148,9 +151,9 @@ def test_if_branches_of_different_types_need_a_constant_condition() -> None:
         import_model(model)
 
 
-def test_scan_unrolls_with_reversed_inputs_and_outputs_on_other_axes() -> None:
+def test_scan_loops_with_reversed_inputs_and_outputs_on_other_axes() -> None:
     """A running sum (state) over the columns of x, read right to left; the per-step sums
-    stack along axis 1 in reverse."""
+    stack along axis 1 in reverse. The Scan is one graph IR loop, not unrolled."""
     body = helper.make_graph(
         [
             helper.make_node("Add", ["sum_in", "column"], ["sum_out"]),
@@ -177,6 +180,10 @@ def test_scan_unrolls_with_reversed_inputs_and_outputs_on_other_axes() -> None:
         [_info("final", FLOAT, [3]), _info("steps", FLOAT, [3, 5])],
         {"scale": np.array(0.5, np.float32)},
     )
+    loops = [
+        node for node in nodes_everywhere(import_model(model).function) if isinstance(node, Loop)
+    ]
+    assert [loop.scan_outputs for loop in loops] == [1]
     init = RNG.standard_normal(3).astype(np.float32)
     x = RNG.standard_normal((3, 5)).astype(np.float32)
     # onnx's reference evaluator has no reversed scans: the same in numpy.
@@ -185,6 +192,90 @@ def test_scan_unrolls_with_reversed_inputs_and_outputs_on_other_axes() -> None:
     outputs = _compiled(model).run({"init": init, "x": x})  # type: ignore[attr-defined]
     np.testing.assert_allclose(outputs[0], final, rtol=1e-5)
     np.testing.assert_allclose(outputs[1], steps, rtol=1e-5)
+
+
+def _cumulative_scan(length: int) -> onnx.ModelProto:
+    """Scan over the rows of x (length x 4): the state adds each row; the scan output is
+    the state after each row, times 2."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["sum_in", "row"], ["sum_out"]),
+            helper.make_node("Add", ["sum_out", "sum_out"], ["doubled"]),
+        ],
+        "body",
+        [_info("sum_in", FLOAT, [4]), _info("row", FLOAT, [4])],
+        [_info("sum_out", FLOAT, [4]), _info("doubled", FLOAT, [4])],
+    )
+    node = helper.make_node("Scan", ["init", "x"], ["final", "steps"], body=body, num_scan_inputs=1)
+    return _model(
+        [node],
+        [_info("init", FLOAT, [4]), _info("x", FLOAT, [length, 4])],
+        [_info("final", FLOAT, [4]), _info("steps", FLOAT, [length, 4])],
+    )
+
+
+def test_a_scan_longer_than_unrolling_allows_runs_as_a_loop() -> None:
+    length = MAX_UNROLLED_ITERATIONS + 3
+    model = _cumulative_scan(length)
+    init = RNG.integers(-3, 4, 4).astype(np.float32)
+    x = RNG.integers(-3, 4, (length, 4)).astype(np.float32)  # exact sums in float32
+    final, steps = _compiled(model).run({"init": init, "x": x})  # type: ignore[attr-defined]
+    running = init + np.cumsum(x, axis=0, dtype=np.float64)
+    np.testing.assert_allclose(final, running[-1], rtol=1e-6)
+    np.testing.assert_allclose(steps, 2 * running, rtol=1e-6)
+
+
+def test_a_scan_whose_slices_decide_a_shape_unrolls() -> None:
+    """Each step transposes the state as a matrix of the shape read from a constant
+    scanned input: the loop could not give Reshape a compile-time shape, the unrolled
+    copies can."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Reshape", ["state_in", "shape"], ["matrix"]),
+            helper.make_node("Transpose", ["matrix"], ["transposed"]),
+            helper.make_node("Reshape", ["transposed", "flat"], ["state_out"]),
+            helper.make_node("Identity", ["state_out"], ["trace"]),
+        ],
+        "body",
+        [_info("state_in", FLOAT, [6]), _info("shape", INT64, [2])],
+        [_info("state_out", FLOAT, [6]), _info("trace", FLOAT, [6])],
+        [numpy_helper.from_array(np.array([6], np.int64), "flat")],
+    )
+    node = helper.make_node(
+        "Scan", ["init", "shapes"], ["final", "traces"], body=body, num_scan_inputs=1
+    )
+    model = _model(
+        [node],
+        [_info("init", FLOAT, [6])],
+        [_info("final", FLOAT, [6]), _info("traces", FLOAT, [3, 6])],
+        {"shapes": np.array([[2, 3], [3, 2], [1, 6]], np.int64)},
+    )
+    imported = import_model(model)
+    assert not any(isinstance(node, Loop) for node in nodes_everywhere(imported.function))
+    _check(model, {"init": RNG.standard_normal(6).astype(np.float32)})
+
+
+def test_a_loop_with_scan_outputs_longer_than_unrolling_allows_runs_as_a_loop() -> None:
+    """A constant count and a body that cannot end it early: the scan outputs' length is
+    known, so the loop is the IR's, scan outputs and all (refused before)."""
+    trips = MAX_UNROLLED_ITERATIONS + 2
+    node = helper.make_node("Loop", ["n", "", "init"], ["final", "traces"], body=_loop_body())
+    model = _model(
+        [node],
+        [_info("x", FLOAT, [4]), _info("init", FLOAT, [4])],
+        [_info("final", FLOAT, [4]), _info("traces", FLOAT, [trips, 4])],
+        {"n": np.array(trips, np.int64)},
+    )
+    loops = [
+        node for node in nodes_everywhere(import_model(model).function) if isinstance(node, Loop)
+    ]
+    assert [loop.scan_outputs for loop in loops] == [1]
+    x = RNG.integers(-2, 3, 4).astype(np.float32)
+    feeds = {"x": x, "init": np.zeros(4, np.float32)}
+    final, traces = _compiled(model).run(feeds)  # type: ignore[attr-defined]
+    totals = np.cumsum(np.arange(trips, dtype=np.float64))[:, None] * x
+    np.testing.assert_allclose(traces, totals, rtol=1e-6)
+    np.testing.assert_allclose(final, totals[-1], rtol=1e-6)
 
 
 def _loop_body(condition: onnx.NodeProto | None = None) -> onnx.GraphProto:

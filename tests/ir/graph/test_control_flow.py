@@ -19,6 +19,7 @@ from ir.graph.passes.verify import verify
 from ir.graph.traversal import has_control_flow, nodes_everywhere, post_order
 from ir.graph.types import TensorType
 from ir.reference import evaluate
+from tests.support.graph_loops import python_trace, tracing_loop
 
 MATRIX = TensorType((4, 8), "float32")
 RNG = np.random.default_rng(3)
@@ -155,3 +156,37 @@ def test_the_reference_runs_a_loop_as_python_would(trips: int, limit: float) -> 
     np.testing.assert_allclose(
         evaluate(fn, inputs), _python_loop(x, trips, limit), rtol=1e-5, atol=1e-6
     )
+
+
+def test_a_loops_scan_outputs_stack_a_row_per_iteration_and_print() -> None:
+    fn = tracing_loop(5, ends_early=True)
+    assert fn.ret_type.fields[1:] == (TensorType((5, 8), "float32"),) * 2  # type: ignore[attr-defined]
+    assert "body=@t, scan_outputs=2)" in str(fn)
+    assert fn == tracing_loop(5, ends_early=True) != tracing_loop(5, ends_early=False)
+    verify(fn)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**16), limit=st.sampled_from([-1e9, 0.0, 2.0, 1e9]))
+def test_the_reference_fills_the_rows_of_iterations_run_and_zeroes_the_rest(
+    seed: int, limit: float
+) -> None:
+    generator = np.random.default_rng(seed)
+    x = generator.standard_normal(8).astype(np.float32)
+    xs = generator.standard_normal((5, 8)).astype(np.float32)
+    inputs = {"x": x, "xs": xs, "limit": np.array(limit, np.float32)}
+    got = evaluate(tracing_loop(5, ends_early=True), inputs)
+    for value, want in zip(got, python_trace(x, xs, limit), strict=True):
+        np.testing.assert_allclose(value, want, rtol=1e-6, atol=1e-6)
+
+
+def test_scan_outputs_need_a_constant_trip_count_and_a_tensor_per_output() -> None:
+    fn = tracing_loop(3, ends_early=False)
+    loop = fn.body.fields[0].tuple_value  # type: ignore[attr-defined]
+    n = Var("n", TensorType((), "int64"))
+    counted = dataclasses.replace(loop, trip_count=n, ty=None)
+    with pytest.raises(TypeInferenceError, match="scan outputs needs a constant trip count"):
+        infer_type(Function((*fn.params, n), TupleGetItem(counted, 0)))
+    three = dataclasses.replace(loop, scan_outputs=3, ty=None, span="trace")
+    with pytest.raises(TypeInferenceError, match=r"loop \(node 'trace'\).*3 scan output tensors"):
+        infer_type(Function(fn.params, TupleGetItem(three, 0)))
