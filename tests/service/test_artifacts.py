@@ -147,3 +147,40 @@ def test_a_model_with_a_run_time_loop_uploads_and_builds_one_artifact(
             }
             expected = session.run(None, feeds)[0]
             np.testing.assert_allclose(loaded.run(feeds)["h"], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_model_with_a_scan_uploads_and_builds_an_artifact(
+    live_drivers: LiveService, tmp_path: Path
+) -> None:
+    """An RNN written as an ONNX Scan: its cell's kernels (inside the loop the Scan
+    becomes) are tasks, and the artifact's scanned-out states match onnxruntime's."""
+    import numpy as np
+    import onnxruntime
+
+    from bench.control_flow import scan_rnn
+    from codegen.runtime.loader import load_artifact
+
+    model = scan_rnn(hidden=16, batch=2, length=12)
+    with live_drivers.client() as client:
+        uploaded = client.post("/v1/models", content=model.SerializeToString()).json()
+        names = [task["name"] for task in uploaded["tasks"]]
+        assert any("matmul" in name and "tanh" in name for name in names), names
+        created = client.post("/v1/artifacts", json={"model_id": uploaded["id"]}).json()
+        artifact = wait_ready(client, created["id"])
+        assert artifact["state"] == "ready", artifact["error"]
+        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+    path = tmp_path / "scan.tar.gz"
+    path.write_bytes(download.content)
+    session = onnxruntime.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    rng = np.random.default_rng(3)
+    feeds = {
+        "h0": rng.standard_normal((2, 16)).astype(np.float32),
+        "x": rng.standard_normal((12, 2, 16)).astype(np.float32),
+    }
+    with load_artifact(path) as loaded:
+        assert loaded.manifest["control_flow"] is True
+        got = loaded.run(feeds)
+    for name, expected in zip(("h", "hs"), session.run(None, feeds), strict=True):
+        np.testing.assert_allclose(got[name], expected, rtol=1e-5, atol=1e-6)
