@@ -25,7 +25,15 @@ PACK_MIN_WORK = 1 << 22
 # take the target's as `chains`.
 FMA_CHAINS = CoreFacts().fma_chains
 GEMV_VECTORS = 4  # the widest matrix-product column tile, in vectors (few output rows)
-CONV_BROADCASTS = 3  # input broadcasts a conv tile's inner loop keeps in flight
+# Vectors a conv tile's inner loop keeps live beside its accumulators and weight vectors:
+# a float conv one input broadcast at a time (each feeds its column's FMAs, then dies: so
+# the compiled AVX2 loop of 2 x 6 float accumulators keeps 15 registers), an integer dot
+# product also its pair products and a vector of ones.
+FLOAT_CONV_SCRATCH = 1
+INTEGER_CONV_SCRATCH = 3
+# A conv vectorized over output channels (NCHW) keeps 3: with 1, its AVX2 tiles of 2 x 6
+# ran at two thirds of the speed of 2 x 5 (3x3 convs over 64 x 56 x 56 and 128 x 28 x 28).
+CHANNEL_CONV_SCRATCH = 3
 
 
 # The register tiles the decisions offer: up to this many vectors of channels or columns,
@@ -45,19 +53,27 @@ def divisor_at_most(extent: int, limit: int) -> int:
     return 1
 
 
-def _register_columns(width: int, vectors: int, registers: int, chains: int) -> int:
+def _register_columns(width: int, vectors: int, registers: int, chains: int, scratch: int) -> int:
     """How many output columns a conv tile keeps in registers next to `vectors` channel
-    vectors: about 14 accumulators, fewer where the weight vectors and the input
-    broadcasts beside them would not fit in `registers`. A divisor of `width` (no column
-    tail) when it keeps at least `chains` accumulators, else the most columns, with
-    a tail (on AVX2, 2 x 5 with tails beat 2 x 4 without by 3-10% on every standard
-    conv, and 2 x 6 spilled)."""
-    spare = vectors + CONV_BROADCASTS
-    limit = max(1, min(14, _accumulators(registers, spare)) // vectors)
+    vectors: up to about 14 accumulators, fewer where the weight vectors and `scratch`
+    other vectors beside them would not fit in `registers`; of those, the tile whose full
+    tiles and tail take the fewest FMA slots, a tile of fewer than `chains` accumulators
+    costing as many as `chains` (its FMAs wait on each other); on a tie, one without a
+    tail, then the widest. With AVX2's 16 registers and 2 vectors that is 6 columns for
+    rows of 56 and 28 (tails of 2 and 4) and 5 for 14 and 7. Measured on ResNet-50's
+    convs at 56 and 28 columns (Zen 3): 6 columns were 2-13% faster than 4 without a tail
+    (one conv 2% slower) and up to 12% faster than 5 (one 1% slower); at 7 columns, 5 beat
+    6 (a tail of 1) by up to 9%."""
+    limit = max(1, min(14, _accumulators(registers, vectors + scratch)) // vectors)
     if width <= limit:
         return width
-    tile = divisor_at_most(width, limit)
-    return tile if tile * vectors >= min(chains, limit * vectors) else limit
+
+    def fma_slots(columns: int) -> int:
+        full, tail = divmod(width, columns)
+        slots = full * max(columns * vectors, chains)
+        return slots + (max(tail * vectors, chains) if tail else 0)
+
+    return min(range(limit, 0, -1), key=lambda columns: (fma_slots(columns), width % columns > 0))
 
 
 def strided_rows_fit_l1(rows: int, stride_bytes: int, core: CoreFacts) -> bool:
@@ -79,15 +95,22 @@ def _accumulators(registers: int, operands: int) -> int:
 
 
 def blocked_conv_register_tile(
-    blocks: int, width: int, block: int, lanes: int, registers: int = 32, chains: int = FMA_CHAINS
+    blocks: int,
+    width: int,
+    block: int,
+    lanes: int,
+    registers: int = 32,
+    chains: int = FMA_CHAINS,
+    scratch: int = FLOAT_CONV_SCRATCH,
 ) -> tuple[int, int]:
     """The register tile of a conv in NCHW[b]c with `blocks` output channel blocks of
     `block` channels and `width` output columns, on a target of `registers` vector
     registers: (channel blocks, columns) per tile, about 14 accumulator registers (2
-    channel vectors x 7 columns, or 1 x 14; 2 x 5 with 16 registers)."""
+    channel vectors x 7 columns, or 1 x 14; 2 x 6 with 16 registers), `scratch` vectors
+    left for the inner loop's other values (INTEGER_CONV_SCRATCH for a dot product)."""
     block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
     vectors = block_tile * max(1, block // lanes)
-    return block_tile, _register_columns(width, vectors, registers, chains)
+    return block_tile, _register_columns(width, vectors, registers, chains, scratch)
 
 
 def channel_conv_register_tile(
@@ -96,7 +119,8 @@ def channel_conv_register_tile(
     """The register tile of a conv vectorized over output channels in vectors of `lanes`:
     (channels, columns) per tile, about 14 accumulator registers (fewer with 16)."""
     vectors = 2 if out_channels % (2 * lanes) == 0 else 1
-    return vectors * lanes, _register_columns(width, vectors, registers, chains)
+    columns = _register_columns(width, vectors, registers, chains, CHANNEL_CONV_SCRATCH)
+    return vectors * lanes, columns
 
 
 def depthwise_register_tile(height: int, width: int, lanes: int) -> tuple[int, int]:

@@ -24,6 +24,8 @@ from ir.schedule.rules.analysis import GEMM_TAGS, is_depthwise_conv, work
 from ir.schedule.rules.loops import MIN_PARALLEL_WORK, BuildContext
 from ir.schedule.rules.register_tile_sizes import (
     DEPTHWISE_ACCUMULATORS,
+    FLOAT_CONV_SCRATCH,
+    INTEGER_CONV_SCRATCH,
     MAX_TILE_COLUMNS,
     MAX_TILE_ROWS,
     MAX_TILE_VECTORS,
@@ -251,8 +253,15 @@ class _RegisterTiling:
         n, k, y, x, kb = (axis.name for axis in sch.stages[output].op.axes)
         blocks, width, block = (sch.stages[output].op.shape[i] for i in (1, 3, 4))
         lanes = self.hardware.lanes(sch.stages[output].op.dtype)
+        integer = not sch.stages[anchor].op.dtype.startswith("float")
         preferred = blocked_conv_register_tile(
-            blocks, width, block, lanes, self.hardware.registers, self.hardware.core.fma_chains
+            blocks,
+            width,
+            block,
+            lanes,
+            self.hardware.registers,
+            self.hardware.core.fma_chains,
+            INTEGER_CONV_SCRATCH if integer else FLOAT_CONV_SCRATCH,
         )
         block_tile = self._choose(
             "block_tile", (d for d in range(1, 5) if blocks % d == 0), preferred[0]

@@ -16,6 +16,7 @@ from ir.schedule.default import default_schedule
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.rules.register_tile_sizes import (
     FMA_CHAINS,
+    INTEGER_CONV_SCRATCH,
     blocked_conv_register_tile,
     channel_conv_register_tile,
     depthwise_register_tile,
@@ -145,6 +146,25 @@ def test_register_tiles_leave_registers_for_their_operands(vector_bytes: int) ->
     if registers == 32:  # the tiles AVX-512 hosts were tuned with
         assert blocked_conv_register_tile(4, 56, 16, lanes, registers) == (2, 7)
         assert gemm_register_tile(1024, 1024, lanes, registers) == (8, 32)
+
+
+def test_an_avx2_blocked_conv_tile_weighs_its_tail_against_its_accumulators() -> None:
+    """2 vectors of 16 channels on AVX2 (10 FMA chains): 6 columns (12 accumulators) where
+    the tail is cheap, 5 where 6 would leave a tail of one column; an integer dot product
+    keeps 5 (its pair products and ones take registers)."""
+    hardware = HardwareParams(vector_bytes=32, num_cores=2)
+    lanes, registers = hardware.lanes("float32"), hardware.registers
+    chains = hardware.core.fma_chains
+    columns = {
+        width: blocked_conv_register_tile(4, width, 16, lanes, registers, chains)[1]
+        for width in (7, 14, 28, 56)
+    }
+    assert columns == {7: 5, 14: 5, 28: 6, 56: 6}
+    for width in (7, 14, 28, 56):
+        tile = blocked_conv_register_tile(
+            4, width, 16, lanes, registers, chains, INTEGER_CONV_SCRATCH
+        )
+        assert tile == (1, 5)
 
 
 def test_a_matrix_product_copies_a_strided_input_into_panels_like_the_default() -> None:
