@@ -351,6 +351,55 @@ def convert_gather_elements(ctx: NodeContext) -> ConverterResult:
     return ctx.call("gather_elements", ctx.input(0), ctx.input(1), axis=axis)
 
 
+def convert_tensor_scatter(ctx: NodeContext) -> ConverterResult:
+    """TensorScatter(axis, mode) (a KV cache update) -> where(written, gather_elements(update,
+    row), past): cache position j of sample b takes the update's row j - write_indices[b]
+    (modulo the cache length in circular mode) where that row exists, else keeps the past
+    cache's value. Without write_indices every sample writes from position 0."""
+    past, update = ctx.input(0), ctx.input(1)
+    shape, update_shape = ctx.shape(0), ctx.shape(1)
+    rank = len(shape)
+    if rank < 2:
+        raise ctx.error(f"the caches must have a batch and a sequence axis, got shape {shape}")
+    axis = _axes(ctx, (ctx.int_attr("axis", -2),), rank)[0]
+    if axis == 0:
+        raise ctx.error("axis 0 is the batch axis; the sequence axis must be another")
+    mode = ctx.choice_attr("mode", "linear", ("linear", "circular"))
+    capacity, length = shape[axis], update_shape[axis] if len(update_shape) == rank else -1
+    mismatch = [i for i in range(rank) if i != axis and update_shape[i] != shape[i]]
+    if length < 0 or mismatch or length > capacity:
+        raise ctx.error(
+            f"update of shape {update_shape} must match the cache's {shape} off axis {axis} "
+            f"and be at most as long on it"
+        )
+    if ctx.dtype(1) != ctx.dtype(0):
+        raise ctx.error(f"update is {ctx.dtype(1)}, the cache {ctx.dtype(0)}")
+    if length == 0:
+        return past
+    # Source rows as an int64 tensor of shape (batch, 1.., capacity on the axis, 1..).
+    positions = [1] * rank
+    positions[axis] = capacity
+    rows: Expr = Constant(np.arange(capacity, dtype=np.int64).reshape(positions))
+    writes = ctx.optional_input(2)
+    if writes is not None:
+        if ctx.shape(2) != (shape[0],):
+            raise ctx.error(f"write_indices must have shape ({shape[0]},), got {ctx.shape(2)}")
+        starts = ctx.call("cast", writes, dtype="int64")
+        starts = ctx.call("reshape", starts, newshape=(shape[0],) + (1,) * (rank - 1))
+        rows = ctx.call("subtract", rows, starts)
+    if mode == "circular":
+        rows = ctx.call("floor_mod", rows, Constant(np.array(capacity, np.int64)))
+    written = ctx.call(
+        "logical_and",
+        ctx.call("greater", rows, Constant(np.array(-1, np.int64))),
+        ctx.call("less", rows, Constant(np.array(length, np.int64))),
+    )
+    inside = ctx.call("clip", rows, a_min=0, a_max=max(length - 1, 0))
+    full = ctx.call("broadcast_to", inside, shape=shape)
+    gathered = ctx.call("gather_elements", update, full, axis=axis)
+    return ctx.call("where", ctx.call("broadcast_to", written, shape=shape), gathered, past)
+
+
 def _flat_positions(ctx: NodeContext, indices: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
     """Row-major positions in `dims` of the index tuples along indices' last axis (negative
     entries count from the end), or a ModelImportError naming an index out of range."""
@@ -582,6 +631,7 @@ CONVERTERS: dict[str, Converter] = {
     "Flatten": convert_flatten,
     "Gather": convert_gather,
     "GatherElements": convert_gather_elements,
+    "TensorScatter": convert_tensor_scatter,
     "GatherND": convert_gather_nd,
     "NonZero": convert_non_zero,
     "OneHot": convert_one_hot,

@@ -1,6 +1,7 @@
 """Single-node ONNX models of indexing and normalisation ops that exports bring
 (GatherElements, GatherND, ScatterND, OneHot, Size, CastLike, Round, IsNaN, IsInf, Hardmax,
-LpNormalization, MeanVarianceNormalization) against onnxruntime."""
+LpNormalization, MeanVarianceNormalization, TensorScatter) against onnxruntime or the ONNX
+spec."""
 
 from __future__ import annotations
 
@@ -281,3 +282,88 @@ def test_static_indices_out_of_range_and_double_writes_are_refused_by_name() -> 
     )
     with pytest.raises(ModelImportError, match=r"e0.*out of range"):
         from_onnx(elements)
+
+
+def _tensor_scatter(
+    past: np.ndarray, update: np.ndarray, writes: np.ndarray | None, axis: int, mode: str
+) -> np.ndarray:
+    """TensorScatter's pseudocode from the ONNX spec, in numpy."""
+    present = past.copy()
+    axis %= past.ndim
+    capacity, length = past.shape[axis], update.shape[axis]
+    for prefix in np.ndindex(past.shape[:axis]):
+        start = 0 if writes is None else int(writes[prefix[0]])
+        for step in range(length):
+            row = start + step
+            if mode == "circular":
+                row %= capacity
+            present[(*prefix, row)] = update[(*prefix, step)]
+    return present
+
+
+@pytest.mark.parametrize(("mode", "axis"), [("linear", -2), ("circular", -2), ("linear", 1)])
+def test_tensor_scatter_updates_a_kv_cache_at_run_time_write_indices(mode: str, axis: int) -> None:
+    """A KV cache (batch 3, 2 heads, 8 positions, 4 wide) takes a 3-position update at each
+    sample's own write index, a graph input: one compile serves every index; a circular
+    cache wraps around."""
+    from codegen.executor import compile_model
+    from ir.graph.passes.pipeline import optimize
+
+    shape = [3, 2, 8, 4] if axis == -2 else [3, 8, 2, 4]
+    update_shape = list(shape)
+    update_shape[axis] = 3
+    node = helper.make_node(
+        "TensorScatter", ["past", "update", "writes"], ["y"], axis=axis, mode=mode
+    )
+    model = make_model(
+        [node],
+        {"past": randn(*shape), "update": randn(*update_shape), "writes": _ints(0, 1, 2)},
+        opset=24,
+    )
+    compiled = compile_model(optimize(from_onnx(model)))
+    rng = np.random.default_rng(4)
+    for writes in (_ints(0, 2, 5), _ints(6, 7, 3) if mode == "circular" else _ints(5, 0, 1)):
+        past = rng.standard_normal(shape).astype(np.float32)
+        update = rng.standard_normal(update_shape).astype(np.float32)
+        got = compiled.run({"past": past, "update": update, "writes": writes})
+        np.testing.assert_array_equal(got, _tensor_scatter(past, update, writes, axis, mode))
+
+
+def test_tensor_scatter_without_write_indices_and_bad_updates() -> None:
+    past, update = randn(2, 6, 3), randn(2, 4, 3)
+    prefill = make_model(
+        [helper.make_node("TensorScatter", ["past", "update"], ["y"], axis=1)],
+        {"past": past, "update": update},
+        opset=24,
+    )
+    from ir.reference import evaluate
+
+    got = evaluate(from_onnx(prefill), {"past": past, "update": update})
+    np.testing.assert_array_equal(got, _tensor_scatter(past, update, None, 1, "linear"))
+    too_long = make_model(
+        [helper.make_node("TensorScatter", ["past", "update"], ["y"], axis=1, name="kv0")],
+        {"past": randn(2, 3, 3), "update": randn(2, 4, 3)},
+        opset=24,
+    )
+    with pytest.raises(ModelImportError, match=r"kv0.*at most as long"):
+        from_onnx(too_long)
+    # ONNX's own shape inference refuses these too; an unchecked model reaches the importer.
+    for writes, name, message in (
+        (None, "kv1", r"kv1.*the caches must have a batch and a sequence axis"),
+        (_ints(0, 1, 2), "kv2", r"kv2.*write_indices must have shape \(2,\)"),
+    ):
+        inputs = {"past": past if writes is not None else randn(6), "update": update}
+        if writes is not None:
+            inputs["w"] = writes
+        infos = [
+            helper.make_tensor_value_info(key, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+            for key, v in inputs.items()
+        ]
+        node = helper.make_node("TensorScatter", list(inputs), ["y"], axis=1, name=name)
+        output = helper.make_tensor_value_info(
+            "y", helper.np_dtype_to_tensor_dtype(past.dtype), inputs["past"].shape
+        )
+        graph = helper.make_graph([node], "g", infos, [output])
+        unchecked = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)])
+        with pytest.raises(ModelImportError, match=message):
+            from_onnx(unchecked)
