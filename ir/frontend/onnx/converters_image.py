@@ -2,7 +2,8 @@
 GridSample.
 
 A resize is separable: along each resized axis every output element is a weighted sum of
-a few input elements (1 for nearest, 2 for linear, 4 for cubic). The positions and
+a few input elements (1 for nearest, 2 for linear, 4 for cubic; an antialiased linear or
+cubic shrink by a scale s widens the filter to about 2/s or 4/s elements). The positions and
 weights depend only on the shapes and attributes, so they are computed here, in float32
 as ONNX Runtime computes them, and the graph gets, per axis and tap, a `take` of the
 input along that axis times a constant weight column. Out-of-range taps are clamped to
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -51,6 +52,7 @@ class ResizeMode:
     cubic_a: float
     exclude_outside: bool
     extrapolation: float = 0.0  # tf_crop_and_resize: the value outside the input
+    antialias: bool = False  # linear and cubic: when shrinking, the filter widens by 1/scale
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,8 @@ def axis_taps(
         index = _nearest_index(mode, coordinates).astype(np.int64)
         indices = np.clip(index, 0, in_size - 1)[:, None]
         return AxisTaps(indices, np.ones(indices.shape, F32), outside)
+    if mode.antialias and scale < 1.0:
+        return _antialias_taps(mode, coordinates, in_size, scale, outside)
     base = np.floor(coordinates)
     fraction = coordinates - base
     if mode.mode == "linear":
@@ -154,6 +158,56 @@ def axis_taps(
         weights = np.where((raw >= 0) & (raw < in_size), weights, F32(0))
         weights = (weights / weights.sum(axis=1, keepdims=True)).astype(F32)
     return AxisTaps(np.clip(raw, 0, in_size - 1), weights, outside)
+
+
+def _antialias_weights(mode: ResizeMode, fraction: float, scale: float) -> np.ndarray:
+    """The normalised weights of an antialiased filter, its support widened by 1/scale, for
+    a position `fraction` past its left neighbour (1 at a whole position): a triangle for
+    linear, Keys' cubic for cubic, each tap's distance scaled by `scale`."""
+    if mode.mode == "linear":
+        start = math.floor(-1 / scale) + 1
+        distances = (np.arange(start, 2 - start) - fraction) * scale
+        weights = np.clip(1 - np.abs(distances), 0, 1)
+    else:
+        start = math.floor(-2 / scale) + 1
+        distances = np.abs((np.arange(start, 2 - start) - fraction) * scale)
+        a = mode.cubic_a
+        near = ((a + 2) * distances - (a + 3)) * distances * distances + 1
+        far = ((a * distances - 5 * a) * distances + 8 * a) * distances - 4 * a
+        weights = np.where(distances <= 1, near, np.where(distances < 2, far, 0.0))
+    return np.asarray(weights / weights.sum())
+
+
+def _antialias_taps(
+    mode: ResizeMode,
+    coordinates: np.ndarray,
+    in_size: int,
+    scale: float,
+    outside: np.ndarray | None,
+) -> AxisTaps:
+    """Taps of an antialiased linear or cubic shrink: each output position reads the n
+    input elements nearest its coordinate (n fixed by the filter's support; a tie goes to
+    the smaller index), edge elements repeated past the ends, as ONNX's reference picks
+    them."""
+    x = coordinates.astype(np.float64)
+    whole = np.floor(x)
+    fractions = np.where(x == whole, 1.0, x - whole)
+    weights = np.stack([_antialias_weights(mode, float(f), scale) for f in fractions])
+    taps = weights.shape[1]
+    pad = -(-taps // 2)
+    shifted = x + pad
+    left = np.floor(shifted).astype(np.int64)
+    fraction = shifted - left
+    if taps % 2 == 0:
+        offset = np.where(fraction == 0, -(taps // 2), -(taps // 2) + 1)
+    else:
+        offset = np.where(fraction <= 0.5, -((taps - 1) // 2), -((taps - 1) // 2) + 1)
+    raw = (left + offset)[:, None] + np.arange(taps)[None, :] - pad
+    if mode.exclude_outside:
+        weights = np.where((raw >= 0) & (raw < in_size), weights, 0.0)
+        totals = weights.sum(axis=1, keepdims=True)
+        weights = weights / np.where(totals == 0, 1.0, totals)
+    return AxisTaps(np.clip(raw, 0, in_size - 1), weights.astype(F32), outside)
 
 
 def resize_axis(
@@ -287,9 +341,8 @@ def convert_resize(ctx: NodeContext) -> ConverterResult:
     axes = tuple(range(rank)) if axes_attr is None else tuple(ctx.axis(a, rank) for a in axes_attr)
     policy = ctx.choice_attr("keep_aspect_ratio_policy", "stretch", ASPECT_POLICIES)
     out, scales = _sizes_and_scales(ctx, 2, 3, axes, policy)
-    shrinks = any(o < i for o, i in zip(out, ctx.shape(0), strict=True))
-    if ctx.int_attr("antialias", 0) and mode.mode != "nearest" and shrinks:
-        raise ctx.unsupported_attr("antialias", 1)
+    if ctx.int_attr("antialias", 0) and mode.mode != "nearest":
+        mode = replace(mode, antialias=True)  # (it changes only the axes that shrink)
     rois = None
     if mode.coordinates == "tf_crop_and_resize":
         roi = _optional_static(ctx, 1, "roi")
