@@ -17,6 +17,7 @@ clamps or mirrors the coordinates first.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -361,15 +362,20 @@ def convert_upsample(ctx: NodeContext) -> ConverterResult:
     return resize(ctx, _mode(ctx, legacy=True), out, scales)
 
 
-GRID_MODES = ("bilinear", "nearest", "linear")
+GRID_MODES = ("bilinear", "nearest", "linear", "bicubic", "cubic")
 GRID_PADDINGS = ("zeros", "border", "reflection")
+GRID_CUBIC_A = -0.75  # the cubic convolution coefficient GridSample's cubic mode uses
 
 
-def _grid_axis(ctx: NodeContext, grid: Expr, index: int, size: int, corners: bool) -> Expr:
-    """Pixel coordinates along one axis (0: x, 1: y) from the grid's [-1, 1] values."""
+def _grid_axis(
+    ctx: NodeContext, grid: Expr, index: int, size: int, corners: bool, rank: int
+) -> Expr:
+    """Pixel coordinates along one axis (0: x, 1: y, 2: z) from the grid's [-1, 1] values
+    (its last axis, `rank` + 1, holds them)."""
     dtype = ctx.dtype(1)
-    part = ctx.call("strided_slice", grid, begin=(index,), end=(index + 1,), axes=(3,))
-    normalized = ctx.call("squeeze", part, axis=(3,))
+    last = rank + 1
+    part = ctx.call("strided_slice", grid, begin=(index,), end=(index + 1,), axes=(last,))
+    normalized = ctx.call("squeeze", part, axis=(last,))
     shifted = ctx.call("add", normalized, ctx.scalar(1.0, dtype))
     if corners:  # -1 and 1 are the centres of the corner pixels
         return ctx.call("multiply", shifted, ctx.scalar((size - 1) / 2, dtype))
@@ -378,10 +384,12 @@ def _grid_axis(ctx: NodeContext, grid: Expr, index: int, size: int, corners: boo
 
 
 def _padded_coordinates(
-    ctx: NodeContext, coordinates: Expr, size: int, corners: bool, padding: str
+    ctx: NodeContext, coordinates: Expr, size: int, corners: bool, padding: str, clamp: bool = True
 ) -> Expr:
     """Coordinates moved inside the input for border (clamped) and reflection (mirrored
-    at the edges, or at the pixel borders without align_corners, then clamped) padding."""
+    at the edges, or at the pixel borders without align_corners, then clamped) padding.
+    Without `clamp` (a cubic filter sees the difference), a reflected coordinate is not
+    clamped, and border padding clamps only coordinates past the borders."""
     dtype = ctx.dtype(1)
     if padding == "reflection" and size > 1:
         low, span = (0.0, size - 1.0) if corners else (-0.5, float(size))
@@ -391,107 +399,164 @@ def _padded_coordinates(
         mirrored = ctx.call("subtract", ctx.scalar(2 * span, dtype), folded)
         reflected = ctx.call("where", beyond, mirrored, folded)
         coordinates = ctx.call("add", reflected, ctx.scalar(low, dtype))
+        if not clamp:
+            return coordinates
+    if padding == "border" and not clamp:
+        # Only a coordinate past the borders (the corner pixels' centres, or their outer
+        # edges without align_corners) moves to the edge, as ONNX's reference has it.
+        low, high = (0.0, size - 1.0) if corners else (-0.5, size - 0.5)
+        outside = ctx.call(
+            "logical_or",
+            ctx.call("less", coordinates, ctx.scalar(low, dtype)),
+            ctx.call("greater", coordinates, ctx.scalar(high, dtype)),
+        )
+        clamped = ctx.call("clip", coordinates, a_min=0.0, a_max=float(size - 1))
+        return ctx.call("where", outside, clamped, coordinates)
     if padding in ("border", "reflection"):
         return ctx.call("clip", coordinates, a_min=0.0, a_max=float(size - 1))
     return coordinates
 
 
-def _grid_tap(
-    ctx: NodeContext, flat: Expr, column: Expr, row: Expr, width: int, height: int
-) -> tuple[Expr, Expr]:
-    """The input at integer (column, row) positions (N, Ho, Wo), clamped inside, as
-    (N, C, Ho, Wo); and whether each position was inside the input."""
-    n, channels = ctx.shape(0)[:2]
-    out_h, out_w = ctx.shape(1)[1:3]
+def _grid_tap(ctx: NodeContext, flat: Expr, taps: Sequence[Expr]) -> tuple[Expr, Expr]:
+    """The input at integer positions `taps` (one per spatial axis, in the input's axis
+    order, each shaped like the output's positions), clamped inside, as (N, C, *out); and
+    whether each position was inside the input."""
+    shape, grid_shape = ctx.shape(0), ctx.shape(1)
+    n, channels, spatial = shape[0], shape[1], shape[2:]
+    out = grid_shape[1:-1]
     dtype = ctx.dtype(1)
-    inside = ctx.call(
-        "logical_and",
-        ctx.call(
+    inside: Expr | None = None
+    position: Expr | None = None
+    for tap, size in zip(taps, spatial, strict=True):
+        within = ctx.call(
             "logical_and",
-            ctx.call("greater", column, ctx.scalar(-1.0, dtype)),
-            ctx.call("less", column, ctx.scalar(float(width), dtype)),
-        ),
-        ctx.call(
-            "logical_and",
-            ctx.call("greater", row, ctx.scalar(-1.0, dtype)),
-            ctx.call("less", row, ctx.scalar(float(height), dtype)),
-        ),
-    )
-    x = ctx.call("clip", column, a_min=0.0, a_max=float(width - 1))
-    y = ctx.call("clip", row, a_min=0.0, a_max=float(height - 1))
-    position = ctx.call("add", ctx.call("multiply", y, ctx.scalar(float(width), dtype)), x)
+            ctx.call("greater", tap, ctx.scalar(-1.0, dtype)),
+            ctx.call("less", tap, ctx.scalar(float(size), dtype)),
+        )
+        inside = within if inside is None else ctx.call("logical_and", inside, within)
+        clamped = ctx.call("clip", tap, a_min=0.0, a_max=float(size - 1))
+        position = (
+            clamped
+            if position is None
+            else ctx.call(
+                "add", ctx.call("multiply", position, ctx.scalar(float(size), dtype)), clamped
+            )
+        )
+    assert inside is not None and position is not None
+    count = math.prod(out)
     index = ctx.call("cast", position, dtype="int64")
-    index = ctx.call("reshape", index, newshape=(n, 1, out_h * out_w))
-    index = ctx.call("broadcast_to", index, shape=(n, channels, out_h * out_w))
+    index = ctx.call("reshape", index, newshape=(n, 1, count))
+    index = ctx.call("broadcast_to", index, shape=(n, channels, count))
     picked = ctx.call("gather_elements", flat, index, axis=2)
-    return ctx.call("reshape", picked, newshape=(n, channels, out_h, out_w)), inside
+    return ctx.call("reshape", picked, newshape=(n, channels, *out)), inside
+
+
+def _cubic_grid_weights(ctx: NodeContext, fraction: Expr) -> list[Expr]:
+    """Keys' cubic convolution weights (a = -0.75) of the taps at -1, 0, 1, 2 around a
+    position `fraction` past its left neighbour."""
+    dtype = ctx.dtype(1)
+    a = GRID_CUBIC_A
+
+    def scalar(value: float) -> Expr:
+        return ctx.scalar(value, dtype)
+
+    def near(t: Expr) -> Expr:  # |t| <= 1: ((a + 2) t - (a + 3)) t t + 1
+        inner = ctx.call("subtract", ctx.call("multiply", t, scalar(a + 2)), scalar(a + 3))
+        return ctx.call("add", ctx.call("multiply", ctx.call("multiply", inner, t), t), scalar(1))
+
+    def far(t: Expr) -> Expr:  # 1 < |t| < 2: ((a t - 5a) t + 8a) t - 4a
+        inner = ctx.call("subtract", ctx.call("multiply", t, scalar(a)), scalar(5 * a))
+        inner = ctx.call("add", ctx.call("multiply", inner, t), scalar(8 * a))
+        return ctx.call("subtract", ctx.call("multiply", inner, t), scalar(4 * a))
+
+    rest = ctx.call("subtract", scalar(1.0), fraction)
+    return [
+        far(ctx.call("add", fraction, scalar(1.0))),
+        near(fraction),
+        near(rest),
+        far(ctx.call("add", rest, scalar(1.0))),
+    ]
 
 
 def convert_grid_sample(ctx: NodeContext) -> ConverterResult:
-    """GridSample (bilinear or nearest; zeros, border or reflection padding) -> per tap, a
-    gather of the flattened input at the grid's pixel positions, weighted and summed."""
+    """GridSample (2-D or 3-D; nearest, linear or, in 2-D, cubic; zeros, border or
+    reflection padding) -> per tap, a gather of the flattened input at the grid's pixel
+    positions, weighted and summed. Taps outside the input count as zeros, or, for a
+    cubic filter's outer taps, are clamped or mirrored like the coordinates."""
     shape, grid_shape = ctx.shape(0), ctx.shape(1)
-    if len(shape) != 4 or len(grid_shape) != 4 or grid_shape[3] != 2:
+    spatial = shape[2:]
+    rank = len(spatial)
+    if rank not in (2, 3) or len(grid_shape) != rank + 2 or grid_shape[-1] != rank:
         raise ctx.unsupported(
-            f"only 2-D GridSample: input (N, C, H, W) and grid (N, Ho, Wo, 2), got {shape} "
-            f"and {grid_shape}"
+            "only 2-D and 3-D GridSample: input (N, C, [D,] H, W) and grid "
+            f"(N, [Do,] Ho, Wo, 2 or 3), got {shape} and {grid_shape}"
         )
     mode = ctx.choice_attr("mode", "bilinear" if ctx.opset < 20 else "linear", GRID_MODES)
     padding = ctx.choice_attr("padding_mode", "zeros", GRID_PADDINGS)
     corners = bool(ctx.int_attr("align_corners", 0))
-    n, channels, height, width = shape
+    cubic = mode in ("bicubic", "cubic")
+    if cubic and rank != 2:
+        raise ctx.unsupported("cubic GridSample of a 3-D input (cubic mode is 2-D only)")
     dtype = ctx.dtype(1)
-    flat = ctx.call("reshape", ctx.input(0), newshape=(n, channels, height * width))
+    flat = ctx.call("reshape", ctx.input(0), newshape=(shape[0], shape[1], math.prod(spatial)))
     grid = ctx.input(1)
-    px = _padded_coordinates(ctx, _grid_axis(ctx, grid, 0, width, corners), width, corners, padding)
-    py = _padded_coordinates(
-        ctx, _grid_axis(ctx, grid, 1, height, corners), height, corners, padding
-    )
-
-    def weighted(value: Expr, inside: Expr, weight: Expr | None) -> Expr:
-        zero = ctx.scalar(0.0, dtype)
-        factor = ctx.call("where", inside, ctx.scalar(1.0, dtype), zero)
-        if weight is not None:
-            factor = ctx.call("multiply", factor, weight)
-        return ctx.call("multiply", value, ctx.call("expand_dims", factor, axes=(1,)))
-
-    if mode == "nearest":
-        value, inside = _grid_tap(
-            ctx, flat, ctx.call("round", px), ctx.call("round", py), width, height
+    coordinates = [
+        _padded_coordinates(
+            ctx,
+            _grid_axis(ctx, grid, rank - 1 - axis, size, corners, rank),
+            size,
+            corners,
+            padding,
+            clamp=not cubic,
         )
-        return weighted(value, inside, None)
-    left, top = ctx.call("floor", px), ctx.call("floor", py)
-    right = ctx.call("add", left, ctx.scalar(1.0, dtype))
-    bottom = ctx.call("add", top, ctx.scalar(1.0, dtype))
-    wx = ctx.call("subtract", px, left)
-    wy = ctx.call("subtract", py, top)
+        for axis, size in enumerate(spatial)
+    ]
     one = ctx.scalar(1.0, dtype)
-    ux, uy = ctx.call("subtract", one, wx), ctx.call("subtract", one, wy)
+    # Per axis, (tap position, its weight or None for 1).
+    axis_taps: list[list[tuple[Expr, Expr | None]]] = []
+    for coordinate, size in zip(coordinates, spatial, strict=True):
+        if mode == "nearest":
+            axis_taps.append([(ctx.call("round", coordinate), None)])
+            continue
+        base = ctx.call("floor", coordinate)
+        fraction = ctx.call("subtract", coordinate, base)
+        if not cubic:
+            upper = ctx.call("add", base, one)
+            axis_taps.append([(base, ctx.call("subtract", one, fraction)), (upper, fraction)])
+            continue
+        taps = []
+        for offset, weight in zip((-1, 0, 1, 2), _cubic_grid_weights(ctx, fraction), strict=True):
+            tap = ctx.call("add", base, ctx.scalar(float(offset), dtype))
+            if padding != "zeros":  # outer taps read the edge, or its mirror image
+                tap = _padded_coordinates(ctx, tap, size, corners, padding)
+            taps.append((tap, weight))
+        axis_taps.append(taps)
     total: Expr | None = None
-    for column, row, weight in (
-        (left, top, ctx.call("multiply", ux, uy)),
-        (right, top, ctx.call("multiply", wx, uy)),
-        (left, bottom, ctx.call("multiply", ux, wy)),
-        (right, bottom, ctx.call("multiply", wx, wy)),
-    ):
-        value, inside = _grid_tap(ctx, flat, column, row, width, height)
-        term = weighted(value, inside, weight)
+    for combination in itertools.product(*axis_taps):
+        value, inside = _grid_tap(ctx, flat, [tap for tap, _ in combination])
+        factor = ctx.call("where", inside, one, ctx.scalar(0.0, dtype))
+        for _, weight in combination:
+            if weight is not None:
+                factor = ctx.call("multiply", factor, weight)
+        term = ctx.call("multiply", value, ctx.call("expand_dims", factor, axes=(1,)))
         total = term if total is None else ctx.call("add", total, term)
     assert total is not None
     return total
 
 
 def convert_affine_grid(ctx: NodeContext) -> ConverterResult:
-    """AffineGrid (2-D) -> the constant (x, y, 1) pixel-centre grid times theta^T, one
-    batched matmul: (N, H, W, 2) normalized positions for GridSample."""
+    """AffineGrid (2-D or 3-D) -> the constant pixel-centre grid (x, y[, z], 1) times
+    theta^T, one batched matmul: (N, [D,] H, W, 2 or 3) normalized positions for
+    GridSample."""
     size = ctx.static_ints(1, "size")
     theta = ctx.shape(0)
-    if len(size) != 4 or theta != (size[0], 2, 3):
+    rank = len(size) - 2
+    if rank not in (2, 3) or theta != (size[0], rank, rank + 1):
         raise ctx.unsupported(
-            "only 2-D AffineGrid: theta (N, 2, 3) and size (N, C, H, W), got "
-            f"{theta} and {list(size)}"
+            "only 2-D and 3-D AffineGrid: theta (N, 2, 3) and size (N, C, H, W), or theta "
+            f"(N, 3, 4) and size (N, C, D, H, W); got {theta} and {list(size)}"
         )
-    n, _, height, width = size
+    n, spatial = size[0], tuple(size[2:])
     corners = bool(ctx.int_attr("align_corners", 0))
 
     def axis_positions(count: int) -> np.ndarray:
@@ -499,12 +564,15 @@ def convert_affine_grid(ctx: NodeContext) -> ConverterResult:
             return np.linspace(-1.0, 1.0, count) if count > 1 else np.zeros(1)
         return (np.arange(count) * 2.0 + 1.0) / count - 1.0
 
-    ys, xs = np.meshgrid(axis_positions(height), axis_positions(width), indexing="ij")
-    base = np.stack([xs, ys, np.ones_like(xs)], axis=-1).reshape(1, height * width, 3)
+    # meshgrid over (D,) H, W; the grid lists x (W) first.
+    mesh = np.meshgrid(*(axis_positions(count) for count in spatial), indexing="ij")
+    count = math.prod(spatial)
+    columns = [*mesh[::-1], np.ones_like(mesh[0])]
+    base = np.stack(columns, axis=-1).reshape(1, count, rank + 1)
     dtype = ctx.dtype(0)
-    positions = ctx.call("broadcast_to", Constant(base.astype(dtype)), shape=(n, height * width, 3))
+    positions = ctx.call("broadcast_to", Constant(base.astype(dtype)), shape=(n, count, rank + 1))
     grid = ctx.call("nn.batch_matmul", positions, ctx.input(0), transpose_b=True)
-    return ctx.call("reshape", grid, newshape=(n, height, width, 2))
+    return ctx.call("reshape", grid, newshape=(n, *spatial, rank))
 
 
 CONVERTERS: dict[str, Converter] = {

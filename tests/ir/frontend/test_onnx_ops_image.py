@@ -180,6 +180,8 @@ DEPTH_SPACE = [
 
 GRID_IMAGE = randn(2, 3, 5, 6)
 GRID = (np.random.default_rng(9).uniform(-1.3, 1.3, (2, 4, 7, 2))).astype(F32)
+VOLUME = randn(2, 2, 3, 4, 5)
+VOLUME_GRID = (np.random.default_rng(10).uniform(-1.3, 1.3, (2, 2, 3, 4, 3))).astype(F32)
 # Exact pixel centres and edges too: rounding ties and taps on the last row / column.
 GRID[0, 0, :, 0] = np.linspace(-1, 1, 7, dtype=F32)
 GRID[0, 0, :, 1] = 1.0
@@ -202,6 +204,21 @@ GRID_SAMPLE = (
     ]
     + [
         op_case(
+            f"grid_sample_{mode}_{padding}_corners{corners}",
+            "GridSample",
+            ["x", "g"],
+            {"x": VOLUME, "g": VOLUME_GRID},
+            opset=20,
+            mode=mode,
+            padding_mode=padding,
+            align_corners=corners,
+        )
+        for mode in ("linear", "nearest")  # 3-D (volumetric)
+        for padding in ("zeros", "border", "reflection")
+        for corners in (0, 1)
+    ]
+    + [
+        op_case(
             "grid_sample_20_linear",
             "GridSample",
             ["x", "g"],
@@ -216,6 +233,18 @@ GRID_SAMPLE = (
             ["theta", "size"],
             {"theta": randn(2, 2, 3)},
             consts={"size": np.array([2, 3, 4, 5], np.int64)},
+            opset=20,
+            align_corners=corners,
+        )
+        for corners in (0, 1)
+    ]
+    + [
+        op_case(
+            f"affine_grid_3d_corners{corners}",
+            "AffineGrid",
+            ["theta", "size"],
+            {"theta": randn(2, 3, 4)},
+            consts={"size": np.array([2, 3, 4, 5, 6], np.int64)},
             opset=20,
             align_corners=corners,
         )
@@ -265,6 +294,30 @@ def test_antialiased_resize_matches_the_onnx_reference_compiled(
     target = host_target()
     compiled = compile_model(prepare_for_target(model, target).function, target)
     np.testing.assert_allclose(compiled.run({"x": image}), expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("corners", [0, 1])
+def test_cubic_grid_sample_matches_the_onnx_reference_compiled(padding: str, corners: int) -> None:
+    """Cubic GridSample, compiled, against ONNX's reference: a coordinate is reflected
+    (or, past the borders, clamped) first, then each of the 16 taps outside the input
+    reads zero, the edge or its mirror image (onnxruntime clamps border coordinates
+    differently: its cubic border results differ from the reference's)."""
+    from onnx.reference import ReferenceEvaluator
+
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+
+    node = helper.make_node(
+        "GridSample", ["x", "g"], ["y"], mode="cubic", padding_mode=padding, align_corners=corners
+    )
+    model = make_model([node], {"x": GRID_IMAGE, "g": GRID}, opset=20)
+    feeds = {"x": GRID_IMAGE, "g": GRID}
+    (expected,) = ReferenceEvaluator(model).run(None, feeds)
+    target = host_target()
+    compiled = compile_model(prepare_for_target(model, target).function, target)
+    np.testing.assert_allclose(compiled.run(feeds), expected, rtol=1e-4, atol=1e-5)
 
 
 def test_resize_needs_exactly_one_of_scales_and_sizes() -> None:
