@@ -1,4 +1,4 @@
-"""Converters for ONNX's spectral ops on static shapes: DFT and STFT.
+"""Converters for ONNX's spectral ops on static shapes: DFT, STFT and MelWeightMatrix.
 
 A discrete Fourier transform of static length is a matrix product: the signal axis moves
 last, its real and imaginary parts (ONNX's trailing axis of 1 or 2) multiply constant
@@ -10,14 +10,15 @@ the signal to `dft_length` is in the matrices (their rows past the signal, or pa
 transform's length, are zero), and so are a one-sided spectrum's bins, the 1/n of an
 inverse transform, and an inverse one-sided transform's Hermitian symmetry (each bin
 between the first and the Nyquist bin counted twice). STFT cuts the signal into frames
-(a gather), weights them by the window, and transforms each frame.
+(a gather), weights them by the window, and transforms each frame. MelWeightMatrix, all
+of its inputs known at compile time, is a constant.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ir.frontend.onnx.context import ConverterResult, NodeContext
+from ir.frontend.onnx.context import ConverterResult, NodeContext, onnx_dtype_name
 from ir.graph.nodes import Constant, Expr
 from ir.graph.types import TensorType
 
@@ -168,7 +169,66 @@ def convert_stft(ctx: NodeContext) -> ConverterResult:
     return _dft(ctx, framed, 2, frame, inverse=False, onesided=onesided)
 
 
+def mel_weight_matrix(
+    bins: int, dft_length: int, sample_rate: int, lower_hz: float, upper_hz: float
+) -> np.ndarray:
+    """The (dft_length // 2 + 1, bins) matrix of triangular mel filters: the band from
+    `lower_hz` to `upper_hz` cut into `bins` + 2 points equally spaced on the mel scale
+    (2595 log10(1 + f / 700)), each point at the spectrum bin floor((dft_length + 1) f /
+    sample_rate); filter i rises from point i to point i + 1 and falls to point i + 2.
+    ValueError when a filter reaches past the spectrum's last bin."""
+
+    def to_mel(hertz: float) -> float:
+        return 2595.0 * float(np.log10(1.0 + hertz / 700.0))
+
+    low, high = to_mel(lower_hz), to_mel(upper_hz)
+    mels = low + np.arange(bins + 2) * (high - low) / (bins + 2)
+    hertz = 700.0 * (10.0 ** (mels / 2595.0) - 1.0)
+    points = np.floor((dft_length + 1) * hertz / sample_rate).astype(np.int64)
+    matrix = np.zeros((dft_length // 2 + 1, bins))
+    if max(int(points[: bins + 1].max()), int(points[-1]) - 1) >= len(matrix):
+        raise ValueError(
+            f"the filters reach spectrum bin {int(points[-1])}, past the {len(matrix)} bins "
+            f"of a {dft_length}-point transform"
+        )
+    for band in range(bins):
+        left, centre, right = (int(point) for point in points[band : band + 3])
+        if centre == left:
+            matrix[centre, band] = 1.0
+        else:
+            rows = np.arange(left, centre + 1)
+            matrix[rows, band] = (rows - left) / (centre - left)
+        if right > centre:
+            rows = np.arange(centre, right)
+            matrix[rows, band] = (right - rows) / (right - centre)
+    return matrix
+
+
+def convert_mel_weight_matrix(ctx: NodeContext) -> ConverterResult:
+    """MelWeightMatrix (its five scalars known at compile time) -> the constant matrix
+    (`mel_weight_matrix`) in `output_datatype`."""
+    bins = int(ctx.static_scalar(0, "num_mel_bins"))
+    dft_length = int(ctx.static_scalar(1, "dft_length"))
+    sample_rate = int(ctx.static_scalar(2, "sample_rate"))
+    lower, upper = (
+        float(ctx.static_scalar(i, name))
+        for i, name in ((3, "lower_edge_hertz"), (4, "upper_edge_hertz"))
+    )
+    if bins < 1 or dft_length < 1 or sample_rate < 1 or not 0 <= lower < upper:
+        raise ctx.error(
+            f"num_mel_bins {bins}, dft_length {dft_length} and sample_rate {sample_rate} "
+            f"must be positive and 0 <= lower_edge_hertz {lower} < upper_edge_hertz {upper}"
+        )
+    try:
+        matrix = mel_weight_matrix(bins, dft_length, sample_rate, lower, upper)
+    except ValueError as err:
+        raise ctx.error(f"upper_edge_hertz {upper} at sample_rate {sample_rate}: {err}") from None
+    dtype = onnx_dtype_name(ctx.int_attr("output_datatype", 1), ctx.where)
+    return Constant(matrix.astype(dtype))
+
+
 CONVERTERS = {
     "DFT": convert_dft,
+    "MelWeightMatrix": convert_mel_weight_matrix,
     "STFT": convert_stft,
 }

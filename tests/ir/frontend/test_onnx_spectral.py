@@ -1,6 +1,7 @@
 """ONNX DFT and STFT, compiled and run, against numpy's FFT: forward and inverse, real and
 complex signals, one-sided spectra, dft_length cropping and padding, both opsets' axis,
-STFT frames with and without a window; errors that name the node."""
+STFT frames with and without a window; MelWeightMatrix against ONNX's reference; errors
+that name the node."""
 
 from __future__ import annotations
 
@@ -166,3 +167,53 @@ def test_dft_and_stft_errors_name_the_node() -> None:
         _run(_unchecked_dft((1, 4, 3), 1), {"x": np.zeros((1, 4, 3), np.float32)})
     with pytest.raises(ModelImportError, match=r"'stft'.*frame_length 16 do not fit a signal of 8"):
         _run(_stft_model(8, 2, 16, False), {"signal": np.zeros((2, 8, 1), np.float32)})
+
+
+@pytest.mark.parametrize(
+    ("bins", "dft_length", "sample_rate", "lower", "upper"),
+    [(8, 16, 8192, 0.0, 4096.0), (40, 400, 16000, 20.0, 7600.0), (3, 64, 22050, 300.0, 900.0)],
+)
+def test_mel_weight_matrix_matches_the_onnx_reference(
+    bins: int, dft_length: int, sample_rate: int, lower: float, upper: float
+) -> None:
+    """A log-mel front end: the spectrum (a graph input) times the constant mel filters."""
+    from onnx.reference import ReferenceEvaluator
+
+    scalars = {
+        "bins": np.array(bins, np.int64),
+        "length": np.array(dft_length, np.int64),
+        "rate": np.array(sample_rate, np.int64),
+        "lower": np.array(lower, np.float32),
+        "upper": np.array(upper, np.float32),
+    }
+    spectrum = RNG.random((5, dft_length // 2 + 1)).astype(np.float32)
+    model = make_model(
+        [
+            helper.make_node("MelWeightMatrix", list(scalars), ["mel"]),
+            helper.make_node("MatMul", ["spectrum", "mel"], ["y"]),
+        ],
+        {"spectrum": spectrum},
+        initializers=scalars,
+        opset=17,
+    )
+    (expected,) = ReferenceEvaluator(model).run(None, {"spectrum": spectrum})
+    np.testing.assert_allclose(_run(model, {"spectrum": spectrum}), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_mel_filters_past_the_spectrum_are_refused_by_name() -> None:
+    scalars = {
+        "bins": np.array(8, np.int64),
+        "length": np.array(16, np.int64),
+        "rate": np.array(8000, np.int64),
+        "lower": np.array(0.0, np.float32),
+        "upper": np.array(12000.0, np.float32),
+    }
+    model = make_model(
+        [helper.make_node("MelWeightMatrix", list(scalars), ["y"], name="mel0")],
+        {},
+        initializers=scalars,
+        outputs={"y": (np.float32, [9, 8])},
+        opset=17,
+    )
+    with pytest.raises(ModelImportError, match=r"mel0.*past the 9 bins"):
+        prepare_for_target(model, host_target())
