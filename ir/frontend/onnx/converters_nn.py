@@ -414,16 +414,32 @@ def convert_matmul(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_batch_norm(ctx: NodeContext) -> ConverterResult:
-    """BatchNormalization (inference) -> nn.batch_norm on axis 1."""
-    if ctx.int_attr("training_mode", 0):
-        raise ctx.unsupported_attr("training_mode", 1, ("0",))
-    out = ctx.call(
-        "nn.batch_norm",
-        *(ctx.input(index) for index in range(5)),
-        axis=1,
-        epsilon=ctx.float_attr("epsilon", 1e-5),
+    """BatchNormalization -> nn.batch_norm on axis 1. In training mode (opset 14 and later)
+    it normalises by the batch's own statistics (the mean and population variance over
+    every axis but the channels), and also returns the running statistics moved towards
+    them by (1 - momentum)."""
+    epsilon = ctx.float_attr("epsilon", 1e-5)
+    data, scale, bias, mean, variance = (ctx.input(index) for index in range(5))
+    if not ctx.int_attr("training_mode", 0):
+        out = ctx.call("nn.batch_norm", data, scale, bias, mean, variance, axis=1, epsilon=epsilon)
+        return ctx.first_output(out)
+    dtype = ctx.dtype(0)
+    axes = tuple(axis for axis in range(len(ctx.shape(0))) if axis != 1)
+    batch_mean = ctx.call("mean", data, axis=axes, keepdims=False)
+    centred = ctx.call("subtract", data, ctx.call("mean", data, axis=axes, keepdims=True))
+    batch_variance = ctx.call(
+        "mean", ctx.call("multiply", centred, centred), axis=axes, keepdims=False
     )
-    return ctx.first_output(out)
+    out = ctx.call(
+        "nn.batch_norm", data, scale, bias, batch_mean, batch_variance, axis=1, epsilon=epsilon
+    )
+    momentum = ctx.float_attr("momentum", 0.9)
+
+    def moved(running: Expr, batch: Expr) -> Expr:
+        kept = ctx.call("multiply", running, ctx.scalar(momentum, dtype))
+        return ctx.call("add", kept, ctx.call("multiply", batch, ctx.scalar(1 - momentum, dtype)))
+
+    return [ctx.first_output(out), moved(mean, batch_mean), moved(variance, batch_variance)]
 
 
 def convert_dropout(ctx: NodeContext) -> ConverterResult:

@@ -545,3 +545,42 @@ VOLUME_OPS = [
 @pytest.mark.parametrize("case", VOLUME_OPS)
 def test_volume_op_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds)
+
+
+@pytest.mark.parametrize("shape", [(4, 3, 5, 6), (6, 2)])
+def test_batch_norm_in_training_mode_uses_the_batch_statistics_compiled(
+    shape: tuple[int, ...],
+) -> None:
+    """Training mode: Y from the batch's mean and population variance, and the running
+    statistics moved towards them, all three against ONNX's reference, compiled."""
+    from onnx import helper
+    from onnx.reference import ReferenceEvaluator
+
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+    from tests.ir.frontend.onnx_helpers import make_model
+
+    rng = np.random.default_rng(12)
+    channels = shape[1]
+    feeds = {
+        "x": (rng.standard_normal(shape) * 2 + 0.5).astype(np.float32),
+        "scale": rng.uniform(0.5, 1.5, channels).astype(np.float32),
+        "bias": rng.standard_normal(channels).astype(np.float32),
+        "mean": rng.standard_normal(channels).astype(np.float32),
+        "var": rng.uniform(0.5, 2.0, channels).astype(np.float32),
+    }
+    node = helper.make_node(
+        "BatchNormalization",
+        list(feeds),
+        ["y", "running_mean", "running_var"],
+        training_mode=1,
+        momentum=0.8,
+        epsilon=1e-3,
+    )
+    model = make_model([node], feeds, outputs=("y", "running_mean", "running_var"), opset=15)
+    expected = ReferenceEvaluator(model).run(None, feeds)
+    target = host_target()
+    got = compile_model(prepare_for_target(model, target).function, target).run(feeds)
+    for index, (value, want) in enumerate(zip(got, expected, strict=True)):
+        np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-5, err_msg=f"output {index}")
