@@ -109,6 +109,21 @@ def test_a_quantized_model_builds_an_artifact_with_integer_kernels(
     assert len(manifest["integer_kernels"]) == expected
 
 
+def _built_with_loop_tasks(live_drivers: LiveService, model: Any, path: Path) -> Path:
+    """Upload `model`, check that its tasks include a loop body's matmul + tanh cell, build
+    its artifact and download it to `path`."""
+    with live_drivers.client() as client:
+        uploaded = client.post("/v1/models", content=model.SerializeToString()).json()
+        names = [task["name"] for task in uploaded["tasks"]]
+        assert any("matmul" in name and "tanh" in name for name in names), names
+        created = client.post("/v1/artifacts", json={"model_id": uploaded["id"]}).json()
+        artifact = wait_ready(client, created["id"])
+        assert artifact["state"] == "ready", artifact["error"]
+        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+    path.write_bytes(download.content)
+    return path
+
+
 def test_a_model_with_a_run_time_loop_uploads_and_builds_one_artifact(
     live_drivers: LiveService, tmp_path: Path
 ) -> None:
@@ -122,16 +137,7 @@ def test_a_model_with_a_run_time_loop_uploads_and_builds_one_artifact(
     from tests.support.control_flow_models import decoder_loop_model
 
     model = decoder_loop_model()
-    with live_drivers.client() as client:
-        uploaded = client.post("/v1/models", content=model.SerializeToString()).json()
-        names = [task["name"] for task in uploaded["tasks"]]
-        assert any("matmul" in name and "tanh" in name for name in names), names
-        created = client.post("/v1/artifacts", json={"model_id": uploaded["id"]}).json()
-        artifact = wait_ready(client, created["id"])
-        assert artifact["state"] == "ready", artifact["error"]
-        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
-    path = tmp_path / "decoder.tar.gz"
-    path.write_bytes(download.content)
+    path = _built_with_loop_tasks(live_drivers, model, tmp_path / "decoder.tar.gz")
     session = onnxruntime.InferenceSession(
         model.SerializeToString(), providers=["CPUExecutionProvider"]
     )
@@ -161,16 +167,7 @@ def test_a_model_with_a_scan_uploads_and_builds_an_artifact(
     from codegen.runtime.loader import load_artifact
 
     model = scan_rnn(hidden=16, batch=2, length=12)
-    with live_drivers.client() as client:
-        uploaded = client.post("/v1/models", content=model.SerializeToString()).json()
-        names = [task["name"] for task in uploaded["tasks"]]
-        assert any("matmul" in name and "tanh" in name for name in names), names
-        created = client.post("/v1/artifacts", json={"model_id": uploaded["id"]}).json()
-        artifact = wait_ready(client, created["id"])
-        assert artifact["state"] == "ready", artifact["error"]
-        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
-    path = tmp_path / "scan.tar.gz"
-    path.write_bytes(download.content)
+    path = _built_with_loop_tasks(live_drivers, model, tmp_path / "scan.tar.gz")
     session = onnxruntime.InferenceSession(
         model.SerializeToString(), providers=["CPUExecutionProvider"]
     )

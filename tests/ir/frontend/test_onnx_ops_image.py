@@ -189,31 +189,20 @@ GRID[0, 0, :, 1] = 1.0
 GRID_SAMPLE = (
     [
         op_case(
-            f"grid_sample_{mode}_{padding}_corners{corners}",
+            f"grid_sample_{volume}{mode}_{padding}_corners{corners}",
             "GridSample",
             ["x", "g"],
-            {"x": GRID_IMAGE, "g": GRID},
-            opset=16,
+            {"x": image, "g": grid},
+            opset=opset,
             mode=mode,
             padding_mode=padding,
             align_corners=corners,
         )
-        for mode in ("bilinear", "nearest")
-        for padding in ("zeros", "border", "reflection")
-        for corners in (0, 1)
-    ]
-    + [
-        op_case(
-            f"grid_sample_{mode}_{padding}_corners{corners}",
-            "GridSample",
-            ["x", "g"],
-            {"x": VOLUME, "g": VOLUME_GRID},
-            opset=20,
-            mode=mode,
-            padding_mode=padding,
-            align_corners=corners,
+        for volume, image, grid, opset, modes in (
+            ("", GRID_IMAGE, GRID, 16, ("bilinear", "nearest")),
+            ("3d_", VOLUME, VOLUME_GRID, 20, ("linear", "nearest")),
         )
-        for mode in ("linear", "nearest")  # 3-D (volumetric)
+        for mode in modes
         for padding in ("zeros", "border", "reflection")
         for corners in (0, 1)
     ]
