@@ -4,8 +4,9 @@ Operands are contracted left to right. Before each pairwise step, a letter that 
 side holds and that nothing later needs is summed away; the step is then a (batched)
 matrix product over the shared letters nothing later needs, or a broadcast multiply when
 there are none. A final transpose puts the letters in the output's order. Ellipses stand
-for the broadcast dimensions, aligned from the right as in numpy. Repeated letters within
-one operand (diagonals) are refused.
+for the broadcast dimensions, aligned from the right as in numpy. A letter repeated within
+one operand takes that operand's diagonal first (its two dimensions merged, every (n +
+1)-th element kept), so the letter appears once.
 """
 
 from __future__ import annotations
@@ -57,8 +58,13 @@ def parse_equation(
             term = written.replace(ELLIPSIS, wide[broadcast - covered :] if covered else "")
         if len(term) != len(shape) or not all(c.isalpha() for c in named):
             raise ctx.error(f"term {written!r} of {equation!r} does not fit operand shape {shape}")
-        if len(set(term)) != len(term):
-            raise ctx.unsupported(f"repeated letters in {written!r} (diagonals) are not supported")
+        for letter in set(term):
+            sizes = {size for c, size in zip(term, shape, strict=True) if c == letter}
+            if len(sizes) > 1:
+                raise ctx.error(
+                    f"letter {letter!r} repeats in {written!r} over dimensions of sizes "
+                    f"{sorted(sizes)}: a diagonal needs one size"
+                )
         letters.append(term)
     if arrow:
         output = output_text.replace(ELLIPSIS, wide)
@@ -68,6 +74,35 @@ def parse_equation(
         counts = {c: "".join(letters).count(c) for c in set("".join(letters))}
         output = wide + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in wide))
     return letters, output
+
+
+def _diagonal(ctx: NodeContext, operand: Operand) -> Operand:
+    """`operand` with each letter it repeats kept once, on its diagonal: the two dimensions
+    move last and merge, and every (n + 1)-th element of the merged one stays."""
+    while True:
+        repeated = next((c for c in operand.letters if operand.letters.count(c) > 1), None)
+        if repeated is None:
+            return operand
+        first = operand.letters.index(repeated)
+        second = operand.letters.index(repeated, first + 1)
+        others = [i for i in range(len(operand.letters)) if i not in (first, second)]
+        order = (*others, first, second)
+        value = operand.value
+        if order != tuple(range(len(order))):
+            value = ctx.call("transpose", value, axes=order)
+        size = operand.shape[first]
+        kept = tuple(operand.shape[i] for i in others)
+        value = _reshaped(ctx, value, (*kept, size * size))
+        value = ctx.call(
+            "strided_slice",
+            value,
+            begin=(0,),
+            end=(size * size,),
+            strides=(size + 1,),
+            axes=(len(kept),),
+        )
+        letters = "".join(operand.letters[i] for i in others) + repeated
+        operand = Operand(value, letters, (*kept, size))
 
 
 def _sizes(ctx: NodeContext, operands: Sequence[Operand]) -> dict[str, int]:
@@ -154,7 +189,7 @@ def convert_einsum(ctx: NodeContext) -> ConverterResult:
     shapes = [ctx.shape(index) for index in range(len(ctx.inputs))]
     letters, output = parse_equation(ctx, equation, shapes)
     operands = [
-        Operand(ctx.input(index), term, shape)
+        _diagonal(ctx, Operand(ctx.input(index), term, shape))
         for index, (term, shape) in enumerate(zip(letters, shapes, strict=True))
     ]
     sizes = _sizes(ctx, operands)

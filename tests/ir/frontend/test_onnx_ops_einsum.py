@@ -7,11 +7,12 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper
 
-from ir.errors import ModelImportError, UnsupportedOpError
+from ir.errors import ModelImportError
 from ir.frontend.onnx import from_onnx
 from tests.ir.frontend.onnx_helpers import (
     OpCase,
     assert_matches_onnxruntime,
+    make_model,
     op_case,
     randn,
 )
@@ -44,6 +45,12 @@ EINSUM = [
     _einsum("ellipsis_broadcast", "...ij,...jk->...ik", (2, 1, 3, 4), (1, 5, 4, 6)),
     _einsum("ellipsis_implicit", "...ij,jk", (2, 3, 4), (4, 5)),
     _einsum("spaces", "i j , j k -> i k", (3, 4), (4, 2)),
+    _einsum("diagonal", "ii->i", (4, 4)),
+    _einsum("trace", "ii", (5, 5)),
+    _einsum("batch_diagonal", "...ii->...i", (2, 3, 4, 4)),
+    _einsum("diagonal_apart", "iji->ji", (3, 2, 3)),
+    _einsum("triple_diagonal", "iii->i", (3, 3, 3)),
+    _einsum("diagonal_times", "ii,ij->ij", (3, 3), (3, 4)),
 ]
 
 CUMSUM = [
@@ -90,14 +97,14 @@ def test_op_matches_onnxruntime(case: OpCase) -> None:
     assert_matches_onnxruntime(case.model(), case.feeds, rtol=1e-4, atol=1e-5)
 
 
-def test_einsum_refuses_diagonals_and_mismatched_sizes_by_name() -> None:
+def test_einsum_refuses_uneven_diagonals_and_mismatched_sizes_by_name() -> None:
     diagonal = raw_model(
         [helper.make_node("Einsum", ["x"], ["y"], name="diag0", equation="ii->i")],
-        [tensor("x", [3, 3])],
+        [tensor("x", [3, 4])],
         [tensor("y", [3])],
         opset=12,
     )
-    with pytest.raises(UnsupportedOpError, match=r"diag0.*repeated letters"):
+    with pytest.raises(ModelImportError, match=r"diag0.*letter 'i' repeats .* sizes \[3, 4\]"):
         from_onnx(diagonal)
     mismatched = raw_model(
         [helper.make_node("Einsum", ["a", "b"], ["y"], name="mm0", equation="ij,jk->ik")],
@@ -165,3 +172,23 @@ def test_cumprod_compiles_and_matches_numpy(exclusive: int, reverse: int) -> Non
     target = host_target()
     compiled = compile_model(prepare_for_target(model, target).function, target)
     np.testing.assert_allclose(compiled.run({"x": x}), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("equation", ["...ii->...i", "ii,ij->ij", "iji->j"])
+def test_einsum_diagonals_compile_and_match_numpy(equation: str) -> None:
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_target
+
+    shapes = {
+        "...ii->...i": [(2, 3, 4, 4)],
+        "ii,ij->ij": [(3, 3), (3, 5)],
+        "iji->j": [(4, 2, 4)],
+    }[equation]
+    feeds = {f"x{index}": randn(*shape) for index, shape in enumerate(shapes)}
+    node = helper.make_node("Einsum", list(feeds), ["y"], equation=equation)
+    model = make_model([node], feeds, opset=12)
+    target = host_target()
+    compiled = compile_model(prepare_for_target(model, target).function, target)
+    expected = np.einsum(equation, *feeds.values())
+    np.testing.assert_allclose(compiled.run(feeds), expected, rtol=1e-5, atol=1e-6)
