@@ -20,7 +20,7 @@ from ir.errors import AutotuneError
 from ir.graph.canonical import function_from_json, function_to_json
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.summary import function_flops
-from ir.graph.traversal import nodes_everywhere
+from ir.graph.traversal import nodes_with_runs
 from ir.te import TE_VERSION
 
 COMPUTE_VERSION = TE_VERSION  # part of every workload key: a new TE means new workloads
@@ -113,17 +113,19 @@ class Task:
 def extract_tasks(fn: Function, target: Target) -> list[Task]:
     """The tuning tasks of a fused main function (the output of `optimize`) on `target`
     (each keyed by its canonical string), in first-call order. Calls of identical
-    workloads are one task whose weight counts the calls."""
+    workloads are one task whose weight counts the calls of one run of the model (a loop
+    body's once per iteration of a loop with a constant trip count)."""
     tasks: dict[str, Task] = {}
     weights: dict[str, int] = {}
-    for node in nodes_everywhere(fn):  # a kernel inside a branch or loop body is a task too
+    # A kernel inside a branch or loop body is a task too, a loop's once per iteration.
+    for node, runs in nodes_with_runs(fn):
         if not (isinstance(node, Call) and isinstance(node.op, Function)):
             continue
         constants = frozenset(
             f"p{index}" for index, arg in enumerate(node.args) if isinstance(arg, Constant)
         )
         key = workload_key(node.op, constants)
-        weights[key] = weights.get(key, 0) + 1
+        weights[key] = weights.get(key, 0) + runs
         if key not in tasks:
             tasks[key] = Task(
                 key=key,

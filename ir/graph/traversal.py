@@ -106,18 +106,30 @@ def nodes_everywhere(fn: Function) -> list[Expr]:
     """The nodes of `fn`'s body and of every function its control flow runs (If branches,
     Loop bodies, at any depth), each function's in post order after the function that runs
     it. A primitive function's nodes are not included (it is only called)."""
-    order: list[Expr] = []
+    return [node for node, _ in nodes_with_runs(fn)]
+
+
+def nodes_with_runs(fn: Function) -> list[tuple[Expr, int]]:
+    """The nodes of `nodes_everywhere(fn)`, in its order, each with how many times it runs
+    per run of `fn`: a Loop body's nodes once per iteration of a loop whose trip count is a
+    constant (its most iterations: a condition may end it sooner), once per run of the loop
+    otherwise (the count is a run-time value); each If branch's as often as the If runs."""
+    runs: dict[int, int] = {id(fn): 1}
+    order: list[tuple[Expr, int]] = []
     pending = [fn]
-    seen: set[int] = set()
     while pending:
         function = pending.pop(0)
-        if id(function) in seen:
-            continue
-        seen.add(id(function))
+        times = runs[id(function)]
         nodes = post_order(function.body)
-        order += nodes
+        order += [(node, times) for node in nodes]
         for node in nodes:
-            pending += nested_functions(node)
+            per_run = 1
+            if isinstance(node, Loop) and isinstance(node.trip_count, Constant):
+                per_run = max(1, int(node.trip_count.data))
+            for nested in nested_functions(node):
+                if id(nested) not in runs:
+                    runs[id(nested)] = times * per_run
+                    pending.append(nested)
     return order
 
 

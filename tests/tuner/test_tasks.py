@@ -123,3 +123,19 @@ def test_kernels_inside_loop_bodies_and_branches_are_tasks() -> None:
     assert any(name.startswith("fused_max") for name in names), names
     main_calls = [n for n in post_order(fn.body) if isinstance(n, Call)]
     assert len(names) > len(main_calls)  # most of the work is inside the loop
+
+
+def test_a_loop_bodys_tasks_weigh_one_call_per_iteration() -> None:
+    """A Scan over 12 rows runs its cell 12 times per inference: its tasks weigh 12 (the
+    scheduler's latency estimate multiplies by the weight); a loop whose trip count is a
+    run-time value weighs its body's tasks once."""
+    from bench.control_flow import scan_rnn
+    from ir.frontend.onnx import import_model
+    from tests.support.control_flow_models import decoder_loop_model
+
+    scan = optimize(import_model(scan_rnn(hidden=16, batch=1, length=12)).function)
+    weights = {task.name: task.weight for task in extract_tasks(scan, parse_target(TARGET))}
+    assert weights and all(weight == 12 for weight in weights.values()), weights
+    decoder = optimize(import_model(decoder_loop_model()).function)
+    tasks = extract_tasks(decoder, parse_target(TARGET))
+    assert {task.weight for task in tasks} == {1}, [(task.name, task.weight) for task in tasks]
