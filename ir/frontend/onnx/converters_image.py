@@ -524,7 +524,7 @@ def convert_grid_sample(ctx: NodeContext) -> ConverterResult:
             upper = ctx.call("add", base, one)
             axis_taps.append([(base, ctx.call("subtract", one, fraction)), (upper, fraction)])
             continue
-        taps = []
+        taps: list[tuple[Expr, Expr | None]] = []
         for offset, weight in zip((-1, 0, 1, 2), _cubic_grid_weights(ctx, fraction), strict=True):
             tap = ctx.call("add", base, ctx.scalar(float(offset), dtype))
             if padding != "zeros":  # outer taps read the edge, or its mirror image
@@ -533,11 +533,10 @@ def convert_grid_sample(ctx: NodeContext) -> ConverterResult:
         axis_taps.append(taps)
     total: Expr | None = None
     for combination in itertools.product(*axis_taps):
-        value, inside = _grid_tap(ctx, flat, [tap for tap, _ in combination])
+        value, inside = _grid_tap(ctx, flat, [position for position, _ in combination])
         factor = ctx.call("where", inside, one, ctx.scalar(0.0, dtype))
-        for _, weight in combination:
-            if weight is not None:
-                factor = ctx.call("multiply", factor, weight)
+        for weight in (weight for _, weight in combination if weight is not None):
+            factor = ctx.call("multiply", factor, weight)
         term = ctx.call("multiply", value, ctx.call("expand_dims", factor, axes=(1,)))
         total = term if total is None else ctx.call("add", total, term)
     assert total is not None
