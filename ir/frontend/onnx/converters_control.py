@@ -123,12 +123,12 @@ def _directions(ctx: NodeContext, name: str, count: int) -> tuple[int, ...]:
 
 
 def convert_scan(ctx: NodeContext) -> ConverterResult:
-    """Scan (opset 9 and later) -> the graph IR's Loop over the scanned axis, its body
-    taking each iteration's slices and its scan outputs stacking up; or, where that loop
-    cannot express the body (a state that changes type, a slice that must be a compile-time
-    operand), the body unrolled over the axis."""
+    """Scan -> the graph IR's Loop over the scanned axis (for Scan-8, one per sample of
+    its batch), its body taking each iteration's slices and its scan outputs stacking up;
+    or, where that loop cannot express the body (a state that changes type, a slice that
+    must be a compile-time operand), the body unrolled over the axis."""
     if ctx.opset < 9:
-        raise ctx.unsupported("Scan-8 (with a batch axis and sequence_lens) is not supported")
+        return _batched_scan(ctx)
     body = _graph(ctx, "body")
     num_scanned = ctx.int_attr("num_scan_inputs", 0)
     inputs = [ctx.input(index) for index in range(len(ctx.inputs))]
@@ -245,6 +245,57 @@ def _looped_scan(
             stacked = ctx.call("transpose", stacked, axes=order)
         outputs[len(scan.states) + position] = stacked
     return outputs
+
+
+def _batched_scan(ctx: NodeContext) -> ConverterResult:
+    """Scan-8: every input has a leading batch axis and the scanned inputs scan their axis
+    1; the body sees one sample. Each sample runs as a Scan-9 of its own (a loop), and the
+    results stack along the batch axis. Sequence lengths, if given, must be constants
+    equal to the scanned length (shorter sequences are not supported)."""
+    body = _graph(ctx, "body")
+    num_scanned = ctx.int_attr("num_scan_inputs", 0)
+    inputs = [ctx.input(index) for index in range(1, len(ctx.inputs))]
+    num_states = len(inputs) - num_scanned
+    if num_scanned < 1 or num_states < 0 or len(body.input) != len(inputs):
+        raise ctx.error(
+            f"num_scan_inputs={num_scanned} for {len(inputs)} inputs and a body of "
+            f"{len(body.input)}"
+        )
+    shapes = [_tensor_type(ctx, value, "a Scan input").shape for value in inputs]
+    batches = {shape[0] if shape else None for shape in shapes}
+    lengths = {shape[1] if len(shape) > 1 else None for shape in shapes[num_states:]}
+    if len(batches) != 1 or None in batches or len(lengths) != 1 or None in lengths:
+        raise ctx.error(f"the inputs' batch axes or scanned lengths differ: shapes {shapes}")
+    batch, length = batches.pop(), lengths.pop()
+    assert batch is not None and length is not None
+    if ctx.optional_input(0) is not None:
+        given = ctx.static_value(0, "sequence_lens").reshape(-1)
+        if given.size != batch or not (given == length).all():
+            raise ctx.unsupported(
+                f"sequence_lens {given.tolist()} shorter than the scanned length {length}"
+            )
+    if length == 0:
+        raise ctx.unsupported("a Scan over an empty axis")
+    num_outputs = len(body.output) - num_states
+    samples = []
+    for sample in range(batch):
+        picked = [_slice(ctx, value, 0, sample) for value in inputs]
+        scan = _Scan(
+            states=picked[:num_states],
+            scanned=picked[num_states:],
+            axes=[0] * num_scanned,
+            in_directions=_directions(ctx, "directions", num_scanned),
+            out_directions=(0,) * num_outputs,
+            out_axes=(0,) * num_outputs,
+        )
+        try:
+            looped = _looped_scan(ctx, body, scan, length)
+        except ValueDependentError:
+            looped = None
+        samples.append(looped if looped is not None else _unrolled_scan(ctx, body, scan, length))
+    return [
+        _stack(ctx, [results[index] for results in samples], 0) for index in range(len(samples[0]))
+    ]
 
 
 def _unrolled_scan(ctx: NodeContext, body: onnx.GraphProto, scan: _Scan, length: int) -> list[Expr]:

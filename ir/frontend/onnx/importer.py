@@ -45,6 +45,8 @@ MIN_OPSET = 9
 OLDEST_OPSET = 1  # older models: each op must be the version it is at MIN_OPSET
 MAX_OPSET = 21  # the newest opset the converters are written and tested against
 DEFAULT_DOMAINS = ("", "ai.onnx")
+# Ops whose converters also read their versions from before MIN_OPSET.
+OLDER_VERSIONS_CONVERTED = frozenset({"Scan"})
 # Attributes added after MAX_OPSET that the converters read.
 NEWER_ATTRIBUTES: dict[str, set[str]] = {"SpaceToDepth": {"mode"}}
 
@@ -258,8 +260,11 @@ def _schemas(
 
 def check_older_op_version(node: onnx.NodeProto, name: str, opset: int) -> None:
     """Accept a node of a model older than MIN_OPSET only if its op is the version it is
-    at MIN_OPSET (the converters are written for opsets MIN_OPSET and later)."""
-    schemas = None if opset >= MIN_OPSET else _schemas(node.op_type, opset, MIN_OPSET)
+    at MIN_OPSET (the converters are written for opsets MIN_OPSET and later), or one of
+    OLDER_VERSIONS_CONVERTED."""
+    if opset >= MIN_OPSET or node.op_type in OLDER_VERSIONS_CONVERTED:
+        return
+    schemas = _schemas(node.op_type, opset, MIN_OPSET)
     if schemas is None:
         return
     old, known = schemas

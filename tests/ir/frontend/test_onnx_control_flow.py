@@ -214,6 +214,52 @@ def _cumulative_scan(length: int) -> onnx.ModelProto:
     )
 
 
+def _scan8(lengths: np.ndarray | None) -> onnx.ModelProto:
+    """Scan-8 (opset 8) over a batch of 2: a running sum of x's rows, read backwards, and
+    the sums scanned out."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["sum_in", "row"], ["sum_out"]),
+            helper.make_node("Identity", ["sum_out"], ["trace"]),
+        ],
+        "body",
+        [_info("sum_in", FLOAT, [3]), _info("row", FLOAT, [3])],
+        [_info("sum_out", FLOAT, [3]), _info("trace", FLOAT, [3])],
+    )
+    node = helper.make_node(
+        "Scan",
+        ["lengths" if lengths is not None else "", "init", "x"],
+        ["final", "traces"],
+        name="scan8",
+        body=body,
+        num_scan_inputs=1,
+        directions=[1],
+    )
+    initializers = {} if lengths is None else {"lengths": lengths}
+    return _model(
+        [node],
+        [_info("init", FLOAT, [2, 3]), _info("x", FLOAT, [2, 5, 3])],
+        [_info("final", FLOAT, [2, 3]), _info("traces", FLOAT, [2, 5, 3])],
+        initializers,
+        opset=8,
+    )
+
+
+def test_scan_8_runs_one_loop_per_sample_of_its_batch() -> None:
+    init = RNG.standard_normal((2, 3)).astype(np.float32)
+    x = RNG.standard_normal((2, 5, 3)).astype(np.float32)
+    running = init[:, None, :] + np.cumsum(x[:, ::-1], axis=1)
+    for lengths in (None, np.array([5, 5], np.int64)):
+        model = _scan8(lengths)
+        loops = [n for n in nodes_everywhere(import_model(model).function) if isinstance(n, Loop)]
+        assert len(loops) == 2
+        final, traces = _compiled(model).run({"init": init, "x": x})  # type: ignore[attr-defined]
+        np.testing.assert_allclose(final, running[:, -1], rtol=1e-5)
+        np.testing.assert_allclose(traces, running, rtol=1e-5)
+    with pytest.raises(UnsupportedOpError, match=r"scan8.*sequence_lens \[5, 3\]"):
+        import_model(_scan8(np.array([5, 3], np.int64)))
+
+
 def test_a_scan_longer_than_unrolling_allows_runs_as_a_loop() -> None:
     length = MAX_UNROLLED_ITERATIONS + 3
     model = _cumulative_scan(length)
