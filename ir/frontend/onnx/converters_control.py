@@ -159,6 +159,12 @@ def convert_scan(ctx: NodeContext) -> ConverterResult:
     length = lengths.pop()
     if length == 0 and num_outputs:
         raise ctx.unsupported("a Scan over an empty axis")
+    return _scan(ctx, body, scan, length)
+
+
+def _scan(ctx: NodeContext, body: onnx.GraphProto, scan: _Scan, length: int) -> list[Expr]:
+    """A Scan-9's outputs: the IR's Loop (`_looped_scan`), or its body unrolled (at most
+    MAX_UNROLLED_ITERATIONS times) where the loop cannot express it."""
     try:
         looped = _looped_scan(ctx, body, scan, length)
     except ValueDependentError:
@@ -288,11 +294,7 @@ def _batched_scan(ctx: NodeContext) -> ConverterResult:
             out_directions=(0,) * num_outputs,
             out_axes=(0,) * num_outputs,
         )
-        try:
-            looped = _looped_scan(ctx, body, scan, length)
-        except ValueDependentError:
-            looped = None
-        samples.append(looped if looped is not None else _unrolled_scan(ctx, body, scan, length))
+        samples.append(_scan(ctx, body, scan, length))
     return [
         _stack(ctx, [results[index] for results in samples], 0) for index in range(len(samples[0]))
     ]
