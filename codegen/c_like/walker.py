@@ -84,6 +84,11 @@ _BITWISE_OPERATORS = {
 }
 
 
+# The 4- and 2-bit integers take a byte each that holds only their bits, as ml_dtypes
+# stores them: a load sign- or zero-extends, a store and a cast keep the low bits.
+NARROW_BITS: Mapping[str, int] = {"int4": 4, "uint4": 4, "int2": 2, "uint2": 2}
+
+
 class CStyleWalker:
     """Prints loop IR as C; backends change the tables and override the hooks."""
 
@@ -99,6 +104,10 @@ class CStyleWalker:
         "uint32": "unsigned int",
         "uint64": "unsigned long long",
         "bool": "bool",
+        "int4": "signed char",
+        "uint4": "unsigned char",
+        "int2": "signed char",
+        "uint2": "unsigned char",
     }
     FLOAT32_INTRINSICS: ClassVar[Mapping[str, str]] = {
         "exp": "expf",
@@ -261,11 +270,24 @@ class CStyleWalker:
         return f"(({self.type_name(dtype)})({value}))"
 
     def cast(self, dtype: str, value: PrimExpr) -> str:
-        """Convert a printed value to `dtype` (hook)."""
+        """Convert a printed value to `dtype` (hook); to a sub-byte integer through int,
+        wrapped as numpy's astype wraps."""
         inner = self.expr(value)
         if dtype == "bool":
             return f"(({inner}) != 0)"
+        if dtype in NARROW_BITS:
+            return self.narrow_value(dtype, f"(int)({inner})")
         return f"(({self.type_name(dtype)})({inner}))"
+
+    def narrow_value(self, dtype: str, printed: str) -> str:
+        """The printed integer as sub-byte `dtype`'s value: its low bits, sign-extended
+        for the signed types."""
+        bits = NARROW_BITS[dtype]
+        low = f"(({printed}) & {(1 << bits) - 1})"
+        if dtype.startswith("uint"):
+            return f"(({self.type_name(dtype)}){low})"
+        sign = 1 << (bits - 1)
+        return f"(({self.type_name(dtype)})(({low} ^ {sign}) - {sign}))"
 
     def nonnegative(self, expr: PrimExpr) -> bool:
         """Whether the integer `expr` is provably >= 0 with the loop ranges in scope."""
@@ -335,7 +357,10 @@ class CStyleWalker:
 
     def load(self, load: Load) -> str:
         """Read one element of a buffer."""
-        return f"{self.buffer_name(load.buffer)}[{self.expr(load.index)}]"
+        element = f"{self.buffer_name(load.buffer)}[{self.expr(load.index)}]"
+        if load.buffer.dtype in NARROW_BITS:
+            return self.narrow_value(load.buffer.dtype, element)
+        return element
 
     # -- statements --------------------------------------------------------------------
 
@@ -403,10 +428,12 @@ class CStyleWalker:
         self.emit_serial_for(stmt)
 
     def emit_store(self, stmt: Store) -> None:
-        """`buffer[index] = value;` (hook)."""
-        self.line(
-            f"{self.buffer_name(stmt.buffer)}[{self.expr(stmt.index)}] = {self.expr(stmt.value)};"
-        )
+        """`buffer[index] = value;` (hook); a sub-byte integer stores only its bits."""
+        value = self.expr(stmt.value)
+        bits = NARROW_BITS.get(stmt.buffer.dtype)
+        if bits is not None:
+            value = f"(({self.type_name(stmt.buffer.dtype)})(({value}) & {(1 << bits) - 1}))"
+        self.line(f"{self.buffer_name(stmt.buffer)}[{self.expr(stmt.index)}] = {value};")
 
     def emit_allocate(self, stmt: Allocate) -> None:
         """A local array for the body (hook: scopes)."""

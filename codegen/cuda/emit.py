@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import ClassVar
 
-from codegen.c_like.walker import CStyleWalker
+from codegen.c_like.walker import NARROW_BITS, CStyleWalker
 from codegen.cuda.kernels import BLOCK_TAGS, THREAD_TAGS, DeviceKernel
 from codegen.errors import CodegenError
 from ir.tir.arith import IntervalCache, coefficient, interval, linear_form
@@ -155,6 +155,8 @@ class CudaWalker(CStyleWalker):
         if value.dtype == "float16":
             if dtype == "bool":
                 return f"(__half2float({inner}) != 0.0f)"
+            if dtype in NARROW_BITS:
+                return self.narrow_value(dtype, f"(int)__half2float({inner})")
             return f"(({self.type_name(dtype)})__half2float({inner}))"
         return super().cast(dtype, value)
 

@@ -114,10 +114,11 @@ class LoadedModule:
                     f"{self.module.name}: input {spec['name']} expects {spec['shape']} "
                     f"{spec['dtype']}, got {list(array.shape)} {array.dtype.name}"
                 )
-            buffers[spec["name"]] = self.gpuarray.to_gpu(np.ascontiguousarray(array))
+            buffers[spec["name"]] = self.gpuarray.to_gpu(_as_bytes(array))
         outputs = []
         for spec in [*metadata["outputs"], *metadata["workspace"]]:
-            buffers[spec["name"]] = self.gpuarray.empty(tuple(spec["shape"]), spec["dtype"])
+            nbytes = int(np.prod(spec["shape"], dtype=np.int64)) * np.dtype(spec["dtype"]).itemsize
+            buffers[spec["name"]] = self.gpuarray.empty((nbytes,), np.uint8)
         for spec in metadata["outputs"]:
             outputs.append(buffers[spec["name"]])
         return buffers, outputs
@@ -138,7 +139,11 @@ class LoadedModule:
             self.driver.Context.synchronize()
         except self.driver.Error as err:
             raise GpuRuntimeError(f"{self.module.name} failed on the device: {err}") from None
-        return [output.get() for output in outputs]
+        specs = self.module.metadata["outputs"]
+        return [
+            output.get().view(np.dtype(spec["dtype"])).reshape(spec["shape"])
+            for output, spec in zip(outputs, specs, strict=True)
+        ]
 
     def time(self, inputs: Sequence[np.ndarray], config: TimingConfig) -> list[float]:
         """Seconds per run of every repeat, timed with CUDA events (module docstring)."""
@@ -165,3 +170,10 @@ class LoadedModule:
         except self.driver.Error as err:
             raise GpuRuntimeError(f"{self.module.name} failed on the device: {err}") from None
         return costs
+
+
+def _as_bytes(array: np.ndarray) -> np.ndarray:
+    """The bytes of `array` in C order, flat. Every buffer crosses to the device as bytes,
+    so that dtypes pycuda's arrays do not know (ml_dtypes' int4, bfloat16, ...) need
+    nothing from it."""
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
