@@ -11,7 +11,6 @@ numpy reference of its primitive function on the same arguments.
 from __future__ import annotations
 
 import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from ir.graph.nodes import Call, Constant, Function, Tuple, TupleGetItem
 from ir.graph.passes.pipeline import optimize
 from ir.graph.traversal import post_order
 from ir.reference import check_close, evaluate
+from tests.support.cli import autotune_script
 from tests.support.onnx_models import (
     LIGHT_MODELS,
     cut_at_logits,
@@ -42,7 +42,7 @@ RTOL, ATOL = 1e-3, 1e-4
 # another order than numpy does; where those cancel to nearly zero, the rounding error
 # (~1e-6 of the terms' size) is far above rtol x |result|. Activations reach ~1e4 here.
 KERNEL_RTOL, KERNEL_ATOL = 1e-4, 1e-5
-AUTOTUNE = Path(sys.executable).parent / "autotune"
+AUTOTUNE = Path(autotune_script())
 CLI_TIMEOUT_S = 300
 
 

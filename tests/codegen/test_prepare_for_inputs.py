@@ -5,7 +5,6 @@ model refuses other values by name; `autotune run` does the same from .npy files
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +17,9 @@ from codegen.llvm.target import host_target
 from codegen.prepare import prepare_for_inputs
 from ir.errors import ShapeBindingError, ValueDependentError
 from ir.frontend.onnx import import_model
+from tests.support.cli import AUTOTUNE
 from tests.support.onnx_models import run_onnxruntime
 
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 RNG = np.random.default_rng(3)
 X = RNG.normal(0, 1, (2, 6)).astype(np.float32)
 

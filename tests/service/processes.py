@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,8 +14,8 @@ from typing import Any
 import httpx
 
 from tests.service.conftest import free_port
+from tests.support.cli import AUTOTUNE
 
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 FAST_ENV = {
     "AUTOTUNE_HEARTBEAT_INTERVAL_S": "1",
     "AUTOTUNE_LEASE_TIMEOUT_S": "4",

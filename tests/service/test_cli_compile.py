@@ -8,7 +8,6 @@ import hashlib
 import json
 import random
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,11 +24,10 @@ from service.db.engine import make_engine, make_session_factory
 from service.db.models import ArtifactRow
 from tests.codegen.aot.conftest import small_conv_model
 from tests.service.conftest import LiveService
+from tests.support.cli import AUTOTUNE
 from tuner.records import Record, RecordLog
 from tuner.space import SearchSpace
 from tuner.tasks import extract_tasks
-
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

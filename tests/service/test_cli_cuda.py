@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +15,8 @@ import pytest
 from codegen.runtime.cuda_loader import is_cuda_artifact
 from tests.codegen.aot.conftest import small_conv_model
 from tests.codegen.cuda.support import require_nvcc
+from tests.support.cli import AUTOTUNE
 
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 needs_no_pycuda = pytest.mark.skipif(
     importlib.util.find_spec("pycuda") is not None, reason="pycuda is installed"
 )

@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,8 @@ from service.db.engine import make_engine, make_session_factory
 from service.db.models import ArtifactRow
 from tests.codegen.aot.conftest import small_conv_model
 from tests.service.conftest import LiveService, free_port
+from tests.support.cli import AUTOTUNE
 
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 # Without the caller's $AUTOTUNE_* settings: the server and token come from the flags.
 CLIENT_ENV = {name: value for name, value in os.environ.items() if not name.startswith("AUTOTUNE_")}
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import onnx
 from onnx import TensorProto, helper
 
+from tests.support.cli import AUTOTUNE
 from tests.support.onnx_models import light_model_path
-
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 
 from tests.codegen.aot.conftest import small_conv_model
-
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
+from tests.support.cli import AUTOTUNE
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +13,10 @@ import pytest
 
 from ir.reference import check_close
 from tests.codegen.aot.conftest import small_conv_model
+from tests.support.cli import AUTOTUNE
 from tests.support.onnx_models import run_onnxruntime
 from tuner.artifact_build import ArtifactBuild, build_artifact
 
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 INPUT = np.random.default_rng(5).normal(0, 1, (1, 4, 6, 6)).astype(np.float32)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +13,9 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from codegen.target import canonical_target, parse_target
+from tests.support.cli import AUTOTUNE
 from tests.support.onnx_models import run_onnxruntime
 from tuner.options import TuneOptions
-
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -13,7 +13,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -27,9 +26,9 @@ from codegen.llvm import host_target
 from ir.graph.nodes import Constant, Function, Var, call
 from ir.graph.passes.pipeline import optimize
 from ir.graph.types import TensorType
+from tests.support.cli import AUTOTUNE
 from tuner.tasks import extract_tasks
 
-AUTOTUNE = str(Path(sys.executable).parent / "autotune")
 START_TIMEOUT_S = 90.0
 FINAL_STATES = ("completed", "failed", "cancelled")
 
