@@ -242,7 +242,7 @@ def main() -> int:
         if row.get("best_retimed_gflops") and row["torch_gflops"]:
             row["best_to_torch"] = row["best_retimed_gflops"] / row["torch_gflops"]
         failures += (
-            "error" in row
+            bool(row.get("error"))
             or row.get("state") != "completed"
             or not row.get("default_correct")
             or not row.get("best_correct", False)
