@@ -302,12 +302,37 @@ class ExprSimplifier:
                 remainder_const //= common
                 divisor //= common
             lo, hi = self._linear_interval(remainder, remainder_const)
+            split = None
             if lo > -_INF and hi < _INF and lo // divisor == hi // divisor:
                 quotient_const += int(lo // divisor)
+            elif (split := self._period_split(remainder, remainder_const, divisor)) is not None:
+                # floordiv(g * big + small, g * d) == floordiv(big, d) when 0 <= small < g
+                period, big = split
+                rest = self._floordiv_const(big, 0, divisor // period, dtype)
+                quotient_const += collect_linear(rest, 1, quotient)
             else:
                 rest = self._nested_floordiv(remainder, remainder_const, divisor, dtype)
                 quotient_const += collect_linear(rest, 1, quotient)
         return self._finish(quotient, quotient_const, dtype)
+
+    def _period_split(
+        self, terms: dict[PrimExpr, int], const: int, divisor: int
+    ) -> tuple[int, dict[PrimExpr, int]] | None:
+        """The largest g > 1 dividing `divisor` for which `terms + const` is g * big + small
+        with 0 <= small < g (the terms whose coefficients g does not divide, and the
+        constant): (g, big), or None. A row index times its length plus a column below
+        that length, divided or taken modulo a multiple of the length, is the usual case."""
+        best: tuple[int, dict[PrimExpr, int]] | None = None
+        for coef in sorted({abs(value) for value in terms.values()}, reverse=True):
+            period = math.gcd(divisor, coef)
+            if period <= 1 or (best is not None and period <= best[0]):
+                continue
+            big = {atom: value // period for atom, value in terms.items() if value % period == 0}
+            small = {atom: value for atom, value in terms.items() if value % period != 0}
+            lo, hi = self._linear_interval(small, const)
+            if lo >= 0 and hi < period:
+                best = (period, big)
+        return best
 
     def _nested_floordiv(
         self, terms: dict[PrimExpr, int], const: int, divisor: int, dtype: str
@@ -358,6 +383,13 @@ class ExprSimplifier:
         lo, hi = self._linear_interval(remainder, const)
         if lo > -_INF and hi < _INF and lo // divisor == hi // divisor:
             return self._finish(remainder, const - int(lo // divisor) * divisor, dtype)
+        split = self._period_split(remainder, const, divisor)
+        if split is not None:
+            # floormod(g * big + small, g * d) == g * floormod(big, d) + small (0 <= small < g)
+            period, big = split
+            inner = self._floormod_const(big, 0, divisor // period, dtype)
+            result = {atom: value for atom, value in remainder.items() if value % period != 0}
+            return self._finish(result, const + collect_linear(inner, period, result), dtype)
         numerator = from_linear_form(remainder, const, dtype)
         return Binary("floormod", numerator, IntImm(divisor, dtype))
 

@@ -502,3 +502,44 @@ def test_conv2d_kernel_simplifies_fast() -> None:
     warm_s = (time.perf_counter() - start) / 20
     # The target is well under 1 ms; the bound leaves room for a loaded CI machine.
     assert warm_s < 0.02
+
+
+def test_a_row_below_its_length_leaves_divisions_by_multiples_of_the_length() -> None:
+    # A flattened (row, column) index, column below the row length 28, divided and taken
+    # modulo multiples of the length (a reshape after a transpose reads this way).
+    row, column = Var("row"), Var("column")
+    ranges = {row: (0, 3247), column: (0, 15)}
+    assert _simplified(fd(row * 28 + column, 784), ranges) == "(row // 28)"
+    assert (
+        _simplified(fm(row * 28 + column + 12, 784), ranges)
+        == "((((row % 28) * 28) + column) + 12)"
+    )
+    assert _simplified(fd(fd(row * 28 + column, 784), 2), ranges) == "(row // 56)"
+    assert _simplified(fd(row * 56 + column * 2 + 1, 112), ranges) == "(row // 2)"
+    # Not when the column can reach the next row: 16 + 15 >= 28.
+    assert (
+        _simplified(fd(row * 28 + column + 16, 784), ranges)
+        == "((((row * 28) + column) + 16) // 784)"
+    )
+
+
+@given(
+    st.integers(2, 12),
+    st.integers(1, 6),
+    st.integers(0, 40),
+    st.integers(0, 40),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=200, deadline=None)
+def test_period_splits_keep_values(
+    length: int, rows_per_period: int, column_high: int, offset: int, rng: random.Random
+) -> None:
+    ranges = {X: (0, 50), Y: (0, column_high)}  # x a row, y a column
+    index = X * length + Y + offset
+    for expr in (fd(index, length * rows_per_period), fm(index, length * rows_per_period)):
+        simplified = simplify(expr, ranges)
+        for point in sample_points(ranges, rng):
+            assert evaluate(simplified, point) == evaluate(expr, point), (
+                str(expr),
+                str(simplified),
+            )
