@@ -13,9 +13,11 @@ from ir.graph.ops.common import broadcast_shapes, same_dtype, tensor_arg, tensor
 from ir.graph.ops.registry import OpDef, OpPattern
 from ir.graph.ops.te_common import float_math, map_compute, stage_name, trunc_div
 from ir.graph.types import TensorType, Type, normalize_dtype
-from ir.te.tensor import Tensor
+from ir.te.tensor import ComputeOp, Tensor
 from ir.tir.expr import (
+    FloatImm,
     PrimExpr,
+    TensorRead,
     cast,
     const,
     eq,
@@ -238,6 +240,23 @@ def _divide_scalar(lhs: PrimExpr, rhs: PrimExpr) -> PrimExpr:
     return lhs / rhs if is_float(lhs.dtype) else trunc_div(lhs, rhs)
 
 
+def _power_scalar(base: PrimExpr, exponent: PrimExpr) -> PrimExpr:
+    """base ** exponent; by a constant exponent of 2, 3 or 4, products (as onnxruntime's
+    Pow computes squares and cubes), which vectorize where pow is called lane by lane."""
+    value = _constant_value(exponent)
+    if is_float(base.dtype) and value in (2, 3, 4):
+        square = base * base
+        return {2: square, 3: square * base, 4: square * square}[int(value)]
+    return intrinsic("pow", base, exponent)
+
+
+def _constant_value(expr: PrimExpr) -> float | None:
+    """The value of a float immediate, or of a read of a constant's stage; else None."""
+    if isinstance(expr, TensorRead) and isinstance(expr.tensor.op, ComputeOp):
+        expr = expr.tensor.op.body
+    return expr.value if isinstance(expr, FloatImm) else None
+
+
 def _add_n_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     def total(*values: PrimExpr) -> PrimExpr:
         result = values[0]
@@ -428,7 +447,7 @@ OPS: tuple[OpDef, ...] = (
     _binary("subtract", np.subtract, lambda a, b: a - b, "lhs - rhs"),
     _binary("multiply", np.multiply, lambda a, b: a * b, "lhs * rhs"),
     _binary("divide", _divide, _divide_scalar, "lhs / rhs (integer division truncates)"),
-    _binary("power", np.power, lambda a, b: intrinsic("pow", a, b), "lhs ** rhs"),
+    _binary("power", np.power, _power_scalar, "lhs ** rhs"),
     _binary("maximum", np.maximum, maximum, "elementwise max"),
     _binary("minimum", np.minimum, minimum, "elementwise min"),
     _binary("equal", np.equal, eq, "lhs == rhs", out_dtype="bool"),

@@ -649,3 +649,16 @@ def test_non_scalar_constants_inside_a_primitive_function_are_refused() -> None:
     fn = infer_type(Function((x,), call("add", x, const(np.ones((2, 3), np.float32)))))
     with pytest.raises(TEError, match=r"constant of shape \(2, 3\)"):
         function_to_te(fn)
+
+
+@pytest.mark.parametrize("exponent", [2.0, 3.0, 4.0, 0.5, 5.0])
+def test_power_by_a_small_constant_integer_is_products(exponent: float) -> None:
+    # pow has no vector form on CPUs (LLVM calls libm lane by lane); x * x * x has one.
+    x = Var("x", TensorType((2, 3)))
+    fn = infer_type(Function((x,), call("power", x, const(np.float32(exponent)))))
+    program = function_to_te(fn)
+    body = str(program.outputs[0].op.body)
+    assert ("pow" in body) == (exponent not in (2.0, 3.0, 4.0)), body
+    value = randn(2, 3) if exponent != 0.5 else positive(2, 3)
+    got = evaluate_te(program.outputs, {"p0": value})[0]
+    check_close(got, np.power(value, np.float32(exponent)))
