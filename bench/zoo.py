@@ -11,9 +11,10 @@ layers get non-trivial statistics and any all-zero weight, such as ViT's head, i
 so that a wrong kernel shows in the outputs): resnet50, mobilenet_v3_small,
 efficientnet_b0 and vit_b_16 from torchvision; a 4-layer, 256-wide BERT encoder from
 transformers run with an attention mask that pads the last quarter of the sequence; a
-2-layer LSTM classifier. `--only` also takes any other torchvision classifier by name
-(shufflenet_v2_x1_0, regnet_y_400mf, swin_t, ...), exported and randomised the same way:
-the models no issue names, which is where a gap shows first.
+2-layer LSTM classifier. `--only` also takes a 4-layer, 256-wide GPT-2 decoder
+(`gpt2_4x256`, transformers, 128 tokens, its logits) and any other torchvision classifier
+by name (shufflenet_v2_x1_0, regnet_y_400mf, swin_t, ...), exported and randomised the
+same way: models no issue names, which is where a gap shows first.
 
 Per model: the export (a child process with torch); our artifact untuned (the default
 schedules) and its per-kernel profile (`codegen.profile`: share, GFLOPS, GB/s, roofline
@@ -88,7 +89,7 @@ def _export(name: str, directory: Path) -> None:
 
     rng = np.random.default_rng(0)
     torch.manual_seed(0)
-    if name not in ("bert_4x256", "lstm_2x128") and _is_torchvision_classifier(name):
+    if name not in ("bert_4x256", "gpt2_4x256", "lstm_2x128") and _is_torchvision_classifier(name):
         import torchvision
 
         model = _randomise(getattr(torchvision.models, name)(weights=None), 0)
@@ -126,6 +127,33 @@ def _export(name: str, directory: Path) -> None:
             "attention_mask": mask,
         }
         args = (torch.from_numpy(inputs["input_ids"]), torch.from_numpy(inputs["attention_mask"]))
+    elif name == "gpt2_4x256":
+        import transformers
+
+        config = transformers.GPT2Config(
+            vocab_size=8192, n_positions=512, n_embd=256, n_layer=4, n_head=4
+        )
+        config._attn_implementation = "eager"
+        gpt2 = _randomise(transformers.GPT2LMHeadModel(config), 0)
+
+        class Decoder(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.gpt2 = gpt2
+
+            def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+                output = self.gpt2(
+                    input_ids=input_ids, attention_mask=attention_mask, use_cache=False
+                )
+                return output.logits
+
+        model = Decoder().eval()
+        tokens = 128
+        inputs = {
+            "input_ids": rng.integers(0, config.vocab_size, (1, tokens)).astype(np.int64),
+            "attention_mask": np.ones((1, tokens), np.int64),
+        }
+        args = (torch.from_numpy(inputs["input_ids"]), torch.from_numpy(inputs["attention_mask"]))
     elif name == "lstm_2x128":
 
         class Classifier(torch.nn.Module):
@@ -143,7 +171,8 @@ def _export(name: str, directory: Path) -> None:
         args = (torch.from_numpy(inputs["sequence"]),)
     else:
         raise SystemExit(
-            f"unknown model {name!r}; known: {', '.join(MODELS)} and torchvision's classifiers"
+            f"unknown model {name!r}; known: {', '.join(MODELS)}, gpt2_4x256 and torchvision's "
+            "classifiers"
         )
     path = directory / f"{name}.onnx"
     torch.onnx.export(
