@@ -175,19 +175,25 @@ def _conv2d_flops(arg_types: Sequence[Type], out_type: Type, attrs: Attrs) -> in
 # --- nn.conv2d_nchwc: blocked-channel convolution -----------------------------------------
 
 
-def _check_nchwc_operands(data: TensorType, weight: TensorType, op: str) -> None:
-    """TypeInferenceError unless `data` and `weight` are a blocked conv's operands."""
+def _check_nchwc_operands(data: TensorType, weight: TensorType, op: str, groups: int = 1) -> None:
+    """TypeInferenceError unless `data` and `weight` are a blocked conv's operands (with
+    `groups`, the weight's input blocks are one group's and its output blocks split
+    evenly between the groups)."""
     if data.ndim not in (4, 5) or weight.ndim != 6:
         raise TypeInferenceError(
             f"{op}: data (shape {data.shape}) must be 4-D NCHW or 5-D NCHW[b]c and weight "
             f"(shape {weight.shape}) 6-D OIHW[bi]i[bo]o"
         )
-    _, in_blocks, _, _, in_block, _ = weight.shape
+    out_blocks, in_blocks, _, _, in_block, _ = weight.shape
     channels = data.shape[1] if data.ndim == 4 else data.shape[1] * data.shape[4]
-    if in_blocks * in_block != channels or (data.ndim == 5 and data.shape[4] != in_block):
+    if groups * in_blocks * in_block != channels or (data.ndim == 5 and data.shape[4] != in_block):
         raise TypeInferenceError(
-            f"{op}: weight (shape {weight.shape}) expects {in_blocks} x {in_block} input "
-            f"channels, data (shape {data.shape}) has {channels}"
+            f"{op}: weight (shape {weight.shape}) expects {groups} x {in_blocks} x {in_block} "
+            f"input channels, data (shape {data.shape}) has {channels}"
+        )
+    if out_blocks % groups:
+        raise TypeInferenceError(
+            f"{op}: {out_blocks} output blocks do not split into {groups} groups"
         )
 
 
@@ -195,32 +201,34 @@ def _conv2d_nchwc_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     op = "nn.conv2d_nchwc"
     data, weight = tensor_args(arg_types, op)
     dtype = same_dtype([data, weight], op)
-    _check_nchwc_operands(data, weight, op)
+    _check_nchwc_operands(data, weight, op, conv2d_geometry(attrs, op)[3])
     out_blocks, _, kernel_h, kernel_w, _, out_block = weight.shape
     out_h, out_w = conv2d_output_hw(data, weight, (kernel_h, kernel_w), attrs, op)
     return TensorType((data.shape[0], out_blocks, out_h, out_w, out_block), dtype)
 
 
 def _conv2d_nchwc_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
-    """The NCHW convolution of the unblocked operands, blocked again."""
+    """The NCHW convolution (grouped as `groups` says) of the unblocked operands, blocked
+    again."""
     data, weight = inputs
     out_blocks, in_blocks, kernel_h, kernel_w, in_block, out_block = weight.shape
     plain_data = data if data.ndim == 4 else unblock_channels(data)
     plain_weight = weight.transpose(0, 5, 1, 4, 2, 3).reshape(
         out_blocks * out_block, in_blocks * in_block, kernel_h, kernel_w
     )
-    out = conv2d_reference([plain_data, plain_weight], Attrs({**attrs, "groups": 1}))
+    out = conv2d_reference([plain_data, plain_weight], attrs)
     return block_channels(out, out_block)
 
 
 def _conv2d_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     """out[n, ko, y, x, kb] = sum over (co, ry, rx, ci) of pad[n, co, y', x', ci] * weight."""
     data, weight = inputs
-    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), _ = conv2d_geometry(
+    (stride_h, stride_w), (top, left, bottom, right), (dil_h, dil_w), groups = conv2d_geometry(
         attrs, "nn.conv2d_nchwc"
     )
     out = tensor_out(out_type, "nn.conv2d_nchwc")
-    _, in_blocks, kernel_h, kernel_w, in_block, _ = weight.shape
+    out_blocks, in_blocks, kernel_h, kernel_w, in_block, _ = weight.shape
+    group_out_blocks = out_blocks // groups
     pad_after = (0, 0, bottom, right) + ((0,) if data.ndim == 5 else ())
     pad_before = (0, 0, top, left) + ((0,) if data.ndim == 5 else ())
     padded = pad_stage(data, pad_before, pad_after, 0)
@@ -232,10 +240,12 @@ def _conv2d_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> 
     def body(n: PrimExpr, ko: PrimExpr, y: PrimExpr, x: PrimExpr, kb: PrimExpr) -> PrimExpr:
         row = y * stride_h + ry.var * dil_h
         col = x * stride_w + rx.var * dil_w
+        # The input block: its group's first (ko's group), then the reduction's.
+        block = rco.var if groups == 1 else (ko // group_out_blocks) * in_blocks + rco.var
         if data.ndim == 5:
-            value = padded[n, rco.var, row, col, rci.var]
+            value = padded[n, block, row, col, rci.var]
         else:
-            value = padded[n, rco.var * in_block + rci.var, row, col]
+            value = padded[n, block * in_block + rci.var, row, col]
         return sum_reduce(
             widened_product(value, weight[ko, rco, ry, rx, rci, kb]), [rco, ry, rx, rci]
         )
@@ -831,14 +841,15 @@ OPS: tuple[OpDef, ...] = (
         name="nn.conv2d_nchwc",
         pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
         num_inputs=2,
-        attrs={"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1)},
+        attrs={"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "groups": 1},
         type_relation=_conv2d_nchwc_relation,
         reference=_conv2d_nchwc_reference,
         te_compute=_conv2d_nchwc_te,
         flops=_conv2d_nchwc_flops,
         doc=(
             "2-D convolution on blocked channels: NCHW[bi]c (or NCHW) data x OIHW[bi]i[bo]o "
-            "weight -> NCHW[bo]c; what BlockChannels makes of nn.conv2d on CPUs"
+            "weight -> NCHW[bo]c (with groups, I is one group's input blocks); what "
+            "BlockChannels makes of nn.conv2d on CPUs"
         ),
         input_names=("data", "weight"),
     ),

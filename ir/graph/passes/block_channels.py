@@ -12,6 +12,9 @@ Step 1. Every `nn.conv2d` with a constant weight and one group becomes `nn.conv2
         (1000 classes in 63 blocks of 16: full vectors instead of half ones). Its weight
         is re-laid out once here (OIHW -> OIHW[bi]i[bo]o, padded, folded to a constant).
         Data that is not blocked is read in NCHW directly (a 3-channel image, say).
+        A grouped conv whose groups are whole blocks (RegNet's groups of 8 or 16
+        channels) becomes one too, with `groups`: each output block reads its own
+        group's input blocks, so no transform surrounds it.
 Step 2. Blocked values flow on through elementwise ops (per-channel constants such as a
         folded batch norm's scale and shift are re-laid out to match), channel
         concatenations of equally blocked inputs, 2-D pooling, and depthwise convs
@@ -260,7 +263,9 @@ class _Converter:
         data, weight = node.args
         weight_type = _tensor_type(weight)
         if int(node.attrs["groups"]) != 1:
-            return None if node.op == "qnn.conv2d" else self._depthwise(node, out)
+            if node.op == "qnn.conv2d":
+                return None
+            return self._depthwise(node, out) or self._grouped(node, out)
         block = output_block(out.shape[1], id(node) not in self.unpadded_convs)
         if (
             id(node) in self.plain_convs
@@ -304,7 +309,7 @@ class _Converter:
     def _depthwise(self, node: Call, out: TensorType) -> _Blocked | None:
         """A depthwise conv (one input channel per output channel) of blocked data, in
         the data's blocks; a padded value too (its padding channels only make padding
-        channels). Other grouped convs stay in NCHW."""
+        channels)."""
         data, weight = node.args
         weight_type = _tensor_type(weight)
         value = self.blocked.get(id(data))
@@ -322,6 +327,29 @@ class _Converter:
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         conv = call("nn.depthwise_conv2d_nchwc", value.expr, packed, span=node.span, **attrs)
         return _Blocked(conv, value.block, out.shape)
+
+    def _grouped(self, node: Call, out: TensorType) -> _Blocked | None:
+        """A grouped conv whose groups are whole blocks (RegNets' groups of 8 or 16
+        channels): `nn.conv2d_nchwc` with `groups`, each output block reading its own
+        group's input blocks, blocked or NCHW. Narrower groups stay in NCHW."""
+        data, weight = node.args
+        weight_type = _tensor_type(weight)
+        if id(node) in self.plain_convs or not isinstance(weight, Constant) or weight_type is None:
+            return None
+        groups = int(node.attrs["groups"])
+        out_channels, group_inputs = weight_type.shape[:2]
+        block = next((size for size in BLOCK_SIZES if (out_channels // groups) % size == 0), None)
+        if block is None:
+            return None
+        source = self.blocked_unpadded(data)
+        if source is not None and group_inputs % source.block == 0:
+            data_expr, in_block = source.expr, source.block
+        else:
+            data_expr, in_block = self.plain_of(data), _input_block(group_inputs)
+        packed = fold_expr(blocked_weight(weight, weight_type.shape, in_block, block))
+        attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
+        conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, groups=groups, **attrs)
+        return _Blocked(conv, block, out.shape)
 
     def _elementwise(self, node: Call, out: TensorType) -> _Blocked | None:
         assert isinstance(node.op, str)

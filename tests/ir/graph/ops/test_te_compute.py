@@ -274,6 +274,16 @@ CASES += [
         [randn(1, 1, 7, 6, 8), randn(1, 1, 3, 2, 8, 8, scale=0.3)],
         {"dilation": (2, 1), "strides": (1, 2)},
     ),
+    (  # two groups of 8 input channels (2 blocks of 4) and 8 output channels (2 blocks)
+        "nn.conv2d_nchwc",
+        [randn(1, 4, 6, 6, 4), randn(4, 2, 3, 3, 4, 4, scale=0.3)],
+        {"padding": (1, 1, 1, 1), "groups": 2},
+    ),
+    (  # NCHW data, three groups of 4 input and 8 output channels
+        "nn.conv2d_nchwc",
+        [randn(1, 12, 5, 5), randn(3, 1, 3, 3, 4, 8, scale=0.3)],
+        {"strides": (2, 2), "groups": 3},
+    ),
     (
         "nn.depthwise_conv2d_nchwc",
         [randn(1, 2, 6, 7, 8), randn(2, 3, 3, 8, scale=0.3)],

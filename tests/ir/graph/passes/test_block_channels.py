@@ -147,6 +147,36 @@ def test_a_depthwise_conv_between_blocked_convs_stays_blocked() -> None:
     _check_same_results(fn, blocked)
 
 
+@pytest.mark.parametrize(("groups", "block"), [(2, 16), (4, 8), (8, None)])
+def test_grouped_convs_of_whole_blocks_stay_blocked(groups: int, block: int | None) -> None:
+    """A RegNet block: 1x1, a 3x3 conv in groups, 1x1. Groups of 16 channels are whole
+    blocks of the data: each output block reads its group's input blocks, and no
+    transform surrounds the conv. Groups of 8 are whole output blocks of 8, but the
+    data comes in blocks of 16: it reads NCHW. Groups of 4 are no block: NCHW."""
+    x = Var("x", TensorType((1, 16, 9, 9), "float32"))
+    expand = call("nn.relu", call("nn.conv2d", x, _weight(32, 16, 1)))
+    grouped = call(
+        "nn.conv2d",
+        expand,
+        _weight(32, 32, groups=groups),
+        strides=(2, 2),
+        padding=(1, 1, 1, 1),
+        groups=groups,
+    )
+    scaled = call("nn.relu", call("add", grouped, _per_channel(32)))
+    fn, blocked = _block(Function((x,), call("nn.conv2d", scaled, _weight(16, 32, 1))))
+    convs = [c for c in _ops(blocked) if c.op.startswith("nn.conv2d")]
+    if block is None:
+        assert convs[1].op == "nn.conv2d"
+    else:
+        assert [c.op for c in convs] == ["nn.conv2d_nchwc"] * 3
+        assert int(convs[1].attrs["groups"]) == groups
+        assert convs[1].checked_type.shape == (1, 32 // block, 5, 5, block)  # type: ignore[attr-defined]
+        transforms = [c.op for c in _ops(blocked)].count("transpose")
+        assert transforms == (1 if block == 16 else 2)
+    _check_same_results(fn, blocked)
+
+
 def test_a_depthwise_conv_of_padded_blocks_computes_the_same() -> None:
     """62 channels in blocks of 16 (two padding channels, read by no conv: the blocks go
     to global pooling): the depthwise conv reads the padded value, and its zero-padded
