@@ -3,9 +3,10 @@
 Integer arithmetic is canonicalised through linear forms (like terms merge, atoms come
 in a fixed order, the constant last); floordiv / floormod by positive constants pull out
 exact multiples and vanish when the range analysis of `ir.tir.arith` shows the remainder
-stays within one period; min / max / comparisons whose outcome is provable fold. Float
-arithmetic is only folded when all of it is constant: reassociating floats changes
-results.
+stays within one period, and drop (floordiv) or keep as it is (floormod) a part that
+stays below a period dividing the divisor (a flattened row * length + column index);
+min / max / comparisons whose outcome is provable fold. Float arithmetic is only folded
+when all of it is constant: reassociating floats changes results.
 
 Statements are simplified by `ir.tir.simplify_stmt`.
 """
@@ -302,7 +303,6 @@ class ExprSimplifier:
                 remainder_const //= common
                 divisor //= common
             lo, hi = self._linear_interval(remainder, remainder_const)
-            split = None
             if lo > -_INF and hi < _INF and lo // divisor == hi // divisor:
                 quotient_const += int(lo // divisor)
             elif (split := self._period_split(remainder, remainder_const, divisor)) is not None:
