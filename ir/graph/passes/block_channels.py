@@ -260,27 +260,34 @@ class _Converter:
         return None
 
     def _conv(self, node: Call, out: TensorType) -> _Blocked | None:
+        """A conv with a constant weight as `nn.conv2d_nchwc` (`qnn.conv2d_nchwc`), or a
+        depthwise one (`_depthwise`). A grouped float conv too when its groups are whole
+        blocks (RegNet's groups of 8 or 16 channels): each output block reads its own
+        group's input blocks. Narrower groups stay in NCHW."""
         data, weight = node.args
         weight_type = _tensor_type(weight)
-        if int(node.attrs["groups"]) != 1:
-            if node.op == "qnn.conv2d":
-                return None
-            return self._depthwise(node, out) or self._grouped(node, out)
-        block = output_block(out.shape[1], id(node) not in self.unpadded_convs)
-        if (
-            id(node) in self.plain_convs
-            or not isinstance(weight, Constant)
-            or weight_type is None
-            or block is None
-        ):
-            return None
+        groups = int(node.attrs["groups"])
         integer = node.op == "qnn.conv2d"
+        if groups != 1 and integer:
+            return None
+        if groups != 1 and (depthwise := self._depthwise(node, out)) is not None:
+            return depthwise
+        if id(node) in self.plain_convs or not isinstance(weight, Constant) or weight_type is None:
+            return None
+        if groups == 1:
+            block = output_block(out.shape[1], id(node) not in self.unpadded_convs)
+        else:  # no padding: a padded block would straddle two groups
+            group_outputs = out.shape[1] // groups
+            block = next((size for size in BLOCK_SIZES if group_outputs % size == 0), None)
+        if block is None:
+            return None
         step = DOT_WIDTH if integer else 1
+        group_inputs = weight_type.shape[1]
         source = self.blocked_unpadded(data)
-        if source is not None and source.block % step == 0:
+        if source is not None and source.block % step == 0 and group_inputs % source.block == 0:
             data_expr, in_block = source.expr, source.block
         else:
-            data_expr, in_block = self.plain_of(data), _input_block(weight_type.shape[1], step)
+            data_expr, in_block = self.plain_of(data), _input_block(group_inputs, step)
         if in_block % step:
             return None
         data_type = _tensor_type(data)
@@ -302,6 +309,8 @@ class _Converter:
                 **attrs,
             )
         else:
+            if groups != 1:
+                attrs["groups"] = groups
             packed = fold_expr(blocked_weight(weight, weight_type.shape, in_block, block))
             conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, **attrs)
         return _Blocked(conv, block, out.shape)
@@ -327,29 +336,6 @@ class _Converter:
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         conv = call("nn.depthwise_conv2d_nchwc", value.expr, packed, span=node.span, **attrs)
         return _Blocked(conv, value.block, out.shape)
-
-    def _grouped(self, node: Call, out: TensorType) -> _Blocked | None:
-        """A grouped conv whose groups are whole blocks (RegNets' groups of 8 or 16
-        channels): `nn.conv2d_nchwc` with `groups`, each output block reading its own
-        group's input blocks, blocked or NCHW. Narrower groups stay in NCHW."""
-        data, weight = node.args
-        weight_type = _tensor_type(weight)
-        if id(node) in self.plain_convs or not isinstance(weight, Constant) or weight_type is None:
-            return None
-        groups = int(node.attrs["groups"])
-        out_channels, group_inputs = weight_type.shape[:2]
-        block = next((size for size in BLOCK_SIZES if (out_channels // groups) % size == 0), None)
-        if block is None:
-            return None
-        source = self.blocked_unpadded(data)
-        if source is not None and group_inputs % source.block == 0:
-            data_expr, in_block = source.expr, source.block
-        else:
-            data_expr, in_block = self.plain_of(data), _input_block(group_inputs)
-        packed = fold_expr(blocked_weight(weight, weight_type.shape, in_block, block))
-        attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
-        conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, groups=groups, **attrs)
-        return _Blocked(conv, block, out.shape)
 
     def _elementwise(self, node: Call, out: TensorType) -> _Blocked | None:
         assert isinstance(node.op, str)
