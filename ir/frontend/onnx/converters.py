@@ -13,6 +13,7 @@ from ir.frontend.onnx import (
     converters_quantized,
     converters_reduce,
     converters_rnn,
+    converters_sampling,
     converters_spectral,
     converters_tensor,
 )
@@ -29,6 +30,7 @@ _FAMILIES = (
     converters_quantized,
     converters_reduce,
     converters_rnn,
+    converters_sampling,
     converters_spectral,
     converters_tensor,
 )
