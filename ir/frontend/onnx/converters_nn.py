@@ -247,10 +247,77 @@ def _conv_transpose_by_phases(
     return ctx.call("nn.pad", out, pad_width=((0, 0), (0, 0), *crop))
 
 
+def _conv_transpose_2d(
+    ctx: NodeContext, data: Expr, weight: Expr, window: TransposedWindow
+) -> Expr:
+    """A 2-D ConvTranspose without bias: by kernel phases for dilation 1 and a stride,
+    else by zero insertion."""
+    if window.dilation == (1, 1) and window.strides != (1, 1):
+        return _conv_transpose_by_phases(ctx, data, weight, window)
+    return _conv_transpose_by_zero_insertion(ctx, data, weight, window)
+
+
+def _conv_transpose_3d(
+    ctx: NodeContext,
+    kernel: tuple[int, ...],
+    strides: tuple[int, ...],
+    dilation: tuple[int, ...],
+    extra: tuple[int, ...],
+    pads: tuple[int, ...],
+) -> Expr:
+    """A 3-D ConvTranspose without bias over (N, C, D, H, W): per depth tap of the kernel,
+    one 2-D ConvTranspose of every depth slice (the depth joins the batch), its slices
+    then spread along the output depth (input slice d lands at d * stride + tap *
+    dilation, less the front pad) and the taps summed."""
+    n, channels, depth, height, width = ctx.shape(0)
+    weight_shape = ctx.shape(1)
+    out_depth = strides[0] * (depth - 1) + extra[0] + (kernel[0] - 1) * dilation[0] + 1
+    out_depth -= pads[0] + pads[3]
+    window = TransposedWindow(
+        n * depth,
+        channels,
+        (height, width),
+        weight_shape[1],
+        ctx.int_attr("group", 1),
+        (kernel[1], kernel[2]),
+        (strides[1], strides[2]),
+        (dilation[1], dilation[2]),
+        (extra[1], extra[2]),
+        (pads[1], pads[2], pads[4], pads[5]),
+    )
+    if out_depth < 1 or window.out_size(0) < 1 or window.out_size(1) < 1:
+        raise ctx.error(f"the pads {list(pads)} leave an empty output")
+    slices = ctx.call("transpose", ctx.input(0), axes=(0, 2, 1, 3, 4))
+    planes = ctx.call("reshape", slices, newshape=(n * depth, channels, height, width))
+    outputs = weight_shape[1] * window.groups
+    plane_shape = (outputs, window.out_size(0), window.out_size(1))
+    total: Expr | None = None
+    for tap in range(kernel[0]):
+        plane_weight = ctx.call(
+            "strided_slice", ctx.input(1), begin=(tap,), end=(tap + 1,), axes=(2,)
+        )
+        plane_weight = ctx.call("squeeze", plane_weight, axis=(2,))
+        out = _conv_transpose_2d(ctx, planes, plane_weight, window)
+        out = ctx.call("reshape", out, newshape=(n, depth, 1, *plane_shape))
+        spread_widths = ((0, 0), (0, 0), (0, strides[0] - 1), (0, 0), (0, 0), (0, 0))
+        if strides[0] > 1:
+            out = ctx.call("nn.pad", out, pad_width=spread_widths)
+        out = ctx.call("reshape", out, newshape=(n, depth * strides[0], *plane_shape))
+        # Negative widths crop: the front pad, and what lies past the output's depth.
+        front = tap * dilation[0] - pads[0]
+        back = out_depth - front - depth * strides[0]
+        widths = ((0, 0), (front, back), (0, 0), (0, 0), (0, 0))
+        out = ctx.call("nn.pad", out, pad_width=widths)
+        total = out if total is None else ctx.call("add", total, out)
+    assert total is not None
+    return ctx.call("transpose", total, axes=(0, 2, 1, 3, 4))
+
+
 def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
     """ConvTranspose -> nn.conv2d: by kernel phases for dilation 1 and a stride, else by
-    zero insertion. Constant weights are rearranged once, by constant folding."""
-    rank = _spatial_rank(ctx)
+    zero insertion; 3-D as 2-D ConvTransposes of depth slices, one per depth tap.
+    Constant weights are rearranged once, by constant folding."""
+    rank = _spatial_rank(ctx, most=3)
     n, channels, *spatial = ctx.shape(0)
     weight_shape = ctx.shape(1)
     groups = ctx.int_attr("group", 1)
@@ -264,6 +331,12 @@ def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
     dilation = window_ints(ctx, "dilations", (1,) * rank, rank)
     extra = window_ints(ctx, "output_padding", (0,) * rank, rank)
     pads = _transposed_pads(ctx, tuple(spatial), kernel, strides, dilation, extra)
+    bias = ctx.optional_input(2)
+    if rank == 3:
+        out = _conv_transpose_3d(ctx, kernel, strides, dilation, extra, pads)
+        if bias is not None:
+            out = ctx.call("add", out, ctx.call("expand_dims", bias, axes=(1, 2, 3)))
+        return out
     if rank == 1:
         spatial, kernel, strides, dilation, extra = (
             [1, *spatial],
@@ -290,11 +363,7 @@ def convert_conv_transpose(ctx: NodeContext) -> ConverterResult:
             raise ctx.error(f"the pads {list(pads)} leave an empty output")
     data = _to_2d(ctx, ctx.input(0), rank)
     weight = _to_2d(ctx, ctx.input(1), rank)
-    if window.dilation == (1, 1) and window.strides != (1, 1):
-        out = _conv_transpose_by_phases(ctx, data, weight, window)
-    else:
-        out = _conv_transpose_by_zero_insertion(ctx, data, weight, window)
-    bias = ctx.optional_input(2)
+    out = _conv_transpose_2d(ctx, data, weight, window)
     if bias is not None:
         out = ctx.call("add", out, ctx.call("expand_dims", bias, axes=(1, 2)))
     return _from_2d(ctx, out, rank)

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from onnx import helper
 
+from codegen.executor import compile_model
+from codegen.llvm.target import host_target
+from codegen.prepare import prepare_for_target
 from tests.ir.frontend.onnx_helpers import (
     OpCase,
     assert_matches_onnxruntime,
+    make_model,
     op_case,
     positive,
     randn,
+    run_onnxruntime,
 )
+
+RNG = np.random.default_rng(37)
 
 IMAGE = randn(2, 4, 9, 9)
 WEIGHT = randn(6, 4, 3, 3)
@@ -539,6 +549,34 @@ VOLUME_OPS = [
         ceil_mode=1,
     ),
     op_case("global_avg_pool3d", "GlobalAveragePool", ["x"], {"x": VOLUME}),
+    op_case(
+        "conv_transpose3d_stride_pads_bias",
+        "ConvTranspose",
+        ["x", "w", "b"],
+        {"x": VOLUME},
+        consts={"w": randn(3, 2, 3, 2, 3), "b": randn(2)},
+        strides=[2, 1, 2],
+        pads=[1, 0, 0, 1, 1, 2],
+        output_padding=[1, 0, 1],
+    ),
+    op_case(
+        "conv_transpose3d_groups_dilation",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": randn(1, 4, 3, 4, 5)},
+        consts={"w": randn(4, 3, 2, 3, 2)},
+        group=2,
+        dilations=[2, 1, 2],
+        strides=[3, 2, 1],
+    ),
+    op_case(
+        "conv_transpose3d_runtime_weight_same_upper",
+        "ConvTranspose",
+        ["x", "w"],
+        {"x": randn(1, 2, 4, 3, 3), "w": randn(2, 2, 2, 2, 2)},
+        strides=[2, 2, 2],
+        auto_pad="SAME_UPPER",
+    ),
 ]
 
 
@@ -584,3 +622,40 @@ def test_batch_norm_in_training_mode_uses_the_batch_statistics_compiled(
     got = compile_model(prepare_for_target(model, target).function, target).run(feeds)
     for index, (value, want) in enumerate(zip(got, expected, strict=True)):
         np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-5, err_msg=f"output {index}")
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_conv_transpose3d_compiled_matches_onnxruntime(data: st.DataObject) -> None:
+    groups = data.draw(st.integers(1, 2))
+    channels, per_group_out = groups * data.draw(st.integers(1, 2)), data.draw(st.integers(1, 3))
+    spatial = [data.draw(st.integers(1, 4)) for _ in range(3)]
+    kernel = [data.draw(st.integers(1, 3)) for _ in range(3)]
+    strides = [data.draw(st.integers(1, 3)) for _ in range(3)]
+    dilations = [data.draw(st.integers(1, 2)) for _ in range(3)]
+    pads = [data.draw(st.integers(0, 1)) for _ in range(6)]
+    extra = [data.draw(st.integers(0, stride - 1)) for stride in strides]  # as onnxruntime
+    sizes = [
+        stride * (size - 1) + more + (k - 1) * dil + 1 - pads[axis] - pads[axis + 3]
+        for axis, (size, k, stride, dil, more) in enumerate(
+            zip(spatial, kernel, strides, dilations, extra, strict=True)
+        )
+    ]
+    assume(min(sizes) >= 1)
+    feeds = {"x": RNG.standard_normal((2, channels, *spatial)).astype(np.float32)}
+    weight = RNG.standard_normal((channels, per_group_out, *kernel)).astype(np.float32)
+    node = helper.make_node(
+        "ConvTranspose",
+        ["x", "w"],
+        ["y"],
+        group=groups,
+        strides=strides,
+        dilations=dilations,
+        pads=pads,
+        output_padding=extra,
+    )
+    model = make_model([node], {"x": feeds["x"]}, ["y"], {"w": weight}, 13)
+    target = host_target()
+    compiled = compile_model(prepare_for_target(model, target).function, target)
+    expected = run_onnxruntime(model, feeds)[0]
+    np.testing.assert_allclose(np.asarray(compiled.run(feeds)), expected, rtol=1e-4, atol=1e-4)
