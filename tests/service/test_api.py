@@ -326,6 +326,31 @@ def test_a_dynamic_batch_model_is_stored_with_the_shapes_the_upload_binds(
     assert live.counts()["models"] == 2
 
 
+def test_an_upload_binding_one_input_binds_the_named_dims_it_shares(live: LiveService) -> None:
+    import onnx
+
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("MatMul", ["a", "b"], ["y"])],
+        "shared",
+        [
+            onnx.helper.make_tensor_value_info("a", onnx.TensorProto.FLOAT, ["batch", "k"]),
+            onnx.helper.make_tensor_value_info("b", onnx.TensorProto.FLOAT, ["k", 3]),
+        ],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", 3])],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    data = model.SerializeToString()
+    with live.client() as client:
+        stored = client.post("/v1/models", content=data, params={"shape": "a=2x5"})
+        assert stored.status_code == 201, stored.text
+        assert [item["shape"] for item in stored.json()["inputs"]] == [[2, 5], [5, 3]]
+        clash = client.post("/v1/models", content=data, params={"shape": ["a=2x5", "b=4x3"]})
+        assert clash.status_code == 422
+        assert "dim 'k' is 5 in input 'a' (dim 1) but 4 in input 'b' (dim 0)" in clash.text
+    assert live.counts()["models"] == 1
+
+
 def test_an_upload_naming_external_tensor_files_is_refused(
     live: LiveService, tmp_path: Path
 ) -> None:

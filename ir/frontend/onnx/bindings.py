@@ -13,7 +13,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ir.errors import ShapeBindingError
-from ir.frontend.onnx.importer import ModelSource, input_type, load_model, uses_external_data
+from ir.frontend.onnx.importer import (
+    ModelSource,
+    complete_shapes,
+    input_type,
+    load_model,
+    uses_external_data,
+)
 
 
 def parse_shape_bindings(
@@ -40,7 +46,9 @@ def parse_shape_bindings(
 
 def bind_input_shapes(model: ModelSource, shapes: Mapping[str, Sequence[int]]) -> bytes:
     """The serialized model with the graph inputs named in `shapes` given those static
-    shapes (checked against the declared ones: rank, and every static dim)."""
+    shapes (checked against the declared ones: rank, and every static dim), and the
+    inputs whose every unknown dim is a named dim those bind given theirs too
+    (`complete_shapes`)."""
     proto, _ = load_model(model)
     initializers = {init.name for init in proto.graph.initializer}
     inputs = {info.name: info for info in proto.graph.input if info.name not in initializers}
@@ -49,7 +57,7 @@ def bind_input_shapes(model: ModelSource, shapes: Mapping[str, Sequence[int]]) -
         raise ShapeBindingError(
             f"cannot bind the shape of {unknown}: not an input of the model; inputs: {list(inputs)}"
         )
-    for name, shape in shapes.items():
+    for name, shape in complete_shapes(list(inputs.values()), shapes).items():
         info = inputs[name]
         bound = input_type(info, shape).shape  # raises on a conflicting rank or dim
         dims = info.type.tensor_type.shape.dim

@@ -366,6 +366,56 @@ def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[int] | None) -> 
     return TensorType(tuple(int(dim) for dim in dims), dtype)
 
 
+def _named_sizes(
+    name: str,
+    dims: Sequence[Dim] | None,
+    shape: Sequence[int],
+    sizes: dict[str, tuple[int, str, int]],
+) -> None:
+    """Record in `sizes` (dim name -> (size, input, axis)) the sizes that binding input
+    `name` (declared `dims`) to `shape` gives its named dims; ShapeBindingError where one
+    is already another size."""
+    if dims is None or len(dims) != len(shape):
+        return  # input_type says what is wrong with the rank
+    for axis, (declared, size) in enumerate(zip(dims, shape, strict=True)):
+        if not isinstance(declared, str) or declared == "?":
+            continue
+        known = sizes.setdefault(declared, (int(size), name, axis))
+        if known[0] != int(size):
+            raise ShapeBindingError(
+                f"dim {declared!r} is {known[0]} in input {known[1]!r} (dim {known[2]}) but "
+                f"{int(size)} in input {name!r} (dim {axis}): a named dim has one size in "
+                "every input that declares it"
+            )
+
+
+def complete_shapes(
+    inputs: Sequence[onnx.ValueInfoProto],
+    shapes: Mapping[str, Sequence[int]],
+    examples: Mapping[str, Sequence[int]] | None = None,
+) -> dict[str, tuple[int, ...]]:
+    """The shape each of `inputs` binds to: `shapes`' where given; else, for an input
+    with unknown dims, `examples`' (the arrays the caller will run), or the one its named
+    dims (ONNX dim_params) take in the inputs bound so far where they name every unknown
+    dim it has. A named dim has one size wherever it appears: ShapeBindingError names the
+    dim and the two inputs that bind it to different sizes."""
+    declared = {info.name: declared_dims(info) for info in inputs}
+    bound = {name: tuple(int(dim) for dim in shape) for name, shape in shapes.items()}
+    for name, shape in (examples or {}).items():
+        if name in declared and name not in bound and has_unknown_dims(declared[name]):
+            bound[name] = tuple(int(dim) for dim in shape)
+    sizes: dict[str, tuple[int, str, int]] = {}
+    for name, shape in bound.items():
+        _named_sizes(name, declared.get(name), shape, sizes)
+    for info in inputs:
+        dims = declared[info.name]
+        if info.name in bound or dims is None or not has_unknown_dims(dims):
+            continue
+        if all(isinstance(dim, int) or dim in sizes for dim in dims):
+            bound[info.name] = tuple(dim if isinstance(dim, int) else sizes[dim][0] for dim in dims)
+    return bound
+
+
 class _GraphImporter:
     """The state of one graph's import: the ONNX value name -> Expr table."""
 
@@ -403,15 +453,14 @@ class _GraphImporter:
                     f"cannot bind the {what} of {unknown}: not an input of the model; "
                     f"inputs: {names}"
                 )
+        examples = {**examples, **{name: np.shape(value) for name, value in values.items()}}
+        bound_shapes = complete_shapes(inputs, shapes, examples)
         params = []
         for info in inputs:
             if info.name in values:
                 self.values[info.name] = _bound_value(info, values[info.name], shapes)
                 continue
-            bound = shapes.get(info.name)
-            if bound is None and has_unknown_dims(declared_dims(info)):
-                bound = examples.get(info.name)
-            var = Var(info.name, input_type(info, bound))
+            var = Var(info.name, input_type(info, bound_shapes.get(info.name)))
             self.values[info.name] = var
             params.append(var)
         return params

@@ -108,3 +108,48 @@ def test_external_tensors_load_by_path_and_are_refused_from_bytes(tmp_path: Path
     plain = tmp_path / "plain.onnx"
     onnx.save(small_conv_model(), str(plain))
     assert self_contained_bytes(plain) == plain.read_bytes()
+
+
+def _two_input_model(a_dims: list[int | str], b_dims: list[int | str]) -> bytes:
+    """a + b, with the declared dims given (names for symbolic ones)."""
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Add", ["a", "b"], ["y"])],
+        "shared",
+        [
+            onnx.helper.make_tensor_value_info("a", onnx.TensorProto.FLOAT, a_dims),
+            onnx.helper.make_tensor_value_info("b", onnx.TensorProto.FLOAT, b_dims),
+        ],
+        [
+            onnx.helper.make_tensor_value_info(
+                "y", onnx.TensorProto.FLOAT, max(a_dims, b_dims, key=len)
+            )
+        ],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return bytes(model.SerializeToString())
+
+
+def test_binding_one_input_binds_the_named_dims_it_shares_with_others() -> None:
+    data = _two_input_model(["batch", "seq"], ["batch", "seq"])
+    shapes = [param.type_annotation for param in from_onnx(data, {"a": (2, 7)}).params]
+    assert shapes == [TensorType((2, 7), "float32")] * 2
+    bound = onnx.load_from_string(bind_input_shapes(data, {"b": (3, 5)}))
+    for info in bound.graph.input:
+        assert [dim.dim_value for dim in info.type.tensor_type.shape.dim] == [3, 5]
+    # A dim the bound inputs leave unnamed ("?") or unbound still needs a binding.
+    partly = _two_input_model(["batch", 4], ["batch", "other"])
+    with pytest.raises(ShapeBindingError, match=r"input 'b' has shape \[batch, other\].*'other'"):
+        from_onnx(partly, {"a": (2, 4)})
+
+
+def test_a_named_dim_bound_two_ways_is_refused_naming_it_and_both_inputs() -> None:
+    data = _two_input_model(["batch", 4], [1, "batch", 4])
+    message = r"dim 'batch' is 2 in input 'a' \(dim 0\) but 3 in input 'b' \(dim 1\)"
+    with pytest.raises(ShapeBindingError, match=message):
+        from_onnx(data, {"a": (2, 4), "b": (1, 3, 4)})
+    with pytest.raises(ShapeBindingError, match=message):
+        bind_input_shapes(data, {"a": (2, 4), "b": (1, 3, 4)})
+    # The arrays a run is given bind the dims the same way, and are checked alike.
+    with pytest.raises(ShapeBindingError, match=message):
+        from_onnx(data, example_shape={"a": (2, 4), "b": (1, 3, 4)})
