@@ -7,6 +7,10 @@ Rules, by the op's fusion pattern:
 - elementwise/broadcast ops fuse forward into an injective or reduction post-dominator;
 - a reduction absorbs the elementwise consumers of its full output in the same way;
 - injective ops (reshape, transpose, concatenate, ...) fuse with injective post-dominators.
+A group's ops are inlined into one loop nest, so an op with several consumers in the group
+is computed once per consumer; groups that would compute their ops more than
+MAX_RECOMPUTE times over in all are not formed (chains of gathers with fan-out, as an
+unrolled tree walk makes, would otherwise recompute exponentially).
 Each group becomes a Function marked primitive, called from the main function. Constants
 with one element are inlined into the group; larger constants become parameters, so the
 same operator in two models is the same function.
@@ -24,6 +28,11 @@ from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import post_order, with_children
 
 MAX_NAME_OPS = 6  # ops named in a fused function's name before it is abbreviated
+# A fused group evaluates its ops, inlined, at most this many times their number (and a
+# few dozen evaluations are always allowed): x * sigmoid(x) computes x twice, a GELU
+# three times; a chain where each step's result feeds several ops of the next does not fuse.
+MAX_RECOMPUTE = 4
+MIN_EVALUATIONS = 64
 
 
 @dataclass
@@ -49,6 +58,7 @@ class _Group:
     pattern: OpPattern
     num_nodes: int = 1
     parent: _Group | None = None
+    members: list[int] = field(default_factory=list)  # node indices, while a root
 
     def root(self) -> _Group:
         group = self
@@ -152,7 +162,7 @@ class _Fuser:
     def __init__(self, nodes: list[_GraphNode], max_group_size: int) -> None:
         self.nodes = nodes
         self.max_group_size = max_group_size
-        self.groups = [_Group(node.pattern) for node in nodes]
+        self.groups = [_Group(node.pattern, members=[node.index]) for node in nodes]
         self.dom = _post_dominators(nodes)
         self.dom_index = {id(dom): i for i, dom in enumerate(self.dom)}
 
@@ -173,7 +183,19 @@ class _Fuser:
                 stack.extend(consumer for consumer, _ in self.nodes[current].outputs)
         groups_on_path[id(self.groups[src].root())] = self.groups[src].root()
         size = sum(group.num_nodes for group in groups_on_path.values())
-        return size <= self.max_group_size
+        if size > self.max_group_size:
+            return False
+        members = [index for group in groups_on_path.values() for index in group.members]
+        return self.evaluations(members) <= max(MAX_RECOMPUTE * len(members), MIN_EVALUATIONS)
+
+    def evaluations(self, members: list[int]) -> int:
+        """How many times a group of `members` (node indices) evaluates its ops when
+        each is inlined into its consumers in the group: once per use, transitively."""
+        counts: dict[int, int] = {}
+        for index in sorted(members, reverse=True):  # consumers come later in post order
+            uses = sum(counts.get(consumer, 0) for consumer, _ in self.nodes[index].outputs)
+            counts[index] = uses or 1  # the group's output: once
+        return sum(counts.values())
 
     def commit(self, src: int, sink: int) -> None:
         target = self.groups[sink].root()
@@ -194,6 +216,8 @@ class _Fuser:
             return
         parent.num_nodes += child.num_nodes
         parent.pattern = max(parent.pattern, child.pattern)
+        parent.members.extend(child.members)
+        child.members = []
         child.parent = parent
 
     def run_phase(self, phase: int) -> None:

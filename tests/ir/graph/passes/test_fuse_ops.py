@@ -139,3 +139,22 @@ def test_large_constants_become_parameters_and_scalars_stay_inline() -> None:
     assert isinstance(prim_call.op, Function)
     # data, conv weight, BN scale, BN shift; the 0.5 scalar stays inside.
     assert len(prim_call.op.params) == 4
+
+
+def test_a_chain_whose_steps_fan_out_is_not_fused_into_exponential_recomputation() -> None:
+    # Each step reads the last one's result three times (an unrolled walk that gathers a
+    # node's fields): inlined as one group, step k would be computed 3**k times over.
+    x = Var("x", TensorType((8,), "int64"))
+    table = const(np.arange(8, dtype=np.int64)[::-1].copy())
+    node: Expr = x
+    for _ in range(8):
+        left = call("take", table, node, axis=0)
+        right = call("take", table, call("take", table, node, axis=0), axis=0)
+        node = call("where", call("less", left, right), left, call("take", table, node, axis=0))
+    fn = infer_type(Function((x,), node))
+    fused = fuse_ops(fn)
+    sizes = [len(group) for group in _groups(fused)]
+    assert len(sizes) > 1 and max(sizes) < 40, sizes
+    # Each group evaluates its ops at most MAX_RECOMPUTE times their number, inlined.
+    feed = {"x": RNG.integers(0, 8, 8).astype(np.int64)}
+    np.testing.assert_array_equal(evaluate(fused, feed), evaluate(fn, feed))
