@@ -36,6 +36,7 @@ from ir.frontend.onnx.context import (
 )
 from ir.frontend.onnx.contrib_quantized import expand_contrib_quantized
 from ir.frontend.onnx.converters import CONVERTERS
+from ir.frontend.onnx.converters_ml import ML_CONVERTERS
 from ir.frontend.onnx.functions import expand_functions
 from ir.graph.nodes import Constant, Expr, Function, Tuple, Var
 from ir.graph.passes.fold_constant import fold_expr
@@ -45,6 +46,7 @@ MIN_OPSET = 9
 OLDEST_OPSET = 1  # older models: each op must be the version it is at MIN_OPSET
 MAX_OPSET = 21  # the newest opset the converters are written and tested against
 DEFAULT_DOMAINS = ("", "ai.onnx")
+ML_DOMAIN = "ai.onnx.ml"  # the traditional-ML ops (tree ensembles, scalers, ...)
 # Ops whose converters also read their versions from before MIN_OPSET.
 OLDER_VERSIONS_CONVERTED = frozenset({"Scan"})
 # Attributes added after MAX_OPSET that the converters read.
@@ -100,7 +102,7 @@ def import_model(
     opset = default_opset(proto)
     proto = expand_contrib_quantized(proto, opset)
     proto = expand_functions(proto, opset, CONVERTERS)
-    importer = _GraphImporter(proto.graph, opset)
+    importer = _GraphImporter(proto.graph, opset, ml=ml_opset(proto))
     params = importer.bind_inputs(shape or {}, example_shape or {}, values or {})
     output_names = importer.select_outputs(outputs)
     body = importer.convert(output_names)
@@ -232,6 +234,8 @@ def default_opset(proto: onnx.ModelProto) -> int:
     versions = [
         int(entry.version) for entry in proto.opset_import if entry.domain in DEFAULT_DOMAINS
     ]
+    if not versions and ml_opset(proto) is not None:
+        return MAX_OPSET  # only ML ops: no default-domain op to read at an opset
     if not versions:
         domains = sorted({entry.domain for entry in proto.opset_import})
         raise UnsupportedOpError(
@@ -246,6 +250,12 @@ def default_opset(proto: onnx.ModelProto) -> int:
             f"for ops that did not change until {MIN_OPSET})"
         )
     return opset
+
+
+def ml_opset(proto: onnx.ModelProto) -> int | None:
+    """The model's opset of the ai.onnx.ml domain, or None when it imports none."""
+    versions = [int(entry.version) for entry in proto.opset_import if entry.domain == ML_DOMAIN]
+    return max(versions) if versions else None
 
 
 def _schemas(
@@ -420,11 +430,16 @@ class _GraphImporter:
     """The state of one graph's import: the ONNX value name -> Expr table."""
 
     def __init__(
-        self, graph: onnx.GraphProto, opset: int, parent: _GraphImporter | None = None
+        self,
+        graph: onnx.GraphProto,
+        opset: int,
+        parent: _GraphImporter | None = None,
+        ml: int | None = None,
     ) -> None:
         self.graph = graph
         self.opset = opset
         self.parent = parent  # the enclosing graph's importer, for a subgraph
+        self.ml_opset: int | None = parent.ml_opset if parent is not None else ml
         self.nodes: list[onnx.NodeProto] = list(graph.node)
         self.initializers: dict[str, onnx.TensorProto] = {
             tensor.name: tensor for tensor in graph.initializer
@@ -559,6 +574,10 @@ class _GraphImporter:
         for index in needed:
             node = self.nodes[index]
             name = node.name or f"{node.op_type}_{index}"
+            if node.domain == ML_DOMAIN and self.ml_opset is not None:
+                if node.op_type not in ML_CONVERTERS:
+                    unsupported.setdefault(f"{ML_DOMAIN}.{node.op_type}", name)
+                continue
             if node.domain not in DEFAULT_DOMAINS:
                 raise UnsupportedOpError(
                     f"ONNX node {name!r} ({node.op_type}): domain {node.domain!r} is not "
@@ -571,9 +590,10 @@ class _GraphImporter:
                 check_newer_op_version(node, name, self.opset)
         if unsupported:
             listed = ", ".join(f"{op} (node {name!r})" for op, name in unsupported.items())
+            ml = f"; of {ML_DOMAIN}: {', '.join(ML_CONVERTERS)}" if self.ml_opset else ""
             raise UnsupportedOpError(
                 f"unsupported ONNX op(s) at opset {self.opset}: {listed}; "
-                f"supported op types: {', '.join(CONVERTERS)}"
+                f"supported op types: {', '.join(CONVERTERS)}{ml}"
             )
 
     def _value(self, name: str, where: str) -> Expr:
@@ -602,13 +622,16 @@ class _GraphImporter:
     def _convert_node(self, index: int, used: set[str]) -> None:
         node = self.nodes[index]
         name = node.name or f"{node.op_type}_{index}"
-        where = f"ONNX node {name!r} ({node.op_type}, opset {self.opset})"
+        ml = node.domain == ML_DOMAIN
+        opset = self.ml_opset if ml and self.ml_opset is not None else self.opset
+        table = ML_CONVERTERS if ml else CONVERTERS
+        where = f"ONNX node {name!r} ({node.op_type}, opset {opset})"
         inputs = tuple(self._value(value, where) if value else None for value in node.input)
         attrs = parse_attributes(node, where)
         ctx = NodeContext(
             node,
             index,
-            self.opset,
+            opset,
             inputs,
             attrs,
             self._fold,
@@ -616,7 +639,7 @@ class _GraphImporter:
             self.convert_closure,
         )
         try:
-            result = CONVERTERS[node.op_type](ctx)
+            result = table[node.op_type](ctx)
         except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError) as err:
             raise ModelImportError(f"{where}: cannot convert: {err}") from err
         results = [
