@@ -328,8 +328,9 @@ def convert_tree_ensemble(ctx: NodeContext) -> ConverterResult:
 _LEGACY_RULES = {f"BRANCH_{rule}": rule for rule in RULES if rule != "MEMBER"}
 
 
-def _legacy_forest(ctx: NodeContext, n_targets: int) -> Forest:
-    """TreeEnsembleRegressor's nodes (keyed by tree and node id) and targets as a Forest."""
+def _legacy_forest(ctx: NodeContext, n_targets: int, votes: str = "target") -> Forest:
+    """TreeEnsembleRegressor's (or, with `votes` "class", TreeEnsembleClassifier's) nodes,
+    keyed by tree and node id, and leaf votes as a Forest."""
     trees, ids = _ints(ctx, "nodes_treeids"), _ints(ctx, "nodes_nodeids")
     features = _ints(ctx, "nodes_featureids")
     true_ids, false_ids = _ints(ctx, "nodes_truenodeids"), _ints(ctx, "nodes_falsenodeids")
@@ -380,12 +381,12 @@ def _legacy_forest(ctx: NodeContext, n_targets: int) -> Forest:
     missing |= np.array([rule == "NEQ" for rule in rules], bool)
     weights = np.zeros((count, n_targets))
     hits = np.zeros((count, n_targets), bool)
-    target_trees, target_nodes = _ints(ctx, "target_treeids"), _ints(ctx, "target_nodeids")
-    target_ids, target_weights = _ints(ctx, "target_ids"), _floats(ctx, "target_weights")
+    target_trees, target_nodes = _ints(ctx, f"{votes}_treeids"), _ints(ctx, f"{votes}_nodeids")
+    target_ids, target_weights = _ints(ctx, f"{votes}_ids"), _floats(ctx, f"{votes}_weights")
     if target_weights is None or not len(target_trees) == len(target_nodes) == len(
         target_ids
     ) == len(target_weights):
-        raise ctx.error("the target_* attributes must all have one value per target weight")
+        raise ctx.error(f"the {votes}_* attributes must all have one value per weight")
     for tree, node, target, weight in zip(
         target_trees, target_nodes, target_ids, target_weights, strict=True
     ):
@@ -427,6 +428,40 @@ def convert_tree_ensemble_regressor(ctx: NodeContext) -> ConverterResult:
     transform = ctx.choice_attr("post_transform", "NONE", TRANSFORMS)
     scores = post_transformed(ctx, scores, transform)
     return scores if compute == "float32" else ctx.call("cast", scores, dtype="float32")
+
+
+def convert_tree_ensemble_classifier(ctx: NodeContext) -> ConverterResult:
+    """TreeEnsembleClassifier with int64 class labels: X [N, F] -> (the label of each row's
+    highest score [N] int64, the float32 scores [N, classes]: the trees' summed class
+    weights plus base_values, post-transformed), for three or more classes; two-class
+    forests (which onnxruntime scores in a form of its own) and string labels are
+    refused by name."""
+    labels = ctx.attr("classlabels_int64s")
+    if labels is None:
+        raise ctx.unsupported("string class labels (classlabels_strings) are not supported")
+    classes = len(labels)
+    forest = _legacy_forest(ctx, classes, votes="class")
+    if classes < 3:
+        raise ctx.unsupported(
+            f"a forest of {classes} classes: onnxruntime scores two classes in a form of "
+            "its own (one score and its negation or complement), not supported here; "
+            "three or more classes are"
+        )
+    compute = "float64" if ctx.dtype(0) == "float64" else "float32"
+    data = _float_rows(ctx, compute)
+    _features_in_range(ctx, forest, ctx.shape(0)[-1])
+    scores = forest_scores(ctx, data, forest, "SUM", ctx.where)
+    base = _floats(ctx, "base_values")
+    if base is not None and len(base):
+        if len(base) != classes:
+            raise ctx.error(f"base_values has {len(base)} values for {classes} classes")
+        scores = ctx.call("add", scores, Constant(base.astype(compute).reshape(1, -1)))
+    best = ctx.call("argmax", scores, axis=1, keepdims=False)
+    label = ctx.call("take", Constant(np.asarray(labels, np.int64)), best, axis=0)
+    scores = post_transformed(ctx, scores, ctx.choice_attr("post_transform", "NONE", TRANSFORMS))
+    if compute != "float32":
+        scores = ctx.call("cast", scores, dtype="float32")
+    return [label, scores]
 
 
 # -- linear and preprocessing ops -------------------------------------------------------------
@@ -507,5 +542,6 @@ ML_CONVERTERS: dict[str, Converter] = {
     "Normalizer": convert_normalizer,
     "Scaler": convert_scaler,
     "TreeEnsemble": convert_tree_ensemble,
+    "TreeEnsembleClassifier": convert_tree_ensemble_classifier,
     "TreeEnsembleRegressor": convert_tree_ensemble_regressor,
 }

@@ -256,3 +256,81 @@ def test_an_ml_op_we_do_not_have_is_refused_by_name() -> None:
         UnsupportedOpError, match=r"ai.onnx.ml.SVMRegressor \(node 'svm'\).*TreeEnsemble"
     ):
         _run(_model(node, x, [2, 1]), x)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    classes=st.integers(3, 5),
+    transform=st.sampled_from(["NONE", "LOGISTIC", "SOFTMAX"]),
+)
+def test_tree_ensemble_classifier_matches_onnxruntime(
+    seed: int, classes: int, transform: str
+) -> None:
+    rng = np.random.default_rng(seed)
+    forest = _Trees(rng, features=5, targets=classes, every_target=True)
+    for tree in range(4):
+        forest.grow(tree, 4, LEGACY_RULES)
+    attrs: dict[str, Any] = {
+        key.replace("target", "class"): value for key, value in forest.attrs.items()
+    }
+    attrs["classlabels_int64s"] = [int(label) for label in rng.choice(100, classes, replace=False)]
+    attrs["post_transform"] = transform
+    attrs["base_values"] = [float(v) for v in rng.normal(size=classes)]
+    node = helper.make_node("TreeEnsembleClassifier", ["x"], ["label", "y"], domain=ML, **attrs)
+    x = _inputs(rng, 64, 5)
+    graph = helper.make_graph(
+        [node],
+        "ml",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x.shape)],
+        [
+            helper.make_tensor_value_info("label", onnx.TensorProto.INT64, [64]),
+            helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [64, classes]),
+        ],
+    )
+    opsets = [helper.make_opsetid("", 19), helper.make_opsetid(ML, 3)]
+    model = helper.make_model(graph, opset_imports=opsets)
+    model.ir_version = IR_VERSION
+    target = host_target()
+    compiled = compile_model(prepare_for_target(model, target).function, target)
+    label, scores = compiled.run({"x": x})
+    want_label, want_scores = run_onnxruntime(model, {"x": x})
+    np.testing.assert_allclose(np.asarray(scores), want_scores, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(np.asarray(label), want_label)
+
+
+def test_a_two_class_forest_is_refused_naming_the_node() -> None:
+    node = helper.make_node(
+        "TreeEnsembleClassifier",
+        ["x"],
+        ["label", "y"],
+        name="binary",
+        domain=ML,
+        classlabels_int64s=[0, 1],
+        nodes_treeids=[0],
+        nodes_nodeids=[0],
+        nodes_featureids=[0],
+        nodes_modes=["LEAF"],
+        nodes_values=[0.0],
+        nodes_truenodeids=[0],
+        nodes_falsenodeids=[0],
+        class_treeids=[0],
+        class_nodeids=[0],
+        class_ids=[1],
+        class_weights=[1.0],
+    )
+    graph = helper.make_graph(
+        [node],
+        "ml",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])],
+        [
+            helper.make_tensor_value_info("label", onnx.TensorProto.INT64, [2]),
+            helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 2]),
+        ],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 19), helper.make_opsetid(ML, 3)]
+    )
+    model.ir_version = IR_VERSION
+    with pytest.raises(UnsupportedOpError, match=r"'binary'.*a forest of 2 classes"):
+        _run(model, np.zeros((2, 3), np.float32))
