@@ -71,6 +71,19 @@ def run_onnxruntime(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> 
     return [np.asarray(value) for value in session.run(None, dict(feeds))]
 
 
+def run_compiled(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The model's (first) output compiled for this host and run on `feeds` (specialised to
+    the values of any input that decides a shape or another compile-time operand)."""
+    from codegen.executor import compile_model
+    from codegen.llvm.target import host_target
+    from codegen.prepare import prepare_for_inputs
+
+    target = host_target()
+    prepared = prepare_for_inputs(model, target, feeds)
+    compiled = compile_model(prepared.function, target, bound_values=prepared.values)
+    return np.asarray(compiled.run(dict(feeds)))
+
+
 def run_imported(
     model: onnx.ModelProto,
     feeds: Mapping[str, np.ndarray],

@@ -14,20 +14,11 @@ from hypothesis import strategies as st
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
-from codegen.executor import compile_model
 from codegen.llvm.target import host_target
-from codegen.prepare import prepare_for_inputs
 from ir.errors import ModelImportError, UnsupportedOpError, ValueDependentError
-from tests.ir.frontend.onnx_helpers import make_model, run_onnxruntime
+from tests.ir.frontend.onnx_helpers import make_model, run_compiled, run_onnxruntime
 
 RNG = np.random.default_rng(31)
-
-
-def _run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    target = host_target()
-    prepared = prepare_for_inputs(model, target, feeds)
-    compiled = compile_model(prepared.function, target, bound_values=prepared.values)
-    return np.asarray(compiled.run(feeds))
 
 
 def _reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
@@ -92,7 +83,9 @@ def test_roi_align_matches_the_reference(data: st.DataObject, mode: str, transfo
         "batch": RNG.integers(0, batch, regions).astype(np.int64),
     }
     model = _roi_model((batch, channels, height, width), regions, **attrs)
-    np.testing.assert_allclose(_run(model, feeds), _reference(model, feeds), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        run_compiled(model, feeds), _reference(model, feeds), rtol=1e-4, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("mode", ["avg", "max"])
@@ -115,10 +108,10 @@ def test_roi_align_with_an_adaptive_grid_samples_each_region_by_its_size(mode: s
         "batch": np.array([1, 0, 1, 0, 1], np.int64),
     }
     expected = _reference(model, feeds)
-    np.testing.assert_allclose(_run(model, feeds), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(run_compiled(model, feeds), expected, rtol=1e-4, atol=1e-5)
     if mode == "avg":  # onnxruntime's max mode differs from the reference's
         np.testing.assert_allclose(
-            _run(model, feeds), run_onnxruntime(model, feeds)[0], rtol=1e-4, atol=1e-5
+            run_compiled(model, feeds), run_onnxruntime(model, feeds)[0], rtol=1e-4, atol=1e-5
         )
 
 
@@ -129,7 +122,9 @@ def test_roi_align_with_an_adaptive_grid_specialises_to_run_time_regions() -> No
         "rois": np.array([[0, 0, 7, 7], [1, 2, 4, 3]], np.float32),
         "batch": np.zeros(2, np.int64),
     }
-    np.testing.assert_allclose(_run(model, feeds), _reference(model, feeds), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        run_compiled(model, feeds), _reference(model, feeds), rtol=1e-4, atol=1e-5
+    )
     from codegen.prepare import prepare_for_target
 
     with pytest.raises(ValueDependentError, match=r"'roi'.*sampling_ratio 0.*\['rois'\]"):
@@ -144,7 +139,7 @@ def test_roi_align_matches_onnxruntime() -> None:
         "batch": np.array([0, 1, 1, 0, 1, 0], np.int64),
     }
     np.testing.assert_allclose(
-        _run(model, feeds), run_onnxruntime(model, feeds)[0], rtol=1e-4, atol=1e-5
+        run_compiled(model, feeds), run_onnxruntime(model, feeds)[0], rtol=1e-4, atol=1e-5
     )
 
 
@@ -157,7 +152,7 @@ def test_roi_align_at_opset_10_keeps_the_output_half_pixel_coordinates() -> None
     }
     # (ONNX's reference evaluator applies opset 16's half_pixel default at opset 10 too.)
     np.testing.assert_allclose(
-        _run(model, feeds), run_onnxruntime(model, feeds)[0], rtol=1e-4, atol=1e-5
+        run_compiled(model, feeds), run_onnxruntime(model, feeds)[0], rtol=1e-4, atol=1e-5
     )
 
 
@@ -180,7 +175,7 @@ def test_roi_align_with_mismatched_operands_names_the_node() -> None:
         "batch": np.zeros(2, np.int64),
     }
     with pytest.raises(ModelImportError, match=r"'roi'.*batch_indices must be \[R\] with R = 3"):
-        _run(model, feeds)
+        run_compiled(model, feeds)
 
 
 # -- DeformConv ------------------------------------------------------------------------------
@@ -235,7 +230,9 @@ def test_deform_conv_matches_the_reference(
         dilations=dilations,
         pads=pads,
     )
-    np.testing.assert_allclose(_run(model, feeds), _reference(model, feeds), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        run_compiled(model, feeds), _reference(model, feeds), rtol=1e-4, atol=1e-4
+    )
 
 
 def test_deform_conv_with_zero_offsets_is_a_conv() -> None:
@@ -253,7 +250,7 @@ def test_deform_conv_with_zero_offsets_is_a_conv() -> None:
         [conv], {name: (shapes[name], np.float32) for name in ("x", "w", "b")}, ["y"], None, 19
     )
     expected = run_onnxruntime(plain, {name: feeds[name] for name in ("x", "w", "b")})[0]
-    actual = _run(_deform_model(shapes, **attrs), feeds)
+    actual = run_compiled(_deform_model(shapes, **attrs), feeds)
     np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-5)
 
 
@@ -276,7 +273,7 @@ def test_deform_conv_with_an_offset_of_the_wrong_shape_names_the_node() -> None:
         "offset": np.zeros((1, 9, 3, 3), np.float32),
     }
     with pytest.raises(ModelImportError, match=r"'deform'.*offset must be \(1, 18, 3, 3\)"):
-        _run(model, feeds)
+        run_compiled(model, feeds)
 
 
 def test_deform_conv_in_three_dimensions_is_refused_by_name() -> None:
@@ -291,4 +288,4 @@ def test_deform_conv_in_three_dimensions_is_refused_by_name() -> None:
     model.ir_version = 8
     feeds = {name: np.zeros(shape, np.float32) for name, shape in shapes.items()}
     with pytest.raises(UnsupportedOpError, match=r"'deform3d'.*only 2-D DeformConv"):
-        _run(model, feeds)
+        run_compiled(model, feeds)

@@ -13,20 +13,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from onnx import helper
 
-from codegen.executor import compile_model
-from codegen.llvm.target import host_target
-from codegen.prepare import prepare_for_inputs
 from ir.errors import ModelImportError
-from tests.ir.frontend.onnx_helpers import make_model, run_onnxruntime
+from tests.ir.frontend.onnx_helpers import make_model, run_compiled, run_onnxruntime
 
 RNG = np.random.default_rng(41)
-
-
-def _run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    target = host_target()
-    prepared = prepare_for_inputs(model, target, feeds)
-    compiled = compile_model(prepared.function, target, bound_values=prepared.values)
-    return np.asarray(compiled.run(feeds))
 
 
 def _pooled(x: np.ndarray, **window: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +68,7 @@ def test_max_unpool_puts_the_maxima_back(data: st.DataObject, rank: int, ceil: b
     shape = None if inferred == spatial else np.array(x.shape, np.int64)
     model = _unpool_model(pooled, shape, **window)
     feeds = {"x": pooled, "i": indices}
-    np.testing.assert_array_equal(_run(model, feeds), run_onnxruntime(model, feeds)[0])
+    np.testing.assert_array_equal(run_compiled(model, feeds), run_onnxruntime(model, feeds)[0])
 
 
 def test_max_unpool_after_max_pool_in_one_model() -> None:
@@ -90,7 +80,9 @@ def test_max_unpool_after_max_pool_in_one_model() -> None:
     ]
     x = RNG.standard_normal((1, 4, 8, 6)).astype(np.float32)
     model = make_model(nodes, {"x": x}, ["y"], None, 12)
-    np.testing.assert_array_equal(_run(model, {"x": x}), run_onnxruntime(model, {"x": x})[0])
+    np.testing.assert_array_equal(
+        run_compiled(model, {"x": x}), run_onnxruntime(model, {"x": x})[0]
+    )
 
 
 def _scattered(pooled: np.ndarray, indices: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -110,7 +102,7 @@ def test_max_unpool_to_an_odd_output_shape_reads_the_indices_in_it(ceil: int) ->
     pooled, indices = _pooled(x, ceil_mode=ceil, **window)
     model = _unpool_model(pooled, np.array([2, 2, 7, 7], np.int64), **window)
     feeds = {"x": pooled, "i": indices}
-    actual = _run(model, feeds)
+    actual = run_compiled(model, feeds)
     np.testing.assert_array_equal(actual, _scattered(pooled, indices, x.shape))
     if not ceil:  # onnxruntime takes no output_shape smaller than the 8 x 8 inferred
         np.testing.assert_array_equal(actual, run_onnxruntime(model, feeds)[0])
@@ -138,4 +130,4 @@ def test_max_unpool_with_an_output_shape_of_the_wrong_length_names_the_node() ->
         "i": np.zeros((1, 1, 2, 2), np.int64),
     }
     with pytest.raises(ModelImportError, match=r"'unpool'.*output_shape \[1, 3, 3\] must give 2"):
-        _run(model, feeds)
+        run_compiled(model, feeds)
