@@ -68,13 +68,15 @@ def _not(ctx: NodeContext, value: Expr) -> Expr:
 
 
 def _rule_holds(ctx: NodeContext, rule: str, value: Expr, threshold: Expr) -> Expr:
-    """Whether `value` meets comparison `rule` against `threshold`, elementwise."""
-    if rule == "LEQ":
-        return _not(ctx, ctx.call("greater", value, threshold))
-    if rule == "GTE":
-        return _not(ctx, ctx.call("less", value, threshold))
-    if rule == "NEQ":
-        return _not(ctx, ctx.call("equal", value, threshold))
+    """Whether `value` meets comparison `rule` against `threshold`, elementwise; never
+    for a NaN value (`Forest.missing_true` says where a NaN goes)."""
+    if rule in ("LEQ", "GTE", "NEQ"):
+        first, second = {"LEQ": ("less", "equal"), "GTE": ("greater", "equal")}.get(
+            rule, ("less", "greater")
+        )
+        return ctx.call(
+            "logical_or", ctx.call(first, value, threshold), ctx.call(second, value, threshold)
+        )
     op = {"LT": "less", "GT": "greater", "EQ": "equal"}[rule]
     return ctx.call(op, value, threshold)
 
@@ -85,16 +87,18 @@ def leaves_reached(ctx: NodeContext, data: Expr, forest: Forest, where: str) -> 
     ty = data.checked_type
     assert isinstance(ty, TensorType)
     rows, dtype = ty.shape[0], ty.dtype
-    start = np.broadcast_to(forest.roots, (rows, len(forest.roots)))
+    # Node and feature indices in 32 bits: half the bytes of the tables the walk gathers.
+    index = np.int32 if len(forest.rules) < 2**31 else np.int64
+    start = np.broadcast_to(forest.roots.astype(index), (rows, len(forest.roots)))
     node: Expr = Constant(np.ascontiguousarray(start))
     rules = sorted({rule for rule in forest.rules if rule != LEAF}, key=RULES.index)
-    rule_ids = np.array([RULES.index(r) if r != LEAF else -1 for r in forest.rules], np.int64)
+    rule_ids = np.array([RULES.index(r) if r != LEAF else -1 for r in forest.rules], index)
 
     def table(values: np.ndarray) -> Expr:
         return ctx.call("take", Constant(values), node, axis=0)
 
     for _ in range(forest.depth(where)):
-        value = ctx.call("gather_elements", data, table(forest.features), axis=1)
+        value = ctx.call("gather_elements", data, table(forest.features.astype(index)), axis=1)
         threshold = table(forest.thresholds.astype(dtype))
         holds: Expr | None = None
         for rule in rules:
@@ -106,13 +110,21 @@ def leaves_reached(ctx: NodeContext, data: Expr, forest: Forest, where: str) -> 
             else:
                 met = _rule_holds(ctx, rule, value, threshold)
             if holds is not None:
-                this = ctx.call("equal", table(rule_ids), ctx.scalar(RULES.index(rule), "int64"))
+                this = ctx.call(
+                    "equal", table(rule_ids), ctx.scalar(RULES.index(rule), np.dtype(index).name)
+                )
                 met = ctx.call("where", this, met, holds)
             holds = met
         assert holds is not None
-        missing = _not(ctx, ctx.call("equal", value, value))
-        holds = ctx.call("where", missing, table(forest.missing_true), holds)
-        node = ctx.call("where", holds, table(forest.true_next), table(forest.false_next))
+        if forest.missing_true.any():  # else a NaN takes the false branch: no rule holds
+            missing = _not(ctx, ctx.call("equal", value, value))
+            holds = ctx.call("where", missing, table(forest.missing_true), holds)
+        node = ctx.call(
+            "where",
+            holds,
+            table(forest.true_next.astype(index)),
+            table(forest.false_next.astype(index)),
+        )
     return node
 
 
