@@ -67,6 +67,7 @@ bench: install
 	$(PY) bench/record_fidelity.py build/curve-records
 	$(PY) bench/int8.py
 	$(PY) bench/control_flow.py
+	$(PY) bench/forests.py
 
 # The model zoo (bench/zoo.py): real PyTorch exports against ONNX Runtime and OpenVINO. Its
 # own venv holds torch (CPU kernels; on x86_64 pip takes torch 2.14.1 with torchvision
