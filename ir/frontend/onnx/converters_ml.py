@@ -82,8 +82,9 @@ def _rule_holds(ctx: NodeContext, rule: str, value: Expr, threshold: Expr) -> Ex
 
 
 def leaves_reached(ctx: NodeContext, data: Expr, forest: Forest, where: str) -> Expr:
-    """The leaf (a node index) each tree of `forest` reaches for each row of the float
-    `data` [N, F]: int64 [N, T]. A NaN feature takes the branch `missing_true` says."""
+    """The leaf (a node index, int32 below 2**31 nodes) each tree of `forest` reaches for
+    each row of the float `data` [N, F]: [N, T]. A NaN feature takes the branch
+    `missing_true` says."""
     ty = data.checked_type
     assert isinstance(ty, TensorType)
     rows, dtype = ty.shape[0], ty.dtype
@@ -287,6 +288,8 @@ def _tree_ensemble_forest(ctx: NodeContext) -> Forest:
     hits = np.zeros((total, n_targets), bool)
     weights[branches + np.arange(leaves), targets] = leaf_weights
     hits[branches + np.arange(leaves), targets] = True
+    if np.any((roots < 0) | (roots >= max(branches, 1))):
+        raise ctx.error(f"tree_roots must be nodes 0..{branches - 1}")
     # A tree that is one leaf: its root's two branches lead to that leaf.
     starts = np.array(
         [
@@ -297,8 +300,6 @@ def _tree_ensemble_forest(ctx: NodeContext) -> Forest:
         ],
         np.int64,
     )
-    if np.any((roots < 0) | (roots >= max(branches, 1))):
-        raise ctx.error(f"tree_roots must be nodes 0..{branches - 1}")
     thresholds = np.zeros(total)
     thresholds[:branches] = splits
     all_features = np.zeros(total, np.int64)
@@ -379,12 +380,15 @@ def _legacy_forest(ctx: NodeContext, n_targets: int, votes: str = "target") -> F
             true_next[position] = lookup(tree, int(true_ids[position]))
             false_next[position] = lookup(tree, int(false_ids[position]))
             children.update((int(true_next[position]), int(false_next[position])))
-    roots = []
-    for tree in dict.fromkeys(int(t) for t in trees):  # in order of first appearance
-        heads = [p for p in range(count) if int(trees[p]) == tree and p not in children]
-        if len(heads) != 1:
-            raise ctx.error(f"tree {tree} must have one root, has {len(heads)}")
-        roots.append(heads[0])
+    heads: dict[int, list[int]] = {}  # per tree, in order of first appearance
+    for position, tree in enumerate(trees.tolist()):
+        found = heads.setdefault(tree, [])
+        if position not in children:
+            found.append(position)
+    for tree, found in heads.items():
+        if len(found) != 1:
+            raise ctx.error(f"tree {tree} must have one root, has {len(found)}")
+    roots = [found[0] for found in heads.values()]
     missing = np.zeros(count, bool)
     tracks = _ints(ctx, "nodes_missing_value_tracks_true", required=False)
     if len(tracks):
