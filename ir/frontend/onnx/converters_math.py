@@ -286,14 +286,21 @@ QUANTIZED_RANGES = {
 
 def _per_axis(ctx: NodeContext, value: Expr, index: int, rank: int) -> Expr:
     """A scale or zero point: a scalar as is, a 1-D one shaped to broadcast along the
-    node's `axis` attribute."""
+    node's `axis` attribute, a blocked one (the input's rank, `block_size`) repeated to
+    the input's shape."""
     shape = ctx.shape(index)
+    block_size = ctx.int_attr("block_size", 0)
+    if block_size:
+        return _blocked(ctx, value, index, rank, block_size)
     if len(shape) == 0:
         return value
     if shape == (1,):  # one value: the same as per tensor, whatever the axis
         return ctx.call("reshape", value, newshape=())
     if len(shape) != 1:
-        raise ctx.unsupported(f"blocked quantization (scale of shape {shape})")
+        raise ctx.error(
+            f"a scale or zero point of shape {shape} needs the block_size attribute "
+            "(blocked quantization); without it, it must be a scalar or 1-D"
+        )
     axis = ctx.axis(ctx.int_attr("axis", 1), rank)
     extent = ctx.shape(0)[axis]
     if shape[0] != extent:
@@ -303,6 +310,36 @@ def _per_axis(ctx: NodeContext, value: Expr, index: int, rank: int) -> Expr:
             f"the input (shape {ctx.shape(0)}) has {extent}"
         )
     return ctx.call("reshape", value, newshape=(shape[0], *(1,) * (rank - axis - 1)))
+
+
+def _blocked(ctx: NodeContext, value: Expr, index: int, rank: int, block_size: int) -> Expr:
+    """Blocked quantization's scale or zero point (input `index`): one value per
+    `block_size` consecutive elements along `axis`, the input's extent elsewhere; each
+    value repeated over its block, the last block cut to the input's extent."""
+    what = "scale" if index == 1 else "zero point"
+    if block_size < 0:
+        raise ctx.error(f"block_size must be positive; got {block_size}")
+    shape, data_shape = ctx.shape(index), ctx.shape(0)
+    axis = ctx.axis(ctx.int_attr("axis", 1), rank)
+    extent = data_shape[axis]
+    wanted = tuple(
+        -(-size // block_size) if dim == axis else size for dim, size in enumerate(data_shape)
+    )
+    if shape != wanted:
+        raise ctx.error(
+            f"blocked {what} (input {index}) has shape {shape}; with block_size "
+            f"{block_size} along axis {axis} of the input (shape {data_shape}) it must "
+            f"be {wanted}"
+        )
+    blocks = wanted[axis]
+    spread = (*wanted[: axis + 1], block_size, *wanted[axis + 1 :])
+    value = ctx.call("expand_dims", value, axes=(axis + 1,))
+    value = ctx.call("broadcast_to", value, shape=spread)
+    whole = (*wanted[:axis], blocks * block_size, *wanted[axis + 1 :])
+    value = ctx.call("reshape", value, newshape=whole)
+    if blocks * block_size != extent:
+        value = ctx.call("strided_slice", value, begin=(0,), end=(extent,), axes=(axis,))
+    return value
 
 
 def check_scale(ctx: NodeContext, index: int = 1) -> None:

@@ -1,4 +1,5 @@
-"""QuantizeLinear / DequantizeLinear against onnxruntime (per tensor and per axis)."""
+"""QuantizeLinear / DequantizeLinear against onnxruntime (per tensor and per axis) and
+against numpy (blocked, which onnxruntime does not run)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.ir.frontend.onnx_helpers import (
     assert_matches_onnxruntime,
     op_case,
     randn,
+    run_compiled,
 )
 
 RNG = np.random.default_rng(5)
@@ -372,3 +374,75 @@ def test_a_model_quantize_dynamic_writes_runs_on_integer_kernels(tmp_path: Path)
     for feeds in model_inputs(model, 2, 3):
         expected = exact_int8_run(model, feeds)
         np.testing.assert_allclose(np.asarray(compiled.run(feeds)), expected, rtol=1e-5, atol=1e-6)
+
+
+def _blocked_model(
+    op: str, x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, axis: int, block: int
+) -> onnx.ModelProto:
+    """One blocked QuantizeLinear or DequantizeLinear node (opset 21) on input x."""
+    inits = [numpy_helper.from_array(scale, "s")]
+    names = ["x", "s"]
+    if zero_point is not None:
+        inits.append(numpy_helper.from_array(zero_point, "z"))
+        names.append("z")
+    out_type = TensorProto.FLOAT if op == "DequantizeLinear" else TensorProto.INT8
+    node = helper.make_node(op, names, ["y"], name="blocked", axis=axis, block_size=block)
+    graph = helper.make_graph(
+        [node],
+        "blocked",
+        [helper.make_tensor_value_info("x", helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)],
+        [helper.make_tensor_value_info("y", out_type, x.shape)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    return model
+
+
+def _spread(values: np.ndarray, axis: int, block: int, extent: int) -> np.ndarray:
+    """Each blocked value repeated over its block, cut to the input's extent."""
+    return np.take(np.repeat(values, block, axis=axis), np.arange(extent), axis=axis)
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "block"),
+    [((4, 12), 1, 4), ((4, 10), 1, 4), ((9, 3), 0, 2), ((2, 5, 3), -2, 3)],
+)
+def test_blocked_dequantize_repeats_each_scale_over_its_block(
+    shape: tuple[int, ...], axis: int, block: int
+) -> None:
+    x = RNG.integers(-128, 128, shape).astype(I8)
+    blocks = list(shape)
+    blocks[axis] = -(-shape[axis] // block)
+    scale = RNG.uniform(0.01, 0.5, blocks).astype(F32)
+    zero_point = RNG.integers(-10, 10, blocks).astype(I8)
+    got = run_compiled(
+        _blocked_model("DequantizeLinear", x, scale, zero_point, axis, block), {"x": x}
+    )
+    extent = shape[axis]
+    want = (x.astype(F32) - _spread(zero_point, axis, block, extent)) * _spread(
+        scale, axis, block, extent
+    )
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_blocked_quantize_rounds_each_block_by_its_own_scale() -> None:
+    x = randn(6, 5) * 20
+    scale = RNG.uniform(0.1, 0.5, (2, 5)).astype(F32)
+    zero_point = RNG.integers(-5, 5, (2, 5)).astype(I8)
+    got = run_compiled(_blocked_model("QuantizeLinear", x, scale, zero_point, 0, 3), {"x": x})
+    shifted = np.rint(x / np.repeat(scale, 3, axis=0)) + np.repeat(zero_point, 3, axis=0)
+    want = np.clip(shifted, -128, 127).astype(I8)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("op", ["QuantizeLinear", "DequantizeLinear"])
+def test_a_blocked_scale_of_the_wrong_shape_is_refused_naming_the_node(op: str) -> None:
+    x = (randn(4, 10) * 10).astype(F32 if op == "QuantizeLinear" else I8)
+    scale = np.full((4, 2), 0.1, F32)  # block 4 along axis 1 of 10 needs 3 blocks
+    with pytest.raises(
+        ModelImportError,
+        match=r"node 'blocked' .*blocked scale \(input 1\) has shape \(4, 2\); with "
+        r"block_size 4 along axis 1 .* must be \(4, 3\)",
+    ):
+        import_model(_blocked_model(op, x, scale, None, 1, 4))
