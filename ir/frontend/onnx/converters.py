@@ -16,6 +16,7 @@ from ir.frontend.onnx import (
     converters_sampling,
     converters_spectral,
     converters_tensor,
+    converters_text,
     converters_unpool,
 )
 from ir.frontend.onnx.context import Converter
@@ -34,6 +35,7 @@ _FAMILIES = (
     converters_sampling,
     converters_spectral,
     converters_tensor,
+    converters_text,
     converters_unpool,
 )
 
