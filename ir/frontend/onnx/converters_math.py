@@ -39,17 +39,6 @@ def binary(op: str) -> Converter:
     return convert
 
 
-def negated(op: str) -> Converter:
-    """A converter for a comparison that is the negation of `op` (LessOrEqual = not greater)."""
-
-    def convert(ctx: NodeContext) -> ConverterResult:
-        result = ctx.call(op, ctx.input(0), ctx.input(1))
-        return ctx.call("equal", result, ctx.scalar(False, "bool"))
-
-    convert.__doc__ = f"ONNX -> not {op}"
-    return convert
-
-
 def convert_identity(ctx: NodeContext) -> ConverterResult:
     """Identity forwards its input: no node in the graph."""
     return ctx.input(0)
@@ -447,7 +436,7 @@ CONVERTERS: dict[str, Converter] = {
     "Floor": unary("floor"),
     "Gelu": convert_gelu,
     "Greater": binary("greater"),
-    "GreaterOrEqual": negated("less"),
+    "GreaterOrEqual": binary("greater_equal"),
     "HardSigmoid": convert_hard_sigmoid,
     "HardSwish": convert_hard_swish,
     "IsInf": convert_is_inf,
@@ -455,7 +444,7 @@ CONVERTERS: dict[str, Converter] = {
     "Identity": convert_identity,
     "LeakyRelu": with_float_attrs("nn.leaky_relu", alpha=0.01),
     "Less": binary("less"),
-    "LessOrEqual": negated("greater"),
+    "LessOrEqual": binary("less_equal"),
     "Log": unary("log"),
     "Max": chained("maximum"),
     "Mean": convert_mean,

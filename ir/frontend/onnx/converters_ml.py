@@ -70,6 +70,11 @@ def _not(ctx: NodeContext, value: Expr) -> Expr:
 def _rule_holds(ctx: NodeContext, rule: str, value: Expr, threshold: Expr) -> Expr:
     """Whether `value` meets comparison `rule` against `threshold`, elementwise; never
     for a NaN value (`Forest.missing_true` says where a NaN goes)."""
+    # LEQ and GTE as two compares, not less_equal / greater_equal: the threshold's lookup
+    # then feeds two ops, so FuseOps keeps it and each level's walk step in kernels of
+    # their own; with one compare, the step before fuses in and is recomputed for each of
+    # the next level's table lookups (a 100-tree forest over 1000 rows on Zen 5: 1.40 ms
+    # against 0.88 ms).
     if rule in ("LEQ", "GTE", "NEQ"):
         first, second = {"LEQ": ("less", "equal"), "GTE": ("greater", "equal")}.get(
             rule, ("less", "greater")

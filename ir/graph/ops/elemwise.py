@@ -453,6 +453,9 @@ OPS: tuple[OpDef, ...] = (
     _binary("equal", np.equal, eq, "lhs == rhs", out_dtype="bool"),
     _binary("less", np.less, lambda a, b: a < b, "lhs < rhs", out_dtype="bool"),
     _binary("greater", np.greater, lambda a, b: a > b, "lhs > rhs", out_dtype="bool"),
+    # (not `not greater`: like every ordered comparison, false where either side is NaN)
+    _binary("less_equal", np.less_equal, lambda a, b: a <= b, "lhs <= rhs", out_dtype="bool"),
+    _binary("greater_equal", np.greater_equal, lambda a, b: a >= b, "lhs >= rhs", out_dtype="bool"),
     _binary(
         "floor_mod",
         lambda a, b: np.mod(a, b),

@@ -10,7 +10,9 @@ Rules, by the op's fusion pattern:
 A group's ops are inlined into one loop nest, so an op with several consumers in the group
 is computed once per consumer; groups that would compute their ops more than
 MAX_RECOMPUTE times over in all are not formed (chains of gathers with fan-out, as an
-unrolled tree walk makes, would otherwise recompute exponentially).
+unrolled tree walk makes, would otherwise recompute exponentially), nor groups that
+would compute a gather (take, gather_elements) more than once: each evaluation is a
+data-dependent load, and the indices it reads may themselves be gathered.
 Each group becomes a Function marked primitive, called from the main function. Constants
 with one element are inlined into the group; larger constants become parameters, so the
 same operator in two models is the same function.
@@ -33,6 +35,7 @@ MAX_NAME_OPS = 6  # ops named in a fused function's name before it is abbreviate
 # three times; a chain where each step's result feeds several ops of the next does not fuse.
 MAX_RECOMPUTE = 4
 MIN_EVALUATIONS = 64
+GATHERS = frozenset({"take", "gather_elements"})  # evaluated at most once in a group
 
 
 @dataclass
@@ -186,16 +189,23 @@ class _Fuser:
         if size > self.max_group_size:
             return False
         members = [index for group in groups_on_path.values() for index in group.members]
-        return self.evaluations(members) <= max(MAX_RECOMPUTE * len(members), MIN_EVALUATIONS)
+        counts = self.evaluations(members)
+        if any(counts[index] > 1 and self._is_gather(index) for index in members):
+            return False
+        return sum(counts.values()) <= max(MAX_RECOMPUTE * len(members), MIN_EVALUATIONS)
 
-    def evaluations(self, members: list[int]) -> int:
-        """How many times a group of `members` (node indices) evaluates its ops when
-        each is inlined into its consumers in the group: once per use, transitively."""
+    def _is_gather(self, index: int) -> bool:
+        expr = self.nodes[index].expr
+        return isinstance(expr, Call) and expr.op in GATHERS
+
+    def evaluations(self, members: list[int]) -> dict[int, int]:
+        """How many times a group of `members` (node indices) evaluates each of its ops
+        when each is inlined into its consumers in the group: once per use, transitively."""
         counts: dict[int, int] = {}
         for index in sorted(members, reverse=True):  # consumers come later in post order
             uses = sum(counts.get(consumer, 0) for consumer, _ in self.nodes[index].outputs)
             counts[index] = uses or 1  # the group's output: once
-        return sum(counts.values())
+        return counts
 
     def commit(self, src: int, sink: int) -> None:
         target = self.groups[sink].root()

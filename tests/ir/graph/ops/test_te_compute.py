@@ -93,6 +93,13 @@ CASES: list[Case] = [
     ("equal", [ints(3, 4, low=0, high=3), ints(4, low=0, high=3)], {}),
     ("less", [randn(3, 4), randn(3, 4)], {}),
     ("greater", [ints(2, 1, 3), ints(4, 1)], {}),
+    (
+        "less_equal",
+        [np.array([np.nan, 1, 2, 3], np.float32), np.array([1, np.nan, 2, 1], np.float32)],
+        {},
+    ),
+    ("greater_equal", [ints(2, 1, 3), ints(4, 1)], {}),
+    ("greater_equal", [np.array([np.nan, 1, 2, 3], np.float32), np.float32([1, np.nan, 2, 1])], {}),
     ("add_n", [randn(3, 4), randn(4), randn(3, 1)], {}),
     ("add_n", [randn(2, 2)], {}),
     ("where", [randn(3, 4) > 0, randn(4), randn(3, 1)], {}),
