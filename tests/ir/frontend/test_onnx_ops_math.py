@@ -177,6 +177,20 @@ BINARY = (
             ("GreaterOrEqual", 16),
         ]
     ]
+    + [  # every comparison with a NaN operand is false (Equal included), as onnxruntime has it
+        op_case(
+            f"{op.lower()}_nan",
+            op,
+            ["a", "b"],
+            {
+                "a": np.array([np.nan, 1.0, 2.0, np.nan, -1.0], np.float32),
+                "b": np.array([1.0, np.nan, 2.0, np.nan, 3.0], np.float32),
+            },
+            outputs=BOOL,
+            opset=16,
+        )
+        for op in ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual")
+    ]
 )
 
 VARIADIC = [

@@ -158,3 +158,18 @@ def test_a_chain_whose_steps_fan_out_is_not_fused_into_exponential_recomputation
     # Each group evaluates its ops at most MAX_RECOMPUTE times their number, inlined.
     feed = {"x": RNG.integers(0, 8, 8).astype(np.int64)}
     np.testing.assert_array_equal(evaluate(fused, feed), evaluate(fn, feed))
+
+
+def test_a_gather_read_twice_is_not_recomputed_inside_a_group() -> None:
+    # take's result feeds two ops of the same elementwise chain: inlined, the data-dependent
+    # load would run twice per element, so the gather keeps a group of its own.
+    x = Var("x", TensorType((6,), "int64"))
+    table = const(np.linspace(-1, 1, 16, dtype=np.float32))
+    looked_up = call("take", table, x, axis=0)
+    out = call("add", looked_up, call("multiply", looked_up, const(np.float32(3.0))))
+    fn = infer_type(Function((x,), out))
+    fused = fuse_ops(fn)
+    feed = {"x": RNG.integers(-16, 16, 6).astype(np.int64)}
+    np.testing.assert_array_equal(evaluate(fused, feed), evaluate(fn, feed))
+    assert ["take"] in _groups(fused)
+    assert not any("take" in group and len(group) > 1 for group in _groups(fused))
