@@ -11,8 +11,9 @@ A group's ops are inlined into one loop nest, so an op with several consumers in
 is computed once per consumer; groups that would compute their ops more than
 MAX_RECOMPUTE times over in all are not formed (chains of gathers with fan-out, as an
 unrolled tree walk makes, would otherwise recompute exponentially), nor groups that
-would compute a gather (take, gather_elements) more than once: each evaluation is a
-data-dependent load, and the indices it reads may themselves be gathered.
+would compute more than once a gather (take, gather_elements) whose indices come from
+another gather: pointer chasing, each step a dependent load (a resize's gathers at
+computed positions may repeat).
 Each group becomes a Function marked primitive, called from the main function. Constants
 with one element are inlined into the group; larger constants become parameters, so the
 same operator in two models is the same function.
@@ -35,7 +36,7 @@ MAX_NAME_OPS = 6  # ops named in a fused function's name before it is abbreviate
 # three times; a chain where each step's result feeds several ops of the next does not fuse.
 MAX_RECOMPUTE = 4
 MIN_EVALUATIONS = 64
-GATHERS = frozenset({"take", "gather_elements"})  # evaluated at most once in a group
+GATHERS = frozenset({"take", "gather_elements"})  # (data, indices, ...)
 
 
 @dataclass
@@ -159,6 +160,30 @@ def _post_dominators(nodes: list[_GraphNode]) -> list[_DomNode]:
     return [dom for dom in tree if dom is not None]
 
 
+def _is_gather(expr: Expr) -> bool:
+    return isinstance(expr, Call) and expr.op in GATHERS
+
+
+def _chased_gathers(nodes: list[_GraphNode]) -> set[int]:
+    """The gathers (node indices) whose indices are computed from another gather's
+    result, anywhere upstream."""
+    index_of = {id(node.expr): node.index for node in nodes}
+    gathered = [False] * len(nodes)  # whether a node's value depends on a gather
+    chased: set[int] = set()
+    for node in nodes:  # (post order: producers first)
+        children = [index_of.get(id(child)) for child in node.expr.children()]
+        upstream = [gathered[child] for child in children if child is not None]
+        if _is_gather(node.expr):
+            assert isinstance(node.expr, Call)
+            indices = index_of.get(id(node.expr.args[1]))
+            if indices is not None and gathered[indices]:
+                chased.add(node.index)
+            gathered[node.index] = True
+        else:
+            gathered[node.index] = any(upstream)
+    return chased
+
+
 class _Fuser:
     """Step 3. Union groups along post-dominator paths, phase by phase."""
 
@@ -168,6 +193,7 @@ class _Fuser:
         self.groups = [_Group(node.pattern, members=[node.index]) for node in nodes]
         self.dom = _post_dominators(nodes)
         self.dom_index = {id(dom): i for i, dom in enumerate(self.dom)}
+        self.chased = _chased_gathers(nodes)
 
     def check_path(self, src: int, sink: int, cond: Callable[[OpPattern, bool], bool]) -> bool:
         visited: set[int] = set()
@@ -190,13 +216,9 @@ class _Fuser:
             return False
         members = [index for group in groups_on_path.values() for index in group.members]
         counts = self.evaluations(members)
-        if any(counts[index] > 1 and self._is_gather(index) for index in members):
+        if any(counts[index] > 1 for index in members if index in self.chased):
             return False
         return sum(counts.values()) <= max(MAX_RECOMPUTE * len(members), MIN_EVALUATIONS)
-
-    def _is_gather(self, index: int) -> bool:
-        expr = self.nodes[index].expr
-        return isinstance(expr, Call) and expr.op in GATHERS
 
     def evaluations(self, members: list[int]) -> dict[int, int]:
         """How many times a group of `members` (node indices) evaluates each of its ops

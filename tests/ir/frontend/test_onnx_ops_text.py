@@ -141,51 +141,43 @@ def test_any_pool_and_input_counts_as_onnxruntime_does(
     check(tokens, max(columns) + 1, **model_attrs)
 
 
-def test_a_string_pool_is_refused_by_name() -> None:
+@pytest.mark.parametrize(
+    ("pool", "shortest", "columns", "error", "message"),
+    [
+        ({"pool_strings": ["a", "b"]}, 1, [0, 1], UnsupportedOpError, r"string pools"),
+        (
+            {"pool_int64s": [1, 2, 3]},
+            1,
+            [0, 1],
+            ModelImportError,
+            r"ngram_indexes has 2 entries for the pool's 3",
+        ),
+        (
+            {"pool_int64s": [1, 2, 1, 2]},
+            2,
+            [0, 1],
+            ModelImportError,
+            r"n-gram \[1, 2\] twice",
+        ),
+    ],
+)
+def test_a_bad_pool_is_refused_naming_the_node(
+    pool: dict[str, list[Any]],
+    shortest: int,
+    columns: list[int],
+    error: type[Exception],
+    message: str,
+) -> None:
     model = tfidf_model(
         np.array([1, 2], np.int64),
         2,
         mode="TF",
-        min_gram_length=1,
-        max_gram_length=1,
+        min_gram_length=shortest,
+        max_gram_length=shortest,
         max_skip_count=0,
-        pool_strings=["a", "b"],
-        ngram_counts=[0],
-        ngram_indexes=[0, 1],
+        ngram_counts=[0] * shortest,
+        ngram_indexes=columns,
+        **pool,
     )
-    with pytest.raises(UnsupportedOpError, match=r"node 'tfidf' .*string pools"):
-        import_model(model)
-
-
-def test_ngram_indexes_of_the_wrong_length_are_refused_naming_the_node() -> None:
-    model = tfidf_model(
-        np.array([1, 2], np.int64),
-        2,
-        mode="TF",
-        min_gram_length=1,
-        max_gram_length=1,
-        max_skip_count=0,
-        pool_int64s=[1, 2, 3],
-        ngram_counts=[0],
-        ngram_indexes=[0, 1],
-    )
-    with pytest.raises(
-        ModelImportError, match=r"node 'tfidf' .*ngram_indexes has 2 entries for the pool's 3"
-    ):
-        import_model(model)
-
-
-def test_a_pool_listing_an_ngram_twice_is_refused_naming_it() -> None:
-    model = tfidf_model(
-        np.array([1, 2], np.int64),
-        2,
-        mode="TF",
-        min_gram_length=2,
-        max_gram_length=2,
-        max_skip_count=0,
-        pool_int64s=[1, 2, 1, 2],
-        ngram_counts=[0, 0],
-        ngram_indexes=[0, 1],
-    )
-    with pytest.raises(ModelImportError, match=r"node 'tfidf' .*n-gram \[1, 2\] twice"):
+    with pytest.raises(error, match=rf"node 'tfidf' .*{message}"):
         import_model(model)
