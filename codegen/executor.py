@@ -31,6 +31,7 @@ from codegen.aot.schedules import ScheduleChooser, TaskCoverage, default_chooser
 from codegen.llvm import CompiledKernel, CpuTarget, compile_kernel, host_target
 from codegen.llvm.jit import BoundKernel
 from codegen.runtime.aligned import aligned_empty
+from codegen.runtime.input_check import shape_difference
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
 from ir.graph.types import TensorType, TupleType, Type
@@ -356,6 +357,7 @@ def check_model_inputs(fn: Function, inputs: Mapping[str, np.ndarray]) -> None:
             raise InputError(
                 f"input {param.name!r}: expected shape {list(ty.shape)} {ty.dtype}, "
                 f"got shape {list(value.shape)} {value.dtype.name}"
+                + shape_difference(ty.shape, value.shape)
             )
 
 

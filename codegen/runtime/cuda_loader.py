@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from .command import run_command
+from .input_check import shape_difference
 
 ARTIFACT_FORMAT = "autotune-artifact"
 FORMAT_VERSION = 1
@@ -256,6 +257,7 @@ class CudaArtifact:
                 raise CudaArtifactInputError(
                     f"input {info.name!r}: expected {expected}, "
                     f"got shape {list(value.shape)} {value.dtype.name}"
+                    + shape_difference(info.shape, value.shape)
                 )
             arrays.append(np.ascontiguousarray(value))
         return arrays

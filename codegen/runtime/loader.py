@@ -56,6 +56,7 @@ import numpy as np
 from .aligned import aligned_bytes, aligned_empty
 from .command import run_command
 from .gzip_stream import InflatedStream, TruncatedError, copy_to_file, read_blob
+from .input_check import shape_difference
 
 ARTIFACT_FORMAT = "autotune-artifact"
 FORMAT_VERSION = 2
@@ -458,6 +459,7 @@ class Artifact:
                 raise ArtifactInputError(
                     f"input {info.name!r}: expected {expected}, "
                     f"got shape {list(value.shape)} {_dtype_text(value.dtype)}"
+                    + shape_difference(info.shape, value.shape)
                 )
             arrays.append(np.ascontiguousarray(value))
         return arrays

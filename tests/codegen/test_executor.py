@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from codegen.executor import CompiledModel, compile_model
+from codegen.executor import CompiledModel, InputError, compile_model
 from codegen.llvm.target import host_target
 from codegen.prepare import prepare_for_target
 
@@ -81,3 +82,15 @@ def test_kernels_on_weights_and_intermediates_alone_are_bound_once() -> None:
     # the middle matmul (with its tanh) is shared; the first reads x, the last writes y
     assert len(shared) >= 1
     assert len(rebound) >= 2
+
+
+def test_an_input_of_another_shape_or_rank_is_refused_naming_the_dim() -> None:
+    model = compiled()
+    with pytest.raises(
+        InputError,
+        match=r"input 'x': expected shape \[4, 16\] float32, got shape \[5, 16\] float32 "
+        r"\(dim 0 is 5, not 4\)",
+    ):
+        model.run({"x": np.zeros((5, 16), np.float32)})
+    with pytest.raises(InputError, match=r"\(rank 3, not 2\)"):
+        model.run({"x": np.zeros((1, 4, 16), np.float32)})

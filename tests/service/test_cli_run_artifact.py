@@ -62,7 +62,7 @@ def test_bad_inputs_and_artifacts(
     assert shape.returncode == 1
     assert shape.stderr.strip() == (
         "autotune run: error: input 'x': expected shape [1, 4, 6, 6] float32, "
-        "got shape [1, 4, 6, 5] float32"
+        "got shape [1, 4, 6, 5] float32 (dim 3 is 5, not 6)"
     )
     np.save(tmp_path / "double.npy", INPUT.astype(np.float64))
     dtype = _run("run", str(build.path), "--input", "x=double.npy", cwd=tmp_path)

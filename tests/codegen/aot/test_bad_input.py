@@ -127,6 +127,14 @@ def test_wrong_inputs_are_refused_naming_the_input(squeezenet: CompiledCase) -> 
     with load_artifact(squeezenet.artifact.path) as model:
         with pytest.raises(ArtifactInputError, match=expected.replace("[", r"\[")):
             model.run({name: value[..., :-1]})
+        last = value.ndim - 1
+        wanted = value.shape[-1]
+        with pytest.raises(
+            ArtifactInputError, match=rf"\(dim {last} is {wanted - 1}, not {wanted}\)$"
+        ):
+            model.run({name: value[..., :-1]})
+        with pytest.raises(ArtifactInputError, match=rf"\(rank 1, not {value.ndim}\)$"):
+            model.run({name: value.reshape(-1)})
         with pytest.raises(ArtifactInputError, match=r"got shape .* float64"):
             model.run({name: value.astype(np.float64)})
         with pytest.raises(ArtifactInputError, match=f"missing input {name!r}"):
