@@ -199,3 +199,45 @@ def test_kernels_read_only_inside_their_inputs() -> None:
     faulted = completed.returncode in (-signal.SIGSEGV, -signal.SIGBUS)
     what = "memory fault (out-of-bounds access)" if faulted else "failure"
     assert completed.returncode == 0, f"{what} in {case}:\n{completed.stderr[-3000:]}"
+
+
+# --- gathers at indices outside the data: no fault, the nearest end read -----------------
+
+OUT_OF_RANGE = np.array([[0, 7, -9], [10**9, -(10**12), 2]], np.int64)
+
+
+def run_out_of_range_gathers() -> None:
+    """take and gather_elements at indices outside [-dim, dim), their data flush against
+    a faulting page on either side: each reads the nearest end of the axis."""
+    data = np.arange(15, dtype=np.float32).reshape(5, 3)
+
+    def clipped(dim: int) -> np.ndarray:
+        return np.clip(np.where(OUT_OF_RANGE < 0, OUT_OF_RANGE + dim, OUT_OF_RANGE), 0, dim - 1)
+
+    cases = [
+        ("take", np.take(data, clipped(5), axis=0), {"axis": 0}),
+        ("gather_elements", np.take_along_axis(data[:2], clipped(2), axis=0), {"axis": 0}),
+    ]
+    for op, want, attrs in cases:
+        source = data if op == "take" else data[:2].copy()
+        model = compile_model(fuse_ops(_single_op_graph(op, [source, OUT_OF_RANGE], attrs)))
+        for side in ("after", "before"):
+            got = model.run({"x0": guarded_copy(source, side), "x1": OUT_OF_RANGE})
+            np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{op}, guard {side}")
+
+
+def test_gathers_at_indices_out_of_range_read_the_nearest_end_and_never_fault() -> None:
+    code = (
+        "import faulthandler; faulthandler.enable()\n"
+        "from tests.codegen import test_compiled_ops as t\n"
+        "t.run_out_of_range_gathers()\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]

@@ -37,7 +37,7 @@ from ir.graph.ops.te_common import (
 )
 from ir.graph.types import TensorType, TupleType, Type, normalize_dtype
 from ir.te.tensor import Tensor, compute
-from ir.tir.expr import PrimExpr, cast, const, eq, select
+from ir.tir.expr import PrimExpr, cast, const, eq, maximum, minimum, select
 
 # --- concatenate / split ---------------------------------------------------------------
 
@@ -523,9 +523,13 @@ def _split_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> tuple[T
 
 
 def _wrapped_index(index: PrimExpr, dim: int) -> PrimExpr:
-    """An index read from an indices tensor as int64, negative ones counted from the end."""
+    """An index read from an indices tensor as int64, negative ones counted from the end,
+    and kept within [0, dim): one outside [-dim, dim) (which the reference refuses with an
+    IndexError) reads the nearest end, as TVM's take mode="clip" does, so that compiled
+    code never reads outside the data whatever indices it is given."""
     position = cast("int64", index)
-    return select(position < 0, position + dim, position)
+    wrapped = select(position < 0, position + dim, position)
+    return minimum(maximum(wrapped, const(0, "int64")), const(max(dim - 1, 0), "int64"))
 
 
 def _take_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
