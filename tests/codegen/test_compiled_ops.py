@@ -180,13 +180,15 @@ def run_cases_guarded(cases: list[Case]) -> None:
                 check_close(got, want, what=f"{_case_id((op, inputs, attrs))}, guard {side}")
 
 
-def test_kernels_read_only_inside_their_inputs() -> None:
+def _in_subprocess(statement: str) -> subprocess.CompletedProcess[str]:
+    """`statement` (with this module as `t`) run in a fresh interpreter, so that a memory
+    fault fails one test instead of killing pytest."""
     code = (
         "import faulthandler; faulthandler.enable()\n"
         "from tests.codegen import test_compiled_ops as t\n"
-        "t.run_cases_guarded(t.GUARDED_CASES)\n"
+        f"{statement}\n"
     )
-    completed = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code],
         cwd=REPO_ROOT,
         capture_output=True,
@@ -194,6 +196,10 @@ def test_kernels_read_only_inside_their_inputs() -> None:
         timeout=300,
         check=False,
     )
+
+
+def test_kernels_read_only_inside_their_inputs() -> None:
+    completed = _in_subprocess("t.run_cases_guarded(t.GUARDED_CASES)")
     started = completed.stdout.split()
     case = _case_id(GUARDED_CASES[int(started[-1])]) if started else "before the first case"
     faulted = completed.returncode in (-signal.SIGSEGV, -signal.SIGBUS)
@@ -227,17 +233,5 @@ def run_out_of_range_gathers() -> None:
 
 
 def test_gathers_at_indices_out_of_range_read_the_nearest_end_and_never_fault() -> None:
-    code = (
-        "import faulthandler; faulthandler.enable()\n"
-        "from tests.codegen import test_compiled_ops as t\n"
-        "t.run_out_of_range_gathers()\n"
-    )
-    completed = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    completed = _in_subprocess("t.run_out_of_range_gathers()")
     assert completed.returncode == 0, completed.stderr[-3000:]
