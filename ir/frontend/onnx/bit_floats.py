@@ -73,9 +73,15 @@ def small_float(dtype: str) -> SmallFloat:
     )
 
 
-def convert(ctx: NodeContext, value: Expr, dtype: str, saturate: bool = True) -> Expr:
+E8M0_ROUND_MODES = ("up", "down", "nearest")
+
+
+def convert(
+    ctx: NodeContext, value: Expr, dtype: str, saturate: bool = True, round_mode: str = "up"
+) -> Expr:
     """`value` converted to `dtype` as ONNX's Cast does, either side possibly a
-    bits-only type (`saturate`: what values beyond a float8 type's range become)."""
+    bits-only type (`saturate`: what values beyond a float8 type's range become;
+    `round_mode`: how a value rounds to a power of two of float8_e8m0fnu)."""
     source = _dtype(value)
     if source == dtype:
         return value
@@ -90,8 +96,44 @@ def convert(ctx: NodeContext, value: Expr, dtype: str, saturate: bool = True) ->
     if dtype == "bfloat16":
         return _encode_bfloat16(ctx, value)
     if dtype == "float8_e8m0fnu":
-        raise ctx.unsupported(f"converting to {dtype} (its rounding modes)")
+        return _encode_e8m0(ctx, value, saturate, round_mode)
     return _encode_small(ctx, value, small_float(dtype), saturate)
+
+
+def _encode_e8m0(ctx: NodeContext, value: Expr, saturate: bool, round_mode: str) -> Expr:
+    """float32 to float8_e8m0fnu (a power of two 2^(e - 127), code 255 NaN), as ONNX
+    defines Cast to it: the float32's exponent field (its sign dropped; NaN and infinity
+    give 255), raised by one where `round_mode` rounds up ("up": any fraction; "nearest":
+    the fraction's top bit, and on an exact half only above the smallest exponent;
+    "down": never), but not from 254 to NaN when `saturate`."""
+    if round_mode not in E8M0_ROUND_MODES:
+        raise ctx.unsupported_attr("round_mode", round_mode, E8M0_ROUND_MODES)
+    u32 = "uint32"
+
+    def masked(bits: Expr, mask: int) -> Expr:
+        field = ctx.call("bitwise_and", bits, ctx.scalar(mask, u32))
+        return ctx.call("greater", field, ctx.scalar(0, u32))
+
+    bits = ctx.call("reinterpret", value, dtype=u32)
+    shifted = ctx.call("right_shift", bits, ctx.scalar(23, u32))
+    exponent = ctx.call("bitwise_and", shifted, ctx.scalar(0xFF, u32))
+    special = ctx.call("equal", exponent, ctx.scalar(0xFF, u32))
+    raised = exponent
+    if round_mode != "down":
+        if round_mode == "up":
+            up = masked(bits, 0x7FFFFF)
+        else:
+            above_smallest = ctx.call("greater", exponent, ctx.scalar(0, u32))
+            rest = ctx.call("logical_or", masked(bits, 0x200000), masked(bits, 0x1FFFFF))
+            tie_or_more = ctx.call("logical_or", rest, above_smallest)
+            up = ctx.call("logical_and", masked(bits, 0x400000), tie_or_more)
+        if saturate:
+            largest = ctx.call("equal", exponent, ctx.scalar(0xFE, u32))
+            below_largest = ctx.call("equal", largest, ctx.scalar(False, "bool"))
+            up = ctx.call("logical_and", up, below_largest)
+        raised = ctx.call("add", exponent, ctx.call("cast", up, dtype=u32))
+    code = ctx.call("where", special, ctx.scalar(0xFF, u32), raised)
+    return ctx.call("reinterpret", ctx.call("cast", code, dtype="uint8"), dtype="float8_e8m0fnu")
 
 
 def decode(ctx: NodeContext, value: Expr) -> Expr:

@@ -116,7 +116,9 @@ def convert_cast(ctx: NodeContext) -> ConverterResult:
         dtype = onnx_dtype_name(int(to), ctx.where)
     except UnsupportedOpError:
         raise ctx.unsupported_attr("to", onnx_type_name(int(to)), sorted(DTYPES)) from None
-    return bit_floats.convert(ctx, ctx.input(0), dtype, bool(ctx.int_attr("saturate", 1)))
+    saturate = bool(ctx.int_attr("saturate", 1))
+    round_mode = str(ctx.attr("round_mode", "up"))
+    return bit_floats.convert(ctx, ctx.input(0), dtype, saturate, round_mode)
 
 
 def _clip_bound(ctx: NodeContext, index: int) -> float | Expr | None:

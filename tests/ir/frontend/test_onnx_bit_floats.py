@@ -161,3 +161,60 @@ def test_computing_with_a_float8_tensor_is_refused_by_name() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     with pytest.raises(UnsupportedOpError, match=r"add_f8.*add of a float8_e4m3fn tensor"):
         from_onnx(model)
+
+
+def _e8m0_model(round_mode: str, saturate: int) -> Any:
+    node = helper.make_node(
+        "Cast",
+        ["x"],
+        ["y"],
+        to=TensorProto.FLOAT8E8M0,
+        round_mode=round_mode,
+        saturate=saturate,
+        name="cast",
+    )
+    graph = helper.make_graph(
+        [node],
+        "cast_e8m0",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [COUNT])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT8E8M0, [COUNT])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    model.ir_version = 11
+    return model
+
+
+def _e8m0_interesting() -> np.ndarray:
+    """Powers of two across the whole range, values just off them, halfway and just off
+    halfway, subnormals, the largest floats, zeros of both signs, negatives, inf, NaN."""
+    powers = np.float32(2.0) ** np.arange(-126, 128, dtype=np.float32)
+    near = np.concatenate([np.nextafter(powers, np.inf), np.nextafter(powers, 0)])
+    halves = powers * np.float32(1.5)
+    near_halves = np.concatenate([np.nextafter(halves, np.inf), np.nextafter(halves, 0)])
+    tiny = np.array([1e-45, 3e-39, 1.1754942e-38, 0.0, -0.0], np.float32)
+    special = np.array([np.finfo(np.float32).max, np.inf, -np.inf, np.nan], np.float32)
+    values = np.concatenate([powers, near, halves, near_halves, tiny, special])
+    return np.concatenate([values, -values]).astype(np.float32)
+
+
+@pytest.mark.parametrize("saturate", [1, 0])
+@pytest.mark.parametrize("round_mode", ["up", "down", "nearest"])
+def test_float32_to_e8m0_rounds_and_saturates_as_onnx(round_mode: str, saturate: int) -> None:
+    from onnx.numpy_helper import to_float8e8m0
+
+    target = host_target()
+    model = compile_model(
+        prepare_for_target(_e8m0_model(round_mode, saturate), target).function, target
+    )
+    values = _e8m0_interesting()
+    for start in range(0, values.size, COUNT):
+        chunk = np.resize(values[start : start + COUNT], COUNT)
+        got = _run(model, chunk)
+        assert got.dtype == np.dtype("float8_e8m0fnu")
+        want = to_float8e8m0(chunk, saturate=bool(saturate), round_mode=round_mode)
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8), err_msg=f"{chunk}")
+
+
+def test_an_unknown_e8m0_round_mode_is_refused_by_name() -> None:
+    with pytest.raises(UnsupportedOpError, match=r"node 'cast' .*round_mode"):
+        from_onnx(_e8m0_model("sideways", 1))
