@@ -242,7 +242,8 @@ def convert_bit_cast(ctx: NodeContext) -> ConverterResult:
 def convert_cast_like(ctx: NodeContext) -> ConverterResult:
     """CastLike(x, target) -> cast to the target's dtype."""
     saturate = bool(ctx.int_attr("saturate", 1))
-    return bit_floats.convert(ctx, ctx.input(0), ctx.dtype(1), saturate)
+    round_mode = str(ctx.attr("round_mode", "up"))
+    return bit_floats.convert(ctx, ctx.input(0), ctx.dtype(1), saturate, round_mode)
 
 
 def convert_is_nan(ctx: NodeContext) -> ConverterResult:

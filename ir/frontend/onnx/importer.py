@@ -50,7 +50,11 @@ ML_DOMAIN = "ai.onnx.ml"  # the traditional-ML ops (tree ensembles, scalers, ...
 # Ops whose converters also read their versions from before MIN_OPSET.
 OLDER_VERSIONS_CONVERTED = frozenset({"Scan"})
 # Attributes added after MAX_OPSET that the converters read.
-NEWER_ATTRIBUTES: dict[str, set[str]] = {"SpaceToDepth": {"mode"}, "Cast": {"round_mode"}}
+NEWER_ATTRIBUTES: dict[str, set[str]] = {
+    "SpaceToDepth": {"mode"},
+    "Cast": {"round_mode"},
+    "CastLike": {"round_mode"},
+}
 
 ModelSource = bytes | str | os.PathLike[str] | onnx.ModelProto
 Dim = int | str  # a fixed size, or the name of a symbolic dim ("?" when unnamed)

@@ -143,9 +143,12 @@ def test_newer_opset_imports_ops_whose_interface_is_unchanged() -> None:
 
 
 def test_newer_opset_rejects_attributes_added_after_21() -> None:
-    node = helper.make_node("Cast", ["x"], ["y"], name="cast_rounding", to=1, round_mode="up")
-    model = raw_model([node], [tensor("x", [2], TensorProto.INT32)], [tensor("y", [2])], opset=24)
-    with pytest.raises(UnsupportedOpError, match=r"cast_rounding.*round_mode.*opset 21"):
+    node = helper.make_node(
+        "Range", ["start", "limit", "delta"], ["y"], name="range_stash", stash_type=1
+    )
+    scalars = [tensor(name, [], TensorProto.FLOAT) for name in ("start", "limit", "delta")]
+    model = raw_model([node], scalars, [tensor("y", [4])], opset=27)
+    with pytest.raises(UnsupportedOpError, match=r"range_stash.*stash_type.*opset 21"):
         from_onnx(model)
 
 
