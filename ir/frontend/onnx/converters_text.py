@@ -49,16 +49,15 @@ def _pool_ngrams(ctx: NodeContext) -> list[tuple[int, ...]]:
     return grams
 
 
-def _gram_counts(
-    ctx: NodeContext, tokens: Expr, grams: np.ndarray, length: int, skips: int
-) -> Expr | None:
+def _gram_counts(ctx: NodeContext, grams: np.ndarray, skips: int) -> Expr | None:
     """Per row, the count of each of `grams` (all of one size n, shape [G, n]) among the
-    windows of `tokens` (last axis `length`) at every spacing it is counted at; None
-    when no window fits."""
-    size = grams.shape[1]
+    windows of the node's tokens at every spacing it is counted at; None when no window
+    fits."""
+    tokens, size = ctx.input(0), grams.shape[1]
+    axis = len(ctx.shape(0)) - 1
+    length = ctx.shape(0)[axis]
     spacings = range(1, 2) if size == 1 else range(1, skips + 2)
     total: Expr | None = None
-    axis = len(ctx.shape(0)) - 1
     for spacing in spacings:
         windows = length - (size - 1) * spacing
         if windows <= 0:
@@ -106,27 +105,23 @@ def convert_tfidf_vectorizer(ctx: NodeContext) -> ConverterResult:
     if weights is not None and len(weights) != len(columns):
         raise ctx.error(f"weights has {len(weights)} values for the pool's {len(columns)} n-grams")
     gram_weights = np.asarray(weights if weights is not None else np.ones(len(grams)), np.float32)
-    counted_columns = [
-        columns[p] for p, gram in enumerate(grams) if shortest <= len(gram) <= longest
-    ]
-    if mode == "IDF" and weights is not None and len(set(counted_columns)) < len(counted_columns):
+    counted = [p for p, gram in enumerate(grams) if shortest <= len(gram) <= longest]
+    counted_grams = [grams[p] for p in counted]
+    if len(set(counted_grams)) != len(counted_grams):
+        twice = next(gram for gram in counted_grams if counted_grams.count(gram) > 1)
+        raise ctx.error(f"the pool lists the n-gram {list(twice)} twice")
+    counted_columns = [columns[p] for p in counted]
+    if mode == "IDF" and weights is not None and len(set(counted_columns)) < len(counted):
         raise ctx.unsupported(
             "IDF weights of n-grams that share an output column (onnxruntime keeps the "
             "weight of whichever it finds last)"
         )
-    counted = [gram for gram in grams if shortest <= len(gram) <= longest]
-    if len(set(counted)) != len(counted):
-        twice = next(gram for gram in counted if counted.count(gram) > 1)
-        raise ctx.error(f"the pool lists the n-gram {list(twice)} twice")
-    length = shape[-1]
     counts: Expr | None = None
     for size in range(shortest, longest + 1):
-        members = [p for p, gram in enumerate(grams) if len(gram) == size]
+        members = [p for p in counted if len(grams[p]) == size]
         if not members:
             continue
-        found = _gram_counts(
-            ctx, ctx.input(0), np.array([grams[p] for p in members]), length, skips
-        )
+        found = _gram_counts(ctx, np.array([grams[p] for p in members]), skips)
         if found is None:
             continue
         if weights is not None and mode != "TF":

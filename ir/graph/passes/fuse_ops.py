@@ -160,10 +160,6 @@ def _post_dominators(nodes: list[_GraphNode]) -> list[_DomNode]:
     return [dom for dom in tree if dom is not None]
 
 
-def _is_gather(expr: Expr) -> bool:
-    return isinstance(expr, Call) and expr.op in GATHERS
-
-
 def _chased_gathers(nodes: list[_GraphNode]) -> set[int]:
     """The gathers (node indices) whose indices are computed from another gather's
     result, anywhere upstream."""
@@ -171,16 +167,14 @@ def _chased_gathers(nodes: list[_GraphNode]) -> set[int]:
     gathered = [False] * len(nodes)  # whether a node's value depends on a gather
     chased: set[int] = set()
     for node in nodes:  # (post order: producers first)
-        children = [index_of.get(id(child)) for child in node.expr.children()]
-        upstream = [gathered[child] for child in children if child is not None]
-        if _is_gather(node.expr):
-            assert isinstance(node.expr, Call)
+        if isinstance(node.expr, Call) and node.expr.op in GATHERS:
             indices = index_of.get(id(node.expr.args[1]))
             if indices is not None and gathered[indices]:
                 chased.add(node.index)
             gathered[node.index] = True
         else:
-            gathered[node.index] = any(upstream)
+            producers = (index_of.get(id(child)) for child in node.expr.children())
+            gathered[node.index] = any(gathered[i] for i in producers if i is not None)
     return chased
 
 
