@@ -77,14 +77,19 @@ def build_module(func: PrimFunc, target: CpuTarget) -> ir.Module:
     _check_params(func)
     module = ir.Module(name=func.name)
     module_ctx = ModuleContext(module, target, func.name)
-    kernel = ir.Function(module, ir.FunctionType(VOID, [PTR] * len(func.params)), func.name)
+    arguments = [PTR] * len(func.params) + [I64] * len(func.size_params)
+    kernel = ir.Function(module, ir.FunctionType(VOID, arguments), func.name)
     kernel.attributes.add("nounwind")
     ctx = new_function_context(module_ctx, kernel)
-    for buffer, argument in zip(func.params, kernel.args, strict=True):
+    for buffer, argument in zip(func.params, kernel.args[: len(func.params)], strict=True):
         argument.name = buffer.name
         argument.add_attribute("noalias")
         argument.add_attribute("nonnull")
         ctx.buffers[buffer] = argument
+    for var, argument in zip(func.size_params, kernel.args[len(func.params) :], strict=True):
+        argument.name = var.name
+        ctx.env[var] = argument
+        ctx.non_negative.add(var)
     emit_stmt(ctx, func.body)
     finish_function(ctx)
     _emit_packed_entry(module, kernel)
@@ -98,16 +103,24 @@ def _check_params(func: PrimFunc) -> None:
         if buffer.name in seen:
             raise CodegenError(f"{func.name}: two parameters are named {buffer.name!r}")
         seen.add(buffer.name)
+    for var in func.size_params:
+        if var.dtype != "int64" or var.name in seen:
+            raise CodegenError(
+                f"{func.name}: size parameter {var.name!r} must be an int64 of its own name"
+            )
+        seen.add(var.name)
 
 
 def _emit_packed_entry(module: ir.Module, kernel: Any) -> None:
+    """`<kernel>_packed(void **args)`: the buffers' pointers, then each size parameter's
+    value in a slot of its own (an int64 where a pointer would be)."""
     packed = ir.Function(module, ir.FunctionType(VOID, [PTR]), f"{kernel.name}_packed")
     packed.attributes.add("nounwind")
     builder = ir.IRBuilder(packed.append_basic_block("entry"))
     pointers = []
-    for position in range(len(kernel.args)):
+    for position, argument in enumerate(kernel.args):
         slot = builder.gep(packed.args[0], [I64(position)], inbounds=True, source_etype=PTR)
-        pointers.append(builder.load(slot, typ=PTR))
+        pointers.append(builder.load(slot, typ=argument.type))
     builder.call(kernel, pointers)
     builder.ret_void()
 

@@ -30,6 +30,7 @@ from codegen.llvm.legalize import legalize_vector_loops
 from codegen.llvm.target import CpuTarget, host_target
 from ir.tir.expr import Buffer
 from ir.tir.printer import format_func
+from ir.tir.sizes import SizeBindingError, bind_sizes
 from ir.tir.stmt import PrimFunc
 
 CACHE_MAX_KERNELS = 512
@@ -44,7 +45,9 @@ class CompiledKernel:
     """A kernel compiled to machine code; call it with numpy arrays, one per parameter.
 
     The arrays are passed without copying and must match the buffers exactly: shape,
-    dtype and C-contiguous layout. Outputs are written in place.
+    dtype and C-contiguous layout. Outputs are written in place. A kernel with symbolic
+    dims takes arrays of any shape within its bounds; their shapes give its size
+    variables.
     """
 
     def __init__(
@@ -61,10 +64,12 @@ class CompiledKernel:
         self._stages: dict[str, str] | None = None
         self._object_code: bytes | None = None
         address = engine.get_function_address(func.name)
-        prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * len(func.params)))
-        self._entry = prototype(address)
+        arguments = [ctypes.c_void_p] * len(func.params) + [ctypes.c_int64] * len(func.size_params)
+        self._entry = ctypes.CFUNCTYPE(None, *arguments)(address)
+        # (None: a symbolic shape, checked by `bind_sizes`)
         self._expected = [
-            (buffer, np.dtype(buffer.dtype), tuple(buffer.shape)) for buffer in func.params
+            (buffer, np.dtype(buffer.dtype), None if buffer.dims else tuple(buffer.shape))
+            for buffer in func.params
         ]
 
     @property
@@ -106,8 +111,9 @@ class CompiledKernel:
         return BoundKernel(self._entry, self._pointers(arrays), arrays)
 
     def _pointers(self, arrays: tuple[object, ...]) -> list[int]:
-        """The data addresses of `arrays`; KernelArgumentError naming the argument when
-        one does not match its buffer."""
+        """The data addresses of `arrays` (then the size variables' values, for a symbolic
+        kernel); KernelArgumentError naming the argument when one does not match its
+        buffer."""
         expected = self._expected
         if len(arrays) != len(expected):
             names = ", ".join(buffer.name for buffer, _, _ in expected)
@@ -122,13 +128,20 @@ class CompiledKernel:
             if (
                 not isinstance(array, np.ndarray)
                 or array.dtype != dtype
-                or array.shape != shape
+                or (shape is not None and array.shape != shape)
                 or not array.flags.carray
             ):
                 _raise_argument_error(self.name, position, buffer, array, dtype, shape)
             pointers.append(_data_address(array))
         if len(set(pointers)) != len(pointers):
             self._check_distinct(arrays, pointers)
+        if self.func.size_params:
+            shapes = [array.shape for array in arrays]  # type: ignore[attr-defined]
+            try:
+                sizes = bind_sizes(self.name, self.func.params, self.func.size_params, shapes)
+            except SizeBindingError as error:
+                raise KernelArgumentError(str(error)) from None
+            pointers.extend(sizes)
         return pointers
 
     def _check_distinct(self, arrays: tuple[object, ...], pointers: list[int]) -> None:
@@ -178,16 +191,16 @@ def _raise_argument_error(
     buffer: Buffer,
     array: Any,
     dtype: np.dtype[Any],
-    shape: tuple[int, ...],
+    shape: tuple[int, ...] | None,
 ) -> NoReturn:
     where = f"{kernel}: argument {position} ({buffer.name})"
-    wanted = f"{buffer.dtype}{list(shape)}"
+    wanted = f"{buffer.dtype}{list(shape) if shape is not None else list(buffer.dims)}"
     if not isinstance(array, np.ndarray):
         raise KernelArgumentError(
             f"{where} expects a numpy array {wanted}; got {type(array).__name__}"
         )
     got = f"{array.dtype}{list(array.shape)}"
-    if array.dtype != dtype or array.shape != shape:
+    if array.dtype != dtype or (shape is not None and array.shape != shape):
         raise KernelArgumentError(f"{where} expects {wanted}; got {got}")
     if not array.flags.c_contiguous:
         raise KernelArgumentError(f"{where} expects a C-contiguous array; got a strided view")

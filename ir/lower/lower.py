@@ -23,7 +23,7 @@ from functools import lru_cache
 from ir.errors import ScheduleError
 from ir.lower.reads import ReadLowering
 from ir.lower.region import Region, constant_range, infer_region
-from ir.schedule.schedule import RFACTOR_TAIL, Schedule, Split, Stage, loop_extents
+from ir.schedule.schedule import RFACTOR_TAIL, Fuse, Schedule, Split, Stage, loop_extents
 from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
 from ir.tir.expr import (
@@ -88,6 +88,20 @@ class _Nest:
     output_index: tuple[PrimExpr, int] | None = None
     # The loop position of a reduction's init nest (None: no init).
     init_position: int | None = None
+    # The run-time extents of the loops over symbolic axes (`runtime_loop_extents`).
+    dynamic: dict[str, PrimExpr] = field(default_factory=dict)
+    # Guards keeping symbolic axes within their run-time extents, by the loop position
+    # they wrap: just inside the innermost loop they depend on (the whole nest at 0, the
+    # statement at the number of leaves).
+    # Each with the position of the split that, once its tail is peeled, proves it (-2:
+    # none does).
+    symbolic_guards: dict[int, list[tuple[int, PrimExpr]]] = field(default_factory=dict)
+    # Those of spatial axes placed inside the reduction's init position: the init checks
+    # them itself (by the same positions).
+    init_guards: dict[int, list[tuple[int, PrimExpr]]] = field(default_factory=dict)
+    # Splits of a symbolic axis (outer leaf -> split position) whose outer loop is peeled:
+    # a main part of whole tiles, without the axis's guard, then the last tile.
+    peelable: dict[str, int] = field(default_factory=dict)
 
 
 class _Lowering(ReadLowering):
@@ -143,6 +157,15 @@ class _Lowering(ReadLowering):
         extents, tails = loop_extents(stage, region.extents if region is not None else None)
         loop_vars = {leaf: _loop_var(f"{stage.name}_{leaf}") for leaf in stage.leaves}
         self.indexer.bound(loop_vars, extents)
+        symbolic = bool(stage.op.runtime_dims) or any(
+            axis.runtime_extent is not None for axis in stage.op.reduce_axes
+        )
+        dynamic: dict[str, PrimExpr] = {}
+        overshooting: frozenset[str] = frozenset()
+        whole: frozenset[str] = frozenset()
+        if symbolic:
+            whole = _whole_axes(stage, region)
+            dynamic, overshooting = runtime_loop_extents(stage, extents, whole)
         values: dict[str, PrimExpr] = dict(loop_vars)
         for relation in reversed(stage.relations):
             if isinstance(relation, Split):
@@ -152,14 +175,77 @@ class _Lowering(ReadLowering):
                     values[relation.inner],
                 )
             else:
-                inner_extent = extents[relation.inner]
+                inner_extent: PrimExpr | int = extents[relation.inner]
+                if symbolic and relation.fused in dynamic:
+                    inner_extent = dynamic.get(relation.inner, inner_extent)
                 values[relation.outer] = binary("floordiv", values[relation.fused], inner_extent)
                 values[relation.inner] = binary("floormod", values[relation.fused], inner_extent)
         offsets = region.starts if region is not None else tuple(IntImm(0) for _ in stage.op.axes)
+        if symbolic:  # (a guard keeps a symbolic axis within its run-time extent)
+            tails = [p for p in tails if stage.relations[p].parent not in dynamic]  # type: ignore[union-attr]
         nest = _Nest(stage, extents, loop_vars, values, offsets, tails)
         if isinstance(stage.op.body, Reduce):
             nest.init_position = self.first_reduce_position(stage)
+        if symbolic:
+            nest.dynamic = dynamic
+            self._guard_symbolic_axes(nest, overshooting, whole)
         return nest
+
+    def _guard_symbolic_axes(
+        self, nest: _Nest, overshooting: frozenset[str], whole: frozenset[str]
+    ) -> None:
+        """Guard each symbolic axis whose loops may run past its run-time extent (a split
+        leaves a partial last tile; a stage computed at another's loop over part of an
+        axis covers a static region)."""
+        stage = nest.stage
+        positions = {var: position for position, var in enumerate(nest.loop_vars.values())}
+        init = nest.init_position
+        for index, axis in enumerate(stage.op.axes):
+            runtime = axis.runtime_extent
+            if runtime is None or (axis.name in whole and axis.name not in overshooting):
+                continue
+            absolute = binary("add", nest.offsets[index], nest.values[axis.name])
+            guard = compare("lt", absolute, runtime)
+            position = _guard_position(guard, positions)
+            owner = self._peelable_split(nest, axis.name) if axis.name in whole else _NO_SPLIT
+            nest.symbolic_guards.setdefault(position, []).append((owner, guard))
+            if init is not None and position > init:
+                nest.init_guards.setdefault(position, []).append((owner, guard))
+        for axis in stage.op.reduce_axes:
+            runtime = axis.runtime_extent
+            if runtime is None or axis.name not in overshooting:
+                continue
+            guard = compare("lt", nest.values[axis.name], runtime)
+            owner = self._peelable_split(nest, axis.name)
+            nest.symbolic_guards.setdefault(_guard_position(guard, positions), []).append(
+                (owner, guard)
+            )
+
+    @staticmethod
+    def _peelable_split(nest: _Nest, axis: str) -> int:
+        """The position of the one split of symbolic `axis` into two loops, the outer
+        before the inner, that nothing else transforms (registered in `nest.peelable`);
+        `_NO_SPLIT` when its loops are not that."""
+        stage = nest.stage
+        touching = [
+            position
+            for position, relation in enumerate(stage.relations)
+            if (relation.parent if isinstance(relation, Split) else relation.outer) == axis
+            or (isinstance(relation, Fuse) and relation.inner == axis)
+        ]
+        if len(touching) != 1:
+            return _NO_SPLIT
+        relation = stage.relations[touching[0]]
+        leaves = stage.leaves
+        if (
+            not isinstance(relation, Split)
+            or relation.outer not in leaves
+            or relation.inner not in leaves
+            or leaves.index(relation.inner) < leaves.index(relation.outer)
+        ):
+            return _NO_SPLIT
+        nest.peelable[relation.outer] = touching[0]
+        return touching[0]
 
     def absolute(self, nest: _Nest) -> dict[Var, PrimExpr]:
         """The index of each axis of the nest's op in the whole tensor (offsets added)."""
@@ -211,7 +297,8 @@ class _Lowering(ReadLowering):
             assert isinstance(relation, Split)
             check = compare("lt", nest.values[relation.parent], nest.extents[relation.parent])
             condition = check if condition is None else logical_and(condition, check)
-        for guard in nest.guards:
+        innermost = _unproven(nest.symbolic_guards.get(len(nest.stage.leaves), ()), proven)
+        for guard in (*nest.guards, *innermost):
             condition = guard if condition is None else logical_and(condition, guard)
         return condition
 
@@ -232,7 +319,12 @@ class _Lowering(ReadLowering):
         generation = self.indexer.generation
         if known is not None and known[1] == generation:
             return known[0]
-        index = self._output_index(nest)
+        buffer = self.buffers[nest.stage.name]
+        if buffer.dims:
+            indices = [nest.values[axis.name] for axis in nest.stage.op.axes]
+            index = self.buffer_index(self.permute(nest.stage.name, indices), buffer)
+        else:
+            index = self._output_index(nest)
         nest.output_index = (index, generation)
         return index
 
@@ -282,20 +374,25 @@ class _Lowering(ReadLowering):
         condition = self._guards_without(nest, proven, reduce_names)
         if condition is not None:
             stmt = IfThenElse(condition, stmt)
-        for leaf in reversed(nest.stage.leaves[position:]):
+        leaves = nest.stage.leaves
+        for index in range(len(leaves) - 1, position - 1, -1):
+            leaf = leaves[index]
             if self._depends_on(nest, leaf, reduce_names):
                 continue
+            guards = _unproven(nest.init_guards.get(index + 1, ()), proven)
+            if guards:
+                stmt = IfThenElse(_all_of(guards), stmt)
             annotation = nest.stage.annotations.get(leaf, "")
-            extent = overrides.get(leaf, nest.extents[leaf])
+            extent = _loop_extent(nest, leaf, overrides)
             if annotation.startswith("bind:"):
                 # The init runs on the same GPU threads as the reduction it starts.
                 tag = annotation[len("bind:") :]
-                stmt = For(nest.loop_vars[leaf], IntImm(extent), "thread_binding", stmt, tag)
+                stmt = For(nest.loop_vars[leaf], extent, "thread_binding", stmt, tag)
                 continue
             kind = _LOOP_KIND.get(annotation, "serial")
             if kind == "parallel":
                 kind = "serial"
-            stmt = For(nest.loop_vars[leaf], IntImm(extent), kind, stmt)
+            stmt = For(nest.loop_vars[leaf], extent, kind, stmt)
         return stmt
 
     def _guards_without(
@@ -334,6 +431,21 @@ class _Lowering(ReadLowering):
         proven: frozenset[int],
         ranges: dict[Var, tuple[int, int]],
     ) -> Stmt:
+        stmt = self._build_level(nest, position, overrides, proven, ranges)
+        if nest.symbolic_guards and position < len(nest.stage.leaves):
+            guards = _unproven(nest.symbolic_guards.get(position, ()), proven)
+            if guards:
+                stmt = IfThenElse(_all_of(guards), stmt)
+        return stmt
+
+    def _build_level(
+        self,
+        nest: _Nest,
+        position: int,
+        overrides: dict[str, int],
+        proven: frozenset[int],
+        ranges: dict[Var, tuple[int, int]],
+    ) -> Stmt:
         stage = nest.stage
         leaves = stage.leaves
         if position == len(leaves):
@@ -343,6 +455,22 @@ class _Lowering(ReadLowering):
             prefix = self.init_statement(nest, position, overrides, proven)
         leaf = leaves[position]
         extent = overrides.get(leaf, nest.extents[leaf])
+        peel = nest.peelable.get(leaf) if nest.peelable else None
+        if peel is not None and peel not in proven:
+            # Whole tiles without the guard, then the last (maybe partial, maybe empty) one.
+            relation = stage.relations[peel]
+            assert isinstance(relation, Split)
+            runtime = stage.iter_vars[relation.parent].runtime_extent
+            assert runtime is not None
+            whole_tiles = binary("floordiv", runtime, nest.extents[relation.inner])
+            main = self.loop(
+                nest, position, extent, overrides, proven | {peel}, ranges, whole_tiles
+            )
+            last_ranges = dict(ranges)
+            last_ranges[nest.loop_vars[leaf]] = (0, extent - 1)
+            last_body = self.loop_body(nest, position, overrides, proven, last_ranges)
+            last_tile = LetStmt(nest.loop_vars[leaf], whole_tiles, last_body)
+            return seq(prefix, main, last_tile)
         tail = self._partitionable(nest, leaf, proven)
         if tail is not None and extent > 1:
             split_position, inner, remainder = tail
@@ -367,6 +495,7 @@ class _Lowering(ReadLowering):
             leaves = nest.stage.leaves
             if (
                 position in proven
+                or leaf in nest.dynamic
                 or relation.outer != leaf
                 or relation.inner not in leaves
                 or leaves.index(relation.inner) < leaves.index(leaf)
@@ -408,16 +537,22 @@ class _Lowering(ReadLowering):
         overrides: dict[str, int],
         proven: frozenset[int],
         ranges: dict[Var, tuple[int, int]],
+        runtime_extent: PrimExpr | None = None,
     ) -> Stmt:
+        """The loop of the leaf at `position` (to `runtime_extent` when given, else to its
+        own run-time or static extent; `extent` bounds it)."""
         leaf = nest.stage.leaves[position]
         var = nest.loop_vars[leaf]
         inner_ranges = dict(ranges)
         inner_ranges[var] = (0, extent - 1)
         body = self.loop_body(nest, position, overrides, proven, inner_ranges)
         annotation = nest.stage.annotations.get(leaf, "")
+        if runtime_extent is None and nest.dynamic and leaf not in overrides:
+            runtime_extent = nest.dynamic.get(leaf)
+        loop_extent = IntImm(extent) if runtime_extent is None else runtime_extent
         if annotation.startswith("bind:"):
-            return For(var, IntImm(extent), "thread_binding", body, annotation[len("bind:") :])
-        return For(var, IntImm(extent), _LOOP_KIND.get(annotation, "serial"), body)
+            return For(var, loop_extent, "thread_binding", body, annotation[len("bind:") :])
+        return For(var, loop_extent, _LOOP_KIND.get(annotation, "serial"), body)
 
     def loop_body(
         self,
@@ -518,7 +653,9 @@ class _Lowering(ReadLowering):
         outputs: list[Buffer] = []
         for tensor in program.outputs:
             stage_name = self.schedule.stage_of_op[id(tensor.op)]
-            buffer = Buffer(_identifier(stage_name), tensor.shape, tensor.dtype)
+            buffer = Buffer(
+                _identifier(stage_name), tensor.shape, tensor.dtype, dims=tensor.runtime_dims
+            )
             self.buffers[stage_name] = buffer
             outputs.append(buffer)
         allocations: list[Buffer] = []
@@ -541,7 +678,128 @@ class _Lowering(ReadLowering):
         for buffer in reversed(allocations):
             body = Allocate(buffer, body)
         params = tuple(self.inputs[id(t.op)] for t in program.inputs) + tuple(outputs)
-        return PrimFunc(_identifier(name), params, body, num_outputs=len(outputs))
+        return PrimFunc(
+            _identifier(name),
+            params,
+            body,
+            num_outputs=len(outputs),
+            size_params=self._size_params(params),
+        )
+
+    def _size_params(self, params: Sequence[Buffer]) -> tuple[Var, ...]:
+        """The size variables of the symbolic dims and extents, by name."""
+        found: dict[str, Var] = {}
+        extents = [dim for buffer in params for dim in buffer.dims]
+        for stage in self.schedule.stages.values():
+            for axis in (*stage.op.axes, *stage.op.reduce_axes):
+                if axis.runtime_extent is not None:
+                    extents.append(axis.runtime_extent)
+        for extent in extents:
+            for node in walk_expr(extent):
+                if isinstance(node, Var):
+                    found.setdefault(node.name, node)
+        return tuple(found[name] for name in sorted(found))
+
+
+def _loop_extent(nest: _Nest, leaf: str, overrides: Mapping[str, int]) -> PrimExpr:
+    """The extent of `leaf`'s loop: its run-time extent over a symbolic axis, else static."""
+    if leaf not in overrides:
+        bound = nest.dynamic.get(leaf)
+        if bound is not None:
+            return bound
+    return IntImm(overrides.get(leaf, nest.extents[leaf]))
+
+
+_NO_SPLIT = -2  # (split positions are >= 0, RFACTOR_PEELED is -1)
+
+
+def _unproven(guards: Sequence[tuple[int, PrimExpr]], proven: frozenset[int]) -> list[PrimExpr]:
+    return [guard for owner, guard in guards if owner not in proven]
+
+
+def _all_of(conditions: Sequence[PrimExpr]) -> PrimExpr:
+    condition = conditions[0]
+    for other in conditions[1:]:
+        condition = logical_and(condition, other)
+    return condition
+
+
+def _guard_position(guard: PrimExpr, positions: Mapping[Var, int]) -> int:
+    """Just inside the innermost loop whose variable `guard` reads (0: outside them all)."""
+    return 1 + max(
+        (
+            positions[node]
+            for node in walk_expr(guard)
+            if isinstance(node, Var) and node in positions
+        ),
+        default=-1,
+    )
+
+
+def _whole_axes(stage: Stage, region: Region | None) -> frozenset[str]:
+    """The spatial axes of `stage` that its loops cover whole: all of them at the root;
+    at another stage's loop, those whose region starts at 0 and spans the axis."""
+    axes = stage.op.axes
+    if region is None:
+        return frozenset(axis.name for axis in axes)
+    return frozenset(
+        axis.name
+        for axis, start, extent in zip(axes, region.starts, region.extents, strict=True)
+        if extent == axis.extent and type(start) is IntImm and start.value == 0
+    )
+
+
+def runtime_loop_extents(
+    stage: Stage, extents: Mapping[str, int], whole: frozenset[str]
+) -> tuple[dict[str, PrimExpr], frozenset[str]]:
+    """The run-time extents of the loops of `stage` over its symbolic axes (the spatial
+    ones among the `whole` axes, which its loops cover whole), and the symbolic axes
+    whose loops may run past their run-time extent, which need guards.
+
+    A split's outer loop runs to the ceiling of its parent's extent over the inner loop's
+    static one (its last tile may overshoot); a fuse runs to the product of its loops'
+    extents, run-time or static (exactly: lowering divides the fused index by the inner
+    loop's run-time extent); other loops keep their static extents.
+    """
+    dynamic: dict[str, PrimExpr] = {}
+    roots: dict[str, frozenset[str]] = {}  # axis -> the symbolic axes its loop covers
+    spatial = [axis for axis in stage.op.axes if axis.name in whole]
+    for axis in (*spatial, *stage.op.reduce_axes):
+        if axis.runtime_extent is not None:
+            dynamic[axis.name] = axis.runtime_extent
+            roots[axis.name] = frozenset((axis.name,))
+    overshooting: set[str] = set()
+    for relation in stage.relations:
+        if isinstance(relation, Split):
+            covered = roots.get(relation.parent)
+            if covered is None:
+                continue
+            roots[relation.outer] = roots[relation.inner] = covered
+            overshooting |= covered
+            parent = dynamic.get(relation.parent)
+            if parent is not None:
+                inner = extents[relation.inner]
+                dynamic[relation.outer] = binary(
+                    "floordiv", binary("add", parent, inner - 1), inner
+                )
+        else:
+            outer_roots, inner_roots = roots.get(relation.outer), roots.get(relation.inner)
+            if outer_roots is None and inner_roots is None:
+                continue
+            roots[relation.fused] = (outer_roots or frozenset()) | (inner_roots or frozenset())
+            outer_extent = dynamic.get(relation.outer)
+            inner_extent = dynamic.get(relation.inner)
+            if (outer_roots is not None and outer_extent is None) or (
+                inner_roots is not None and inner_extent is None
+            ):
+                overshooting |= roots[relation.fused]  # (a loop over part of an axis)
+                continue
+            dynamic[relation.fused] = binary(
+                "mul",
+                outer_extent if outer_extent is not None else extents[relation.outer],
+                inner_extent if inner_extent is not None else extents[relation.inner],
+            )
+    return dynamic, frozenset(overshooting)
 
 
 def lower(schedule: Schedule, name: str | None = None) -> PrimFunc:

@@ -24,8 +24,8 @@ from ir.tir.expr import (
 from ir.tir.visit import Rewrite, map_expr, map_expr_shared, substitute, walk_expr
 
 
-def flat_index(indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
-    """Row-major flat index of `indices` into a buffer of `shape`."""
+def flat_index(indices: Sequence[PrimExpr], shape: Sequence[int | PrimExpr]) -> PrimExpr:
+    """Row-major flat index of `indices` into a buffer of `shape` (dims may be symbolic)."""
     total: PrimExpr = IntImm(0)
     for index, extent in zip(indices, shape, strict=True):
         total = binary("add", binary("mul", total, extent), index)
@@ -248,8 +248,12 @@ class ReadLowering:
         buffer = self.inputs.get(id(op))
         if buffer is None:
             layout = self.schedule.input_layouts.get(op.name)
+            if layout is not None and op.runtime_dims:
+                raise ScheduleError(
+                    f"input {op.name} has symbolic dims; its layout cannot be rewritten"
+                )
             shape = layout.new_shape if layout is not None else op.shape
-            buffer = Buffer(op.name, shape, op.dtype)
+            buffer = Buffer(op.name, shape, op.dtype, dims=op.runtime_dims)
             self.inputs[id(op)] = buffer
         return buffer
 
@@ -295,6 +299,8 @@ class ReadLowering:
         op = read.tensor.op
         if isinstance(op, PlaceholderOp):
             buffer = self.input_buffer(op)
+            if buffer.dims:
+                return None  # (symbolic strides: `_load` builds the index)
             layout = self.schedule.input_layouts.get(op.name)
             if layout is not None:
                 forms = self._input_layout_forms(layout, forms)  # type: ignore[arg-type]
@@ -303,7 +309,7 @@ class ReadLowering:
             return Load(buffer, indexer.flat_of_forms(forms, buffer.shape))  # type: ignore[arg-type]
         name = self.schedule.stage_of_op.get(id(op))
         stage_buffer = self.buffers.get(name) if name is not None else None
-        if name is None or stage_buffer is None:
+        if name is None or stage_buffer is None or stage_buffer.dims:
             return None
         offsets = self.offsets.get(name)
         if offsets is not None:
@@ -344,7 +350,7 @@ class ReadLowering:
             layout = self.schedule.input_layouts.get(op.name)
             if layout is not None:
                 indices = layout.map_indices(indices)
-            return Load(buffer, self.flat_index(indices, buffer.shape))
+            return Load(buffer, self.buffer_index(indices, buffer))
         name = self.schedule.stage_of_op[id(op)]
         stage_buffer = self.buffers.get(name)
         if stage_buffer is None:
@@ -356,12 +362,18 @@ class ReadLowering:
             indices = tuple(
                 binary("sub", index, start) for index, start in zip(indices, offsets, strict=True)
             )
-        return Load(stage_buffer, self.flat_index(self.permute(name, indices), stage_buffer.shape))
+        return Load(stage_buffer, self.buffer_index(self.permute(name, indices), stage_buffer))
 
     def flat_index(self, indices: Sequence[PrimExpr], shape: Sequence[int]) -> PrimExpr:
         """`flat_index`, built in canonical linear form when the indices are affine."""
         flat = self.indexer.flat(indices, shape)
         return flat if flat is not None else flat_index(indices, shape)
+
+    def buffer_index(self, indices: Sequence[PrimExpr], buffer: Buffer) -> PrimExpr:
+        """The flat index of `indices` into `buffer`, whose strides may be symbolic."""
+        if buffer.dims:
+            return flat_index(indices, buffer.dims)
+        return self.flat_index(indices, buffer.shape)
 
     def permute(self, stage: str, indices: Sequence[PrimExpr]) -> list[PrimExpr]:
         layout = self.layouts.get(stage)

@@ -475,7 +475,11 @@ class Schedule:
             raise ScheduleError(f"unknown scope {scope!r}; known: {SCOPES}")
         source = self._tensor_by_name(tensor)
         name = self._fresh_stage_name(f"{tensor}_{scope}")
-        axes = tuple(IterVar(Var(f"ax{i}"), extent) for i, extent in enumerate(source.shape))
+        runtime = source.runtime_dims
+        axes = tuple(
+            IterVar(Var(f"ax{i}"), extent, "spatial", runtime[i] if runtime else None)
+            for i, extent in enumerate(source.shape)
+        )
         copy_op = ComputeOp(name, axes, source[tuple(axis.var for axis in axes)], "copy")
         copy = Tensor(copy_op)
         if not readers:
@@ -586,7 +590,9 @@ def _cache_write_ops(op: ComputeOp, name: str) -> tuple[ComputeOp, ComputeOp]:
         return known[1], known[2]
     cached_op = ComputeOp(name, op.axes, op.body, op.tag, op.attrs)
     cached = Tensor(cached_op)
-    fresh_axes = tuple(IterVar(Var(axis.name), axis.extent) for axis in op.axes)
+    fresh_axes = tuple(
+        IterVar(Var(axis.name), axis.extent, "spatial", axis.runtime_extent) for axis in op.axes
+    )
     copy_op = ComputeOp(op.name, fresh_axes, cached[tuple(axis.var for axis in fresh_axes)], "copy")
     if len(_CACHE_WRITES) >= _CACHE_WRITES_LIMIT:
         _CACHE_WRITES.clear()
@@ -619,20 +625,28 @@ def _rfactor_ops(op: ComputeOp, axis: str, factor: int, name: str) -> tuple[Comp
     body = op.body
     assert isinstance(body, Reduce)
     reduced = next(a for a in body.axes if a.name == axis)
+    runtime = reduced.runtime_extent
     taken = {a.name for a in (*op.axes, *body.axes)}
     taken |= {node.name for node in walk_expr(body) if isinstance(node, Var)}
     inner = IterVar(Var(_fresh_var_name(f"{axis}_i", taken)), factor)
     outer = IterVar(
-        Var(_fresh_var_name(f"{axis}_o", taken)), -(-reduced.extent // factor), "reduce"
+        Var(_fresh_var_name(f"{axis}_o", taken)),
+        -(-reduced.extent // factor),
+        "reduce",
+        None if runtime is None else binary("floordiv", binary("add", runtime, factor - 1), factor),
     )
     index = binary("add", binary("mul", outer.var, factor), inner.var)
     mapping = {reduced.var: index}
     condition = None if body.condition is None else substitute(body.condition, mapping)
-    if reduced.extent % factor:
+    if runtime is not None:
+        # (a symbolic extent: the last outer step's lanes past it add the identity)
+        bound = compare("lt", index, runtime)
+        condition = bound if condition is None else logical_and(condition, bound)
+    elif reduced.extent % factor:
         bound = compare("lt", index, reduced.extent)
         condition = bound if condition is None else logical_and(condition, bound)
     attrs = op.attrs
-    if reduced.extent % factor:
+    if runtime is None and reduced.extent % factor:
         # Lowering peels the last outer iteration, with a shorter inner loop, so the
         # bound is proven in both parts and the vector loop needs no masks.
         tail = (RFACTOR_TAIL, (outer.name, inner.name, reduced.extent))
@@ -645,7 +659,7 @@ def _rfactor_ops(op: ComputeOp, axis: str, factor: int, name: str) -> tuple[Comp
         op.tag,
         attrs,
     )
-    spatial = tuple(IterVar(Var(a.name), a.extent) for a in op.axes)
+    spatial = tuple(IterVar(Var(a.name), a.extent, "spatial", a.runtime_extent) for a in op.axes)
     lanes = IterVar(Var(inner.name), factor, "reduce")
     partials = Tensor(partial_op)[(*(a.var for a in spatial), lanes.var)]
     final_op = ComputeOp(

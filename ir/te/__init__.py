@@ -2,6 +2,7 @@
 
 from ir.te.tensor import (
     ComputeOp,
+    Dim,
     PlaceholderOp,
     Tensor,
     compute,
@@ -9,6 +10,7 @@ from ir.te.tensor import (
     min_reduce,
     placeholder,
     reduce_axis,
+    size_var,
     sum_reduce,
 )
 
@@ -16,6 +18,7 @@ TE_VERSION = "2"  # bump when a TE compute changes what a workload computes or h
 
 __all__ = [
     "ComputeOp",
+    "Dim",
     "PlaceholderOp",
     "Tensor",
     "compute",
@@ -23,5 +26,6 @@ __all__ = [
     "min_reduce",
     "placeholder",
     "reduce_axis",
+    "size_var",
     "sum_reduce",
 ]

@@ -34,13 +34,54 @@ class TEError(ValueError):
     """A tensor expression is malformed (wrong index count, nested reduction, ...)."""
 
 
+@dataclass(frozen=True)
+class Dim:
+    """A symbolic extent: an int64 expression of size variables, known when a kernel is
+    called, and the largest value it may take."""
+
+    value: PrimExpr
+    upper: int
+
+    def __post_init__(self) -> None:
+        if self.upper < 1:
+            raise TEError(f"symbolic dim {self.value} needs an upper bound >= 1, got {self.upper}")
+        if self.value.dtype != INDEX_DTYPE:
+            raise TEError(
+                f"symbolic dim {self.value} must be {INDEX_DTYPE}, not {self.value.dtype}"
+            )
+
+
+def size_var(name: str, upper: int) -> Dim:
+    """A size variable named `name` taking values in [1, upper] (a symbolic dim)."""
+    return Dim(Var(name, INDEX_DTYPE), int(upper))
+
+
+DimLike = int | Dim
+
+
+def _upper_bounds(shape: Sequence[DimLike], what: str) -> tuple[int, ...]:
+    dims = tuple(d.upper if isinstance(d, Dim) else int(d) for d in shape)
+    if any(d <= 0 for d in dims):
+        raise TEError(f"{what}: every dimension must be positive, got {dims}")
+    return dims
+
+
+def _runtime_dims(shape: Sequence[DimLike]) -> tuple[PrimExpr, ...]:
+    """The dims as expressions when one is symbolic; () for a static shape."""
+    if not any(isinstance(d, Dim) for d in shape):
+        return ()
+    return tuple(d.value if isinstance(d, Dim) else const(int(d), INDEX_DTYPE) for d in shape)
+
+
 @dataclass(frozen=True, eq=False)
 class PlaceholderOp:
-    """An input of a TE program."""
+    """An input of a TE program; `shape` holds the upper bounds of `runtime_dims` when
+    some dims are symbolic."""
 
     name: str
     shape: tuple[int, ...]
     dtype: str = "float32"
+    runtime_dims: tuple[PrimExpr, ...] = ()
 
     @property
     def input_tensors(self) -> tuple[Tensor, ...]:
@@ -60,8 +101,20 @@ class ComputeOp:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """The output shape."""
+        """The output shape (the upper bounds of symbolic dims)."""
         return tuple(axis.extent for axis in self.axes)
+
+    @property
+    def runtime_dims(self) -> tuple[PrimExpr, ...]:
+        """The output dims as expressions when one is symbolic; () for a static shape."""
+        if all(axis.runtime_extent is None for axis in self.axes):
+            return ()
+        return tuple(
+            axis.runtime_extent
+            if axis.runtime_extent is not None
+            else const(axis.extent, INDEX_DTYPE)
+            for axis in self.axes
+        )
 
     @property
     def dtype(self) -> str:
@@ -107,6 +160,11 @@ class Tensor:
         return self.op.shape
 
     @property
+    def runtime_dims(self) -> tuple[PrimExpr, ...]:
+        """The dims as expressions when one is symbolic; () for a static shape."""
+        return self.op.runtime_dims
+
+    @property
     def dtype(self) -> str:
         """The element dtype."""
         return self.op.dtype
@@ -135,13 +193,16 @@ class Tensor:
         return f"Tensor({self.name}, {self.shape}, {self.dtype})"
 
 
-def placeholder(shape: Sequence[int], dtype: str = "float32", name: str = "data") -> Tensor:
-    """An input tensor of a TE program."""
-    return Tensor(PlaceholderOp(name, tuple(int(d) for d in shape), dtype))
+def placeholder(shape: Sequence[DimLike], dtype: str = "float32", name: str = "data") -> Tensor:
+    """An input tensor of a TE program (dims may be symbolic)."""
+    upper = _upper_bounds(shape, f"placeholder {name}")
+    return Tensor(PlaceholderOp(name, upper, dtype, _runtime_dims(shape)))
 
 
-def reduce_axis(extent: int, name: str = "k") -> IterVar:
-    """A reduction axis over [0, extent)."""
+def reduce_axis(extent: DimLike, name: str = "k") -> IterVar:
+    """A reduction axis over [0, extent) (a symbolic extent runs to its run-time value)."""
+    if isinstance(extent, Dim):
+        return IterVar(Var(name), extent.upper, "reduce", extent.value)
     if extent <= 0:
         raise TEError(f"reduce axis {name} needs a positive extent, got {extent}")
     return IterVar(Var(name), int(extent), "reduce")
@@ -199,7 +260,7 @@ def reduce_identity(combiner: str, dtype: str) -> PrimExpr:
 
 
 def compute(
-    shape: Sequence[int],
+    shape: Sequence[DimLike],
     fcompute: Callable[..., ExprLike],
     name: str = "compute",
     tag: str = "",
@@ -210,11 +271,12 @@ def compute(
 
     `fcompute` takes one index variable per output dimension (or a single `*indices`).
     """
-    dims = tuple(int(d) for d in shape)
-    if any(d <= 0 for d in dims):
-        raise TEError(f"compute {name}: every dimension must be positive, got {dims}")
+    dims = _upper_bounds(shape, f"compute {name}")
     names = list(axis_names) if axis_names is not None else _axis_names(fcompute, len(dims))
-    axes = tuple(IterVar(Var(names[i]), dims[i], "spatial") for i in range(len(dims)))
+    axes = tuple(
+        IterVar(Var(names[i]), dims[i], "spatial", _runtime_extent(shape[i]))
+        for i in range(len(dims))
+    )
     body = as_expr(fcompute(*(axis.var for axis in axes)))
     for node in walk_expr(body):
         if isinstance(node, Reduce) and node is not body:
@@ -225,6 +287,10 @@ def compute(
         raise TEError(f"compute {name}: axis names must be unique, got {all_names}")
     op = ComputeOp(name, axes, body, tag, tuple(sorted((attrs or {}).items())))
     return Tensor(op)
+
+
+def _runtime_extent(dim: DimLike) -> PrimExpr | None:
+    return dim.value if isinstance(dim, Dim) else None
 
 
 def _axis_names(fcompute: Callable[..., Any], ndim: int) -> list[str]:

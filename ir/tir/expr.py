@@ -356,23 +356,36 @@ class TensorLike(Protocol):
 
 @dataclass(frozen=True, slots=True, init=False)
 class IterVar:
-    """An iteration axis of a compute: a variable over [0, extent), spatial or reduce."""
+    """An iteration axis of a compute: a variable over [0, extent), spatial or reduce.
+
+    A symbolic axis runs over [0, runtime_extent), an expression of size variables known
+    when the kernel is called; `extent` is then its upper bound, which every static
+    analysis (bounds, tile sizes, features) uses in its place.
+    """
 
     var: Var
     extent: int
     kind: str = "spatial"  # or "reduce"
+    runtime_extent: PrimExpr | None = None
     # The variable's name, stored once: schedules and lowering look axes up by name all
     # the time, and a property costs a call per read.
     name: str = field(init=False, repr=False, compare=False)
 
-    def __init__(self, var: Var, extent: int, kind: str = "spatial") -> None:
+    def __init__(
+        self,
+        var: Var,
+        extent: int,
+        kind: str = "spatial",
+        runtime_extent: PrimExpr | None = None,
+    ) -> None:
         _set_iter_var(self, var)
         _set_iter_extent(self, extent)
         _set_iter_kind(self, kind)
+        _set_iter_runtime_extent(self, runtime_extent)
         _set_iter_name(self, var.name)
 
     def __hash__(self) -> int:
-        return hash((self.var, self.extent, self.kind))
+        return hash((self.var, self.extent, self.kind, self.runtime_extent))
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -411,20 +424,26 @@ class Reduce(_CompositeExpr):
 
 @dataclass(frozen=True, slots=True)
 class Buffer:
-    """A region of memory: logical shape, dtype and storage scope (global, shared, local)."""
+    """A region of memory: logical shape, dtype and storage scope (global, shared, local).
+
+    A buffer with symbolic dims (a kernel parameter whose shape holds size variables)
+    lists them in `dims`, which then give its row-major strides; `shape` holds their
+    upper bounds.
+    """
 
     name: str
     shape: tuple[int, ...]
     dtype: str = "float32"
     scope: str = "global"
+    dims: tuple[PrimExpr, ...] = ()
 
     @property
     def size(self) -> int:
-        """Number of elements."""
+        """Number of elements (at the upper bounds, for symbolic dims)."""
         return math.prod(self.shape)
 
     def __hash__(self) -> int:
-        return hash((self.name, self.shape, self.dtype, self.scope))
+        return hash((self.name, self.shape, self.dtype, self.scope, self.dims))
 
 
 @dataclass(frozen=True, eq=False, slots=True, init=False)
@@ -458,8 +477,8 @@ _set_load_buffer, _set_load_index = slot_setters(Load, "buffer", "index")
 _set_logical_op, _set_logical_lhs, _set_logical_rhs, _set_logical_dtype = slot_setters(
     Logical, "op", "lhs", "rhs", "dtype"
 )
-_set_iter_var, _set_iter_extent, _set_iter_kind, _set_iter_name = slot_setters(
-    IterVar, "var", "extent", "kind", "name"
+_set_iter_var, _set_iter_extent, _set_iter_kind, _set_iter_runtime_extent, _set_iter_name = (
+    slot_setters(IterVar, "var", "extent", "kind", "runtime_extent", "name")
 )
 (_set_hash,) = slot_setters(_CompositeExpr, "_hash")
 (_set_var_hash,) = slot_setters(Var, "_hash")

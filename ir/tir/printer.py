@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ir.tir.expr import (
     Binary,
+    Buffer,
     Call,
     Cast,
     Compare,
@@ -107,8 +108,14 @@ def format_stmt(stmt: Stmt, indent: int = 0) -> str:
 
 
 def format_func(func: PrimFunc) -> str:
-    """Print a kernel with its signature."""
-    params = ", ".join(
-        f"{buf.name}: {buf.dtype}[{', '.join(str(d) for d in buf.shape)}]" for buf in func.params
-    )
-    return f"def {func.name}({params}):\n{format_stmt(func.body, 1)}"
+    """Print a kernel with its signature (symbolic dims as their expressions, then the
+    size parameters)."""
+    params = [f"{buf.name}: {buf.dtype}[{_format_dims(buf)}]" for buf in func.params]
+    params += [f"{var.name}: int64" for var in func.size_params]
+    return f"def {func.name}({', '.join(params)}):\n{format_stmt(func.body, 1)}"
+
+
+def _format_dims(buffer: Buffer) -> str:
+    if buffer.dims:
+        return ", ".join(format_expr(dim) for dim in buffer.dims)
+    return ", ".join(str(dim) for dim in buffer.shape)

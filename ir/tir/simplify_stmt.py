@@ -44,6 +44,7 @@ from ir.tir.stmt import (
     Stmt,
     Store,
 )
+from ir.tir.visit import map_expr
 
 EMPTY = Seq(())
 """The statement that does nothing (what a fully eliminated statement becomes)."""
@@ -51,23 +52,42 @@ EMPTY = Seq(())
 _INF = math.inf
 
 
-def simplify_stmt(stmt: Stmt, hints: Mapping[int, LinearHint] | None = None) -> Stmt:
+def simplify_stmt(
+    stmt: Stmt,
+    hints: Mapping[int, LinearHint] | None = None,
+    size_ranges: Mapping[Var, Interval] | None = None,
+) -> Stmt:
     """Simplify every expression of a loop nest and drop the statements that do nothing.
 
     Loop variables range over [0, extent - 1]; proven conditionals keep only their live
     branch, and a branch knows the `var op const` facts of its condition; loops of
     extent 0 vanish and loops of extent 1 become their body with the variable replaced
     by 0 (as do lets of constants); sequences are flattened. Returns `EMPTY` if nothing
-    is left. `hints` (by node identity) name index expressions already in canonical form.
+    is left. `hints` (by node identity) name index expressions already in canonical form;
+    `size_ranges` gives the ranges of the size variables, and a loop running to a
+    symbolic extent proves `var < extent` inside it.
     """
-    result = _StmtSimplifier(hints).visit(stmt)
+    simplifier = _StmtSimplifier(hints)
+    simplifier.ranges.update(size_ranges or {})
+    result = simplifier.visit(stmt)
     return EMPTY if result is None else result
 
 
 def simplify_func(func: PrimFunc, hints: Mapping[int, LinearHint] | None = None) -> PrimFunc:
-    """`func` with its body simplified by `simplify_stmt`."""
-    body = simplify_stmt(func.body, hints)
+    """`func` with its body simplified by `simplify_stmt` (its size variables ranging
+    over [1, the smallest upper bound of a parameter dim they are])."""
+    body = simplify_stmt(func.body, hints, size_ranges(func))
     return func if body is func.body else replace(func, body=body)
+
+
+def size_ranges(func: PrimFunc) -> dict[Var, Interval]:
+    """The range of each size variable of `func` that is a parameter dim by itself."""
+    ranges: dict[Var, Interval] = {}
+    for buffer in func.params:
+        for dim, upper in zip(buffer.dims, buffer.shape, strict=False):
+            if isinstance(dim, Var):
+                ranges[dim] = (1, min(upper, ranges.get(dim, (1, upper))[1]))
+    return ranges
 
 
 class _StmtSimplifier:
@@ -79,6 +99,8 @@ class _StmtSimplifier:
         self.ranges: dict[Var, Interval] = {}
         self.hints = hints
         self._simplifier: ExprSimplifier | None = None
+        # The variables of the enclosing loops with symbolic extents, to those extents.
+        self.symbolic_loops: dict[PrimExpr, PrimExpr] = {}
 
     def expr(self, expr: PrimExpr) -> PrimExpr:
         kind = type(expr)
@@ -145,7 +167,9 @@ class _StmtSimplifier:
             if high <= 0:
                 return None
             loop_range = (0, high - 1)
+            self.symbolic_loops[stmt.var] = extent
         body = self._within({stmt.var: loop_range}, stmt.body)
+        self.symbolic_loops.pop(stmt.var, None)
         if body is None:
             return None
         if body is stmt.body and extent is stmt.extent:
@@ -174,6 +198,8 @@ class _StmtSimplifier:
 
     def _if(self, stmt: IfThenElse) -> Stmt | None:
         condition = self.expr(stmt.condition)
+        if self.symbolic_loops and type(condition) is not IntImm:
+            condition = self.expr(map_expr(condition, self._loop_bound_fact))
         if type(condition) is IntImm:
             branch = stmt.then_case if condition.value else stmt.else_case
             return None if branch is None else self.visit(branch)
@@ -189,6 +215,16 @@ class _StmtSimplifier:
         if unchanged and else_case is stmt.else_case:
             return stmt
         return IfThenElse(condition, then_case, else_case)
+
+    def _loop_bound_fact(self, node: PrimExpr) -> PrimExpr | None:
+        """True for `var < extent` where `var` runs a loop to the symbolic `extent`."""
+        if (
+            type(node) is Compare
+            and node.op == "lt"
+            and self.symbolic_loops.get(node.lhs) == node.rhs
+        ):
+            return E.const(True, "bool")
+        return None
 
     def _assuming(self, condition: PrimExpr, truth: bool, stmt: Stmt) -> Stmt | None:
         """Visit `stmt`, which only runs when `condition` has the value `truth`."""

@@ -109,13 +109,16 @@ class Barrier(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class PrimFunc:
-    """A kernel: buffer parameters (inputs, then outputs) and a body."""
+    """A kernel: buffer parameters (inputs, then outputs) and a body; a kernel with
+    symbolic dims also takes the values of its size variables (`size_params`, int64,
+    after the buffers)."""
 
     name: str
     params: tuple[Buffer, ...]
     body: Stmt
     num_outputs: int = 1
     attrs: tuple[tuple[str, str], ...] = field(default=())
+    size_params: tuple[Var, ...] = ()
 
     @property
     def inputs(self) -> tuple[Buffer, ...]:

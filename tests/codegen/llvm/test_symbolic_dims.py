@@ -1,0 +1,247 @@
+"""Kernels with symbolic dims: one compiled kernel runs every shape within its bounds.
+
+Each kernel is built once from TE with size variables, under no schedule, the default
+schedule and hand-written ones (tiles that leave partial tiles, fuses of symbolic loops,
+producers computed inside consumers, rfactors of symbolic reductions), and checked
+against numpy at sizes from 1 to the upper bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegen.errors import KernelArgumentError
+from codegen.llvm import compile_kernel
+from codegen.llvm.jit import CompiledKernel
+from ir.lower import lower
+from ir.schedule.default import default_schedule
+from ir.schedule.schedule import Schedule
+from ir.te.program import TEProgram
+from ir.te.tensor import (
+    Dim,
+    Tensor,
+    compute,
+    max_reduce,
+    placeholder,
+    reduce_axis,
+    size_var,
+    sum_reduce,
+)
+from ir.tir.expr import binary, intrinsic
+from ir.tir.printer import format_func
+
+RNG = np.random.default_rng(7)
+
+
+def _dense(upper: int = 200) -> TEProgram:
+    m = size_var("m", upper)
+    x = placeholder((m, 48), name="X")
+    w = placeholder((40, 48), name="W")
+    k = reduce_axis(48, "k")
+    y = compute((m, 40), lambda i, j: sum_reduce(x[i, k] * w[j, k], axis=k), name="Y")
+    return TEProgram("dense", (x, w), (y,))
+
+
+def _softmax() -> TEProgram:
+    b, s = size_var("b", 6), size_var("s", 300)
+    a = placeholder((b, s), name="A")
+    r1, r2 = reduce_axis(s, "r1"), reduce_axis(s, "r2")
+    top = compute((b,), lambda i: max_reduce(a[i, r1], axis=r1), name="top")
+    ex = compute((b, s), lambda i, j: intrinsic("exp", a[i, j] - top[i]), name="ex")
+    total = compute((b,), lambda i: sum_reduce(ex[i, r2], axis=r2), name="total")
+    out = compute((b, s), lambda i, j: ex[i, j] / total[i], name="out")
+    return TEProgram("softmax", (a,), (out,))
+
+
+def _attention_context() -> TEProgram:
+    """[b, h, s, s] x [b, h, s, d] -> [b, h, s, d]: symbolic strides and a reduction
+    over a symbolic axis."""
+    b, s = size_var("b", 3), size_var("s", 80)
+    p = placeholder((b, 2, s, s), name="P")
+    v = placeholder((b, 2, s, 16), name="V")
+    t = reduce_axis(s, "t")
+    c = compute(
+        (b, 2, s, 16),
+        lambda i, h, q, e: sum_reduce(p[i, h, q, t] * v[i, h, t, e], axis=t),
+        name="C",
+    )
+    return TEProgram("context", (p, v), (c,))
+
+
+def _softmax_reference(a: np.ndarray) -> np.ndarray:
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _tiled_dense() -> Schedule:
+    """Tiles of 8 rows (a partial last tile), vectorized columns, parallel row tiles."""
+    schedule = Schedule(_dense())
+    io, jo, ii, ji = schedule.tile("Y", "i", "j", 8, 8)
+    schedule.reorder("Y", io, jo, "k", ii, ji)
+    schedule.vectorize("Y", ji)
+    schedule.parallel("Y", io)
+    return schedule
+
+
+def _fused_context() -> Schedule:
+    """All spatial loops but the last fused into one parallel loop over symbolic axes."""
+    schedule = Schedule(_attention_context())
+    fused = schedule.fuse("C", "i", "h")
+    fused = schedule.fuse("C", fused, "q")
+    schedule.parallel("C", fused)
+    schedule.reorder("C", fused, "t", "e")
+    schedule.vectorize("C", "e")
+    return schedule
+
+
+def _softmax_at_rows() -> Schedule:
+    """The row statistics and exponentials computed inside each output row."""
+    schedule = Schedule(_softmax())
+    for producer in ("total", "ex", "top"):
+        schedule.compute_at(producer, "out", "i")
+    _, inner = schedule.split("out", "j", 16)
+    schedule.vectorize("out", inner)
+    return schedule
+
+
+def _rfactor_softmax() -> Schedule:
+    schedule = Schedule(_softmax())
+    schedule.rfactor("total", "r2", 8)
+    return schedule
+
+
+def _dense_inputs(rows: int) -> list[np.ndarray]:
+    return [RNG.standard_normal((rows, 48), dtype=np.float32), _W]
+
+
+_W = RNG.standard_normal((40, 48), dtype=np.float32)
+
+
+def _softmax_inputs(rows: int) -> list[np.ndarray]:
+    return [RNG.standard_normal((1 + rows % 6, rows), dtype=np.float32)]
+
+
+def _context_inputs(length: int) -> list[np.ndarray]:
+    batch = 1 + length % 3
+    return [
+        RNG.standard_normal((batch, 2, length, length), dtype=np.float32),
+        RNG.standard_normal((batch, 2, length, 16), dtype=np.float32),
+    ]
+
+
+SCHEDULES: dict[str, tuple[Callable[[], Schedule], Callable[[int], list[np.ndarray]], int]] = {
+    "dense unscheduled": (lambda: Schedule(_dense()), _dense_inputs, 200),
+    "dense default": (lambda: default_schedule(_dense()), _dense_inputs, 200),
+    "dense tiled": (_tiled_dense, _dense_inputs, 200),
+    "softmax default": (lambda: default_schedule(_softmax()), _softmax_inputs, 300),
+    "softmax at rows": (_softmax_at_rows, _softmax_inputs, 300),
+    "softmax rfactor": (_rfactor_softmax, _softmax_inputs, 300),
+    "context default": (lambda: default_schedule(_attention_context()), _context_inputs, 80),
+    "context fused": (_fused_context, _context_inputs, 80),
+}
+
+
+def _reference(name: str, inputs: list[np.ndarray]) -> np.ndarray:
+    if name.startswith("dense"):
+        return inputs[0] @ inputs[1].T
+    if name.startswith("softmax"):
+        return _softmax_reference(inputs[0])
+    return inputs[0] @ inputs[1]
+
+
+_KERNELS: dict[str, CompiledKernel] = {}
+
+
+def _kernel(name: str) -> CompiledKernel:
+    if name not in _KERNELS:
+        _KERNELS[name] = compile_kernel(lower(SCHEDULES[name][0]()))
+    return _KERNELS[name]
+
+
+def _run(name: str, size: int) -> None:
+    kernel = _kernel(name)
+    inputs = SCHEDULES[name][1](size)
+    expected = _reference(name, inputs)
+    out = np.full(expected.shape, np.nan, dtype=np.float32)
+    kernel(*inputs, out)
+    np.testing.assert_allclose(out, expected, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_one_kernel_runs_every_size_up_to_its_bound(name: str) -> None:
+    upper = SCHEDULES[name][2]
+    for size in sorted({1, 2, 7, 17, upper // 2 + 1, upper}):
+        _run(name, size)
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(sorted(SCHEDULES)), fraction=st.floats(0.0, 1.0))
+def test_symbolic_kernels_match_numpy_at_any_size(name: str, fraction: float) -> None:
+    upper = SCHEDULES[name][2]
+    _run(name, 1 + int(fraction * (upper - 1)))
+
+
+def test_the_signature_names_the_size_variables_and_whole_tiles_run_unguarded() -> None:
+    func = lower(_tiled_dense())
+    assert [var.name for var in func.size_params] == ["m"]
+    text = format_func(func)
+    assert text.startswith("def dense(X: float32[m, 48], W: float32[40, 48], Y: float32[m, 40]")
+    assert "m: int64" in text
+    # The row tiles run to m // 8 without a guard; then the last tile, guarded.
+    main, last = text.split("Y_i_o = (m // 8)")
+    assert "for Y_i_o in range((m // 8))  # parallel:" in main
+    assert " if " not in main
+    assert "if (((Y_i_o * 8) + Y_i_i) < m):" in last
+
+
+def test_a_partial_tile_leaves_memory_past_the_rows_untouched() -> None:
+    kernel = _kernel("dense tiled")
+    x = RNG.standard_normal((13, 48), dtype=np.float32)
+    storage = np.full((14, 40), 123.0, dtype=np.float32)
+    out = storage[:13]
+    kernel(x, _W, out)
+    np.testing.assert_allclose(out, x @ _W.T, rtol=2e-5, atol=2e-5)
+    assert (storage[13] == 123.0).all()
+
+
+def test_shapes_that_do_not_fit_are_refused_by_name() -> None:
+    kernel = _kernel("dense default")
+    x = np.zeros((5, 48), np.float32)
+    with pytest.raises(KernelArgumentError, match=r"X dim 0 \(m\) is 201, outside \[1, 200\]"):
+        kernel(np.zeros((201, 48), np.float32), _W, np.zeros((201, 40), np.float32))
+    with pytest.raises(KernelArgumentError, match="m is 5 by X dim 0 but 6 by Y dim 0"):
+        kernel(x, _W, np.zeros((6, 40), np.float32))
+    with pytest.raises(KernelArgumentError, match="X has rank 2; got an array of shape"):
+        kernel(np.zeros((5,), np.float32), _W, np.zeros((5, 40), np.float32))
+    with pytest.raises(KernelArgumentError, match=r"expects float32\[40, 48\]"):
+        kernel(x, np.zeros((41, 48), np.float32), np.zeros((5, 40), np.float32))
+
+
+def test_a_dim_that_is_an_expression_is_checked_against_the_others() -> None:
+    n = size_var("n", 50)
+    a = placeholder((n,), name="A")
+    twice = Dim(binary("mul", n.value, 2), 100)
+    repeated = compute((twice,), lambda i: a[i // 2] * 2.0, name="B")
+    schedule = Schedule(TEProgram("repeat", (a,), (repeated,)))
+    _, inner = schedule.split("B", "i", 8)
+    schedule.vectorize("B", inner)
+    kernel = compile_kernel(lower(schedule))
+    values = RNG.standard_normal(9, dtype=np.float32)
+    out = np.zeros(18, np.float32)
+    kernel(values, out)
+    np.testing.assert_allclose(out, np.repeat(values, 2) * 2.0)
+    with pytest.raises(KernelArgumentError, match=r"B dim 0 must be \(n \* 2\) = 18; got 19"):
+        kernel(values, np.zeros(19, np.float32))
+
+
+def test_a_tensor_of_upper_bound_size_is_what_static_analyses_see() -> None:
+    program = _dense(upper=64)
+    (output,) = program.outputs
+    assert isinstance(output, Tensor)
+    assert output.shape == (64, 40)
+    assert [str(dim) for dim in output.runtime_dims] == ["m", "40"]
