@@ -40,6 +40,7 @@ from codegen.llvm.dtypes import (
     memory_type,
     scalar_type,
     splat,
+    unify,
 )
 from codegen.llvm.exprs import emit_cast, emit_expr, emit_index
 from codegen.llvm.loops import emit_counted_loop
@@ -54,7 +55,7 @@ from codegen.llvm.parallel import emit_parallel_loop
 from codegen.llvm.target import CpuTarget
 from codegen.llvm.transpose import emit_transposed_nest
 from codegen.llvm.vectorize import bind_vector_let, emit_vectorized_loop
-from ir.tir.expr import IntImm
+from ir.tir.expr import IntImm, PrimExpr, binary
 from ir.tir.stmt import (
     Allocate,
     Barrier,
@@ -160,10 +161,11 @@ def _emit_store(ctx: FunctionContext, store: Store) -> None:
         index = emit_index(ctx, store.index)  # lane 0's index came out per lane
         access = Access("scattered", store.index)
     value = emit_expr(ctx, store.value)
-    if lanes_of(index) > 1:
-        scatter(ctx, buffer, index, value)
+    mask = ctx.mask
+    if lanes_of(index) > 1 or (mask is not None and access.kind != "contiguous"):
+        scatter(ctx, buffer, index, value, mask)
     elif access.kind == "contiguous":
-        store_contiguous(ctx, buffer, index, splat(ctx.builder, value, ctx.lanes))
+        store_contiguous(ctx, buffer, index, splat(ctx.builder, value, ctx.lanes), mask)
     elif lanes_of(value) > 1:
         # Every lane writes the same element: the last lane's write is the one that stays.
         last = ctx.builder.extract_element(value, I32(lanes_of(value) - 1))
@@ -239,8 +241,20 @@ def _emit_allocate(ctx: FunctionContext, allocate: Allocate) -> None:
     module_ctx = ctx.module_ctx
     aligned_alloc = module_ctx.declare("aligned_alloc", ir.FunctionType(PTR, [I64, I64]))
     free = module_ctx.declare("free", ir.FunctionType(VOID, [PTR]))
-    padded_bytes = -(-size_bytes // HEAP_ALIGN_BYTES) * HEAP_ALIGN_BYTES
-    pointer = ctx.builder.call(aligned_alloc, [I64(HEAP_ALIGN_BYTES), I64(padded_bytes)])
+    if buffer.dims:  # (symbolic: the run-time size, not the upper bound's)
+        elements: PrimExpr = buffer.dims[0]
+        for dim in buffer.dims[1:]:
+            elements = binary("mul", elements, dim)
+        size = binary("mul", elements, item_bytes(buffer.dtype))
+        padded = binary(
+            "mul",
+            binary("floordiv", binary("add", size, HEAP_ALIGN_BYTES - 1), HEAP_ALIGN_BYTES),
+            HEAP_ALIGN_BYTES,
+        )
+        padded_bytes = emit_cast(ctx, emit_expr(ctx, padded), padded.dtype, "int64")
+    else:
+        padded_bytes = I64(-(-size_bytes // HEAP_ALIGN_BYTES) * HEAP_ALIGN_BYTES)
+    pointer = ctx.builder.call(aligned_alloc, [I64(HEAP_ALIGN_BYTES), padded_bytes])
     with ctx.bind_buffer(buffer, pointer):
         emit_stmt(ctx, allocate.body)
     ctx.builder.call(free, [pointer])
@@ -249,7 +263,18 @@ def _emit_allocate(ctx: FunctionContext, allocate: Allocate) -> None:
 def _emit_if(ctx: FunctionContext, branch: IfThenElse) -> None:
     condition = emit_expr(ctx, branch.condition)
     if lanes_of(condition) > 1:
-        raise CodegenError(f"condition {branch.condition} differs between vector lanes")
+        if branch.else_case is not None:
+            raise CodegenError(f"condition {branch.condition} differs between vector lanes")
+        # A guard on some lanes (a partial tile): its stores and loads are masked.
+        saved = ctx.mask
+        ctx.mask = (
+            condition if saved is None else ctx.builder.and_(*unify(ctx.builder, saved, condition))
+        )
+        try:
+            emit_stmt(ctx, branch.then_case)
+        finally:
+            ctx.mask = saved
+        return
     if branch.else_case is None:
         with ctx.builder.if_then(condition):
             emit_stmt(ctx, branch.then_case)

@@ -21,6 +21,7 @@ from codegen.llvm.dtypes import (
     I32,
     I64,
     PTR,
+    VOID,
     constant,
     intrinsic_suffix,
     is_unsigned,
@@ -253,25 +254,38 @@ def store_scalar(ctx: FunctionContext, buffer: Buffer, index: Any, value: Any) -
     )
 
 
-def store_contiguous(ctx: FunctionContext, buffer: Buffer, first: Any, value: Any) -> None:
-    """Store a vector to consecutive elements starting at scalar index `first`."""
-    ctx.builder.store(
-        _to_memory(ctx, value, buffer.dtype),
-        element_pointer(ctx, buffer, first),
-        align=item_bytes(buffer.dtype),
-    )
+def store_contiguous(
+    ctx: FunctionContext, buffer: Buffer, first: Any, value: Any, mask: Any = None
+) -> None:
+    """Store a vector to consecutive elements starting at scalar index `first`; with a
+    lane `mask`, only the lanes it selects (llvm.masked.store)."""
+    stored = _to_memory(ctx, value, buffer.dtype)
+    address = element_pointer(ctx, buffer, first)
+    if mask is None:
+        ctx.builder.store(stored, address, align=item_bytes(buffer.dtype))
+        return
+    vector_type = stored.type
+    mask_type = ir.VectorType(I1, vector_type.count)
+    function_type = ir.FunctionType(VOID, [vector_type, address.type, I32, mask_type])
+    name = f"llvm.masked.store.{intrinsic_suffix(vector_type)}.p0"
+    intrinsic = ctx.module_ctx.declare(name, function_type)
+    ctx.builder.call(intrinsic, [stored, address, I32(item_bytes(buffer.dtype)), mask])
 
 
-def scatter(ctx: FunctionContext, buffer: Buffer, indices: Any, value: Any) -> None:
+def scatter(
+    ctx: FunctionContext, buffer: Buffer, indices: Any, value: Any, mask: Any = None
+) -> None:
     """Store lane k of `value` to element `indices[k]`, lane by lane in order, so that
-    when lanes collide the highest lane wins, as the last iteration of a loop would."""
-    lanes = max(lanes_of(indices), lanes_of(value))
+    when lanes collide the highest lane wins, as the last iteration of a loop would; with
+    a lane `mask`, only the lanes it selects."""
+    lanes = max(lanes_of(indices), lanes_of(value), lanes_of(mask) if mask is not None else 1)
     indices = splat(ctx.builder, indices, lanes)
     value = splat(ctx.builder, value, lanes)
     for lane in range(lanes):
-        store_scalar(
-            ctx,
-            buffer,
-            ctx.builder.extract_element(indices, I32(lane)),
-            ctx.builder.extract_element(value, I32(lane)),
-        )
+        index = ctx.builder.extract_element(indices, I32(lane))
+        element = ctx.builder.extract_element(value, I32(lane))
+        if mask is None:
+            store_scalar(ctx, buffer, index, element)
+            continue
+        with ctx.builder.if_then(ctx.builder.extract_element(mask, I32(lane))):
+            store_scalar(ctx, buffer, index, element)

@@ -31,7 +31,7 @@ from codegen.llvm.dtypes import I32, constant, scalar_type, splat
 from codegen.llvm.exprs import emit_cast, emit_expr
 from codegen.llvm.loops import emit_counted_loop
 from ir.tir.expr import Binary, Buffer, IntImm, Load, PrimExpr, Var
-from ir.tir.stmt import Barrier, For, LetStmt, Seq, Stmt, Store
+from ir.tir.stmt import Barrier, For, IfThenElse, LetStmt, Seq, Stmt, Store
 from ir.tir.visit import substitute, walk_expr
 
 EmitStmt = Callable[[FunctionContext, Stmt], None]
@@ -104,6 +104,9 @@ def _collect(stmt: Stmt, accesses: _Accesses) -> str | None:
         return _collect(stmt.body, accesses)
     if isinstance(stmt, Barrier):
         return None
+    if isinstance(stmt, IfThenElse) and stmt.else_case is None:
+        accesses.read(stmt.condition)  # (a guard: its lanes' stores are masked)
+        return _collect(stmt.then_case, accesses)
     if isinstance(stmt, For):
         return "it contains a nested loop"
     return f"it contains {type(stmt).__name__}"

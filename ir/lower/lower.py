@@ -670,7 +670,9 @@ class _Lowering(ReadLowering):
                 shape = stage.op.shape if layout is None else layout.shape
                 if layout is not None:
                     self.layouts[stage.name] = layout
-                buffer = Buffer(_identifier(stage.name), shape, stage.op.dtype, stage.scope)
+                # (symbolic dims: sized and strided by the run-time extents)
+                dims = stage.op.runtime_dims if layout is None else ()
+                buffer = Buffer(_identifier(stage.name), shape, stage.op.dtype, stage.scope, dims)
                 self.buffers[stage.name] = buffer
                 allocations.append(buffer)
             stmts.append(self.emit_stage(stage, None, {}, nest))

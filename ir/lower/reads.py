@@ -385,7 +385,10 @@ class ReadLowering:
         """How an intermediate buffer is laid out: its dims follow the stage's own spatial
         loops (split pieces included, innermost last), so the innermost (vectorized) loop
         writes contiguously and a split stage stores in tiled order (packing at run
-        time). None keeps the plain row-major layout (no reorder, or a fused axis)."""
+        time). None keeps the plain row-major layout (no reorder, or a fused axis, or a
+        symbolic dim)."""
+        if stage.op.runtime_dims:
+            return None
         axes = [axis.name for axis in stage.op.axes]
         splits = [
             r
