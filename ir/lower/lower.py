@@ -194,38 +194,45 @@ class _Lowering(ReadLowering):
     def _guard_symbolic_axes(
         self, nest: _Nest, overshooting: frozenset[str], whole: frozenset[str]
     ) -> None:
-        """Guard each symbolic axis whose loops may run past its run-time extent (a split
-        leaves a partial last tile; a stage computed at another's loop over part of an
-        axis covers a static region)."""
+        """Guard the loops over symbolic axes that may run past their run-time extents:
+        each split of a loop with a run-time extent (its last tile may be partial), and
+        each symbolic axis its loops may overshoot otherwise (a fuse over the static
+        bound; a stage computed at another's loop over part of an axis)."""
         stage = nest.stage
-        positions = {var: position for position, var in enumerate(nest.loop_vars.values())}
-        init = nest.init_position
+        guards: list[tuple[int, PrimExpr, bool]] = []  # (owner, guard, of a spatial axis)
+        for position, relation in enumerate(stage.relations):
+            if isinstance(relation, Split) and relation.parent in nest.dynamic:
+                value = nest.values[relation.parent]
+                guard = compare("lt", value, nest.dynamic[relation.parent])
+                guards.append((position, guard, stage.axis_kind[relation.parent] == "spatial"))
+                if relation.parent in stage.iter_vars:
+                    self._register_peelable(nest, relation.parent)
         for index, axis in enumerate(stage.op.axes):
             runtime = axis.runtime_extent
             if runtime is None or (axis.name in whole and axis.name not in overshooting):
                 continue
             absolute = binary("add", nest.offsets[index], nest.values[axis.name])
-            guard = compare("lt", absolute, runtime)
-            position = _guard_position(guard, positions)
-            owner = self._peelable_split(nest, axis.name) if axis.name in whole else _NO_SPLIT
-            nest.symbolic_guards.setdefault(position, []).append((owner, guard))
-            if init is not None and position > init:
-                nest.init_guards.setdefault(position, []).append((owner, guard))
+            guards.append((_NO_SPLIT, compare("lt", absolute, runtime), True))
         for axis in stage.op.reduce_axes:
             runtime = axis.runtime_extent
-            if runtime is None or axis.name not in overshooting:
+            if runtime is not None and axis.name in overshooting:
+                guards.append((_NO_SPLIT, compare("lt", nest.values[axis.name], runtime), False))
+        positions = {var: position for position, var in enumerate(nest.loop_vars.values())}
+        init = nest.init_position
+        seen: set[PrimExpr] = set()
+        for owner, guard, spatial in guards:
+            if guard in seen:  # (a root axis's guard is its split's, owned by the split)
                 continue
-            guard = compare("lt", nest.values[axis.name], runtime)
-            owner = self._peelable_split(nest, axis.name)
-            nest.symbolic_guards.setdefault(_guard_position(guard, positions), []).append(
-                (owner, guard)
-            )
+            seen.add(guard)
+            position = _guard_position(guard, positions)
+            nest.symbolic_guards.setdefault(position, []).append((owner, guard))
+            if spatial and init is not None and position > init:
+                nest.init_guards.setdefault(position, []).append((owner, guard))
 
     @staticmethod
-    def _peelable_split(nest: _Nest, axis: str) -> int:
-        """The position of the one split of symbolic `axis` into two loops, the outer
-        before the inner, that nothing else transforms (registered in `nest.peelable`);
-        `_NO_SPLIT` when its loops are not that."""
+    def _register_peelable(nest: _Nest, axis: str) -> None:
+        """Register in `nest.peelable` the one split of symbolic root `axis` into two
+        loops, the outer before the inner, when nothing else transforms the axis."""
         stage = nest.stage
         touching = [
             position
@@ -234,18 +241,16 @@ class _Lowering(ReadLowering):
             or (isinstance(relation, Fuse) and relation.inner == axis)
         ]
         if len(touching) != 1:
-            return _NO_SPLIT
+            return
         relation = stage.relations[touching[0]]
         leaves = stage.leaves
         if (
-            not isinstance(relation, Split)
-            or relation.outer not in leaves
-            or relation.inner not in leaves
-            or leaves.index(relation.inner) < leaves.index(relation.outer)
+            isinstance(relation, Split)
+            and relation.outer in leaves
+            and relation.inner in leaves
+            and leaves.index(relation.inner) > leaves.index(relation.outer)
         ):
-            return _NO_SPLIT
-        nest.peelable[relation.outer] = touching[0]
-        return touching[0]
+            nest.peelable[relation.outer] = touching[0]
 
     def absolute(self, nest: _Nest) -> dict[Var, PrimExpr]:
         """The index of each axis of the nest's op in the whole tensor (offsets added)."""

@@ -153,7 +153,7 @@ def _iterations(schedule: Schedule, stage: str, position: int) -> int:
     return count
 
 
-def _parallel_launches(schedule: Schedule) -> int:
+def parallel_launches(schedule: Schedule) -> int:
     """The most times any parallel loop of the schedule starts."""
     launches = 0
     for name, stage in schedule.stages.items():
@@ -382,7 +382,7 @@ def check_schedule(workload: Workload, schedule: Schedule) -> bool:
         func = lower(schedule)
     except ScheduleError:
         return False
-    if _parallel_launches(schedule) > MAX_PARALLEL_LAUNCHES:
+    if parallel_launches(schedule) > MAX_PARALLEL_LAUNCHES:
         return False  # it lowers; running it on a busy machine would be too slow
     if "bind(" in format_func(func):
         # A GPU schedule: the CPU code generator refuses it, saying why. (A bind step

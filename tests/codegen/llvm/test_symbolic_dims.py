@@ -12,13 +12,15 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.errors import KernelArgumentError
 from codegen.llvm import compile_kernel
 from codegen.llvm.jit import CompiledKernel
+from ir.errors import ScheduleError
 from ir.lower import lower
+from ir.reference import check_close
 from ir.schedule.default import default_schedule
 from ir.schedule.schedule import Schedule
 from ir.te.program import TEProgram
@@ -34,6 +36,11 @@ from ir.te.tensor import (
 )
 from ir.tir.expr import binary, intrinsic
 from ir.tir.printer import format_func
+from tests.codegen.test_schedule_properties import (
+    MAX_PARALLEL_LAUNCHES,
+    parallel_launches,
+    random_schedule,
+)
 
 RNG = np.random.default_rng(7)
 
@@ -245,3 +252,63 @@ def test_a_tensor_of_upper_bound_size_is_what_static_analyses_see() -> None:
     assert isinstance(output, Tensor)
     assert output.shape == (64, 40)
     assert [str(dim) for dim in output.runtime_dims] == ["m", "40"]
+
+
+class _SymbolicWorkload:
+    """A symbolic TE program for `random_schedule` (no weights to rewrite)."""
+
+    weights: tuple[str, ...] = ()
+
+    def __init__(self, name: str, build: Callable[[], TEProgram]) -> None:
+        self.name = name
+        self.build = build
+
+    def program(self) -> TEProgram:
+        return self.build()
+
+
+RANDOM_WORKLOADS = {
+    "dense": (_SymbolicWorkload("dense", lambda: _dense(upper=40)), "dense default", 40),
+    "softmax": (_SymbolicWorkload("softmax", _softmax), "softmax default", 300),
+    "context": (_SymbolicWorkload("context", _attention_context), "context default", 80),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_WORKLOADS))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_random_schedules_of_symbolic_kernels_compute_numpy_at_any_size(
+    name: str, data: st.DataObject
+) -> None:
+    """Any valid schedule (splits with tails, fuses, reorders, compute_at, rfactor,
+    cache_read/write, vectorize, parallel, unroll), lowered once, is right at every size."""
+    workload, case, upper = RANDOM_WORKLOADS[name]
+    schedule = random_schedule(workload, data.draw)  # type: ignore[arg-type]
+    try:
+        func = lower(schedule)
+    except ScheduleError:
+        return
+    if parallel_launches(schedule) > MAX_PARALLEL_LAUNCHES:
+        return
+    kernel = compile_kernel(func)
+    for size in sorted({1, data.draw(st.integers(1, upper)), upper}):
+        inputs = SCHEDULES[case][1](size)
+        expected = _reference(case, inputs)
+        out = np.full(expected.shape, np.nan, dtype=np.float32)
+        kernel(*inputs, out)
+        check_close(out, expected, what=f"{name} at {size} under {schedule.trace.dumps()}")
+
+
+def test_a_split_of_a_fuse_over_a_symbolic_axis_keeps_the_static_axis_in_range() -> None:
+    """Found by the property above: h (2) fused with q (s) runs to 2 * s, divided by s;
+    split into one part of the static bound 160, the loop ran past 2 * s, so h reached 2
+    and more, and the kernel wrote past its output (a segmentation fault)."""
+    schedule = Schedule(_attention_context())
+    fused = schedule.fuse("C", "h", "q")
+    schedule.split("C", fused, nparts=1)
+    kernel = compile_kernel(lower(schedule))
+    for length in (1, 5, 80):
+        inputs = _context_inputs(length)
+        out = np.full((inputs[0].shape[0], 2, length, 16), np.nan, np.float32)
+        kernel(*inputs, out)
+        np.testing.assert_allclose(out, inputs[0] @ inputs[1], rtol=2e-5, atol=2e-5)
