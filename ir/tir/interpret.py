@@ -26,6 +26,7 @@ from ir.tir.expr import (
     Var,
 )
 from ir.tir.intrinsic_names import INTEGER_INTRINSICS
+from ir.tir.sizes import bind_sizes
 from ir.tir.stmt import (
     Allocate,
     Barrier,
@@ -237,15 +238,22 @@ def interpret(func: PrimFunc, arrays: Sequence[np.ndarray], reverse_threads: boo
     Loops bound to GPU blocks and threads run one iteration after another; with
     `reverse_threads` they run last index first, which changes the result only when
     the iterations of a thread loop depend on each other's order (a race on a GPU).
+    A kernel with symbolic dims takes its size variables from the arrays' shapes.
     """
     if len(arrays) != len(func.params):
         raise ValueError(f"{func.name} takes {len(func.params)} buffers, got {len(arrays)}")
     memory: dict[str, np.ndarray] = {}
     for buffer, array in zip(func.params, arrays, strict=True):
-        if array.shape != buffer.shape or array.dtype.name != buffer.dtype:
+        wrong_shape = not buffer.dims and array.shape != buffer.shape
+        if wrong_shape or array.dtype.name != buffer.dtype:
             raise ValueError(
                 f"{func.name}: buffer {buffer.name} expects {buffer.shape} {buffer.dtype}, "
                 f"got {array.shape} {array.dtype.name}"
             )
         memory[buffer.name] = array
-    _Interpreter(memory, reverse_threads).run(func.body)
+    interpreter = _Interpreter(memory, reverse_threads)
+    if func.size_params:
+        shapes = [array.shape for array in arrays]
+        sizes = bind_sizes(func.name, func.params, func.size_params, shapes)
+        interpreter.env.update({var.name: size for var, size in zip(func.size_params, sizes)})
+    interpreter.run(func.body)
