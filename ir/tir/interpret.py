@@ -255,5 +255,6 @@ def interpret(func: PrimFunc, arrays: Sequence[np.ndarray], reverse_threads: boo
     if func.size_params:
         shapes = [array.shape for array in arrays]
         sizes = bind_sizes(func.name, func.params, func.size_params, shapes)
-        interpreter.env.update({var.name: size for var, size in zip(func.size_params, sizes)})
+        bound = zip(func.size_params, sizes, strict=True)
+        interpreter.env.update({var.name: size for var, size in bound})
     interpreter.run(func.body)
