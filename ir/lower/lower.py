@@ -24,9 +24,11 @@ from ir.errors import ScheduleError
 from ir.lower.reads import ReadLowering
 from ir.lower.region import Region, constant_range, infer_region
 from ir.schedule.schedule import RFACTOR_TAIL, Fuse, Schedule, Split, Stage, loop_extents
+from ir.schedule.stage import runtime_loop_extents
 from ir.te.tensor import ComputeOp, PlaceholderOp, reduce_identity
 from ir.tir.arith import bound
 from ir.tir.expr import (
+    Binary,
     Buffer,
     IntImm,
     Load,
@@ -99,9 +101,10 @@ class _Nest:
     # Those of spatial axes placed inside the reduction's init position: the init checks
     # them itself (by the same positions).
     init_guards: dict[int, list[tuple[int, PrimExpr]]] = field(default_factory=dict)
-    # Splits of a symbolic axis (outer leaf -> split position) whose outer loop is peeled:
-    # a main part of whole tiles, without the axis's guard, then the last tile.
-    peelable: dict[str, int] = field(default_factory=dict)
+    # Loops over the tiles of a symbolic extent, peeled into a main part over the whole
+    # tiles, where the guards they own (the split's) are proven, then the last tile:
+    # leaf -> (owner, the number of whole tiles).
+    peelable: dict[str, tuple[int, PrimExpr]] = field(default_factory=dict)
 
 
 class _Lowering(ReadLowering):
@@ -217,6 +220,12 @@ class _Lowering(ReadLowering):
             runtime = axis.runtime_extent
             if runtime is not None and axis.name in overshooting:
                 guards.append((_NO_SPLIT, compare("lt", nest.values[axis.name], runtime), False))
+        for index, axis in enumerate(stage.op.reduce_axes):
+            # An rfactor's loop over the tiles of a symbolic reduction, ceil(E / f): its
+            # main part runs the whole tiles, where the simplifier proves the lanes' bound.
+            tiles = _whole_tiles(axis.runtime_extent)
+            if tiles is not None and axis.name in stage.leaves:
+                nest.peelable[axis.name] = (_REDUCE_PEEL - index, tiles)
         positions = {var: position for position, var in enumerate(nest.loop_vars.values())}
         init = nest.init_position
         seen: set[PrimExpr] = set()
@@ -250,7 +259,10 @@ class _Lowering(ReadLowering):
             and relation.inner in leaves
             and leaves.index(relation.inner) > leaves.index(relation.outer)
         ):
-            nest.peelable[relation.outer] = touching[0]
+            runtime = stage.iter_vars[axis].runtime_extent
+            assert runtime is not None
+            whole = binary("floordiv", runtime, nest.extents[relation.inner])
+            nest.peelable[relation.outer] = (touching[0], whole)
 
     def absolute(self, nest: _Nest) -> dict[Var, PrimExpr]:
         """The index of each axis of the nest's op in the whole tensor (offsets added)."""
@@ -461,15 +473,11 @@ class _Lowering(ReadLowering):
         leaf = leaves[position]
         extent = overrides.get(leaf, nest.extents[leaf])
         peel = nest.peelable.get(leaf) if nest.peelable else None
-        if peel is not None and peel not in proven:
+        if peel is not None and peel[0] not in proven:
             # Whole tiles without the guard, then the last (maybe partial, maybe empty) one.
-            relation = stage.relations[peel]
-            assert isinstance(relation, Split)
-            runtime = stage.iter_vars[relation.parent].runtime_extent
-            assert runtime is not None
-            whole_tiles = binary("floordiv", runtime, nest.extents[relation.inner])
+            owner, whole_tiles = peel
             main = self.loop(
-                nest, position, extent, overrides, proven | {peel}, ranges, whole_tiles
+                nest, position, extent, overrides, proven | {owner}, ranges, whole_tiles
             )
             last_ranges = dict(ranges)
             last_ranges[nest.loop_vars[leaf]] = (0, extent - 1)
@@ -718,6 +726,22 @@ def _loop_extent(nest: _Nest, leaf: str, overrides: Mapping[str, int]) -> PrimEx
 
 
 _NO_SPLIT = -2  # (split positions are >= 0, RFACTOR_PEELED is -1)
+_REDUCE_PEEL = -3  # (and below: the peels of reduce axes over tiles, by axis)
+
+
+def _whole_tiles(extent: PrimExpr | None) -> PrimExpr | None:
+    """floor(E / f) for an extent ceil(E / f) written `(E + (f - 1)) // f`; else None."""
+    if (
+        isinstance(extent, Binary)
+        and extent.op == "floordiv"
+        and isinstance(extent.rhs, IntImm)
+        and isinstance(extent.lhs, Binary)
+        and extent.lhs.op == "add"
+        and isinstance(extent.lhs.rhs, IntImm)
+        and extent.lhs.rhs.value == extent.rhs.value - 1
+    ):
+        return binary("floordiv", extent.lhs.lhs, extent.rhs)
+    return None
 
 
 def _unproven(guards: Sequence[tuple[int, PrimExpr]], proven: frozenset[int]) -> list[PrimExpr]:
@@ -754,59 +778,6 @@ def _whole_axes(stage: Stage, region: Region | None) -> frozenset[str]:
         for axis, start, extent in zip(axes, region.starts, region.extents, strict=True)
         if extent == axis.extent and type(start) is IntImm and start.value == 0
     )
-
-
-def runtime_loop_extents(
-    stage: Stage, extents: Mapping[str, int], whole: frozenset[str]
-) -> tuple[dict[str, PrimExpr], frozenset[str]]:
-    """The run-time extents of the loops of `stage` over its symbolic axes (the spatial
-    ones among the `whole` axes, which its loops cover whole), and the symbolic axes
-    whose loops may run past their run-time extent, which need guards.
-
-    A split's outer loop runs to the ceiling of its parent's extent over the inner loop's
-    static one (its last tile may overshoot); a fuse runs to the product of its loops'
-    extents, run-time or static (exactly: lowering divides the fused index by the inner
-    loop's run-time extent); other loops keep their static extents.
-    """
-    dynamic: dict[str, PrimExpr] = {}
-    roots: dict[str, frozenset[str]] = {}  # axis -> the symbolic axes its loop covers
-    spatial = [axis for axis in stage.op.axes if axis.name in whole]
-    for axis in (*spatial, *stage.op.reduce_axes):
-        if axis.runtime_extent is not None:
-            dynamic[axis.name] = axis.runtime_extent
-            roots[axis.name] = frozenset((axis.name,))
-    overshooting: set[str] = set()
-    for relation in stage.relations:
-        if isinstance(relation, Split):
-            covered = roots.get(relation.parent)
-            if covered is None:
-                continue
-            roots[relation.outer] = roots[relation.inner] = covered
-            overshooting |= covered
-            parent = dynamic.get(relation.parent)
-            if parent is not None:
-                inner = extents[relation.inner]
-                dynamic[relation.outer] = binary(
-                    "floordiv", binary("add", parent, inner - 1), inner
-                )
-        else:
-            outer_roots, inner_roots = roots.get(relation.outer), roots.get(relation.inner)
-            if outer_roots is None and inner_roots is None:
-                continue
-            roots[relation.fused] = (outer_roots or frozenset()) | (inner_roots or frozenset())
-            outer_extent = dynamic.get(relation.outer)
-            inner_extent = dynamic.get(relation.inner)
-            if (outer_roots is not None and outer_extent is None) or (
-                inner_roots is not None and inner_extent is None
-            ):
-                overshooting |= roots[relation.fused]  # (a loop over part of an axis)
-                continue
-            dynamic[relation.fused] = binary(
-                "mul",
-                outer_extent if outer_extent is not None else extents[relation.outer],
-                inner_extent if inner_extent is not None else extents[relation.inner],
-            )
-    return dynamic, frozenset(overshooting)
 
 
 def lower(schedule: Schedule, name: str | None = None) -> PrimFunc:

@@ -5,7 +5,7 @@ of a compute body; and input layout rewrites."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +14,7 @@ from ir.tir.expr import (
     IterVar,
     PrimExpr,
     TensorRead,
+    binary,
     slot_setters,
 )
 from ir.tir.visit import walk_expr
@@ -201,6 +202,68 @@ def loop_extents(
         else:
             extents[relation.fused] = extents[relation.outer] * extents[relation.inner]
     return extents, tails
+
+
+def runtime_loop_extents(
+    stage: Stage, extents: Mapping[str, int], whole: frozenset[str]
+) -> tuple[dict[str, PrimExpr], frozenset[str]]:
+    """The run-time extents of the loops of `stage` over its symbolic axes (the spatial
+    ones among the `whole` axes, which its loops cover whole), and the symbolic axes
+    whose loops may run past their run-time extent, which need guards.
+
+    A split's outer loop runs to the ceiling of its parent's extent over the inner loop's
+    static one (its last tile may overshoot); a fuse runs to the product of its loops'
+    extents, run-time or static (exactly: lowering divides the fused index by the inner
+    loop's run-time extent); other loops keep their static extents.
+    """
+    dynamic: dict[str, PrimExpr] = {}
+    roots: dict[str, frozenset[str]] = {}  # axis -> the symbolic axes its loop covers
+    spatial = [axis for axis in stage.op.axes if axis.name in whole]
+    for axis in (*spatial, *stage.op.reduce_axes):
+        if axis.runtime_extent is not None:
+            dynamic[axis.name] = axis.runtime_extent
+            roots[axis.name] = frozenset((axis.name,))
+    overshooting: set[str] = set()
+    for relation in stage.relations:
+        if isinstance(relation, Split):
+            covered = roots.get(relation.parent)
+            if covered is None:
+                continue
+            roots[relation.outer] = roots[relation.inner] = covered
+            overshooting |= covered
+            parent = dynamic.get(relation.parent)
+            if parent is not None:
+                inner = extents[relation.inner]
+                dynamic[relation.outer] = binary(
+                    "floordiv", binary("add", parent, inner - 1), inner
+                )
+        else:
+            outer_roots, inner_roots = roots.get(relation.outer), roots.get(relation.inner)
+            if outer_roots is None and inner_roots is None:
+                continue
+            roots[relation.fused] = (outer_roots or frozenset()) | (inner_roots or frozenset())
+            outer_extent = dynamic.get(relation.outer)
+            inner_extent = dynamic.get(relation.inner)
+            if (outer_roots is not None and outer_extent is None) or (
+                inner_roots is not None and inner_extent is None
+            ):
+                overshooting |= roots[relation.fused]  # (a loop over part of an axis)
+                continue
+            dynamic[relation.fused] = binary(
+                "mul",
+                outer_extent if outer_extent is not None else extents[relation.outer],
+                inner_extent if inner_extent is not None else extents[relation.inner],
+            )
+    return dynamic, frozenset(overshooting)
+
+
+def symbolic_loops(stage: Stage) -> frozenset[str]:
+    """The loops of `stage`, computed at the root, that run to run-time extents."""
+    if not stage.op.runtime_dims and all(a.runtime_extent is None for a in stage.op.reduce_axes):
+        return frozenset()
+    whole = frozenset(axis.name for axis in stage.op.axes)
+    dynamic, _ = runtime_loop_extents(stage, loop_extents(stage)[0], whole)
+    return frozenset(leaf for leaf in stage.leaves if leaf in dynamic)
 
 
 _READS: dict[int, tuple[PrimExpr, tuple[TensorRead, ...]]] = {}

@@ -16,6 +16,7 @@ from ir.tir.arith import (
     collect_linear,
     interval,
     is_int_dtype,
+    linear_interval,
     normalize_linear,
 )
 from ir.tir.expr import (
@@ -109,6 +110,8 @@ class _StmtSimplifier:
         simplifier = self._simplifier
         if simplifier is None:  # one per scope: statements share its memos
             simplifier = self._simplifier = ExprSimplifier(self.ranges, self.hints)
+        if self.symbolic_loops:
+            expr = map_expr(expr, self._loop_bound_fact)
         return simplifier.top(expr)
 
     def visit(self, stmt: Stmt) -> Stmt | None:
@@ -199,7 +202,7 @@ class _StmtSimplifier:
     def _if(self, stmt: IfThenElse) -> Stmt | None:
         condition = self.expr(stmt.condition)
         if self.symbolic_loops and type(condition) is not IntImm:
-            condition = self.expr(map_expr(condition, self._loop_bound_fact))
+            condition = self.expr(condition)  # (again: simplified, it may match a fact)
         if type(condition) is IntImm:
             branch = stmt.then_case if condition.value else stmt.else_case
             return None if branch is None else self.visit(branch)
@@ -217,13 +220,28 @@ class _StmtSimplifier:
         return IfThenElse(condition, then_case, else_case)
 
     def _loop_bound_fact(self, node: PrimExpr) -> PrimExpr | None:
-        """True for `var < extent` where `var` runs a loop to the symbolic `extent`."""
-        if (
-            type(node) is Compare
-            and node.op == "lt"
-            and self.symbolic_loops.get(node.lhs) == node.rhs
-        ):
+        """True for `var < E` where `var` runs a loop to the symbolic `E`, and for
+        `f * var + rest < E` where it runs to `E // f` and `rest` lies in [0, f - 1] (an
+        index within the whole tiles of E)."""
+        if type(node) is not Compare or node.op != "lt":
+            return None
+        if self.symbolic_loops.get(node.lhs) == node.rhs:
             return E.const(True, "bool")
+        terms: dict[PrimExpr, int] = {}
+        const = collect_linear(node.lhs, 1, terms)
+        for var, coef in terms.items():
+            extent = self.symbolic_loops.get(var)
+            if (
+                coef > 0
+                and isinstance(extent, E.Binary)
+                and extent.op == "floordiv"
+                and extent.lhs == node.rhs
+                and extent.rhs == E.IntImm(coef)
+            ):
+                rest = {atom: scale for atom, scale in terms.items() if atom is not var}
+                low, high = linear_interval(rest, const, self.ranges, None)
+                if low >= 0 and high <= coef - 1:
+                    return E.const(True, "bool")
         return None
 
     def _assuming(self, condition: PrimExpr, truth: bool, stmt: Stmt) -> Stmt | None:

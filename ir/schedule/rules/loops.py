@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.rules.choices import Choices
 from ir.schedule.schedule import Schedule
+from ir.schedule.stage import Stage, loop_extents, symbolic_loops
 
 MAX_VECTOR = 64  # longest loop emitted as one vector (codegen's MAX_VECTOR_LANES)
 # The narrowest vector the default makes: 4 bytes (a 4-channel uint8 block) fill no SIMD
@@ -70,8 +71,19 @@ def parallel_preference(extents: Sequence[int], work: int) -> int:
     return len(extents) if work >= MIN_PARALLEL_WORK else 0
 
 
+# Iterations of a fused loop's body (at the upper bounds) per division by a run-time
+# extent that recovering the fused loops' indices costs (an int64 division, tens of cycles).
+MIN_BODY_PER_RUNTIME_DIVISION = 256
+
+
 def fuse_parallel(schedule: Schedule, stage: str, loops: Sequence[str], count: int) -> list[str]:
-    """Fuse the first `count` loops into one parallel loop; the remaining loop names."""
+    """Fuse the first `count` loops into one parallel loop; the remaining loop names.
+
+    A loop with a run-time extent inside the fused loop costs a division per fused
+    iteration: the fuse stops before the loops whose body is too small to pay for the
+    divisions it would add (`MIN_BODY_PER_RUNTIME_DIVISION`).
+    """
+    count = _affordable_fuse(schedule.stages[stage], loops, count)
     if count == 0:
         return list(loops)
     fused = loops[0]
@@ -85,10 +97,25 @@ def fuse_outer(schedule: Schedule, stage: str, loops: Sequence[str], count: int)
     """Fuse the first `count` of the outer `loops` into one parallel loop and the others
     into one serial loop (fused loops keep an intermediate's buffer in row-major order)."""
     rest = fuse_parallel(schedule, stage, loops, count)[1 if count else 0 :]
-    if len(rest) > 1:
+    if len(rest) > 1 and not symbolic_loops(schedule.stages[stage]) & set(rest[1:]):
         fused = rest[0]
         for loop in rest[1:]:
             fused = schedule.fuse(stage, fused, loop)
+
+
+def _affordable_fuse(target: Stage, loops: Sequence[str], count: int) -> int:
+    symbolic = symbolic_loops(target)
+    if not symbolic or count <= 1:
+        return count
+    extents = loop_extents(target)[0]
+    leaves = target.leaves
+    while count > 1:
+        divisions = sum(1 for loop in loops[1:count] if loop in symbolic)
+        body = math.prod(extents[leaf] for leaf in leaves[leaves.index(loops[count - 1]) + 1 :])
+        if body >= MIN_BODY_PER_RUNTIME_DIVISION * divisions:
+            break
+        count -= 1
+    return count
 
 
 def unroll_innermost(
