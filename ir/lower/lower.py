@@ -102,9 +102,9 @@ class _Nest:
     # them itself (by the same positions).
     init_guards: dict[int, list[tuple[int, PrimExpr]]] = field(default_factory=dict)
     # Loops over the tiles of a symbolic extent, peeled into a main part over the whole
-    # tiles, where the guards they own (the split's) are proven, then the last tile:
-    # leaf -> (owner, the number of whole tiles).
-    peelable: dict[str, tuple[int, PrimExpr]] = field(default_factory=dict)
+    # tiles, where the guards they own (the split's) are proven, then the last tile if
+    # partial: leaf -> (owner, symbolic extent E, tile size f).
+    peelable: dict[str, tuple[int, PrimExpr, int]] = field(default_factory=dict)
 
 
 class _Lowering(ReadLowering):
@@ -223,9 +223,9 @@ class _Lowering(ReadLowering):
         for index, axis in enumerate(stage.op.reduce_axes):
             # An rfactor's loop over the tiles of a symbolic reduction, ceil(E / f): its
             # main part runs the whole tiles, where the simplifier proves the lanes' bound.
-            tiles = _whole_tiles(axis.runtime_extent)
+            tiles = _tiles_of(axis.runtime_extent)
             if tiles is not None and axis.name in stage.leaves:
-                nest.peelable[axis.name] = (_REDUCE_PEEL - index, tiles)
+                nest.peelable[axis.name] = (_REDUCE_PEEL - index, *tiles)
         positions = {var: position for position, var in enumerate(nest.loop_vars.values())}
         init = nest.init_position
         seen: set[PrimExpr] = set()
@@ -261,8 +261,7 @@ class _Lowering(ReadLowering):
         ):
             runtime = stage.iter_vars[axis].runtime_extent
             assert runtime is not None
-            whole = binary("floordiv", runtime, nest.extents[relation.inner])
-            nest.peelable[relation.outer] = (touching[0], whole)
+            nest.peelable[relation.outer] = (touching[0], runtime, nest.extents[relation.inner])
 
     def absolute(self, nest: _Nest) -> dict[Var, PrimExpr]:
         """The index of each axis of the nest's op in the whole tensor (offsets added)."""
@@ -474,15 +473,17 @@ class _Lowering(ReadLowering):
         extent = overrides.get(leaf, nest.extents[leaf])
         peel = nest.peelable.get(leaf) if nest.peelable else None
         if peel is not None and peel[0] not in proven:
-            # Whole tiles without the guard, then the last (maybe partial, maybe empty) one.
-            owner, whole_tiles = peel
+            # Whole tiles without the guard, then the last tile where E leaves one.
+            owner, runtime, tile = peel
+            whole_tiles = binary("floordiv", runtime, tile)
             main = self.loop(
                 nest, position, extent, overrides, proven | {owner}, ranges, whole_tiles
             )
             last_ranges = dict(ranges)
             last_ranges[nest.loop_vars[leaf]] = (0, extent - 1)
             last_body = self.loop_body(nest, position, overrides, proven, last_ranges)
-            last_tile = LetStmt(nest.loop_vars[leaf], whole_tiles, last_body)
+            partial = compare("ne", binary("floormod", runtime, tile), 0)
+            last_tile = IfThenElse(partial, LetStmt(nest.loop_vars[leaf], whole_tiles, last_body))
             return seq(prefix, main, last_tile)
         tail = self._partitionable(nest, leaf, proven)
         if tail is not None and extent > 1:
@@ -729,8 +730,8 @@ _NO_SPLIT = -2  # (split positions are >= 0, RFACTOR_PEELED is -1)
 _REDUCE_PEEL = -3  # (and below: the peels of reduce axes over tiles, by axis)
 
 
-def _whole_tiles(extent: PrimExpr | None) -> PrimExpr | None:
-    """floor(E / f) for an extent ceil(E / f) written `(E + (f - 1)) // f`; else None."""
+def _tiles_of(extent: PrimExpr | None) -> tuple[PrimExpr, int] | None:
+    """(E, f) for an extent ceil(E / f) written `(E + (f - 1)) // f`; else None."""
     if (
         isinstance(extent, Binary)
         and extent.op == "floordiv"
@@ -740,7 +741,7 @@ def _whole_tiles(extent: PrimExpr | None) -> PrimExpr | None:
         and isinstance(extent.lhs.rhs, IntImm)
         and extent.lhs.rhs.value == extent.rhs.value - 1
     ):
-        return binary("floordiv", extent.lhs.lhs, extent.rhs)
+        return extent.lhs.lhs, extent.rhs.value
     return None
 
 

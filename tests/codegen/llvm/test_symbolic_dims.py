@@ -200,8 +200,8 @@ def test_the_signature_names_the_size_variables_and_whole_tiles_run_unguarded() 
     text = format_func(func)
     assert text.startswith("def dense(X: float32[m, 48], W: float32[40, 48], Y: float32[m, 40]")
     assert "m: int64" in text
-    # The row tiles run to m // 8 without a guard; then the last tile, guarded.
-    main, last = text.split("Y_i_o = (m // 8)")
+    # The row tiles run to m // 8 without a guard; then the last tile, if partial, guarded.
+    main, last = text.split("if ((m % 8) != 0):\n    Y_i_o = (m // 8)")
     assert "for Y_i_o in range((m // 8))  # parallel:" in main
     assert " if " not in main
     assert "if (((Y_i_o * 8) + Y_i_i) < m):" in last
