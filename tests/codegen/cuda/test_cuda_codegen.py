@@ -237,3 +237,13 @@ def test_cuda_target_strings() -> None:
     assert target.limits.max_shared_memory_per_block == 101376
     assert str(target) == "cuda -arch=sm_80 -max_shared_memory_per_block=101376"
     assert str(parse_cuda_target("cuda")) == "cuda -arch=sm_90"
+
+
+def test_a_kernel_with_symbolic_dims_is_refused_by_name() -> None:
+    size = Var("n")
+    source = Buffer("A", (64,), dims=(size,))
+    result = Buffer("B", (64,), dims=(size,))
+    loop = For(Var("i"), size, "serial", Store(result, Var("i"), Load(source, Var("i"))))
+    func = PrimFunc("copy", (source, result), loop, size_params=(size,))
+    with pytest.raises(CodegenError, match=r"copy has symbolic dims \(n\); CUDA kernels take"):
+        plan_kernels(func)
