@@ -426,9 +426,9 @@ def _used_params(kernel: Stmt, candidates: tuple[Buffer, ...]) -> tuple[Buffer, 
 def plan_kernels(func: PrimFunc) -> KernelPlan:
     """Split `func` into kernel launches ready for printing (the module docstring)."""
     if func.size_params:
-        names = ", ".join(var.name for var in func.size_params)
+        symbolic = ", ".join(var.name for var in func.size_params)
         raise CodegenError(
-            f"{func.name} has symbolic dims ({names}); CUDA kernels take static shapes only"
+            f"{func.name} has symbolic dims ({symbolic}); CUDA kernels take static shapes only"
         )
     # Step 1.
     body = func.body
