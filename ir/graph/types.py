@@ -1,4 +1,4 @@
-"""Types of graph IR values: tensors with static shapes, tuples and functions."""
+"""Types of graph IR values: tensors (of static or symbolic shapes), tuples and functions."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 import ml_dtypes  # noqa: F401  (registers int4, bfloat16, float8_e4m3fn, ... with numpy)
 import numpy as np
+
+from ir.tir.expr import PrimExpr
+from ir.tir.printer import format_expr
 
 # Element types kept as their bits (ml_dtypes' arrays): tensors of them move, reshape and
 # are selected like any other, and convert to and from other types through `reinterpret`
@@ -60,16 +63,26 @@ def normalize_dtype(dtype: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TensorType:
-    """A tensor of a static shape and an element dtype."""
+    """A tensor of a shape and an element dtype.
+
+    A symbolic shape lists its dims in `dims` (int64 expressions of size variables, known
+    when the model runs); `shape` then holds their upper bounds, which every static
+    analysis uses. Only ops with a symbolic relation take symbolic dims (InferType).
+    """
 
     shape: tuple[int, ...]
     dtype: str = "float32"
+    dims: tuple[PrimExpr, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "shape", tuple(int(dim) for dim in self.shape))
         object.__setattr__(self, "dtype", normalize_dtype(self.dtype))
         if any(dim < 0 for dim in self.shape):
             raise TypeError(f"negative dimension in shape {self.shape}")
+        if self.dims and (
+            len(self.dims) != len(self.shape) or any(dim.dtype != "int64" for dim in self.dims)
+        ):
+            raise TypeError(f"symbolic dims {self.dims} do not fit shape {self.shape}")
 
     @property
     def ndim(self) -> int:
@@ -87,7 +100,10 @@ class TensorType:
         return self.size * np.dtype(self.dtype).itemsize
 
     def __str__(self) -> str:
-        dims = ", ".join(str(dim) for dim in self.shape)
+        if self.dims:
+            dims = ", ".join(format_expr(dim) for dim in self.dims)
+        else:
+            dims = ", ".join(str(dim) for dim in self.shape)
         return f"Tensor[({dims}), {self.dtype}]"
 
 
@@ -126,6 +142,9 @@ def as_tensor_type(ty: Type, where: str) -> TensorType:
 def type_to_json(ty: Type) -> object:
     """Return a JSON-serialisable description of a type."""
     if isinstance(ty, TensorType):
+        if ty.dims:
+            dims = [format_expr(dim) for dim in ty.dims]
+            return {"shape": list(ty.shape), "dims": dims, "dtype": ty.dtype}
         return {"shape": list(ty.shape), "dtype": ty.dtype}
     if isinstance(ty, TupleType):
         return {"tuple": [type_to_json(field) for field in ty.fields]}

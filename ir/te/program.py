@@ -11,6 +11,7 @@ from functools import cached_property
 
 from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem, Var
 from ir.graph.ops.registry import get_op
+from ir.graph.ops.te_common import te_dims
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from ir.te.evaluate import topological_ops
@@ -67,7 +68,7 @@ def function_to_te(fn: Function) -> TEProgram:
         ty = param.type_annotation
         if not isinstance(ty, TensorType):
             raise TEError(f"{name}: parameter %{param.name} must be a tensor, got {ty}")
-        tensor = placeholder(ty.shape, ty.dtype, f"p{index}")
+        tensor = placeholder(te_dims(ty), ty.dtype, f"p{index}")
         inputs.append(tensor)
         by_name[param.name] = tensor
     for node in post_order(fn.body):

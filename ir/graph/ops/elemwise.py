@@ -11,7 +11,13 @@ from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
 from ir.graph.ops.common import broadcast_shapes, same_dtype, tensor_arg, tensor_args
 from ir.graph.ops.registry import OpDef, OpPattern
-from ir.graph.ops.te_common import float_math, map_compute, stage_name, trunc_div
+from ir.graph.ops.te_common import (
+    broadcast_dims,
+    float_math,
+    map_compute,
+    stage_name,
+    trunc_div,
+)
 from ir.graph.types import TensorType, Type, normalize_dtype
 from ir.te.tensor import ComputeOp, Tensor
 from ir.tir.expr import (
@@ -76,6 +82,7 @@ def _unary(
         te_compute=te_compute,
         doc=doc,
         input_names=("data",),
+        symbolic_relation=broadcast_dims,
     )
 
 
@@ -226,6 +233,7 @@ def _binary(
         te_compute=te_compute,
         doc=doc,
         input_names=("lhs", "rhs"),
+        symbolic_relation=broadcast_dims,
     )
 
 

@@ -36,6 +36,9 @@ class Required:
 REQUIRED: Any = Required()
 
 TypeRelation = Callable[[Sequence[Type], Attrs], Type]
+# The type of a call with symbolic arguments, from the arguments' types and the static
+# type the op's relation gives at their upper bounds.
+SymbolicRelation = Callable[[Sequence[Type], Type], Type]
 Reference = Callable[[Sequence[np.ndarray], Attrs], Any]
 FlopCounter = Callable[[Sequence[Type], Type, Attrs], int]
 
@@ -71,6 +74,8 @@ class OpDef:
     te_compute: Callable[..., Any] | None = None
     doc: str = ""
     input_names: tuple[str, ...] = field(default=())
+    # How the op maps symbolic dims (None: it takes static shapes only).
+    symbolic_relation: SymbolicRelation | None = None
 
     def make_attrs(self, given: Mapping[str, object], where: str = "") -> Attrs:
         """Validate `given` against the attribute schema and fill in defaults."""

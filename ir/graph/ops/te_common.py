@@ -6,9 +6,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
 from ir.graph.types import TensorType, TupleType, Type
-from ir.te.tensor import TEError, Tensor, compute
+from ir.te.tensor import Dim, DimLike, TEError, Tensor, compute
 from ir.tir.expr import (
     INDEX_DTYPE,
     ExprLike,
@@ -22,6 +23,7 @@ from ir.tir.expr import (
     ne,
     select,
 )
+from ir.tir.printer import format_expr
 
 Indices = Sequence[PrimExpr]
 TeCompute = Callable[[Sequence[Tensor], Attrs, Type], "Tensor | tuple[Tensor, ...]"]
@@ -80,6 +82,46 @@ def read_broadcast(tensor: Tensor, out_indices: Indices) -> PrimExpr:
     return tensor[broadcast_indices(tensor.shape, out_indices)]
 
 
+def broadcast_dims(arg_types: Sequence[Type], out_type: Type) -> Type:
+    """The symbolic relation of elementwise and broadcast ops: each output dim is the
+    operands' symbolic dim there (the same in all of them that are not a static 1)."""
+    out = tensor_out(out_type, "broadcast")
+    found: list[PrimExpr | None] = [None] * out.ndim
+    for ty in arg_types:
+        if not isinstance(ty, TensorType):
+            continue
+        for axis in range(ty.ndim):
+            at = out.ndim - ty.ndim + axis
+            dim = ty.dims[axis] if ty.dims else IntImm(ty.shape[axis], INDEX_DTYPE)
+            if isinstance(dim, IntImm) and dim.value == 1:
+                continue  # (broadcast)
+            known = found[at]
+            if known is not None and known != dim:
+                raise TypeInferenceError(
+                    f"dim {at} is {format_expr(known)} in one operand but {format_expr(dim)} "
+                    "in another"
+                )
+            found[at] = dim
+    dims = tuple(
+        dim if dim is not None else IntImm(extent, INDEX_DTYPE)
+        for dim, extent in zip(found, out.shape, strict=True)
+    )
+    if all(isinstance(dim, IntImm) for dim in dims):
+        return out
+    return TensorType(out.shape, out.dtype, dims)
+
+
+def te_dims(ty: TensorType) -> tuple[DimLike, ...]:
+    """The TE dims of a tensor of type `ty`: a `Dim` (with its upper bound) where the
+    type is symbolic, else the static extent."""
+    if not ty.dims:
+        return ty.shape
+    return tuple(
+        extent if isinstance(dim, IntImm) else Dim(dim, extent)
+        for dim, extent in zip(ty.dims, ty.shape, strict=True)
+    )
+
+
 def map_compute(
     inputs: Sequence[Tensor],
     out_type: Type,
@@ -93,7 +135,7 @@ def map_compute(
     def body(*indices: PrimExpr) -> ExprLike:
         return fn(*(read_broadcast(tensor, indices) for tensor in inputs))
 
-    return check_output(compute(out.shape, body, name=name, tag=tag), out, name)
+    return check_output(compute(te_dims(out), body, name=name, tag=tag), out, name)
 
 
 def in_range(index: PrimExpr, low: int, high: int, lower: bool = True) -> PrimExpr:

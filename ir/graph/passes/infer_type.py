@@ -41,6 +41,18 @@ def infer_call(call: Call) -> Call:
         raise TypeInferenceError(f"{where}: {err}") from None
     except (TypeError, ValueError, KeyError, IndexError) as err:
         raise TypeInferenceError(f"{where}: invalid inputs or attributes: {err}") from None
+    symbolic = [i for i, ty in enumerate(arg_types) if isinstance(ty, TensorType) and ty.dims]
+    if symbolic:
+        if op_def.symbolic_relation is None:
+            first = symbolic[0]
+            raise TypeInferenceError(
+                f"{where}: {call.op_name} does not take symbolic dims yet (argument {first} "
+                f"is {arg_types[first]}); bind them to numbers"
+            )
+        try:
+            out_type = op_def.symbolic_relation(arg_types, out_type)
+        except TypeInferenceError as err:
+            raise TypeInferenceError(f"{where}: {err}") from None
     return call if call.ty == out_type else replace(call, ty=out_type)
 
 
