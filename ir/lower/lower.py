@@ -295,7 +295,12 @@ class _Lowering(ReadLowering):
                 if (
                     bounds is not None
                     and bounds[0] >= 0
-                    and bounds[1] + nest.extents[axis.name] <= axis.extent
+                    and (
+                        bounds[1] + nest.extents[axis.name] <= axis.extent
+                        # (a symbolic axis: its own guard keeps it below the run-time
+                        # extent, at most the upper bound)
+                        or axis.runtime_extent is not None
+                    )
                 ):
                     continue
                 absolute = binary("add", start, nest.values[axis.name])

@@ -17,6 +17,7 @@ import numpy as np
 from ir.tir.expr import (
     INDEX_DTYPE,
     ExprLike,
+    IntImm,
     IterVar,
     PrimExpr,
     Reduce,
@@ -191,6 +192,18 @@ class Tensor:
 
     def __repr__(self) -> str:
         return f"Tensor({self.name}, {self.shape}, {self.dtype})"
+
+
+def dims_of(tensor: Tensor) -> tuple[DimLike, ...]:
+    """The dims of `tensor` to build another compute over: a `Dim` (with its upper bound)
+    for each symbolic one, else the static extent."""
+    runtime = tensor.runtime_dims
+    if not runtime:
+        return tensor.shape
+    return tuple(
+        extent if isinstance(dim, IntImm) else Dim(dim, extent)
+        for dim, extent in zip(runtime, tensor.shape, strict=True)
+    )
 
 
 def placeholder(shape: Sequence[DimLike], dtype: str = "float32", name: str = "data") -> Tensor:

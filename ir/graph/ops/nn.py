@@ -41,6 +41,8 @@ from ir.graph.ops.te_common import (
     narrowed,
     pad_stage,
     read_broadcast,
+    symbolic_rows,
+    te_dims,
     tensor_out,
     widened_product,
 )
@@ -387,7 +389,7 @@ def _dense_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
             widened_product(data[(*indices[:-1], k.var)], weight[indices[-1], k.var]), k
         )
 
-    dense = compute(out.shape, body, name="dense", tag="dense", attrs={"weight_input": 1})
+    dense = compute(te_dims(out), body, name="dense", tag="dense", attrs={"weight_input": 1})
     return check_output(narrowed(dense, out.dtype), out, "nn.dense")
 
 
@@ -881,6 +883,7 @@ OPS: tuple[OpDef, ...] = (
         flops=_dense_flops,
         doc="data[..., K] @ weight[N, K].T",
         input_names=("data", "weight"),
+        symbolic_relation=symbolic_rows,
     ),
     OpDef(
         name="nn.matmul",

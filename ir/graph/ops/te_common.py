@@ -9,7 +9,7 @@ import numpy as np
 from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
 from ir.graph.types import TensorType, TupleType, Type
-from ir.te.tensor import Dim, DimLike, TEError, Tensor, compute
+from ir.te.tensor import Dim, DimLike, TEError, Tensor, compute, dims_of
 from ir.tir.expr import (
     INDEX_DTYPE,
     ExprLike,
@@ -111,6 +111,27 @@ def broadcast_dims(arg_types: Sequence[Type], out_type: Type) -> Type:
     return TensorType(out.shape, out.dtype, dims)
 
 
+def symbolic_rows(arg_types: Sequence[Type], out_type: Type) -> Type:
+    """The symbolic relation of ops whose first operand's leading dims (all but the last)
+    lead the output and whose other operands are static (a dense layer's weight)."""
+    out = tensor_out(out_type, "rows")
+    data = arg_types[0]
+    assert isinstance(data, TensorType)
+    for position, ty in enumerate(arg_types):
+        if isinstance(ty, TensorType) and ty.dims and (position > 0 or _symbolic(ty.dims[-1])):
+            raise TypeInferenceError(
+                f"only the leading dims of the first operand may be symbolic; operand {position} "
+                f"is {ty}"
+            )
+    lead = data.dims[:-1]
+    trailing = tuple(IntImm(extent, INDEX_DTYPE) for extent in out.shape[len(lead) :])
+    return TensorType(out.shape, out.dtype, (*lead, *trailing))
+
+
+def _symbolic(dim: PrimExpr) -> bool:
+    return not isinstance(dim, IntImm)
+
+
 def te_dims(ty: TensorType) -> tuple[DimLike, ...]:
     """The TE dims of a tensor of type `ty`: a `Dim` (with its upper bound) where the
     type is symbolic, else the static extent."""
@@ -203,7 +224,7 @@ def narrowed(result: Tensor, dtype: str) -> Tensor:
     if result.dtype == dtype:
         return result
     return compute(
-        result.shape,
+        dims_of(result),
         lambda *i: cast(dtype, result[i]),
         name=f"{result.op.name}_narrow",
         tag="elemwise",
