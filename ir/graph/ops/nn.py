@@ -34,6 +34,8 @@ from ir.graph.ops.registry import (
 )
 from ir.graph.ops.te_common import (
     accumulate_dtype,
+    broadcast_dim_lists,
+    broadcast_dims,
     broadcast_indices,
     check_output,
     in_range,
@@ -44,11 +46,13 @@ from ir.graph.ops.te_common import (
     symbolic_rows,
     te_dims,
     tensor_out,
+    type_dims,
     widened_product,
 )
 from ir.graph.types import TensorType, Type
-from ir.te.tensor import Tensor, compute, max_reduce, reduce_axis, sum_reduce
+from ir.te.tensor import Tensor, compute, dims_of, max_reduce, reduce_axis, sum_reduce
 from ir.tir.expr import IterVar, PrimExpr, cast, intrinsic
+from ir.tir.printer import format_expr
 
 # --- nn.conv2d -----------------------------------------------------------------------------
 
@@ -393,11 +397,28 @@ def _dense_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     return check_output(narrowed(dense, out.dtype), out, "nn.dense")
 
 
+def _matmul_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """nn.matmul's symbolic relation: batch dims broadcast, then the rows of a and the
+    columns of b; the contraction dims must be the same (both may be symbolic)."""
+    op = "nn.matmul"
+    lhs, rhs = tensor_args(arg_types, op)
+    out = tensor_out(out_type, op)
+    if lhs.ndim < 2 or rhs.ndim < 2:
+        raise TypeInferenceError(f"{op}: symbolic operands must have rank >= 2")
+    left, right = type_dims(lhs), type_dims(rhs)
+    if left[-1] != right[-2]:
+        raise TypeInferenceError(
+            f"{op}: contraction dims differ: {format_expr(left[-1])} and {format_expr(right[-2])}"
+        )
+    batch = broadcast_dim_lists([left[:-2], right[:-2]], out.shape[:-2])
+    return TensorType(out.shape, out.dtype, (*batch, left[-2], right[-1]))
+
+
 def _matmul_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     """numpy matmul: batch indices broadcast; a 1-D operand has no row (or column) index."""
     lhs, rhs = inputs
     out = tensor_out(out_type, "nn.matmul")
-    k = reduce_axis(lhs.shape[-1], "k")
+    k = reduce_axis(dims_of(lhs)[-1], "k")
     batch_ndim = out.ndim - (lhs.ndim > 1) - (rhs.ndim > 1)
 
     def body(*indices: PrimExpr) -> PrimExpr:
@@ -413,7 +434,7 @@ def _matmul_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor
             right = rhs[k.var]
         return sum_reduce(widened_product(left, right), k)
 
-    matmul = compute(out.shape, body, name="matmul", tag="matmul", attrs={"weight_input": 1})
+    matmul = compute(te_dims(out), body, name="matmul", tag="matmul", attrs={"weight_input": 1})
     return check_output(narrowed(matmul, out.dtype), out, "nn.matmul")
 
 
@@ -590,8 +611,9 @@ def _softmax_stages(
 ) -> tuple[Tensor, Callable[[Sequence[PrimExpr]], PrimExpr]]:
     """The row max along `axis`, and x - max at full indices (accumulate dtype)."""
     acc = accumulate_dtype(data.dtype)
-    reduced = data.shape[:axis] + data.shape[axis + 1 :]
-    k = reduce_axis(data.shape[axis], "k")
+    dims = dims_of(data)
+    reduced = dims[:axis] + dims[axis + 1 :]
+    k = reduce_axis(dims[axis], "k")
     maxelem = compute(
         reduced,
         lambda *i: max_reduce(data[_insert(i, axis, k.var)], k),
@@ -609,8 +631,9 @@ def _row_sum(
     values: Callable[[Sequence[PrimExpr]], PrimExpr], data: Tensor, axis: int, name: str
 ) -> Tensor:
     """The sum along `axis` of `values` (a function of full indices)."""
-    reduced = data.shape[:axis] + data.shape[axis + 1 :]
-    j = reduce_axis(data.shape[axis], "k")
+    dims = dims_of(data)
+    reduced = dims[:axis] + dims[axis + 1 :]
+    j = reduce_axis(dims[axis], "k")
     return compute(
         reduced,
         lambda *i: sum_reduce(values(_insert(i, axis, j.var)), j),
@@ -635,7 +658,7 @@ def _rounded_softmax(
         return cast(acc, cast(dtype, value))
 
     exps = compute(
-        data.shape,
+        dims_of(data),
         lambda *i: cast(dtype, intrinsic("exp", rounded(shifted(i)))),
         name=f"{name}_exp",
     )
@@ -645,7 +668,7 @@ def _rounded_softmax(
         total = rounded(expsum[_drop(indices, axis)])
         return cast(dtype, cast(acc, exps[indices]) / total)
 
-    return compute(data.shape, body, name=name, tag="reduce")
+    return compute(dims_of(data), body, name=name, tag="reduce")
 
 
 def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
@@ -663,14 +686,14 @@ def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
                 return cast(data.dtype, shifted(indices) - intrinsic("log", total))
 
             return check_output(
-                compute(data.shape, log_body, name=name, tag="reduce"), out_type, name
+                compute(dims_of(data), log_body, name=name, tag="reduce"), out_type, name
             )
         acc = accumulate_dtype(data.dtype)
         if acc != data.dtype:  # half precision: each step rounds, as `_softmax_reference`
             return check_output(_rounded_softmax(data, axis, shifted, acc, name), out_type, name)
         # exp(x - max) is its own stage, read by the sum and the output: a schedule may
         # compute it once (inlining it computes it in both).
-        exps = compute(data.shape, lambda *i: intrinsic("exp", shifted(i)), name=f"{name}_exp")
+        exps = compute(dims_of(data), lambda *i: intrinsic("exp", shifted(i)), name=f"{name}_exp")
         expsum = _row_sum(lambda i: exps[tuple(i)], data, axis, name)
 
         def body(*indices: PrimExpr) -> PrimExpr:
@@ -678,7 +701,7 @@ def _softmax_te(log: bool) -> Callable[[Sequence[Tensor], Attrs, Type], Tensor]:
             reciprocal = 1.0 / expsum[_drop(indices, axis)]
             return cast(data.dtype, exps[indices] * reciprocal)
 
-        return check_output(compute(data.shape, body, name=name, tag="reduce"), out_type, name)
+        return check_output(compute(dims_of(data), body, name=name, tag="reduce"), out_type, name)
 
     return te_compute
 
@@ -898,6 +921,7 @@ OPS: tuple[OpDef, ...] = (
         flops=_matmul_flops,
         doc="numpy matmul: batch dimensions broadcast, 1-D operands are promoted and dropped",
         input_names=("a", "b"),
+        symbolic_relation=_matmul_dims,
     ),
     OpDef(
         name="nn.batch_matmul",
@@ -950,6 +974,7 @@ OPS: tuple[OpDef, ...] = (
         flops=_scaled_flops(4),
         doc="exp(x - max) / sum(exp(x - max)) along axis",
         input_names=("data",),
+        symbolic_relation=broadcast_dims,
     ),
     OpDef(
         name="nn.log_softmax",
@@ -962,6 +987,7 @@ OPS: tuple[OpDef, ...] = (
         flops=_scaled_flops(4),
         doc="x - max - log(sum(exp(x - max))) along axis",
         input_names=("data",),
+        symbolic_relation=broadcast_dims,
     ),
     OpDef(
         name="nn.lrn",

@@ -36,9 +36,9 @@ class Required:
 REQUIRED: Any = Required()
 
 TypeRelation = Callable[[Sequence[Type], Attrs], Type]
-# The type of a call with symbolic arguments, from the arguments' types and the static
-# type the op's relation gives at their upper bounds.
-SymbolicRelation = Callable[[Sequence[Type], Type], Type]
+# The type of a call with symbolic arguments, from the arguments' types, the attributes
+# and the static type the op's relation gives at their upper bounds.
+SymbolicRelation = Callable[[Sequence[Type], Attrs, Type], Type]
 Reference = Callable[[Sequence[np.ndarray], Attrs], Any]
 FlopCounter = Callable[[Sequence[Type], Type, Attrs], int]
 

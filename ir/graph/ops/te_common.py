@@ -82,19 +82,33 @@ def read_broadcast(tensor: Tensor, out_indices: Indices) -> PrimExpr:
     return tensor[broadcast_indices(tensor.shape, out_indices)]
 
 
-def broadcast_dims(arg_types: Sequence[Type], out_type: Type) -> Type:
+def broadcast_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
     """The symbolic relation of elementwise and broadcast ops: each output dim is the
     operands' symbolic dim there (the same in all of them that are not a static 1)."""
     out = tensor_out(out_type, "broadcast")
-    found: list[PrimExpr | None] = [None] * out.ndim
-    for ty in arg_types:
-        if not isinstance(ty, TensorType):
-            continue
-        for axis in range(ty.ndim):
-            at = out.ndim - ty.ndim + axis
-            dim = ty.dims[axis] if ty.dims else IntImm(ty.shape[axis], INDEX_DTYPE)
+    operands = [type_dims(ty) for ty in arg_types if isinstance(ty, TensorType)]
+    dims = broadcast_dim_lists(operands, out.shape)
+    if all(isinstance(dim, IntImm) for dim in dims):
+        return out
+    return TensorType(out.shape, out.dtype, dims)
+
+
+def type_dims(ty: TensorType) -> tuple[PrimExpr, ...]:
+    """The dims of `ty` as expressions (constants where it is static)."""
+    return ty.dims or tuple(IntImm(extent, INDEX_DTYPE) for extent in ty.shape)
+
+
+def broadcast_dim_lists(
+    operands: Sequence[Sequence[PrimExpr]], out_shape: Sequence[int]
+) -> tuple[PrimExpr, ...]:
+    """The dims of operands of these dims broadcast together (numpy rules, aligned at the
+    right) into `out_shape`: a static 1 broadcasts; other dims must be the same."""
+    found: list[PrimExpr | None] = [None] * len(out_shape)
+    for dims in operands:
+        for axis, dim in enumerate(dims):
+            at = len(out_shape) - len(dims) + axis
             if isinstance(dim, IntImm) and dim.value == 1:
-                continue  # (broadcast)
+                continue
             known = found[at]
             if known is not None and known != dim:
                 raise TypeInferenceError(
@@ -102,16 +116,13 @@ def broadcast_dims(arg_types: Sequence[Type], out_type: Type) -> Type:
                     "in another"
                 )
             found[at] = dim
-    dims = tuple(
+    return tuple(
         dim if dim is not None else IntImm(extent, INDEX_DTYPE)
-        for dim, extent in zip(found, out.shape, strict=True)
+        for dim, extent in zip(found, out_shape, strict=True)
     )
-    if all(isinstance(dim, IntImm) for dim in dims):
-        return out
-    return TensorType(out.shape, out.dtype, dims)
 
 
-def symbolic_rows(arg_types: Sequence[Type], out_type: Type) -> Type:
+def symbolic_rows(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
     """The symbolic relation of ops whose first operand's leading dims (all but the last)
     lead the output and whose other operands are static (a dense layer's weight)."""
     out = tensor_out(out_type, "rows")

@@ -23,6 +23,7 @@ from ir.graph.ops.registry import (
     OpDef,
     OpPattern,
     Reference,
+    SymbolicRelation,
     TypeRelation,
     zero_flops,
 )
@@ -33,6 +34,7 @@ from ir.graph.ops.te_common import (
     check_outputs,
     index_const,
     numpy_scalar,
+    te_dims,
     tensor_out,
 )
 from ir.graph.types import TensorType, TupleType, Type, normalize_dtype
@@ -157,6 +159,13 @@ def _transpose_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     data = tensor_arg(arg_types, 0, "transpose")
     axes = _transpose_axes(data.shape, attrs)
     return TensorType(tuple(data.shape[axis] for axis in axes), data.dtype)
+
+
+def _transpose_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    data = tensor_arg(arg_types, 0, "transpose")
+    out = tensor_out(out_type, "transpose")
+    axes = _transpose_axes(data.shape, attrs)
+    return TensorType(out.shape, out.dtype, tuple(data.dims[axis] for axis in axes))
 
 
 def _squeeze_axes(shape: tuple[int, ...], attrs: Attrs) -> tuple[int, ...]:
@@ -393,7 +402,7 @@ def _injective_te(
         data = inputs[0]
         out = tensor_out(out_type, name)
         tensor = compute(
-            out.shape,
+            te_dims(out),
             lambda *indices: data[index_map(data, attrs, indices)],
             name=name,
             tag="injective",
@@ -610,6 +619,7 @@ def _injective(
     pattern: OpPattern = OpPattern.INJECTIVE,
     num_inputs: int | None = 1,
     input_names: tuple[str, ...] = ("data",),
+    symbolic_relation: SymbolicRelation | None = None,
     **attrs: object,
 ) -> OpDef:
     return OpDef(
@@ -623,6 +633,7 @@ def _injective(
         flops=zero_flops,
         doc=doc,
         input_names=input_names,
+        symbolic_relation=symbolic_relation,
     )
 
 
@@ -669,6 +680,7 @@ OPS: tuple[OpDef, ...] = (
         lambda inputs, attrs: inputs[0].transpose(_transpose_axes(inputs[0].shape, attrs)).copy(),
         _injective_te("transpose", _transpose_indices),
         "permute axes (None reverses them)",
+        symbolic_relation=_transpose_dims,
         axes=None,
     ),
     _injective(

@@ -50,7 +50,7 @@ def infer_call(call: Call) -> Call:
                 f"is {arg_types[first]}); bind them to numbers"
             )
         try:
-            out_type = op_def.symbolic_relation(arg_types, out_type)
+            out_type = op_def.symbolic_relation(arg_types, call.attrs, out_type)
         except TypeInferenceError as err:
             raise TypeInferenceError(f"{where}: {err}") from None
     return call if call.ty == out_type else replace(call, ty=out_type)

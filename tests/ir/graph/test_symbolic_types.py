@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from codegen.llvm import compile_kernel
+from codegen.llvm.jit import CompiledKernel
 from ir.errors import TypeInferenceError
 from ir.graph.nodes import Call, Function, Var, call
 from ir.graph.passes.fuse_ops import fuse_ops
@@ -64,9 +65,11 @@ def test_a_fused_function_compiles_to_one_kernel_for_every_size() -> None:
 
 
 def test_an_op_without_a_symbolic_relation_refuses_symbolic_dims_by_name() -> None:
-    x = Var("x", _rows(64))
-    with pytest.raises(TypeInferenceError, match=r"nn.softmax does not take symbolic dims yet"):
-        infer_type(Function((x,), call("nn.softmax", x, axis=-1)))
+    weight = Var("w", TensorType((8, 3, 3, 3), "float32"))
+    image_type = TensorType((4, 3, 32, 32), "float32", (N, *map(IntImm, (3, 32, 32))))
+    image = Var("image", image_type)
+    with pytest.raises(TypeInferenceError, match=r"nn.conv2d does not take symbolic dims yet"):
+        infer_type(Function((image, weight), call("nn.conv2d", image, weight)))
 
 
 def test_operands_whose_dims_differ_are_refused() -> None:
@@ -113,3 +116,86 @@ def test_dense_refuses_a_symbolic_weight_or_reduction() -> None:
     w = Var("w", TensorType((80, 96), "float32", (M, IntImm(96))))
     with pytest.raises(TypeInferenceError, match="operand 1 is Tensor\\[\\(m, 96\\), float32\\]"):
         infer_type(Function((x, w), call("nn.dense", x, w)))
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_softmax_over_a_symbolic_axis_or_beside_one(axis: int) -> None:
+    """Attention probabilities [b, heads, s, s] over the keys (a symbolic reduction), and
+    a softmax over the static heads axis with symbolic rows around it."""
+    ty = TensorType((2, 4, 40, 40), "float32", (N, IntImm(4), M, M))
+    x = Var("x", ty)
+    fn = infer_type(Function((x,), call("nn.softmax", x, axis=axis)))
+    assert str(fn.body.checked_type) == "Tensor[(n, 4, m, m), float32]"
+    (prim,) = [
+        node.op
+        for node in post_order(fuse_ops(fn).body)
+        if isinstance(node, Call) and isinstance(node.op, Function)
+    ]
+    kernel = compile_kernel(lower(default_schedule(function_to_te(prim))))
+    rng = np.random.default_rng(9)
+    for batch, length in ((1, 1), (2, 17), (1, 40)):
+        data = rng.standard_normal((batch, 4, length, length), dtype=np.float32)
+        out = np.full(data.shape, np.nan, np.float32)
+        kernel(data, out)
+        e = np.exp(data - data.max(axis=axis, keepdims=True))
+        np.testing.assert_allclose(out, e / e.sum(axis=axis, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def _compile_fused(fn: Function) -> tuple[Function, dict[int, CompiledKernel]]:
+    """The fused `fn` and the symbolic kernel of each of its primitive functions."""
+    fused = fuse_ops(infer_type(fn))
+    kernels = {
+        id(node.op): compile_kernel(lower(default_schedule(function_to_te(node.op))))
+        for node in post_order(fused.body)
+        if isinstance(node, Call) and isinstance(node.op, Function)
+    }
+    return fused, kernels
+
+
+def _run_fused(
+    fused: Function,
+    kernels: dict[int, CompiledKernel],
+    feeds: dict[str, np.ndarray],
+    sizes: dict[str, int],
+) -> np.ndarray:
+    """Run the fused function call by call, each output allocated at its dims' sizes."""
+    values: dict[int, np.ndarray] = {}
+    for node in post_order(fused.body):
+        if isinstance(node, Var):
+            values[id(node)] = feeds[node.name]
+        elif isinstance(node, Call) and isinstance(node.op, Function):
+            ty = node.checked_type
+            assert isinstance(ty, TensorType)
+            shape = tuple(
+                dim.value if isinstance(dim, IntImm) else sizes[str(dim)] for dim in ty.dims
+            )
+            out = np.full(shape, np.nan, np.float32)
+            kernels[id(node.op)](*(values[id(arg)] for arg in node.args), out)
+            values[id(node)] = out
+    return values[id(fused.body)]
+
+
+def test_an_attention_block_over_symbolic_batch_and_sequence() -> None:
+    """softmax(q @ k^T * scale + mask) @ v with q, k, v [b, heads, s, d] and a mask
+    [b, 1, 1, s]: every fused function compiles once and the chain matches numpy at
+    several batch sizes and lengths."""
+    dims = (N, IntImm(2), M, IntImm(16))
+    q, k, v = (Var(name, TensorType((2, 2, 48, 16), "float32", dims)) for name in "qkv")
+    mask = Var("mask", TensorType((2, 1, 1, 48), "float32", (N, IntImm(1), IntImm(1), M)))
+    scale = Var("scale", TensorType((), "float32"))
+    scores = call("nn.matmul", q, call("transpose", k, axes=(0, 1, 3, 2)))
+    probs = call("nn.softmax", call("add", call("multiply", scores, scale), mask), axis=-1)
+    fn = Function((q, k, v, mask, scale), call("nn.matmul", probs, v))
+    assert str(infer_type(fn).body.checked_type) == "Tensor[(n, 2, m, 16), float32]"
+    fused, kernels = _compile_fused(fn)
+    rng = np.random.default_rng(11)
+    for batch, length in ((1, 1), (2, 17), (1, 48)):
+        shape = (batch, 2, length, 16)
+        feeds = {name: rng.standard_normal(shape, dtype=np.float32) for name in "qkv"}
+        feeds["mask"] = rng.standard_normal((batch, 1, 1, length), dtype=np.float32)
+        feeds["scale"] = np.array(0.25, np.float32)
+        out = _run_fused(fused, kernels, feeds, {"n": batch, "m": length})
+        logits = feeds["q"] @ feeds["k"].transpose(0, 1, 3, 2) * 0.25 + feeds["mask"]
+        e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        expected = (e / e.sum(axis=-1, keepdims=True)) @ feeds["v"]
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
