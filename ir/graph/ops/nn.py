@@ -51,7 +51,7 @@ from ir.graph.ops.te_common import (
 )
 from ir.graph.types import TensorType, Type
 from ir.te.tensor import Tensor, compute, dims_of, max_reduce, reduce_axis, sum_reduce
-from ir.tir.expr import IterVar, PrimExpr, cast, intrinsic
+from ir.tir.expr import IntImm, IterVar, PrimExpr, cast, intrinsic
 from ir.tir.printer import format_expr
 
 # --- nn.conv2d -----------------------------------------------------------------------------
@@ -786,6 +786,19 @@ def _layer_norm_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return data
 
 
+def _layer_norm_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """nn.layer_norm's symbolic relation: the dims before `axis` may be symbolic; the
+    normalised ones, gamma and beta are static."""
+    op = "nn.layer_norm"
+    data, gamma, beta = tensor_args(arg_types, op)
+    axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
+    if any(not isinstance(dim, IntImm) for dim in type_dims(data)[axis:]) or any(
+        param.dims for param in (gamma, beta)
+    ):
+        raise TypeInferenceError(f"{op}: the normalised dims (from axis {axis}) must be static")
+    return out_type
+
+
 def _layer_norm_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     data, gamma, beta = inputs
     axis = int(attrs["axis"]) % data.ndim
@@ -803,7 +816,7 @@ def _layer_norm_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Te
     data, gamma, beta = inputs
     axis = int(attrs["axis"]) % data.ndim
     acc = accumulate_dtype(data.dtype)
-    outer, inner = data.shape[:axis], data.shape[axis:]
+    outer, inner = dims_of(data)[:axis], data.shape[axis:]
     count = math.prod(inner)
 
     def reduce_axes() -> list[IterVar]:
@@ -836,7 +849,7 @@ def _layer_norm_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Te
         normalized = centered(indices) / intrinsic("sqrt", var + epsilon)
         return cast(data.dtype, normalized * scale + shift)
 
-    norm = compute(data.shape, body, name="layer_norm", tag="reduce")
+    norm = compute(dims_of(data), body, name="layer_norm", tag="reduce")
     return check_output(norm, out_type, "nn.layer_norm")
 
 
@@ -1012,5 +1025,6 @@ OPS: tuple[OpDef, ...] = (
         flops=_scaled_flops(5),
         doc="normalise over axes [axis, ndim), then scale by gamma and shift by beta",
         input_names=("data", "gamma", "beta"),
+        symbolic_relation=_layer_norm_dims,
     ),
 )

@@ -199,3 +199,35 @@ def test_an_attention_block_over_symbolic_batch_and_sequence() -> None:
         e = np.exp(logits - logits.max(axis=-1, keepdims=True))
         expected = (e / e.sum(axis=-1, keepdims=True)) @ feeds["v"]
         np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_a_transformer_layer_tail_over_symbolic_rows() -> None:
+    """layer_norm(x + tanh(dense(x) + bias)) over [b, s, 32]: a residual block's tail."""
+    x = Var("x", TensorType((3, 40, 32), "float32", (N, M, IntImm(32))))
+    w = Var("w", TensorType((32, 32), "float32"))
+    b, gamma, beta = (Var(name, TensorType((32,), "float32")) for name in ("b", "g", "beta"))
+    hidden = call("tanh", call("add", call("nn.dense", x, w), b))
+    fn = Function(
+        (x, w, b, gamma, beta), call("nn.layer_norm", call("add", x, hidden), gamma, beta, axis=-1)
+    )
+    fused, kernels = _compile_fused(fn)
+    rng = np.random.default_rng(13)
+    params = {
+        name: rng.standard_normal(shape, dtype=np.float32)
+        for name, shape in (("w", (32, 32)), ("b", (32,)), ("g", (32,)), ("beta", (32,)))
+    }
+    for batch, length in ((1, 1), (3, 40), (2, 9)):
+        data = rng.standard_normal((batch, length, 32), dtype=np.float32)
+        out = _run_fused(fused, kernels, {"x": data, **params}, {"n": batch, "m": length})
+        residual = data + np.tanh(data @ params["w"].T + params["b"])
+        mean = residual.mean(axis=-1, keepdims=True)
+        var = residual.var(axis=-1, keepdims=True)
+        expected = (residual - mean) / np.sqrt(var + 1e-5) * params["g"] + params["beta"]
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_layer_norm_refuses_symbolic_normalised_dims() -> None:
+    x = Var("x", TensorType((3, 40), "float32", (N, M)))
+    gamma, beta = (Var(name, TensorType((40,), "float32")) for name in ("g", "b"))
+    with pytest.raises(TypeInferenceError, match="the normalised dims .* must be static"):
+        infer_type(Function((x, gamma, beta), call("nn.layer_norm", x, gamma, beta, axis=-1)))
