@@ -229,5 +229,7 @@ def test_a_transformer_layer_tail_over_symbolic_rows() -> None:
 def test_layer_norm_refuses_symbolic_normalised_dims() -> None:
     x = Var("x", TensorType((3, 40), "float32", (N, M)))
     gamma, beta = (Var(name, TensorType((40,), "float32")) for name in ("g", "b"))
-    with pytest.raises(TypeInferenceError, match=r"the normalised dims \(from axis 1\) must be static"):
+    with pytest.raises(
+        TypeInferenceError, match=r"the normalised dims \(from axis 1\) must be static"
+    ):
         infer_type(Function((x, gamma, beta), call("nn.layer_norm", x, gamma, beta, axis=-1)))
