@@ -404,7 +404,7 @@ class _Lowering(ReadLowering):
             if guards:
                 stmt = IfThenElse(_all_of(guards), stmt)
             annotation = nest.stage.annotations.get(leaf, "")
-            extent = _loop_extent(nest, leaf, overrides)
+            extent = _loop_extent(nest, leaf, overrides, overrides.get(leaf, nest.extents[leaf]))
             if annotation.startswith("bind:"):
                 # The init runs on the same GPU threads as the reduction it starts.
                 tag = annotation[len("bind:") :]
@@ -566,12 +566,11 @@ class _Lowering(ReadLowering):
         inner_ranges[var] = (0, extent - 1)
         body = self.loop_body(nest, position, overrides, proven, inner_ranges)
         annotation = nest.stage.annotations.get(leaf, "")
-        if runtime_extent is None and nest.dynamic and leaf not in overrides:
-            runtime_extent = nest.dynamic.get(leaf)
-        loop_extent = IntImm(extent) if runtime_extent is None else runtime_extent
+        if runtime_extent is None:
+            runtime_extent = _loop_extent(nest, leaf, overrides, extent)
         if annotation.startswith("bind:"):
-            return For(var, loop_extent, "thread_binding", body, annotation[len("bind:") :])
-        return For(var, loop_extent, _LOOP_KIND.get(annotation, "serial"), body)
+            return For(var, runtime_extent, "thread_binding", body, annotation[len("bind:") :])
+        return For(var, runtime_extent, _LOOP_KIND.get(annotation, "serial"), body)
 
     def loop_body(
         self,
@@ -722,13 +721,14 @@ class _Lowering(ReadLowering):
         return tuple(found[name] for name in sorted(found))
 
 
-def _loop_extent(nest: _Nest, leaf: str, overrides: Mapping[str, int]) -> PrimExpr:
-    """The extent of `leaf`'s loop: its run-time extent over a symbolic axis, else static."""
-    if leaf not in overrides:
+def _loop_extent(nest: _Nest, leaf: str, overrides: Mapping[str, int], static: int) -> PrimExpr:
+    """The extent of `leaf`'s loop: its run-time extent over a symbolic axis (unless a
+    tail overrides it), else `static`."""
+    if nest.dynamic and leaf not in overrides:
         bound = nest.dynamic.get(leaf)
         if bound is not None:
             return bound
-    return IntImm(overrides.get(leaf, nest.extents[leaf]))
+    return IntImm(static)
 
 
 _NO_SPLIT = -2  # (split positions are >= 0, RFACTOR_PEELED is -1)
@@ -736,7 +736,7 @@ _REDUCE_PEEL = -3  # (and below: the peels of reduce axes over tiles, by axis)
 
 
 def _tiles_of(extent: PrimExpr | None) -> tuple[PrimExpr, int] | None:
-    """(E, f) for an extent ceil(E / f) written `(E + (f - 1)) // f`; else None."""
+    """(E, f) for an extent `ceil_div(E, f)`; else None."""
     if (
         isinstance(extent, Binary)
         and extent.op == "floordiv"

@@ -35,6 +35,7 @@ from ir.tir.expr import (
     TensorRead,
     Var,
     binary,
+    ceil_div,
     compare,
     logical_and,
 )
@@ -633,7 +634,7 @@ def _rfactor_ops(op: ComputeOp, axis: str, factor: int, name: str) -> tuple[Comp
         Var(_fresh_var_name(f"{axis}_o", taken)),
         -(-reduced.extent // factor),
         "reduce",
-        None if runtime is None else binary("floordiv", binary("add", runtime, factor - 1), factor),
+        None if runtime is None else ceil_div(runtime, factor),
     )
     index = binary("add", binary("mul", outer.var, factor), inner.var)
     mapping = {reduced.var: index}

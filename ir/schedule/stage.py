@@ -15,6 +15,7 @@ from ir.tir.expr import (
     PrimExpr,
     TensorRead,
     binary,
+    ceil_div,
     slot_setters,
 )
 from ir.tir.visit import walk_expr
@@ -233,10 +234,7 @@ def runtime_loop_extents(
             overshooting |= covered
             parent = dynamic.get(relation.parent)
             if parent is not None:
-                inner = extents[relation.inner]
-                dynamic[relation.outer] = binary(
-                    "floordiv", binary("add", parent, inner - 1), inner
-                )
+                dynamic[relation.outer] = ceil_div(parent, extents[relation.inner])
         else:
             outer_roots, inner_roots = roots.get(relation.outer), roots.get(relation.inner)
             if outer_roots is None and inner_roots is None:

@@ -195,14 +195,18 @@ class Tensor:
 
 
 def dims_of(tensor: Tensor) -> tuple[DimLike, ...]:
-    """The dims of `tensor` to build another compute over: a `Dim` (with its upper bound)
-    for each symbolic one, else the static extent."""
-    runtime = tensor.runtime_dims
-    if not runtime:
-        return tensor.shape
+    """The dims of `tensor` to build another compute over (`as_dims`)."""
+    return as_dims(tensor.runtime_dims, tensor.shape)
+
+
+def as_dims(runtime_dims: Sequence[PrimExpr], shape: Sequence[int]) -> tuple[DimLike, ...]:
+    """TE dims from run-time dims (empty: static) and their upper bounds: a `Dim` for
+    each symbolic one, else the static extent."""
+    if not runtime_dims:
+        return tuple(shape)
     return tuple(
         extent if isinstance(dim, IntImm) else Dim(dim, extent)
-        for dim, extent in zip(runtime, tensor.shape, strict=True)
+        for dim, extent in zip(runtime_dims, shape, strict=True)
     )
 
 

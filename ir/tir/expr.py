@@ -596,6 +596,12 @@ def binary(op: str, lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
     return Binary(op, left, right)
 
 
+def ceil_div(value: PrimExpr, factor: int) -> PrimExpr:
+    """ceil(value / factor) of a non-negative integer `value`, written
+    `(value + (factor - 1)) // factor`."""
+    return binary("floordiv", binary("add", value, factor - 1), factor)
+
+
 def compare(op: str, lhs: ExprLike, rhs: ExprLike) -> PrimExpr:
     """Build a comparison, folding constants."""
     if op not in COMPARE_OPS:

@@ -9,7 +9,7 @@ import numpy as np
 from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
 from ir.graph.types import TensorType, TupleType, Type
-from ir.te.tensor import Dim, DimLike, TEError, Tensor, compute, dims_of
+from ir.te.tensor import DimLike, TEError, Tensor, as_dims, compute, dims_of
 from ir.tir.expr import (
     INDEX_DTYPE,
     ExprLike,
@@ -129,7 +129,9 @@ def symbolic_rows(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Ty
     data = arg_types[0]
     assert isinstance(data, TensorType)
     for position, ty in enumerate(arg_types):
-        if isinstance(ty, TensorType) and ty.dims and (position > 0 or _symbolic(ty.dims[-1])):
+        if not isinstance(ty, TensorType) or not ty.dims:
+            continue
+        if position > 0 or not isinstance(ty.dims[-1], IntImm):
             raise TypeInferenceError(
                 f"only the leading dims of the first operand may be symbolic; operand {position} "
                 f"is {ty}"
@@ -139,19 +141,9 @@ def symbolic_rows(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Ty
     return TensorType(out.shape, out.dtype, (*lead, *trailing))
 
 
-def _symbolic(dim: PrimExpr) -> bool:
-    return not isinstance(dim, IntImm)
-
-
 def te_dims(ty: TensorType) -> tuple[DimLike, ...]:
-    """The TE dims of a tensor of type `ty`: a `Dim` (with its upper bound) where the
-    type is symbolic, else the static extent."""
-    if not ty.dims:
-        return ty.shape
-    return tuple(
-        extent if isinstance(dim, IntImm) else Dim(dim, extent)
-        for dim, extent in zip(ty.dims, ty.shape, strict=True)
-    )
+    """The TE dims of a tensor of type `ty` (`as_dims`)."""
+    return as_dims(ty.dims, ty.shape)
 
 
 def map_compute(
