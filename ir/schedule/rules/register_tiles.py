@@ -214,7 +214,7 @@ class _RegisterTiling:
         sch = self.schedule
         n, k, y, x = (axis.name for axis in sch.stages[output].op.axes)
         height, width = sch.stages[output].op.shape[2:]
-        lanes = self.hardware.lanes(sch.stages[output].op.dtype)
+        lanes = self.hardware.lanes(sch.stages[anchor].op.dtype)
         preferred = depthwise_register_tile(height, width, lanes)
         row_tile = self._choose(
             "row_tile", (d for d in range(1, 9) if height % d == 0), preferred[0]
@@ -252,7 +252,9 @@ class _RegisterTiling:
         sch = self.schedule
         n, k, y, x, kb = (axis.name for axis in sch.stages[output].op.axes)
         blocks, width, block = (sch.stages[output].op.shape[i] for i in (1, 3, 4))
-        lanes = self.hardware.lanes(sch.stages[output].op.dtype)
+        # The registers hold the product's accumulators: an 8-bit conv's int32, even where
+        # its output is requantized to uint8 (4x the lanes per vector).
+        lanes = self.hardware.lanes(sch.stages[anchor].op.dtype)
         integer = not sch.stages[anchor].op.dtype.startswith("float")
         preferred = blocked_conv_register_tile(
             blocks,
@@ -294,7 +296,7 @@ class _RegisterTiling:
         sch = self.schedule
         n, k, y, x, c = (axis.name for axis in sch.stages[output].op.axes)
         width, block = sch.stages[output].op.shape[3:]
-        lanes = self.hardware.lanes(sch.stages[output].op.dtype)
+        lanes = self.hardware.lanes(sch.stages[anchor].op.dtype)
         per_block = -(-block // lanes)
         col_tile = self._choose_columns(
             width, min(width, max(1, DEPTHWISE_ACCUMULATORS // per_block))

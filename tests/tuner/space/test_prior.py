@@ -167,6 +167,35 @@ def test_an_avx2_blocked_conv_tile_weighs_its_tail_against_its_accumulators() ->
         assert tile == (1, 5)
 
 
+@pytest.mark.parametrize("vector_bytes", [32, 64])
+def test_a_requantized_integer_conv_tiles_its_int32_accumulators(vector_bytes: int) -> None:
+    """An 8-bit conv whose output is requantized to uint8 keeps int32 accumulators in its
+    registers, as one whose output stays float: its tile counts int32 vectors, not the
+    output's bytes (counted in uint8 lanes, AVX2 took 2 blocks x 5 columns, 20 int32
+    accumulators in 16 registers, and ResNet-50's int8 convs spilled)."""
+    hardware = HardwareParams(vector_bytes=vector_bytes, num_cores=2)
+    tiles = []
+    for name in ("qconv2d_nchwc", "qconv2d_nchwc_requantized"):
+        space = space_of(name, hardware)
+        decisions = decisions_of_point(space)
+        tiles.append(
+            (decisions["qconv2d_nchwc.block_tile"], decisions["qconv2d_nchwc.column_tile"])
+        )
+    _, blocks, _, width, block = space.program.outputs[0].shape
+    expected = blocked_conv_register_tile(
+        blocks,
+        width,
+        block,
+        hardware.lanes("int32"),
+        hardware.registers,
+        hardware.core.fma_chains,
+        INTEGER_CONV_SCRATCH,
+    )
+    assert tiles == [expected, expected]
+    vectors = expected[0] * max(1, block // hardware.lanes("int32"))
+    assert vectors * expected[1] + vectors + INTEGER_CONV_SCRATCH <= hardware.registers
+
+
 def test_a_matrix_product_copies_a_strided_input_into_panels_like_the_default() -> None:
     """256 x 256 right-hand rows 1 KiB apart, not constant: the default copies them into
     column panels at run time, so the point nearest it does; sampled points take either

@@ -40,12 +40,26 @@ def check_trace(workload: Workload, trace: Trace, seed: int) -> None:
     for tensor, value in zip(schedule.program.inputs, inputs, strict=True):
         layout = schedule.input_layouts.get(tensor.name)
         arrays.append(np.require(layout.apply(value) if layout else value, requirements=["C"]))
-    # NaN-filled outputs: an element the kernel does not write fails the comparison.
-    outputs = [np.full(buffer.shape, np.nan, buffer.dtype) for buffer in func.outputs]
-    kernel(*arrays, *outputs)
-    for got, want in zip(outputs, workload.reference(inputs), strict=True):
-        scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
-        check_close(got, want, RTOL, ATOL * scale, what=f"{workload.name} under {trace.dumps()}")
+    expected = workload.reference(inputs)
+    # Outputs filled with NaN (an integer output, in turn with its least and its greatest
+    # value): an element the kernel does not write fails the comparison.
+    for fill in ("least", "greatest"):
+        outputs = [_filled(buffer.shape, buffer.dtype, fill) for buffer in func.outputs]
+        kernel(*arrays, *outputs)
+        for got, want in zip(outputs, expected, strict=True):
+            scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+            what = f"{workload.name} under {trace.dumps()}"
+            check_close(got, want, RTOL, ATOL * scale, what=what)
+        if all(np.dtype(buffer.dtype).kind == "f" for buffer in func.outputs):
+            return
+
+
+def _filled(shape: tuple[int, ...], dtype: str, fill: str) -> np.ndarray:
+    """An array of NaN, or for an integer dtype of its least or greatest value."""
+    if np.dtype(dtype).kind == "f":
+        return np.full(shape, np.nan, dtype)
+    limits = np.iinfo(dtype)
+    return np.full(shape, limits.min if fill == "least" else limits.max, dtype)
 
 
 @pytest.mark.parametrize("name", sorted(workloads()))

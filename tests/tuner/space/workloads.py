@@ -103,9 +103,11 @@ def _blocked_conv(data_shape: tuple[int, ...], stride: int) -> Function:
     return _primitive([data, weight], call("nn.relu", conv))
 
 
-def _integer_conv() -> Workload:
+def _integer_conv(requantized: bool = False) -> Workload:
     """An 8-bit conv as RealizeQuantized and BlockChannels make it (uint8 data padded with
-    its zero point, a dot-product-packed int8 weight), its int32 sum scaled to float."""
+    its zero point, a dot-product-packed int8 weight), its int32 sum scaled to float (and,
+    `requantized`, rounded and saturated back to uint8, as a QDQ model's next conv reads
+    it)."""
     rng = np.random.default_rng(5)
     data = rng.integers(0, 256, (1, 2, 9, 9, 8)).astype(np.uint8)
     weight = rng.integers(-128, 128, (2, 2, 3, 3, 2, 16 * 4)).astype(np.int8)
@@ -113,11 +115,13 @@ def _integer_conv() -> Workload:
     w = Var("w", TensorType(weight.shape, "int8"))
     conv = call("qnn.conv2d_nchwc", x, w, padding=(1, 1, 1, 1), pad_value=131)
     scaled = call("multiply", call("cast", conv, dtype="float32"), Constant(np.float32(0.5)))
+    name = "qconv2d_nchwc"
+    if requantized:
+        name += "_requantized"
+        rounded = call("add", call("round", scaled), Constant(np.float32(7.0)))
+        scaled = call("cast", call("clip", rounded, a_min=0.0, a_max=255.0), dtype="uint8")
     return Workload(
-        "qconv2d_nchwc",
-        _primitive([x, w], scaled),
-        frozenset({"p1"}),
-        fixed={"p0": data, "p1": weight},
+        name, _primitive([x, w], scaled), frozenset({"p1"}), fixed={"p0": data, "p1": weight}
     )
 
 
@@ -272,6 +276,7 @@ def workloads() -> dict[str, Workload]:
         Workload("conv2d_nchwc", _blocked_conv((1, 2, 10, 10, 8), 1), weights),
         Workload("conv2d_nchwc_from_nchw", _blocked_conv((1, 3, 13, 13), 2), weights),
         _integer_conv(),
+        _integer_conv(requantized=True),
         _model_function("light_squeezenet", "fused_nn_conv2d_nchwc_add_nn_relu", data_rank=5),
         _model_function("light_resnet50", "fused_nn_max_pool2d"),
         # A transposed conv's phase conv, its input padding fused into a norm's tail, the
