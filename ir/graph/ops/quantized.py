@@ -284,7 +284,7 @@ def _nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
         body,
         name="qconv2d_nchwc",
         tag="conv2d_nchwc",
-        attrs={"weight_input": 1, "dot_axis": dot.name},
+        attrs={"weight_input": 1, "dot_axis": dot.name, "dot_form": form},
     )
     return check_output(conv, out, "qnn.conv2d_nchwc")
 

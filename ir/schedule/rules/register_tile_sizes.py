@@ -31,6 +31,11 @@ GEMV_VECTORS = 4  # the widest matrix-product column tile, in vectors (few outpu
 # product also its pair products and a vector of ones.
 FLOAT_CONV_SCRATCH = 1
 INTEGER_CONV_SCRATCH = 3
+# The WORD form (int16 weights, qnn.conv2d_nchwc) loads each step's weights twice over
+# (one vector per pair of products) and broadcasts both pairs' data: 2 more than the
+# byte forms. At 3, AVX2 took 5 columns and LLVM spilled 5 of the 10 accumulators on
+# every step (ResNet-50's int8 convs, Zen 3); 4 columns run 0-13% faster.
+WORD_CONV_SCRATCH = 5
 # A conv vectorized over output channels (NCHW) keeps 3: with 1, its AVX2 tiles of 2 x 6
 # ran at two thirds of the speed of 2 x 5 (3x3 convs over 64 x 56 x 56 and 128 x 28 x 28).
 CHANNEL_CONV_SCRATCH = 3
@@ -107,7 +112,8 @@ def blocked_conv_register_tile(
     `block` channels and `width` output columns, on a target of `registers` vector
     registers: (channel blocks, columns) per tile, about 14 accumulator registers (2
     channel vectors x 7 columns, or 1 x 14; 2 x 6 with 16 registers), `scratch` vectors
-    left for the inner loop's other values (INTEGER_CONV_SCRATCH for a dot product)."""
+    left for the inner loop's other values (INTEGER_CONV_SCRATCH for a dot product,
+    WORD_CONV_SCRATCH for one of int16 weights)."""
     block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
     vectors = block_tile * max(1, block // lanes)
     return block_tile, _register_columns(width, vectors, registers, chains, scratch)

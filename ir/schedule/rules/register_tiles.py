@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from ir.graph.ops.quantized import WORD
 from ir.schedule.rules.analysis import GEMM_TAGS, is_depthwise_conv, work
 from ir.schedule.rules.loops import MIN_PARALLEL_WORK, BuildContext
 from ir.schedule.rules.register_tile_sizes import (
@@ -34,6 +35,7 @@ from ir.schedule.rules.register_tile_sizes import (
     PACK_MIN_ROWS,
     PACK_MIN_WORK,
     PANEL_PACKINGS,
+    WORD_CONV_SCRATCH,
     blocked_conv_register_tile,
     channel_conv_register_tile,
     channel_vector_lanes,
@@ -255,7 +257,10 @@ class _RegisterTiling:
         # The registers hold the product's accumulators: an 8-bit conv's int32, even where
         # its output is requantized to uint8 (4x the lanes per vector).
         lanes = self.hardware.lanes(sch.stages[anchor].op.dtype)
-        integer = not sch.stages[anchor].op.dtype.startswith("float")
+        scratch = FLOAT_CONV_SCRATCH
+        if not sch.stages[anchor].op.dtype.startswith("float"):
+            word = sch.stages[anchor].op.attr("dot_form") == WORD
+            scratch = WORD_CONV_SCRATCH if word else INTEGER_CONV_SCRATCH
         preferred = blocked_conv_register_tile(
             blocks,
             width,
@@ -263,7 +268,7 @@ class _RegisterTiling:
             lanes,
             self.hardware.registers,
             self.hardware.core.fma_chains,
-            INTEGER_CONV_SCRATCH if integer else FLOAT_CONV_SCRATCH,
+            scratch,
         )
         block_tile = self._choose(
             "block_tile", (d for d in range(1, 5) if blocks % d == 0), preferred[0]

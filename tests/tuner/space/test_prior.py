@@ -17,6 +17,7 @@ from ir.schedule.hardware import HardwareParams
 from ir.schedule.rules.register_tile_sizes import (
     FMA_CHAINS,
     INTEGER_CONV_SCRATCH,
+    WORD_CONV_SCRATCH,
     blocked_conv_register_tile,
     channel_conv_register_tile,
     depthwise_register_tile,
@@ -151,7 +152,7 @@ def test_register_tiles_leave_registers_for_their_operands(vector_bytes: int) ->
 def test_an_avx2_blocked_conv_tile_weighs_its_tail_against_its_accumulators() -> None:
     """2 vectors of 16 channels on AVX2 (10 FMA chains): 6 columns (12 accumulators) where
     the tail is cheap, 5 where 6 would leave a tail of one column; an integer dot product
-    keeps 5 (its pair products and ones take registers)."""
+    keeps 5 (its pair products and ones take registers), one of int16 weights 4."""
     hardware = HardwareParams(vector_bytes=32, num_cores=2)
     lanes, registers = hardware.lanes("float32"), hardware.registers
     chains = hardware.core.fma_chains
@@ -165,6 +166,17 @@ def test_an_avx2_blocked_conv_tile_weighs_its_tail_against_its_accumulators() ->
             4, width, 16, lanes, registers, chains, INTEGER_CONV_SCRATCH
         )
         assert tile == (1, 5)
+        # int16 weights (the WORD form): two weight vectors per accumulator vector and
+        # two broadcasts a step leave room for 4 columns
+        tile = blocked_conv_register_tile(4, width, 16, lanes, registers, chains, WORD_CONV_SCRATCH)
+        assert tile == (1, 4)
+        assert 2 * tile[1] + 2 * 2 + 2 + 1 <= registers
+    avx512 = HardwareParams(vector_bytes=64, num_cores=2)
+    for scratch in (INTEGER_CONV_SCRATCH, WORD_CONV_SCRATCH):  # (as AVX-512 hosts tuned them)
+        tile = blocked_conv_register_tile(
+            4, 56, 16, avx512.lanes("int32"), avx512.registers, chains, scratch
+        )
+        assert tile == (2, 7)
 
 
 @pytest.mark.parametrize("vector_bytes", [32, 64])
