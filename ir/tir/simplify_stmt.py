@@ -34,6 +34,7 @@ from ir.tir.simplify import (
     ExprSimplifier,
     LinearHint,
 )
+from ir.tir.sizes import solve_dim
 from ir.tir.stmt import (
     Allocate,
     Barrier,
@@ -82,12 +83,15 @@ def simplify_func(func: PrimFunc, hints: Mapping[int, LinearHint] | None = None)
 
 
 def size_ranges(func: PrimFunc) -> dict[Var, Interval]:
-    """The range of each size variable of `func` that is a parameter dim by itself."""
+    """The range of each size variable of `func` that a parameter dim binds (by itself, or
+    plus, minus or times constants: `solve_dim`)."""
     ranges: dict[Var, Interval] = {}
     for buffer in func.params:
         for dim, upper in zip(buffer.dims, buffer.shape, strict=False):
-            if isinstance(dim, Var):
-                ranges[dim] = (1, min(upper, ranges.get(dim, (1, upper))[1]))
+            solved = solve_dim(dim, upper)
+            if solved is not None:
+                var, largest = solved
+                ranges[var] = (1, min(largest, ranges.get(var, (1, largest))[1]))
     return ranges
 
 

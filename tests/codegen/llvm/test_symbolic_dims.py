@@ -247,6 +247,26 @@ def test_a_dim_that_is_an_expression_is_checked_against_the_others() -> None:
         kernel(values, np.zeros(19, np.float32))
 
 
+def test_a_size_only_an_expression_holds_is_solved_from_it() -> None:
+    """Every parameter dim is `n + 1` (a kernel after a cache grew by one): the shapes
+    bind n = size - 1, and a size that leaves n below 1 is refused by name."""
+    n = size_var("n", 40)
+    grown = Dim(binary("add", n.value, 1), 41)
+    a = placeholder((grown, 4), name="A")
+    doubled = compute((grown, 4), lambda i, j: a[i, j] * 2.0, name="B")
+    kernel = compile_kernel(lower(default_schedule(TEProgram("grown", (a,), (doubled,)))))
+    assert [var.name for var in kernel.func.size_params] == ["n"]
+    for rows in (2, 17, 41):
+        values = RNG.standard_normal((rows, 4), dtype=np.float32)
+        out = np.zeros((rows, 4), np.float32)
+        kernel(values, out)
+        np.testing.assert_allclose(out, values * 2.0)
+    with pytest.raises(KernelArgumentError, match=r"A dim 0 \(\(n \+ 1\)\) is 1, which makes n 0"):
+        kernel(np.zeros((1, 4), np.float32), np.zeros((1, 4), np.float32))
+    with pytest.raises(KernelArgumentError, match="n is 4 by A dim 0 but 5 by B dim 0"):
+        kernel(np.zeros((5, 4), np.float32), np.zeros((6, 4), np.float32))
+
+
 def test_a_tensor_of_upper_bound_size_is_what_static_analyses_see() -> None:
     program = _dense(upper=64)
     (output,) = program.outputs
