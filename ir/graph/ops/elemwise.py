@@ -430,6 +430,7 @@ OPS: tuple[OpDef, ...] = (
         flops=lambda *_: 0,
         doc="convert the element type",
         input_names=("data",),
+        symbolic_relation=broadcast_dims,
     ),
     OpDef(
         name="reinterpret",
@@ -450,6 +451,7 @@ OPS: tuple[OpDef, ...] = (
         flops=lambda *_: 0,
         doc="the same bits read as another element type of the same width",
         input_names=("data",),
+        symbolic_relation=broadcast_dims,
     ),
     _binary("add", np.add, lambda a, b: a + b, "lhs + rhs"),
     _binary("subtract", np.subtract, lambda a, b: a - b, "lhs - rhs"),
@@ -486,6 +488,7 @@ OPS: tuple[OpDef, ...] = (
             (len(args) - 1) * out.size if isinstance(out, TensorType) else 0
         ),
         doc="sum of any number of inputs, with broadcasting",
+        symbolic_relation=broadcast_dims,
     ),
     OpDef(
         name="where",
@@ -501,5 +504,6 @@ OPS: tuple[OpDef, ...] = (
         ),
         doc="select lhs where cond else rhs, with broadcasting",
         input_names=("cond", "lhs", "rhs"),
+        symbolic_relation=broadcast_dims,
     ),
 )

@@ -16,20 +16,25 @@ from ir.graph.ops.te_common import (
     accumulate_dtype,
     check_output,
     index_const,
+    te_dims,
     tensor_out,
     trunc_div,
+    type_dims,
 )
 from ir.graph.types import TensorType, Type
 from ir.te.tensor import (
+    Dim,
+    DimLike,
     Tensor,
     compute,
+    dims_of,
     max_reduce,
     min_reduce,
     prod_reduce,
     reduce_axis,
     sum_reduce,
 )
-from ir.tir.expr import IterVar, PrimExpr, cast, eq, is_float, select
+from ir.tir.expr import IntImm, IterVar, PrimExpr, cast, eq, is_float, select
 
 
 def _reduced_shape(
@@ -57,6 +62,28 @@ def _reduce_relation(op: str) -> Callable[[Sequence[Type], Attrs], Type]:
                 f"{op}: cannot reduce the empty axes {axes} of shape {data.shape}"
             )
         return TensorType(_reduced_shape(data.shape, axes, bool(attrs["keepdims"])), data.dtype)
+
+    return relation
+
+
+def _reduce_dims(op: str) -> Callable[[Sequence[Type], Attrs, Type], Type]:
+    """The symbolic relation of a reduction: the output keeps the data's dims off the
+    reduced axes (a static 1 on each with keepdims). A reduced axis may be symbolic: a
+    size is at least 1 at run time, so max and min never reduce an empty one."""
+
+    def relation(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+        out = tensor_out(out_type, op)
+        data = tensor_arg(arg_types, 0, op)
+        axes = _reduce_axes(data.shape, attrs, op)
+        one = index_const(1)
+        dims = [
+            one if axis in axes else dim
+            for axis, dim in enumerate(type_dims(data))
+            if bool(attrs["keepdims"]) or axis not in axes
+        ]
+        if all(isinstance(dim, IntImm) for dim in dims):
+            return out
+        return TensorType(out.shape, out.dtype, tuple(dims))
 
     return relation
 
@@ -99,6 +126,7 @@ def _reduce(op: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
         flops=_input_size_flops,
         doc=doc + " over axis (None = every axis)",
         input_names=("data",),
+        symbolic_relation=_reduce_dims(op),
     )
 
 
@@ -129,9 +157,14 @@ def _data_indices(
 def _reduce_stage(
     data: Tensor, axes: tuple[int, ...], keepdims: bool, combiner: str, name: str, dtype: str
 ) -> Tensor:
-    """out = combiner over `axes` of data (converted to `dtype`); no axes is a plain copy."""
-    reduce_vars: list[IterVar] = [reduce_axis(data.shape[axis], f"k{axis}") for axis in axes]
-    out_shape = _reduced_shape(data.shape, axes, keepdims)
+    """out = combiner over `axes` of data (converted to `dtype`); no axes is a plain copy.
+    Symbolic dims of the data stay symbolic, a reduced one a reduction to its run-time
+    extent."""
+    dims = dims_of(data)
+    reduce_vars: list[IterVar] = [reduce_axis(dims[axis], f"k{axis}") for axis in axes]
+    out_dims: list[DimLike] = [
+        1 if axis in axes else dim for axis, dim in enumerate(dims) if keepdims or axis not in axes
+    ]
 
     def body(*indices: PrimExpr) -> PrimExpr:
         read = cast(
@@ -140,7 +173,18 @@ def _reduce_stage(
         )
         return _COMBINERS[combiner](read, reduce_vars) if reduce_vars else read
 
-    return compute(out_shape, body, name=name, tag="reduce")
+    return compute(out_dims, body, name=name, tag="reduce")
+
+
+def _element_count(dims: Sequence[DimLike]) -> int | PrimExpr:
+    """How many elements `dims` span: a number, or an int64 expression where one of them
+    is symbolic."""
+    static = math.prod(dim for dim in dims if not isinstance(dim, Dim))
+    count: int | PrimExpr = static
+    for dim in dims:
+        if isinstance(dim, Dim):
+            count = dim.value if isinstance(count, int) and count == 1 else dim.value * count
+    return count
 
 
 def _reduce_te(op: str) -> TeCompute:
@@ -154,16 +198,18 @@ def _reduce_te(op: str) -> TeCompute:
             return check_output(result, out, op)
         # mean = sum / count: floats accumulate in at least float32, integers in int64 and
         # divide truncating toward zero.
-        count = math.prod(data.shape[axis] for axis in axes)
+        count = _element_count([dims_of(data)[axis] for axis in axes])
         acc = accumulate_dtype(data.dtype) if is_float(data.dtype) else "int64"
         total = _reduce_stage(data, axes, keepdims, "sum", "mean_sum", acc)
 
         def body(*indices: PrimExpr) -> PrimExpr:
             value = total[indices]
-            quotient = value / float(count) if is_float(acc) else trunc_div(value, count)
-            return cast(data.dtype, quotient)
+            if is_float(acc):
+                divisor = float(count) if isinstance(count, int) else cast(acc, count)
+                return cast(data.dtype, value / divisor)
+            return cast(data.dtype, trunc_div(value, count))
 
-        return check_output(compute(out.shape, body, name="mean", tag="reduce"), out, op)
+        return check_output(compute(te_dims(out), body, name="mean", tag="reduce"), out, op)
 
     return te_compute
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import operator
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -36,10 +38,12 @@ from ir.graph.ops.te_common import (
     numpy_scalar,
     te_dims,
     tensor_out,
+    type_dims,
 )
 from ir.graph.types import TensorType, TupleType, Type, normalize_dtype
-from ir.te.tensor import Tensor, compute
-from ir.tir.expr import PrimExpr, cast, const, eq, maximum, minimum, select
+from ir.te.tensor import Dim, Tensor, compute, dims_of
+from ir.tir.expr import IntImm, PrimExpr, cast, const, eq, maximum, minimum, select
+from ir.tir.printer import format_expr
 
 # --- concatenate / split ---------------------------------------------------------------
 
@@ -59,6 +63,37 @@ def _concatenate_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
             )
     length = sum(ty.shape[axis] for ty in types)
     return TensorType((*first.shape[:axis], length, *first.shape[axis + 1 :]), dtype)
+
+
+def _concatenate_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """concatenate's symbolic relation: the inputs' dims off the axis are the same, the
+    output's dim on it is the sum of theirs (a cache of past keys [b, h, past, d] joined
+    with the new ones [b, h, 1, d] is [b, h, past + 1, d])."""
+    op = "concatenate"
+    out = tensor_out(out_type, op)
+    types = tensor_args(arg_types, op)
+    axis = normalize_axis(int(attrs["axis"]), out.ndim, op)
+    dims = [type_dims(ty) for ty in types]
+    for position, other in enumerate(dims[1:], start=1):
+        for at, (dim, first) in enumerate(zip(other, dims[0], strict=True)):
+            if at != axis and dim != first:
+                raise TypeInferenceError(
+                    f"{op}: dim {at} is {format_expr(first)} in input 0 but "
+                    f"{format_expr(dim)} in input {position}"
+                )
+    symbolic: list[PrimExpr] = []
+    static = 0
+    for dim in (d[axis] for d in dims):
+        if isinstance(dim, IntImm):
+            static += dim.value
+        else:
+            symbolic.append(dim)
+    terms = symbolic + ([index_const(static)] if static or not symbolic else [])
+    length = functools.reduce(operator.add, terms)
+    joined = (*dims[0][:axis], length, *dims[0][axis + 1 :])
+    if all(isinstance(dim, IntImm) for dim in joined):
+        return out
+    return TensorType(out.shape, out.dtype, joined)
 
 
 def _split_bounds(shape: tuple[int, ...], attrs: Attrs) -> tuple[int, list[tuple[int, int]]]:
@@ -296,6 +331,26 @@ def _take_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TensorType(data.shape[:axis] + indices.shape + data.shape[axis + 1 :], data.dtype)
 
 
+def _take_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """take's symbolic relation: the data's dims around the gathered axis and the indices'
+    dims in its place (an embedding lookup of [batch, sequence] token ids); the gathered
+    axis itself must be static (its extent bounds every index)."""
+    op = "take"
+    out = tensor_out(out_type, op)
+    data, indices = _data_and_indices(arg_types, op)
+    axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
+    data_dims = type_dims(data)
+    if not isinstance(data_dims[axis], IntImm):
+        raise TypeInferenceError(
+            f"{op}: the gathered axis {axis} of the data must be static, not "
+            f"{format_expr(data_dims[axis])}"
+        )
+    dims = (*data_dims[:axis], *type_dims(indices), *data_dims[axis + 1 :])
+    if all(isinstance(dim, IntImm) for dim in dims):
+        return out
+    return TensorType(out.shape, out.dtype, dims)
+
+
 def _wrapped_indices(op: str, data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
     """Indices along `axis` of `data` with negative ones counted from the end; IndexError
     for any out of range."""
@@ -490,7 +545,7 @@ def _concatenate_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> T
     element of n inputs takes log2(n) comparisons, not up to n)."""
     out = tensor_out(out_type, "concatenate")
     axis = int(attrs["axis"]) % out.ndim
-    offsets = list(itertools.accumulate((t.shape[axis] for t in inputs), initial=0))
+    offsets = list(itertools.accumulate((_extent(t, axis) for t in inputs), initial=0))
 
     def read(part: int, indices: Sequence[PrimExpr]) -> PrimExpr:
         source = list(indices)
@@ -508,8 +563,14 @@ def _concatenate_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> T
     def body(*indices: PrimExpr) -> PrimExpr:
         return parts(0, len(inputs) - 1, indices)
 
-    joined = compute(out.shape, body, name="concatenate", tag="injective")
+    joined = compute(te_dims(out), body, name="concatenate", tag="injective")
     return check_output(joined, out, "concatenate")
+
+
+def _extent(tensor: Tensor, axis: int) -> int | PrimExpr:
+    """`tensor`'s extent on `axis`: a number, or its run-time expression where symbolic."""
+    dim = dims_of(tensor)[axis]
+    return dim.value if isinstance(dim, Dim) else dim
 
 
 def _split_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> tuple[Tensor, ...]:
@@ -553,7 +614,7 @@ def _take_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
         before, after = out_indices[:axis], out_indices[axis + indices.ndim :]
         return data[(*before, wrapped, *after)]
 
-    return check_output(compute(out.shape, body, name="take", tag="injective"), out, "take")
+    return check_output(compute(te_dims(out), body, name="take", tag="injective"), out, "take")
 
 
 def _gather_elements_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
@@ -646,6 +707,7 @@ OPS: tuple[OpDef, ...] = (
         "join inputs along axis",
         num_inputs=None,
         input_names=(),
+        symbolic_relation=_concatenate_dims,
         axis=REQUIRED,
     ),
     _injective(
@@ -727,6 +789,7 @@ OPS: tuple[OpDef, ...] = (
         "ONNX Gather along axis; negative indices count from the end",
         num_inputs=2,
         input_names=("data", "indices"),
+        symbolic_relation=_take_dims,
         axis=0,
     ),
     _injective(

@@ -4,13 +4,16 @@ the fused function that runs every size; ops without a symbolic relation refuse 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
 from codegen.llvm import compile_kernel
 from codegen.llvm.jit import CompiledKernel
 from ir.errors import TypeInferenceError
-from ir.graph.nodes import Call, Function, Var, call
+from ir.graph.nodes import Call, Constant, Function, Var, call
+from ir.graph.ops.te_common import type_dims
 from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import post_order
@@ -18,8 +21,10 @@ from ir.graph.types import TensorType, type_to_json
 from ir.lower import lower
 from ir.schedule.default import default_schedule
 from ir.te.program import function_to_te
-from ir.tir.expr import IntImm
+from ir.tir.expr import IntImm, PrimExpr
 from ir.tir.expr import Var as SizeVar
+from ir.tir.simplify import simplify
+from ir.tir.visit import substitute
 
 N, M = SizeVar("n"), SizeVar("m")
 
@@ -163,16 +168,24 @@ def _run_fused(
     for node in post_order(fused.body):
         if isinstance(node, Var):
             values[id(node)] = feeds[node.name]
+        elif isinstance(node, Constant):
+            values[id(node)] = np.asarray(node.data)
         elif isinstance(node, Call) and isinstance(node.op, Function):
             ty = node.checked_type
             assert isinstance(ty, TensorType)
-            shape = tuple(
-                dim.value if isinstance(dim, IntImm) else sizes[str(dim)] for dim in ty.dims
-            )
+            shape = tuple(_size(dim, sizes) for dim in type_dims(ty))
             out = np.full(shape, np.nan, np.float32)
             kernels[id(node.op)](*(values[id(arg)] for arg in node.args), out)
             values[id(node)] = out
     return values[id(fused.body)]
+
+
+def _size(dim: PrimExpr, sizes: dict[str, int]) -> int:
+    """The value of the dim expression `dim` with size variables of these values."""
+    bound = {var: IntImm(sizes[var.name]) for var in (N, M) if var.name in sizes}
+    value = simplify(substitute(dim, bound))
+    assert isinstance(value, IntImm), f"{dim} is not bound by {sizes}"
+    return value.value
 
 
 def test_an_attention_block_over_symbolic_batch_and_sequence() -> None:
@@ -233,3 +246,144 @@ def test_layer_norm_refuses_symbolic_normalised_dims() -> None:
         TypeInferenceError, match=r"the normalised dims \(from axis 1\) must be static"
     ):
         infer_type(Function((x, gamma, beta), call("nn.layer_norm", x, gamma, beta, axis=-1)))
+
+
+@pytest.mark.parametrize(
+    ("op", "axis", "keepdims"),
+    [
+        ("sum", (1,), False),  # over the symbolic sequence
+        ("mean", (1,), True),  # (a pooled embedding: the mean of the tokens)
+        ("max", (1, 2), False),
+        ("min", (2,), True),  # over the static axis, symbolic rows kept
+        ("mean", (0, 1), False),  # over both symbolic axes: a run-time count
+        ("prod", None, True),
+    ],
+)
+def test_reductions_over_and_beside_symbolic_axes(
+    op: str, axis: tuple[int, ...] | None, keepdims: bool
+) -> None:
+    x = Var("x", TensorType((3, 40, 8), "float32", (N, M, IntImm(8))))
+    fn = Function((x,), call("nn.relu", call(op, x, axis=axis, keepdims=keepdims)))
+    fused, kernels = _compile_fused(fn)
+    reference: dict[str, Callable[..., np.ndarray]] = {
+        "sum": np.sum,
+        "mean": np.mean,
+        "max": np.max,
+        "min": np.min,
+        "prod": np.prod,
+    }
+    rng = np.random.default_rng(17)
+    for batch, length in ((1, 1), (3, 40), (2, 9)):
+        data = rng.uniform(0.5, 1.5, (batch, length, 8)).astype(np.float32)
+        out = _run_fused(fused, kernels, {"x": data}, {"n": batch, "m": length})
+        expected = np.maximum(reference[op](data, axis=axis, keepdims=keepdims), 0)
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_an_integer_mean_over_a_symbolic_axis_truncates_by_the_run_time_count() -> None:
+    x = Var("x", TensorType((4, 6), "int32", (N, IntImm(6))))
+    fn = infer_type(Function((x,), call("mean", x, axis=(0,))))
+    assert str(fn.body.checked_type) == "Tensor[(6), int32]"
+    (prim,) = [
+        node.op
+        for node in post_order(fuse_ops(fn).body)
+        if isinstance(node, Call) and isinstance(node.op, Function)
+    ]
+    kernel = compile_kernel(lower(default_schedule(function_to_te(prim))))
+    for rows in (1, 3, 4):
+        data = np.arange(-7, -7 + rows * 6, dtype=np.int32).reshape(rows, 6)
+        out = np.zeros(6, np.int32)
+        kernel(data, out)
+        np.testing.assert_array_equal(out, np.trunc(data.sum(axis=0) / rows).astype(np.int32))
+
+
+def test_an_embedding_lookup_of_symbolic_token_ids() -> None:
+    """layer_norm(table[ids] + position) with ids [b, s]: a transformer's input."""
+    ids = Var("ids", TensorType((2, 24), "int64", (N, M)))
+    table = Var("table", TensorType((50, 16), "float32"))
+    position = Var("position", TensorType((24, 16), "float32", (M, IntImm(16))))
+    gamma, beta = (Var(name, TensorType((16,), "float32")) for name in ("g", "b"))
+    embedded = call("add", call("take", table, ids, axis=0), position)
+    fn = Function(
+        (ids, table, position, gamma, beta),
+        call("nn.layer_norm", embedded, gamma, beta, axis=-1),
+    )
+    assert str(infer_type(fn).body.checked_type) == "Tensor[(n, m, 16), float32]"
+    fused, kernels = _compile_fused(fn)
+    rng = np.random.default_rng(19)
+    params = {
+        "table": rng.standard_normal((50, 16), dtype=np.float32),
+        "g": rng.standard_normal(16, dtype=np.float32),
+        "b": rng.standard_normal(16, dtype=np.float32),
+    }
+    for batch, length in ((1, 1), (2, 24), (2, 7)):
+        feeds: dict[str, np.ndarray] = {
+            "ids": rng.integers(-50, 50, (batch, length)),
+            "position": rng.standard_normal((length, 16), dtype=np.float32),
+            **params,
+        }
+        out = _run_fused(fused, kernels, feeds, {"n": batch, "m": length})
+        x = params["table"][feeds["ids"] % 50] + feeds["position"]
+        mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+        expected = (x - mean) / np.sqrt(var + 1e-5) * params["g"] + params["b"]
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_take_refuses_a_symbolic_gathered_axis() -> None:
+    data = Var("data", TensorType((40, 8), "float32", (N, IntImm(8))))
+    ids = Var("ids", TensorType((3,), "int64"))
+    with pytest.raises(TypeInferenceError, match="the gathered axis 0 of the data must be static"):
+        infer_type(Function((data, ids), call("take", data, ids, axis=0)))
+
+
+def test_cast_where_and_add_n_carry_symbolic_dims() -> None:
+    """A padding mask [b, s] of 0/1 token flags turned into additive logits: where(cast(
+    mask, bool), x, -1e4) summed with two more terms by add_n."""
+    mask = Var("mask", TensorType((2, 24), "int64", (N, M)))
+    x, y = (Var(name, TensorType((2, 24), "float32", (N, M))) for name in "xy")
+    bias = Var("bias", TensorType((24,), "float32", (M,)))
+    masked = call(
+        "where", call("cast", mask, dtype="bool"), x, Constant(np.array(-1e4, np.float32))
+    )
+    fn = Function((mask, x, y, bias), call("add_n", masked, y, bias))
+    assert str(infer_type(fn).body.checked_type) == "Tensor[(n, m), float32]"
+    fused, kernels = _compile_fused(fn)
+    rng = np.random.default_rng(23)
+    for batch, length in ((1, 1), (2, 24), (2, 5)):
+        feeds: dict[str, np.ndarray] = {
+            "mask": rng.integers(0, 2, (batch, length)),
+            "x": rng.standard_normal((batch, length), dtype=np.float32),
+            "y": rng.standard_normal((batch, length), dtype=np.float32),
+            "bias": rng.standard_normal(length, dtype=np.float32),
+        }
+        out = _run_fused(fused, kernels, feeds, {"n": batch, "m": length})
+        expected = np.where(feeds["mask"] != 0, feeds["x"], -1e4) + feeds["y"] + feeds["bias"]
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_key_cache_grows_by_concatenation_along_a_symbolic_axis() -> None:
+    """softmax over concatenate([past, new], axis=2): [b, 2, m, 8] and [b, 2, 1, 8] make
+    [b, 2, m + 1, 8], one kernel for every cache length."""
+    past = Var("past", TensorType((2, 2, 30, 8), "float32", (N, IntImm(2), M, IntImm(8))))
+    new = Var("new", TensorType((2, 2, 1, 8), "float32", (N, IntImm(2), IntImm(1), IntImm(8))))
+    keys = call("concatenate", past, new, axis=2)
+    fn = Function((past, new), call("nn.softmax", keys, axis=2))
+    assert str(infer_type(fn).body.checked_type) == "Tensor[(n, 2, (m + 1), 8), float32]"
+    fused, kernels = _compile_fused(fn)
+    rng = np.random.default_rng(29)
+    for batch, length in ((1, 1), (2, 30), (2, 11)):
+        feeds = {
+            "past": rng.standard_normal((batch, 2, length, 8), dtype=np.float32),
+            "new": rng.standard_normal((batch, 2, 1, 8), dtype=np.float32),
+        }
+        out = _run_fused(fused, kernels, feeds, {"n": batch, "m": length})
+        joined = np.concatenate([feeds["past"], feeds["new"]], axis=2)
+        e = np.exp(joined - joined.max(axis=2, keepdims=True))
+        np.testing.assert_allclose(out, e / e.sum(axis=2, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def test_concatenate_refuses_inputs_whose_other_dims_differ() -> None:
+    x = Var("x", TensorType((4, 8), "float32", (N, IntImm(8))))
+    y = Var("y", TensorType((4, 8), "float32", (M, IntImm(8))))
+    with pytest.raises(TypeInferenceError, match="dim 0 is n in input 0 but m in input 1"):
+        infer_type(Function((x, y), call("concatenate", x, y, axis=1)))
