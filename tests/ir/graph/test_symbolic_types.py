@@ -40,6 +40,16 @@ def _bias_relu() -> Function:
     return infer_type(Function((x, b), body))
 
 
+def _one_kernel(fn: Function) -> CompiledKernel:
+    """The kernel of `fn` fused into one primitive function, with its default schedule."""
+    (prim,) = [
+        node.op
+        for node in post_order(fuse_ops(fn).body)
+        if isinstance(node, Call) and isinstance(node.op, Function)
+    ]
+    return compile_kernel(lower(default_schedule(function_to_te(prim))))
+
+
 def test_elementwise_and_broadcast_ops_carry_symbolic_dims() -> None:
     fn = _bias_relu()
     out = fn.body.checked_type
@@ -50,14 +60,7 @@ def test_elementwise_and_broadcast_ops_carry_symbolic_dims() -> None:
 
 
 def test_a_fused_function_compiles_to_one_kernel_for_every_size() -> None:
-    fused = fuse_ops(_bias_relu())
-    (prim,) = [
-        node.op
-        for node in post_order(fused.body)
-        if isinstance(node, Call) and isinstance(node.op, Function)
-    ]
-    program = function_to_te(prim)
-    kernel = compile_kernel(lower(default_schedule(program)))
+    kernel = _one_kernel(_bias_relu())
     assert [var.name for var in kernel.func.size_params] == ["n"]
     rng = np.random.default_rng(3)
     bias = rng.standard_normal(64, dtype=np.float32)
@@ -100,12 +103,7 @@ def test_a_dense_layer_over_symbolic_rows_compiles_to_one_kernel() -> None:
     body = call("tanh", call("add", call("nn.dense", x, w), b))
     fn = infer_type(Function((x, w, b), body))
     assert str(fn.body.checked_type) == "Tensor[(n, m, 80), float32]"
-    (prim,) = [
-        node.op
-        for node in post_order(fuse_ops(fn).body)
-        if isinstance(node, Call) and isinstance(node.op, Function)
-    ]
-    kernel = compile_kernel(lower(default_schedule(function_to_te(prim), constant_inputs=())))
+    kernel = _one_kernel(fn)
     rng = np.random.default_rng(5)
     weight = rng.standard_normal((80, 96), dtype=np.float32)
     bias = rng.standard_normal(80, dtype=np.float32)
@@ -131,12 +129,7 @@ def test_softmax_over_a_symbolic_axis_or_beside_one(axis: int) -> None:
     x = Var("x", ty)
     fn = infer_type(Function((x,), call("nn.softmax", x, axis=axis)))
     assert str(fn.body.checked_type) == "Tensor[(n, 4, m, m), float32]"
-    (prim,) = [
-        node.op
-        for node in post_order(fuse_ops(fn).body)
-        if isinstance(node, Call) and isinstance(node.op, Function)
-    ]
-    kernel = compile_kernel(lower(default_schedule(function_to_te(prim))))
+    kernel = _one_kernel(fn)
     rng = np.random.default_rng(9)
     for batch, length in ((1, 1), (2, 17), (1, 40)):
         data = rng.standard_normal((batch, 4, length, length), dtype=np.float32)
@@ -284,12 +277,7 @@ def test_an_integer_mean_over_a_symbolic_axis_truncates_by_the_run_time_count() 
     x = Var("x", TensorType((4, 6), "int32", (N, IntImm(6))))
     fn = infer_type(Function((x,), call("mean", x, axis=(0,))))
     assert str(fn.body.checked_type) == "Tensor[(6), int32]"
-    (prim,) = [
-        node.op
-        for node in post_order(fuse_ops(fn).body)
-        if isinstance(node, Call) and isinstance(node.op, Function)
-    ]
-    kernel = compile_kernel(lower(default_schedule(function_to_te(prim))))
+    kernel = _one_kernel(fn)
     for rows in (1, 3, 4):
         data = np.arange(-7, -7 + rows * 6, dtype=np.int32).reshape(rows, 6)
         out = np.zeros(6, np.int32)
