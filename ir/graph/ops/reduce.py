@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from ir.graph.ops.te_common import (
     tensor_out,
     trunc_div,
     type_dims,
+    with_dims,
 )
 from ir.graph.types import TensorType, Type
 from ir.te.tensor import (
@@ -34,15 +36,18 @@ from ir.te.tensor import (
     reduce_axis,
     sum_reduce,
 )
-from ir.tir.expr import IntImm, IterVar, PrimExpr, cast, eq, is_float, select
+from ir.tir.expr import IterVar, PrimExpr, cast, eq, is_float, select
+
+T = TypeVar("T")
 
 
-def _reduced_shape(
-    shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
-) -> tuple[int, ...]:
-    if keepdims:
-        return tuple(1 if axis in axes else dim for axis, dim in enumerate(shape))
-    return tuple(dim for axis, dim in enumerate(shape) if axis not in axes)
+def _reduced(dims: Sequence[T], axes: tuple[int, ...], keepdims: bool, one: T) -> tuple[T, ...]:
+    """`dims` with `axes` reduced: each `one` with keepdims, else dropped."""
+    return tuple(
+        one if axis in axes else dim
+        for axis, dim in enumerate(dims)
+        if keepdims or axis not in axes
+    )
 
 
 def _reduce_axes(shape: tuple[int, ...], attrs: Attrs, op: str) -> tuple[int, ...]:
@@ -61,7 +66,7 @@ def _reduce_relation(op: str) -> Callable[[Sequence[Type], Attrs], Type]:
             raise TypeInferenceError(
                 f"{op}: cannot reduce the empty axes {axes} of shape {data.shape}"
             )
-        return TensorType(_reduced_shape(data.shape, axes, bool(attrs["keepdims"])), data.dtype)
+        return TensorType(_reduced(data.shape, axes, bool(attrs["keepdims"]), 1), data.dtype)
 
     return relation
 
@@ -75,15 +80,8 @@ def _reduce_dims(op: str) -> Callable[[Sequence[Type], Attrs, Type], Type]:
         out = tensor_out(out_type, op)
         data = tensor_arg(arg_types, 0, op)
         axes = _reduce_axes(data.shape, attrs, op)
-        one = index_const(1)
-        dims = [
-            one if axis in axes else dim
-            for axis, dim in enumerate(type_dims(data))
-            if bool(attrs["keepdims"]) or axis not in axes
-        ]
-        if all(isinstance(dim, IntImm) for dim in dims):
-            return out
-        return TensorType(out.shape, out.dtype, tuple(dims))
+        keepdims = bool(attrs["keepdims"])
+        return with_dims(out, _reduced(type_dims(data), axes, keepdims, index_const(1)))
 
     return relation
 
@@ -162,9 +160,7 @@ def _reduce_stage(
     extent."""
     dims = dims_of(data)
     reduce_vars: list[IterVar] = [reduce_axis(dims[axis], f"k{axis}") for axis in axes]
-    out_dims: list[DimLike] = [
-        1 if axis in axes else dim for axis, dim in enumerate(dims) if keepdims or axis not in axes
-    ]
+    out_dims = _reduced(dims, axes, keepdims, 1)
 
     def body(*indices: PrimExpr) -> PrimExpr:
         read = cast(
@@ -179,11 +175,10 @@ def _reduce_stage(
 def _element_count(dims: Sequence[DimLike]) -> int | PrimExpr:
     """How many elements `dims` span: a number, or an int64 expression where one of them
     is symbolic."""
-    static = math.prod(dim for dim in dims if not isinstance(dim, Dim))
-    count: int | PrimExpr = static
+    count: int | PrimExpr = math.prod(dim for dim in dims if not isinstance(dim, Dim))
     for dim in dims:
         if isinstance(dim, Dim):
-            count = dim.value if isinstance(count, int) and count == 1 else dim.value * count
+            count = dim.value * count
     return count
 
 
@@ -220,7 +215,7 @@ def _arg_relation(op: str) -> Callable[[Sequence[Type], Attrs], Type]:
         axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
         if data.shape[axis] == 0:
             raise TypeInferenceError(f"{op}: cannot reduce empty axis {axis} of shape {data.shape}")
-        return TensorType(_reduced_shape(data.shape, (axis,), bool(attrs["keepdims"])), "int64")
+        return TensorType(_reduced(data.shape, (axis,), bool(attrs["keepdims"]), 1), "int64")
 
     return relation
 

@@ -87,10 +87,14 @@ def broadcast_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> T
     operands' symbolic dim there (the same in all of them that are not a static 1)."""
     out = tensor_out(out_type, "broadcast")
     operands = [type_dims(ty) for ty in arg_types if isinstance(ty, TensorType)]
-    dims = broadcast_dim_lists(operands, out.shape)
+    return with_dims(out, broadcast_dim_lists(operands, out.shape))
+
+
+def with_dims(ty: TensorType, dims: Sequence[PrimExpr]) -> TensorType:
+    """`ty` (its shape the upper bounds) with these dims: static where all are constants."""
     if all(isinstance(dim, IntImm) for dim in dims):
-        return out
-    return TensorType(out.shape, out.dtype, dims)
+        return ty
+    return TensorType(ty.shape, ty.dtype, tuple(dims))
 
 
 def type_dims(ty: TensorType) -> tuple[PrimExpr, ...]:

@@ -39,6 +39,7 @@ from ir.graph.ops.te_common import (
     te_dims,
     tensor_out,
     type_dims,
+    with_dims,
 )
 from ir.graph.types import TensorType, TupleType, Type, normalize_dtype
 from ir.te.tensor import Dim, Tensor, compute, dims_of
@@ -90,10 +91,7 @@ def _concatenate_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -
             symbolic.append(dim)
     terms = symbolic + ([index_const(static)] if static or not symbolic else [])
     length = functools.reduce(operator.add, terms)
-    joined = (*dims[0][:axis], length, *dims[0][axis + 1 :])
-    if all(isinstance(dim, IntImm) for dim in joined):
-        return out
-    return TensorType(out.shape, out.dtype, joined)
+    return with_dims(out, (*dims[0][:axis], length, *dims[0][axis + 1 :]))
 
 
 def _split_bounds(shape: tuple[int, ...], attrs: Attrs) -> tuple[int, list[tuple[int, int]]]:
@@ -345,10 +343,7 @@ def _take_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
             f"{op}: the gathered axis {axis} of the data must be static, not "
             f"{format_expr(data_dims[axis])}"
         )
-    dims = (*data_dims[:axis], *type_dims(indices), *data_dims[axis + 1 :])
-    if all(isinstance(dim, IntImm) for dim in dims):
-        return out
-    return TensorType(out.shape, out.dtype, dims)
+    return with_dims(out, (*data_dims[:axis], *type_dims(indices), *data_dims[axis + 1 :]))
 
 
 def _wrapped_indices(op: str, data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
