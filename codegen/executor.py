@@ -36,6 +36,10 @@ from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
 from ir.graph.types import TensorType, TupleType, Type
 from ir.schedule.schedule import Schedule
+from ir.tir.expr import IntImm
+from ir.tir.expr import Var as SizeVar
+from ir.tir.printer import format_expr
+from ir.tir.sizes import SizeBindingError, SizedOperand, bind_operand_sizes, evaluate_dim
 
 
 class InputError(AutotuneError):
@@ -184,11 +188,19 @@ class BoundRun:
         return _shaped(self.result_type, iter(self.outputs))
 
 
-def _view(buffer: np.ndarray, offset: int, ty: TensorType) -> np.ndarray:
-    dtype = np.dtype(ty.dtype)
-    count = int(np.prod(ty.shape, dtype=np.int64))
+def _view(buffer: np.ndarray, offset: int, shape: tuple[int, ...], dtype_name: str) -> np.ndarray:
+    dtype = np.dtype(dtype_name)
+    count = int(np.prod(shape, dtype=np.int64))
     raw = buffer[offset : offset + count * dtype.itemsize]
-    return raw.view(dtype).reshape(ty.shape)
+    return raw.view(dtype).reshape(shape)
+
+
+def runtime_shape(ty: TensorType, sizes: Mapping[SizeVar, int]) -> tuple[int, ...]:
+    """The shape of a value of type `ty` when its size variables are `sizes` (its static
+    shape where it has no symbolic dims)."""
+    if not ty.dims:
+        return ty.shape
+    return tuple(evaluate_dim(dim, sizes) for dim in ty.dims)
 
 
 class CompiledModel:
@@ -219,28 +231,38 @@ class CompiledModel:
         self._fixed: dict[int, np.ndarray] = {}
         self._input_values: dict[int, int] = {}  # value id -> input position
         self._output_values: dict[int, int] = {}  # value id -> output position
+        # Intermediates of symbolic shapes: a view per run, of the shape its sizes give, in
+        # the slot planned for the upper bounds.
+        self._sized: dict[int, tuple[int, TensorType]] = {}
         # Kernel calls on weights and intermediates alone, bound once: re-binding every
         # kernel on every run cost about a quarter of a small model's latency.
         self._fixed_calls: dict[KernelStep, KernelCall] = {}
         for value, location in self.plan.locations.items():
             ty = self.plan.value_types[value]
             if location.kind == "weight":
-                self._fixed[value] = _view(self._weights, location.position, ty)
+                self._fixed[value] = _view(self._weights, location.position, ty.shape, ty.dtype)
+            elif location.kind == "workspace" and ty.dims:
+                self._sized[value] = (location.position, ty)
             elif location.kind == "workspace":
-                self._fixed[value] = _view(self._workspace, location.position, ty)
+                self._fixed[value] = _view(self._workspace, location.position, ty.shape, ty.dtype)
             elif location.kind == "input":
                 self._input_values[value] = location.position
             else:
                 self._output_values[value] = location.position
+        # Each output's type (its value's, or the input's or weight's returned as it is).
+        self._output_types = [TensorType(spec.shape, spec.dtype) for spec in self.plan.outputs]
+        for value, position in (*self._output_values.items(), *self.plan.copies):
+            self._output_types[position] = self.plan.value_types[value]
 
     # -- running ---------------------------------------------------------------------------
 
-    def check_inputs(self, inputs: Mapping[str, np.ndarray]) -> None:
-        """Raise InputError naming the input when one is missing, unknown or mistyped, or
-        differs from the value the model was specialised to."""
+    def check_inputs(self, inputs: Mapping[str, np.ndarray]) -> dict[SizeVar, int]:
+        """The size variables the inputs' shapes bind (none for a static model); InputError
+        naming the input (and the dim) when one is missing, unknown or mistyped, outside
+        its bounds, or differs from the value the model was specialised to."""
         for name, bound in self.bound_values.items():
             check_bound_input(name, bound, inputs)
-        check_model_inputs(
+        return check_model_inputs(
             self.function,
             {name: value for name, value in inputs.items() if name not in self.bound_values},
         )
@@ -248,12 +270,14 @@ class CompiledModel:
     def bind(self, inputs: Mapping[str, np.ndarray]) -> BoundRun:
         """One inference bound to `inputs` (checked) and to fresh output arrays: its
         kernel calls in order, ready to run."""
-        self.check_inputs(inputs)
+        sizes = self.check_inputs(inputs)
         arrays = dict(self._fixed)
+        for value, (position, ty) in self._sized.items():
+            arrays[value] = _view(self._workspace, position, runtime_shape(ty, sizes), ty.dtype)
         names = [param.name for param in self.function.params]
         for value, position in self._input_values.items():
             arrays[value] = np.require(inputs[names[position]], requirements=["C", "W"])
-        outputs = [aligned_empty(spec.shape, spec.dtype) for spec in self.plan.outputs]
+        outputs = [aligned_empty(runtime_shape(ty, sizes), ty.dtype) for ty in self._output_types]
         for value, position in self._output_values.items():
             arrays[value] = outputs[position]
         calls = self._bind_steps(self.plan.steps, arrays)
@@ -339,26 +363,56 @@ def _shaped(ty: Type, outputs: Iterator[np.ndarray]) -> Any:
     raise IRError(f"unsupported value type {ty}")
 
 
-def check_model_inputs(fn: Function, inputs: Mapping[str, np.ndarray]) -> None:
-    """Raise InputError naming the input when one is missing, unknown or mistyped."""
+def check_model_inputs(fn: Function, inputs: Mapping[str, np.ndarray]) -> dict[SizeVar, int]:
+    """The size variables the shapes of `inputs` bind (none where `fn`'s inputs are all
+    static); InputError naming the input (and the dim) when one is missing, unknown or
+    mistyped, or a shape breaks its symbolic dims' bounds or binds a size two ways."""
     names = [param.name for param in fn.params]
     unknown = sorted(set(inputs) - set(names))
     if unknown:
         raise InputError(f"unknown input(s) {unknown}; the model's inputs are {names}")
+    operands: list[SizedOperand] = []
+    shapes: list[tuple[int, ...]] = []
     for param in fn.params:
         ty = param.type_annotation
         assert isinstance(ty, TensorType)
         if param.name not in inputs:
-            raise InputError(
-                f"missing input {param.name!r} (expected shape {list(ty.shape)} {ty.dtype})"
-            )
+            raise InputError(f"missing input {param.name!r} (expected {_expected(ty)})")
         value = np.asarray(inputs[param.name])
-        if value.shape != ty.shape or value.dtype.name != ty.dtype:
+        if ty.dims:
+            if value.dtype.name != ty.dtype or value.ndim != len(ty.dims):
+                raise InputError(
+                    f"input {param.name!r}: expected {_expected(ty)}, got shape "
+                    f"{list(value.shape)} {value.dtype.name}"
+                )
+            operands.append(SizedOperand(f"input {param.name!r}", ty.dims, ty.shape))
+            shapes.append(value.shape)
+        elif value.shape != ty.shape or value.dtype.name != ty.dtype:
             raise InputError(
                 f"input {param.name!r}: expected shape {list(ty.shape)} {ty.dtype}, "
                 f"got shape {list(value.shape)} {value.dtype.name}"
                 + shape_difference(ty.shape, value.shape)
             )
+    if not operands:
+        return {}
+    try:
+        return bind_operand_sizes(operands, shapes)
+    except SizeBindingError as error:
+        raise InputError(str(error)) from None
+
+
+def _expected(ty: TensorType) -> str:
+    if not ty.dims:
+        return f"shape {list(ty.shape)} {ty.dtype}"
+    dims = ", ".join(
+        format_expr(dim) if not isinstance(dim, IntImm) else str(dim.value) for dim in ty.dims
+    )
+    bounds = ", ".join(
+        f"{format_expr(dim)} <= {upper}"
+        for dim, upper in zip(ty.dims, ty.shape, strict=True)
+        if not isinstance(dim, IntImm)
+    )
+    return f"shape [{dims}] {ty.dtype} ({bounds})"
 
 
 def check_bound_input(name: str, bound: np.ndarray, inputs: Mapping[str, np.ndarray]) -> None:

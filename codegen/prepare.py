@@ -15,6 +15,7 @@ from codegen.target import Target
 from ir.errors import ValueDependentError
 from ir.frontend.onnx import import_model
 from ir.frontend.onnx.importer import ImportedModel, ModelSource
+from ir.frontend.onnx.symbolic_dims import DimBinding
 from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
 from ir.graph.passes.realize_quantized import NONE
@@ -33,7 +34,7 @@ class PreparedModel:
 def prepare_for_target(
     source: ModelSource,
     target: Target,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, Sequence[DimBinding]] | None = None,
     example_shapes: Mapping[str, Sequence[int]] | None = None,
     values: Mapping[str, np.ndarray] | None = None,
 ) -> PreparedModel:
@@ -61,7 +62,7 @@ def prepare_for_inputs(
     source: ModelSource,
     target: Target,
     inputs: Mapping[str, np.ndarray],
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, Sequence[DimBinding]] | None = None,
 ) -> PreparedModel:
     """`prepare_for_target` for the arrays `inputs` it will run on: their shapes bind the
     unknown dims, and when an operand that must be constant (a Reshape target, Reduce

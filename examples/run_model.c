@@ -2,7 +2,12 @@
  *
  *   tar xzf ARTIFACT.tar.gz model.so model.h weights.bin
  *   cc -O2 -I. -o run_model run_model.c -ldl
- *   ./run_model ./model.so ./weights.bin
+ *   ./run_model ./model.so ./weights.bin [SIZE ...]
+ *
+ * A model compiled for a range of shapes (`--shape x=1..8x1..512`) has size variables:
+ * give one value for each, in the order the library lists them (autotune_size_name); its
+ * inputs are made of the shapes those values give, and its outputs sized by
+ * autotune_output_shape_at.
  *
  * The weights are mapped from weights.bin (mmap), so they are read from the file only as
  * the kernels touch them, and every process running the model shares one copy.
@@ -27,8 +32,13 @@ struct model_api {
     int32_t (*abi_version)(void);
     int64_t (*weights_bytes)(void);
     autotune_model *(*create)(const void *);
-    int32_t (*run)(autotune_model *, const void *const *, void *const *);
+    int32_t (*run_sized)(autotune_model *, const int64_t *, const void *const *, void *const *);
     void (*destroy)(autotune_model *);
+    int32_t (*num_sizes)(void);
+    const char *(*size_name)(int32_t);
+    int64_t (*size_upper)(int32_t);
+    const int32_t *(*input_sizes)(int32_t);
+    int32_t (*output_shape_at)(int32_t, const int64_t *, int64_t *);
     int32_t (*num_inputs)(void);
     const char *(*input_name)(int32_t);
     const char *(*input_dtype)(int32_t);
@@ -72,6 +82,14 @@ static const void *map_weights(const char *path, int64_t expected) {
     return weights;
 }
 
+/* The shape of input `index` when the size variables are `sizes`, into `shape`. */
+static void input_shape_at(const struct model_api *api, int32_t index, const int64_t *sizes,
+                           int64_t *shape) {
+    const int32_t *which = api->input_sizes(index);
+    for (int32_t d = 0; d < api->input_ndim(index); ++d)
+        shape[d] = which[d] >= 0 ? sizes[which[d]] : api->input_shape(index)[d];
+}
+
 static int64_t element_count(int32_t ndim, const int64_t *shape) {
     int64_t count = 1;
     for (int32_t d = 0; d < ndim; ++d) count *= shape[d];
@@ -86,8 +104,8 @@ static size_t dtype_bytes(const char *dtype) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s path/to/model.so path/to/weights.bin\n", argv[0]);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s path/to/model.so path/to/weights.bin [SIZE ...]\n", argv[0]);
         return 2;
     }
     void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
@@ -99,8 +117,13 @@ int main(int argc, char **argv) {
     *(void **)&api.abi_version = lookup(library, "autotune_abi_version");
     *(void **)&api.weights_bytes = lookup(library, "autotune_weights_bytes");
     *(void **)&api.create = lookup(library, "autotune_create");
-    *(void **)&api.run = lookup(library, "autotune_run");
+    *(void **)&api.run_sized = lookup(library, "autotune_run_sized");
     *(void **)&api.destroy = lookup(library, "autotune_destroy");
+    *(void **)&api.num_sizes = lookup(library, "autotune_num_sizes");
+    *(void **)&api.size_name = lookup(library, "autotune_size_name");
+    *(void **)&api.size_upper = lookup(library, "autotune_size_upper");
+    *(void **)&api.input_sizes = lookup(library, "autotune_input_sizes");
+    *(void **)&api.output_shape_at = lookup(library, "autotune_output_shape_at");
     *(void **)&api.num_inputs = lookup(library, "autotune_num_inputs");
     *(void **)&api.input_name = lookup(library, "autotune_input_name");
     *(void **)&api.input_dtype = lookup(library, "autotune_input_dtype");
@@ -117,11 +140,26 @@ int main(int argc, char **argv) {
         return 1;
     }
 
+    /* Size variables: one value each from the command line. */
+    int32_t num_sizes = api.num_sizes();
+    if (argc - 3 != num_sizes) {
+        fprintf(stderr, "error: the model has %d size variable(s), given %d values:", num_sizes,
+                argc - 3);
+        for (int32_t i = 0; i < num_sizes; ++i)
+            fprintf(stderr, " %s (1..%lld)", api.size_name(i), (long long)api.size_upper(i));
+        fprintf(stderr, "\n");
+        return 2;
+    }
+    int64_t *sizes = calloc((size_t)num_sizes + 1, sizeof(int64_t));
+    for (int32_t i = 0; i < num_sizes; ++i) sizes[i] = atoll(argv[3 + i]);
+    int64_t shape[64];
+
     /* Inputs: float32 ones get i / n, others zeros. */
     int32_t num_inputs = api.num_inputs();
     void **inputs = calloc((size_t)num_inputs + 1, sizeof(void *));
     for (int32_t i = 0; i < num_inputs; ++i) {
-        int64_t count = element_count(api.input_ndim(i), api.input_shape(i));
+        input_shape_at(&api, i, sizes, shape);
+        int64_t count = element_count(api.input_ndim(i), shape);
         const char *dtype = api.input_dtype(i);
         inputs[i] = calloc((size_t)count + 1, dtype_bytes(dtype));
         if (!strcmp(dtype, "float32")) {
@@ -135,7 +173,13 @@ int main(int argc, char **argv) {
     int32_t num_outputs = api.num_outputs();
     void **outputs = calloc((size_t)num_outputs + 1, sizeof(void *));
     for (int32_t i = 0; i < num_outputs; ++i) {
-        int64_t count = element_count(api.output_ndim(i), api.output_shape(i));
+        int32_t status = api.output_shape_at(i, sizes, shape);
+        if (status != AUTOTUNE_OK) {
+            fprintf(stderr, "error: autotune_output_shape_at returned %d (a size out of range?)\n",
+                    status);
+            return 1;
+        }
+        int64_t count = element_count(api.output_ndim(i), shape);
         outputs[i] = calloc((size_t)count + 1, dtype_bytes(api.output_dtype(i)));
     }
 
@@ -146,15 +190,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: cannot allocate the model's workspace\n");
         return 1;
     }
-    int32_t status = api.run(model, (const void *const *)inputs, outputs);
+    int32_t status = api.run_sized(model, sizes, (const void *const *)inputs, outputs);
     if (status != AUTOTUNE_OK) {
-        fprintf(stderr, "error: autotune_run returned %d\n", status);
+        fprintf(stderr, "error: autotune_run_sized returned %d\n", status);
         return 1;
     }
 
     for (int32_t i = 0; i < num_outputs; ++i) {
         int32_t ndim = api.output_ndim(i);
-        const int64_t *shape = api.output_shape(i);
+        api.output_shape_at(i, sizes, shape);
         printf("output %s %s ", api.output_name(i), api.output_dtype(i));
         for (int32_t d = 0; d < ndim; ++d) printf(d ? "x%lld" : "%lld", (long long)shape[d]);
         printf("\n");
@@ -171,5 +215,6 @@ int main(int argc, char **argv) {
     for (int32_t i = 0; i < num_outputs; ++i) free(outputs[i]);
     free(inputs);
     free(outputs);
+    free(sizes);
     return 0;
 }

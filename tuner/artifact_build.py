@@ -20,6 +20,7 @@ from typing import Any
 from codegen.backends import backend_of
 from codegen.prepare import prepare_for_target
 from codegen.target import Target, as_target
+from ir.frontend.onnx.symbolic_dims import DimBinding
 from tuner.records import Record, records_chooser
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ def build_artifact(
     target: Target | str,
     records: list[Record],
     out_dir: Path,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, Sequence[DimBinding]] | None = None,
     example_shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> ArtifactBuild:
     """Compile the ONNX model at `model_path` for `target` (e.g. `llvm`: this host; or

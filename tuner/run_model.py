@@ -30,6 +30,7 @@ from codegen.runtime.cuda_loader import (
 )
 from codegen.runtime.loader import ArtifactError, ArtifactInputError, load_artifact
 from ir.errors import AutotuneError
+from ir.frontend.onnx.symbolic_dims import DimBinding
 
 if TYPE_CHECKING:
     from tuner.records import Record
@@ -125,7 +126,7 @@ def _flatten(value: Any) -> list[np.ndarray]:
 
 def prepare_model(
     path: Path,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, Sequence[DimBinding]] | None = None,
     inputs: Mapping[str, np.ndarray] | None = None,
     chooser: ScheduleChooser | None = None,
     target: CpuTarget | None = None,

@@ -18,8 +18,11 @@ from typing import Any
 from codegen.aot.memory import align_up
 from codegen.aot.module import ENTRY_SYMBOL
 from codegen.aot.plan import ModelPlan, TensorSpec
+from ir.tir.dim_text import parse_dim
+from ir.tir.expr import Binary, IntImm, PrimExpr
+from ir.tir.expr import Var as SizeVar
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 WEIGHTS_ALIGN_BYTES = 64
 EXPORTED_SYMBOLS = (
     "autotune_abi_version",
@@ -27,7 +30,13 @@ EXPORTED_SYMBOLS = (
     "autotune_weights_bytes",
     "autotune_create",
     "autotune_run",
+    "autotune_run_sized",
     "autotune_destroy",
+    "autotune_num_sizes",
+    "autotune_size_name",
+    "autotune_size_upper",
+    "autotune_input_sizes",
+    "autotune_output_shape_at",
     "autotune_num_inputs",
     "autotune_input_name",
     "autotune_input_dtype",
@@ -41,7 +50,7 @@ EXPORTED_SYMBOLS = (
 )
 
 
-MODEL_HEADER = r"""/* The C ABI of an autotune model artifact (model.so), version 2.
+MODEL_HEADER = r"""/* The C ABI of an autotune model artifact (model.so), version 3.
  *
  * The model's weights are the bytes of the artifact's weights.bin: map that file (mmap)
  * or read it into memory aligned to 64 bytes, and hand it to autotune_create. A model
@@ -51,6 +60,13 @@ MODEL_HEADER = r"""/* The C ABI of an autotune model artifact (model.so), versio
  * C order, native byte order, of exactly the shapes and dtypes the metadata functions
  * report; outputs must not overlap inputs. The dtype strings are numpy's names
  * ("float32", "int64", ...).
+ *
+ * A model compiled for a range of shapes has size variables (autotune_num_sizes() > 0):
+ * each symbolic input dim is one of them (autotune_input_sizes), and each takes any value
+ * from 1 to its upper bound. Such a model runs with autotune_run_sized, given the value
+ * of every size variable; its inputs are then of those sizes, and its outputs of the
+ * shapes autotune_output_shape_at gives for them. The shape functions report the upper
+ * bounds; the workspace is sized for them.
  */
 #ifndef AUTOTUNE_MODEL_H
 #define AUTOTUNE_MODEL_H
@@ -61,10 +77,13 @@ MODEL_HEADER = r"""/* The C ABI of an autotune model artifact (model.so), versio
 extern "C" {
 #endif
 
-#define AUTOTUNE_ABI_VERSION 2
+#define AUTOTUNE_ABI_VERSION 3
 #define AUTOTUNE_WEIGHTS_ALIGN 64
 #define AUTOTUNE_OK 0
 #define AUTOTUNE_ERROR_NULL_ARGUMENT (-1)
+#define AUTOTUNE_ERROR_SIZE_OUT_OF_RANGE (-2)
+#define AUTOTUNE_ERROR_SIZES_REQUIRED (-3)
+#define AUTOTUNE_ERROR_BAD_INDEX (-4)
 
 typedef struct autotune_model autotune_model;
 
@@ -78,9 +97,27 @@ int64_t autotune_weights_bytes(void);
  * workspace cannot be allocated. */
 autotune_model *autotune_create(const void *weights);
 /* Run the model: inputs[i] / outputs[i] point at the data of input / output i.
- * Returns AUTOTUNE_OK, or AUTOTUNE_ERROR_NULL_ARGUMENT when a pointer is NULL. */
+ * Returns AUTOTUNE_OK, or AUTOTUNE_ERROR_NULL_ARGUMENT when a pointer is NULL, or
+ * AUTOTUNE_ERROR_SIZES_REQUIRED for a model with size variables. */
 int32_t autotune_run(autotune_model *model, const void *const *inputs, void *const *outputs);
+/* Run with the size variables at `sizes` (one value each; may be NULL when there are
+ * none). Returns as autotune_run, or AUTOTUNE_ERROR_SIZE_OUT_OF_RANGE when a value is
+ * below 1 or above its upper bound (nothing runs then). */
+int32_t autotune_run_sized(autotune_model *model, const int64_t *sizes, const void *const *inputs,
+                           void *const *outputs);
 void autotune_destroy(autotune_model *model);
+
+/* Size variables: their names and upper bounds (NULL / -1 for an out-of-range index). */
+int32_t autotune_num_sizes(void);
+const char *autotune_size_name(int32_t index);
+int64_t autotune_size_upper(int32_t index);
+/* Per dim of input `index`: the index of the size variable the dim is, or -1 where it is
+ * fixed (NULL for an out-of-range index). */
+const int32_t *autotune_input_sizes(int32_t index);
+/* Write the shape of output `index` for the size variables at `sizes` into `shape`
+ * (autotune_output_ndim(index) values). Returns AUTOTUNE_OK, AUTOTUNE_ERROR_NULL_ARGUMENT,
+ * AUTOTUNE_ERROR_SIZE_OUT_OF_RANGE or AUTOTUNE_ERROR_BAD_INDEX. */
+int32_t autotune_output_shape_at(int32_t index, const int64_t *sizes, int64_t *shape);
 
 /* Metadata. Out-of-range indices give NULL (names, dtypes, shapes) or -1 (ndim). */
 int32_t autotune_num_inputs(void);
@@ -149,6 +186,89 @@ const int64_t *autotune_{prefix}_shape(int32_t i) {{
 """
 
 
+def _size_source(plan: ModelPlan[Any]) -> str:
+    """The size-variable tables, the size checks, autotune_input_sizes and
+    autotune_output_shape_at."""
+    names = [size.name for size in plan.sizes]
+    count = len(names)
+    more = ", " if count else ""
+    indices: list[str] = []
+    for spec in plan.inputs:
+        dims = spec.dims or tuple(str(extent) for extent in spec.shape)
+        indices.extend(str(names.index(dim)) if dim in names else "-1" for dim in dims)
+    cases = []
+    for position, spec in enumerate(plan.outputs):
+        dims = spec.dims or tuple(str(extent) for extent in spec.shape)
+        lines = "".join(
+            f"        shape[{axis}] = {_c_dim(dim, names)};\n" for axis, dim in enumerate(dims)
+        )
+        cases.append(f"    case {position}:\n{lines}        return AUTOTUNE_OK;\n")
+    more_indices = ", " if indices else ""
+    return f"""
+static const char *const size_names[{count + 1}] = {{{", ".join(map(c_string, names))}{more}0}};
+static const int64_t size_uppers[{count + 1}] = {{{
+        ", ".join(str(size.upper) for size in plan.sizes)
+    }{more}0}};
+static const int32_t input_size_indices[{len(indices) + 1}] = {{{", ".join(indices)}{
+        more_indices
+    }0}};
+
+int32_t autotune_num_sizes(void) {{ return {count}; }}
+const char *autotune_size_name(int32_t i) {{ return i >= 0 && i < {count} ? size_names[i] : 0; }}
+int64_t autotune_size_upper(int32_t i) {{ return i >= 0 && i < {count} ? size_uppers[i] : -1; }}
+const int32_t *autotune_input_sizes(int32_t i) {{
+    return i >= 0 && i < {len(plan.inputs)} ? input_size_indices + input_starts[i] : 0;
+}}
+
+static inline int64_t floordiv64(int64_t a, int64_t b) {{
+    int64_t q = a / b, r = a % b;
+    return (r != 0 && ((r ^ b) < 0)) ? q - 1 : q;
+}}
+static inline int64_t floormod64(int64_t a, int64_t b) {{ return a - floordiv64(a, b) * b; }}
+static inline int64_t min64(int64_t a, int64_t b) {{ return a < b ? a : b; }}
+static inline int64_t max64(int64_t a, int64_t b) {{ return a > b ? a : b; }}
+
+static int32_t check_sizes(const int64_t *sizes) {{
+    if ({count} == 0) return AUTOTUNE_OK;
+    if (!sizes) return AUTOTUNE_ERROR_NULL_ARGUMENT;
+    for (int32_t i = 0; i < {count}; ++i)
+        if (sizes[i] < 1 || sizes[i] > size_uppers[i]) return AUTOTUNE_ERROR_SIZE_OUT_OF_RANGE;
+    return AUTOTUNE_OK;
+}}
+
+int32_t autotune_output_shape_at(int32_t index, const int64_t *sizes, int64_t *shape) {{
+    if (!shape) return AUTOTUNE_ERROR_NULL_ARGUMENT;
+    int32_t status = check_sizes(sizes);
+    if (status != AUTOTUNE_OK) return status;
+    switch (index) {{
+{"".join(cases)}    default:
+        return AUTOTUNE_ERROR_BAD_INDEX;
+    }}
+}}
+"""
+
+
+def _c_dim(dim: str, names: Sequence[str]) -> str:
+    """A dim's text (`(n * 6)`) as C over the size values `sizes[i]` (`names`: the size
+    variables in order); `//` and `%` floor, as in the compiler (sizes are positive, but
+    a dim such as `(n - 2) // 3` need not be)."""
+    return _c_expr(parse_dim(dim), names)
+
+
+def _c_expr(expr: PrimExpr, names: Sequence[str]) -> str:
+    if isinstance(expr, IntImm):
+        return f"INT64_C({expr.value})"
+    if isinstance(expr, SizeVar):
+        return f"sizes[{names.index(expr.name)}]"
+    assert isinstance(expr, Binary), expr
+    lhs, rhs = _c_expr(expr.lhs, names), _c_expr(expr.rhs, names)
+    infix = {"add": "+", "sub": "-", "mul": "*"}
+    if expr.op in infix:
+        return f"({lhs} {infix[expr.op]} {rhs})"
+    helper = {"floordiv": "floordiv64", "floormod": "floormod64", "min": "min64", "max": "max64"}
+    return f"{helper[expr.op]}({lhs}, {rhs})"
+
+
 def abi_source(plan: ModelPlan[Any]) -> str:
     """The C source of the ABI functions and metadata tables of `plan`'s model."""
     workspace = align_up(plan.memory.workspace_bytes)
@@ -164,9 +284,9 @@ struct autotune_model {{
     const void *weights;
 }};
 
-extern void {ENTRY_SYMBOL}(
-    void *workspace, const void *weights, const void *const *inputs, void *const *outputs);
-{_tables("input", plan.inputs)}{_tables("output", plan.outputs)}
+extern void {ENTRY_SYMBOL}(void *workspace, const void *weights, const void *const *inputs,
+                          void *const *outputs, const int64_t *sizes);
+{_tables("input", plan.inputs)}{_tables("output", plan.outputs)}{_size_source(plan)}
 int32_t autotune_abi_version(void) {{ return {ABI_VERSION}; }}
 int64_t autotune_workspace_bytes(void) {{ return {workspace}; }}
 int64_t autotune_weights_bytes(void) {{ return {weights}; }}
@@ -186,15 +306,23 @@ autotune_model *autotune_create(const void *weights) {{
     return model;
 }}
 
-int32_t autotune_run(autotune_model *model, const void *const *inputs, void *const *outputs) {{
+int32_t autotune_run_sized(autotune_model *model, const int64_t *sizes, const void *const *inputs,
+                           void *const *outputs) {{
     if (!model || (!inputs && {len(plan.inputs)} > 0) || (!outputs && {len(plan.outputs)} > 0))
         return AUTOTUNE_ERROR_NULL_ARGUMENT;
     for (int32_t i = 0; i < {len(plan.inputs)}; ++i)
         if (!inputs[i]) return AUTOTUNE_ERROR_NULL_ARGUMENT;
     for (int32_t i = 0; i < {len(plan.outputs)}; ++i)
         if (!outputs[i]) return AUTOTUNE_ERROR_NULL_ARGUMENT;
-    {ENTRY_SYMBOL}(model->workspace, model->weights, inputs, outputs);
+    int32_t status = check_sizes(sizes);
+    if (status != AUTOTUNE_OK) return status;
+    {ENTRY_SYMBOL}(model->workspace, model->weights, inputs, outputs, sizes);
     return AUTOTUNE_OK;
+}}
+
+int32_t autotune_run(autotune_model *model, const void *const *inputs, void *const *outputs) {{
+    if ({len(plan.sizes)} > 0) return AUTOTUNE_ERROR_SIZES_REQUIRED;
+    return autotune_run_sized(model, 0, inputs, outputs);
 }}
 
 void autotune_destroy(autotune_model *model) {{

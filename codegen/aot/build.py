@@ -97,6 +97,7 @@ def build_manifest(
         "target": str(target),
         "inputs": [spec.to_json() for spec in plan.inputs],
         "outputs": [spec.to_json() for spec in plan.outputs],
+        "sizes": [size.to_json() for size in plan.sizes],
         "library": {
             "file": LIBRARY_FILE,
             "sha256": hashlib.sha256(library).hexdigest(),

@@ -32,7 +32,14 @@ import numpy as np
 from codegen.aot.build import ArtifactResult
 from codegen.aot.memory import align_up
 from codegen.aot.package import manifest_bytes, write_artifact
-from codegen.aot.plan import KernelBackend, KernelStep, Location, ModelPlan, plan_model_with
+from codegen.aot.plan import (
+    KernelBackend,
+    KernelStep,
+    Location,
+    ModelPlan,
+    model_sizes,
+    plan_model_with,
+)
 from codegen.aot.schedules import ScheduleChooser, default_chooser
 from codegen.cuda.build import CudaModule, build_cuda
 from codegen.cuda.nvcc import compile_source, nvcc_version
@@ -142,6 +149,12 @@ def build_cuda_artifact(
         raise CodegenError(
             "control flow (an If or a Loop decided at run time) is not supported on GPU "
             "targets yet; compile this model for a CPU"
+        )
+    sizes = model_sizes(fn)
+    if sizes:
+        raise CodegenError(
+            f"symbolic dims ({', '.join(size.name for size in sizes)}) are not supported on "
+            "GPU targets yet; bind them to sizes (--shape NAME=DxD...) or compile for a CPU"
         )
     # Step 1.
     compiled: dict[str, CudaModule] = {}

@@ -1,9 +1,13 @@
 """One LLVM module for the whole model: every kernel, and the entry function that runs them.
 
-    void autotune_model_entry(ptr workspace, ptr weights, ptr inputs, ptr outputs)
+    void autotune_model_entry(ptr workspace, ptr weights, ptr inputs, ptr outputs, ptr sizes)
 
 `inputs` and `outputs` are arrays of data pointers, one per model input/output in the
-manifest's order; `weights` is the weights blob (weights.bin). The entry calls each kernel
+manifest's order; `weights` is the weights blob (weights.bin); `sizes` the int64 values of
+the model's size variables (plan.sizes; unused by a static model). Every value lives where
+the plan put it, in a slot sized for the upper bounds; a kernel with symbolic dims takes
+the values of its size variables after its pointers, and a copy of a symbolic value
+computes its byte count from them. The entry calls each kernel
 in plan order with pointers into the caller's arrays, the weights or the workspace, then
 copies the outputs no kernel wrote in place. An If branches on its condition's byte and a
 Loop counts its iterations in its int64 slot of the workspace, which also picks the row a
@@ -14,10 +18,12 @@ always gives the same module text, and the same object code.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
+import numpy as np
 
 from codegen.aot.plan import (
     BranchStep,
@@ -32,6 +38,10 @@ from codegen.aot.plan import (
 from codegen.llvm.dtypes import I8, I32, I64, PTR, VOID
 from codegen.llvm.jit import LLVM_LOCK, emit_object_code
 from codegen.llvm.target import CpuTarget
+from ir.errors import IRError
+from ir.tir.expr import Binary, IntImm, PrimExpr
+from ir.tir.expr import Var as SizeVar
+from ir.tir.printer import format_expr
 
 ENTRY_SYMBOL = "autotune_model_entry"
 
@@ -41,16 +51,20 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
     module.triple = triple
     module.data_layout = data_layout
     kernels = [
-        ir.Function(module, ir.FunctionType(VOID, [PTR] * len(k.func.params)), k.symbol)
+        ir.Function(
+            module,
+            ir.FunctionType(VOID, [PTR] * len(k.func.params) + [I64] * len(k.func.size_params)),
+            k.symbol,
+        )
         for k in plan.kernels
     ]
     memcpy = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), "memcpy")
     memset = ir.Function(module, ir.FunctionType(PTR, [PTR, I32, I64]), "memset")
-    entry = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, PTR, PTR]), ENTRY_SYMBOL)
+    entry = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5), ENTRY_SYMBOL)
     entry.attributes.add("nounwind")
-    workspace, weights, inputs, outputs = entry.args
+    workspace, weights, inputs, outputs, sizes = entry.args
     workspace.name, weights.name = "workspace", "weights"
-    inputs.name, outputs.name = "inputs", "outputs"
+    inputs.name, outputs.name, sizes.name = "inputs", "outputs", "sizes"
     builder = ir.IRBuilder(entry.append_basic_block("entry"))
 
     def load_pointer(array: Any, position: int) -> Any:
@@ -59,6 +73,20 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
 
     input_pointers = [load_pointer(inputs, i) for i in range(len(plan.inputs))]
     output_pointers = [load_pointer(outputs, i) for i in range(len(plan.outputs))]
+    size_values: dict[str, Any] = {}
+    for position, size in enumerate(plan.sizes):
+        slot = builder.gep(sizes, [I64(position)], inbounds=True, source_etype=I64)
+        size_values[size.name] = builder.load(slot, typ=I64, name=size.name)
+
+    def nbytes(value: int) -> Any:
+        """The byte count of `value` at run time (its planned size where static)."""
+        ty = plan.value_types.get(value)
+        if ty is None or not ty.dims:
+            return I64(plan.value_bytes[value])
+        count = I64(np.dtype(ty.dtype).itemsize)
+        for dim in ty.dims:
+            count = builder.mul(count, emit_dim(builder, dim, size_values))
+        return count
 
     def pointer(value: int) -> Any:
         location: Location = plan.locations[value]
@@ -72,14 +100,14 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
     def emit(steps: tuple[Step, ...] | list[Step]) -> None:
         for step in steps:
             if isinstance(step, KernelStep):
-                builder.call(
-                    kernels[step.kernel], [pointer(v) for v in (*step.args, *step.outputs)]
-                )
+                func = plan.kernels[step.kernel].func
+                pointers = [pointer(v) for v in (*step.args, *step.outputs)]
+                extents = [size_values[var.name] for var in func.size_params]
+                builder.call(kernels[step.kernel], pointers + extents)
             elif isinstance(step, CopyStep):
                 emit_copy(step)
             elif isinstance(step, ZeroStep):
-                nbytes = I64(plan.value_bytes[step.target])
-                builder.call(memset, [pointer(step.target), I32(0), nbytes])
+                builder.call(memset, [pointer(step.target), I32(0), nbytes(step.target)])
             elif isinstance(step, BranchStep):
                 flag = builder.load(pointer(step.condition), typ=I8)
                 with builder.if_else(builder.icmp_unsigned("!=", flag, I8(0))) as (then, other):
@@ -94,10 +122,9 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
         target = pointer(step.target)
         if step.row is not None:  # into row `row` of the target, rows of the source's size
             row = builder.load(pointer(step.row), typ=I64)
-            offset = builder.mul(row, I64(plan.value_bytes[step.source]))
+            offset = builder.mul(row, nbytes(step.source))
             target = builder.gep(target, [offset], inbounds=True, source_etype=I8)
-        nbytes = I64(plan.value_bytes[step.source])
-        builder.call(memcpy, [target, pointer(step.source), nbytes])
+        builder.call(memcpy, [target, pointer(step.source), nbytes(step.source)])
 
     def emit_loop(step: LoopStep) -> None:
         iteration = pointer(step.iteration)
@@ -120,10 +147,45 @@ def _entry_module(plan: ModelPlan[str], triple: str, data_layout: str) -> ir.Mod
 
     emit(plan.steps)
     for value, position in plan.copies:
-        nbytes = plan.value_bytes[value]
-        builder.call(memcpy, [output_pointers[position], pointer(value), I64(nbytes)])
+        builder.call(memcpy, [output_pointers[position], pointer(value), nbytes(value)])
     builder.ret_void()
     return module
+
+
+def emit_dim(builder: ir.IRBuilder, dim: PrimExpr, sizes: dict[str, Any]) -> Any:
+    """The int64 value of a dim expression of size variables (`sizes`: name -> value)."""
+    if isinstance(dim, IntImm):
+        return I64(dim.value)
+    if isinstance(dim, SizeVar):
+        return sizes[dim.name]
+    if isinstance(dim, Binary) and dim.op in _DIM_OPS:
+        lhs, rhs = emit_dim(builder, dim.lhs, sizes), emit_dim(builder, dim.rhs, sizes)
+        return _DIM_OPS[dim.op](builder, lhs, rhs)
+    raise IRError(f"cannot compute the dim {format_expr(dim)} at run time")
+
+
+def _floordiv(builder: ir.IRBuilder, lhs: Any, rhs: Any) -> Any:
+    quotient = builder.sdiv(lhs, rhs)
+    # Round toward negative infinity where the remainder's sign differs from the divisor's.
+    remainder = builder.srem(lhs, rhs)
+    inexact = builder.icmp_signed("!=", remainder, I64(0))
+    signs_differ = builder.icmp_signed("<", builder.xor(remainder, rhs), I64(0))
+    return builder.sub(quotient, builder.zext(builder.and_(inexact, signs_differ), I64))
+
+
+def _floormod(builder: ir.IRBuilder, lhs: Any, rhs: Any) -> Any:
+    return builder.sub(lhs, builder.mul(_floordiv(builder, lhs, rhs), rhs))
+
+
+_DIM_OPS: dict[str, Callable[[ir.IRBuilder, Any, Any], Any]] = {
+    "add": lambda builder, a, b: builder.add(a, b),
+    "sub": lambda builder, a, b: builder.sub(a, b),
+    "mul": lambda builder, a, b: builder.mul(a, b),
+    "floordiv": _floordiv,
+    "floormod": _floormod,
+    "min": lambda builder, a, b: builder.select(builder.icmp_signed("<", a, b), a, b),
+    "max": lambda builder, a, b: builder.select(builder.icmp_signed(">", a, b), a, b),
+}
 
 
 def build_model_module(plan: ModelPlan[str], target: CpuTarget) -> str:

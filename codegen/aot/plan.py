@@ -45,20 +45,46 @@ from ir.schedule.default import default_schedule
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
 from ir.te.program import TEProgram, function_to_te
+from ir.tir.expr import IntImm
+from ir.tir.expr import Var as SizeVar
+from ir.tir.printer import format_expr
 from ir.tir.stmt import PrimFunc
 
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """A model input or output as the ABI describes it."""
+    """A model input or output as the ABI describes it: its shape (the upper bounds where
+    symbolic) and, for a symbolic one, the text of each dim (`batch`, `(n * 6)`, `16`)."""
 
     name: str
     shape: tuple[int, ...]
     dtype: str
+    dims: tuple[str, ...] = ()
+
+    @staticmethod
+    def of(name: str, ty: TensorType) -> TensorSpec:
+        """The spec of a value named `name` of type `ty`."""
+        return TensorSpec(name, tuple(ty.shape), ty.dtype, tuple(map(format_expr, ty.dims)))
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data."""
-        return {"name": self.name, "shape": list(self.shape), "dtype": self.dtype}
+        data: dict[str, Any] = {"name": self.name, "shape": list(self.shape), "dtype": self.dtype}
+        if self.dims:
+            data["dims"] = list(self.dims)
+        return data
+
+
+@dataclass(frozen=True)
+class SizeSpec:
+    """A size variable of a model's symbolic input dims: its name and largest value (its
+    smallest is 1)."""
+
+    name: str
+    upper: int
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {"name": self.name, "upper": self.upper}
 
 
 @dataclass(frozen=True)
@@ -197,6 +223,8 @@ class ModelPlan(Generic[CodeT]):
     memory: MemoryPlan
     value_bytes: dict[int, int] = field(default_factory=dict)
     value_types: dict[int, TensorType] = field(default_factory=dict)
+    # The size variables of the inputs' symbolic dims, in the order the ABI takes them.
+    sizes: list[SizeSpec] = field(default_factory=list)
 
     @property
     def coverage(self) -> list[TaskCoverage]:
@@ -508,6 +536,7 @@ def plan_model_with(
         memory=memory,
         value_bytes=planner.value_bytes,
         value_types=planner.value_types,
+        sizes=model_sizes(fn),
     )
 
 
@@ -522,8 +551,34 @@ def _walk(fn: Function, planner: _Planner[Any]) -> tuple[list[TensorSpec], list[
         value = planner.new_value(ty)
         planner.locations[value] = Location("input", position)
         values.append(value)
-        inputs.append(TensorSpec(param.name, tuple(ty.shape), ty.dtype))
+        inputs.append(TensorSpec.of(param.name, ty))
     return inputs, planner.apply(fn, values, "the model")
+
+
+def model_sizes(fn: Function) -> list[SizeSpec]:
+    """The size variables of `fn`'s inputs, in order of first appearance, each with its
+    upper bound; IRError where an input dim is neither a size nor a size variable (a
+    dim such as `n + 1` could not be read off the input arrays)."""
+    sizes: dict[str, SizeSpec] = {}
+    for param in fn.params:
+        ty = param.type_annotation
+        if not isinstance(ty, TensorType):
+            continue
+        for axis, (dim, upper) in enumerate(zip(ty.dims, ty.shape, strict=bool(ty.dims))):
+            if isinstance(dim, IntImm):
+                continue
+            if not isinstance(dim, SizeVar):
+                raise IRError(
+                    f"input %{param.name} dim {axis} is {format_expr(dim)}: a model input's "
+                    "dims must be sizes or size variables"
+                )
+            known = sizes.setdefault(dim.name, SizeSpec(dim.name, upper))
+            if known.upper != upper:
+                raise IRError(
+                    f"size {dim.name} is at most {known.upper} in one input but at most "
+                    f"{upper} in input %{param.name} (dim {axis})"
+                )
+    return list(sizes.values())
 
 
 def _place_outputs(
@@ -534,9 +589,7 @@ def _place_outputs(
     names = list(output_names) if output_names else [f"output_{i}" for i in range(len(result))]
     if len(names) != len(result):
         raise IRError(f"{len(names)} output names for {len(result)} outputs")
-    outputs = [
-        TensorSpec(name, tuple(ty.shape), ty.dtype) for name, ty in zip(names, types, strict=True)
-    ]
+    outputs = [TensorSpec.of(name, ty) for name, ty in zip(names, types, strict=True)]
     copies: list[tuple[int, int]] = []
     for position, value in enumerate(result):
         if value in planner.produced_by and value not in planner.locations:

@@ -60,7 +60,7 @@ from .input_check import shape_difference
 
 ARTIFACT_FORMAT = "autotune-artifact"
 FORMAT_VERSION = 2
-ABI_VERSION = 2
+ABI_VERSION = 3
 MANIFEST_FILE = "manifest.json"
 _HASH_NAME = re.compile(r"^([0-9a-f]{64})\.tar\.gz$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -76,21 +76,37 @@ class ArtifactInputError(ArtifactError, ValueError):
 
 @dataclass(frozen=True)
 class TensorInfo:
-    """A model input or output: name, shape and numpy dtype name."""
+    """A model input or output: name, shape (the upper bounds where symbolic) and numpy
+    dtype name; for a symbolic one, the text of each dim (a size variable's name, a size,
+    or for an output an expression of them)."""
 
     name: str
     shape: tuple[int, ...]
     dtype: str
+    dims: tuple[str, ...] = field(default=(), compare=False)
 
 
 def _tensor_infos(manifest: Mapping[str, Any], key: str) -> list[TensorInfo]:
     try:
         return [
-            TensorInfo(str(item["name"]), tuple(int(d) for d in item["shape"]), str(item["dtype"]))
+            TensorInfo(
+                str(item["name"]),
+                tuple(int(d) for d in item["shape"]),
+                str(item["dtype"]),
+                tuple(str(d) for d in item.get("dims", ())),
+            )
             for item in manifest[key]
         ]
-    except (KeyError, TypeError, ValueError) as err:
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise ArtifactError(f"manifest.json: malformed {key!r}: {err}") from None
+
+
+def _size_uppers(manifest: Mapping[str, Any]) -> dict[str, int]:
+    """Each size variable's upper bound, by name, in the ABI's order."""
+    try:
+        return {str(item["name"]): int(item["upper"]) for item in manifest.get("sizes", ())}
+    except (KeyError, TypeError, ValueError) as err:
+        raise ArtifactError(f"manifest.json: malformed 'sizes': {err}") from None
 
 
 def _dtype_text(dtype: np.dtype[Any]) -> str:
@@ -171,7 +187,8 @@ def _check_manifest(path: Path, data: bytes | None) -> dict[str, Any]:
     if manifest.get("abi_version") != ABI_VERSION:
         raise ArtifactError(
             f"artifact {path} has ABI version {manifest.get('abi_version')!r}; "
-            f"this loader speaks version {ABI_VERSION}"
+            f"this loader speaks version {ABI_VERSION} (compile the model again, or run it "
+            "with the loader that came with it)"
         )
     return manifest
 
@@ -227,7 +244,14 @@ def _declare(lib: ctypes.CDLL) -> None:
         "autotune_workspace_bytes": (ctypes.c_int64, []),
         "autotune_weights_bytes": (ctypes.c_int64, []),
         "autotune_create": (ctypes.c_void_p, [ctypes.c_void_p]),
-        "autotune_run": (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]),
+        "autotune_run_sized": (ctypes.c_int32, [ctypes.c_void_p] * 4),
+        "autotune_num_sizes": (ctypes.c_int32, []),
+        "autotune_size_name": (ctypes.c_char_p, [ctypes.c_int32]),
+        "autotune_size_upper": (ctypes.c_int64, [ctypes.c_int32]),
+        "autotune_output_shape_at": (
+            ctypes.c_int32,
+            [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p],
+        ),
         "autotune_destroy": (None, [ctypes.c_void_p]),
     }
     for side in ("input", "output"):
@@ -261,6 +285,24 @@ def _library_infos(lib: ctypes.CDLL, side: str) -> list[TensorInfo]:
             )
         )
     return infos
+
+
+def _library_sizes(lib: ctypes.CDLL) -> dict[str, int]:
+    count = lib.autotune_num_sizes()
+    return {
+        lib.autotune_size_name(i).decode(): int(lib.autotune_size_upper(i)) for i in range(count)
+    }
+
+
+def _expected(info: TensorInfo) -> str:
+    if not info.dims:
+        return f"shape {list(info.shape)} {info.dtype}"
+    bounds = ", ".join(
+        f"{dim} <= {upper}"
+        for dim, upper in zip(info.dims, info.shape, strict=True)
+        if not dim.isdigit()
+    )
+    return f"shape [{', '.join(info.dims)}] {info.dtype} ({bounds})"
 
 
 @dataclass
@@ -410,9 +452,14 @@ class Artifact:
         self.manifest, self._lib, self._weights = loaded.manifest, loaded.library, loaded.weights
         self.inputs = _tensor_infos(self.manifest, "inputs")
         self.outputs = _tensor_infos(self.manifest, "outputs")
+        self.sizes = _size_uppers(self.manifest)  # size variable -> its upper bound
         _declare(self._lib)
         if self._lib.autotune_abi_version() != ABI_VERSION:
             raise ArtifactError(f"artifact {self.path}: the library speaks another ABI version")
+        if _library_sizes(self._lib) != self.sizes:
+            raise ArtifactError(
+                f"artifact {self.path}: the library's size variables differ from the manifest's"
+            )
         if (
             _library_infos(self._lib, "input") != self.inputs
             or _library_infos(self._lib, "output") != self.outputs
@@ -442,32 +489,78 @@ class Artifact:
 
     def check_inputs(self, inputs: Mapping[str, Any]) -> list[np.ndarray]:
         """The inputs as C-contiguous arrays in the model's order; ArtifactInputError naming
-        the input when one is missing, unknown, or of the wrong shape or dtype."""
+        the input (and the dim) when one is missing, unknown, or of the wrong shape or
+        dtype, or breaks a size variable's bounds or binds it two ways."""
+        return self._checked(inputs)[0]
+
+    def _checked(self, inputs: Mapping[str, Any]) -> tuple[list[np.ndarray], list[int]]:
+        """The checked input arrays, and the value of each size variable they bind."""
         names = [info.name for info in self.inputs]
         unknown = sorted(set(inputs) - set(names))
         if unknown:
             raise ArtifactInputError(f"unknown input(s) {unknown}; the model's inputs are {names}")
         arrays = []
+        sizes: dict[str, tuple[int, str]] = {}
         for info in self.inputs:
-            expected = f"shape {list(info.shape)} {info.dtype}"
+            expected = _expected(info)
             if info.name not in inputs:
                 raise ArtifactInputError(f"missing input {info.name!r} (expected {expected})")
             value = inputs[info.name]
             if not isinstance(value, np.ndarray):
                 value = np.asarray(value)
-            if value.shape != info.shape or value.dtype != np.dtype(info.dtype):
+            symbolic = bool(info.dims) and value.ndim == len(info.dims)
+            if value.dtype != np.dtype(info.dtype) or not (symbolic or value.shape == info.shape):
                 raise ArtifactInputError(
                     f"input {info.name!r}: expected {expected}, "
                     f"got shape {list(value.shape)} {_dtype_text(value.dtype)}"
-                    + shape_difference(info.shape, value.shape)
+                    + ("" if info.dims else shape_difference(info.shape, value.shape))
                 )
+            if symbolic:
+                self._bind_sizes(info, value.shape, sizes)
             arrays.append(np.ascontiguousarray(value))
-        return arrays
+        return arrays, [sizes[name][0] for name in self.sizes]
+
+    def _bind_sizes(
+        self, info: TensorInfo, shape: tuple[int, ...], sizes: dict[str, tuple[int, str]]
+    ) -> None:
+        """Record in `sizes` the size variables input `info` of `shape` binds, each with
+        where; ArtifactInputError naming the input and dim that breaks a bound, binds one
+        two ways or differs from a fixed dim."""
+        for axis, (dim, size) in enumerate(zip(info.dims, shape, strict=True)):
+            where = f"input {info.name!r} dim {axis}"
+            if dim not in self.sizes:
+                if int(dim) != size:
+                    raise ArtifactInputError(f"{where} must be {dim}; got {size}")
+                continue
+            if not 1 <= size <= self.sizes[dim]:
+                raise ArtifactInputError(
+                    f"{where} ({dim}) is {size}, outside [1, {self.sizes[dim]}]"
+                )
+            known, origin = sizes.setdefault(dim, (size, where))
+            if known != size:
+                raise ArtifactInputError(f"{dim} is {known} by {origin} but {size} by {where}")
+
+    def _output_shape(self, index: int, sizes: list[int]) -> tuple[int, ...]:
+        info = self.outputs[index]
+        if not sizes:
+            return info.shape
+        values = (ctypes.c_int64 * len(sizes))(*sizes)
+        shape = (ctypes.c_int64 * max(1, len(info.shape)))()
+        status = self._lib.autotune_output_shape_at(index, values, shape)
+        if status != 0:
+            raise ArtifactError(
+                f"artifact {self.path}: autotune_output_shape_at({index}) failed with status "
+                f"{status}"
+            )
+        return tuple(int(shape[axis]) for axis in range(len(info.shape)))
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         """Run the model on named input arrays; returns the outputs by name (new arrays)."""
-        arrays = self.check_inputs(inputs)
-        outputs = [aligned_empty(info.shape, info.dtype) for info in self.outputs]
+        arrays, sizes = self._checked(inputs)
+        outputs = [
+            aligned_empty(self._output_shape(index, sizes), info.dtype)
+            for index, info in enumerate(self.outputs)
+        ]
         input_pointers = (ctypes.c_void_p * max(1, len(arrays)))(
             *(array.ctypes.data for array in arrays)
         )
@@ -477,9 +570,14 @@ class Artifact:
         with self._lock:
             if self._handle is None:
                 raise ArtifactError(f"artifact {self.path} is closed")
-            status = self._lib.autotune_run(self._handle, input_pointers, output_pointers)
+            values = (ctypes.c_int64 * max(1, len(sizes)))(*sizes)
+            status = self._lib.autotune_run_sized(
+                self._handle, values, input_pointers, output_pointers
+            )
         if status != 0:
-            raise ArtifactError(f"artifact {self.path}: autotune_run failed with status {status}")
+            raise ArtifactError(
+                f"artifact {self.path}: autotune_run_sized failed with status {status}"
+            )
         return {info.name: array for info, array in zip(self.outputs, outputs, strict=True)}
 
     def close(self) -> None:

@@ -27,6 +27,26 @@ def normalize_attr_value(value: object) -> AttrValue:
     raise TypeError(f"unsupported attribute value {value!r} of type {type(value).__name__}")
 
 
+def is_dim_entry(value: object) -> bool:
+    """Whether an attribute entry is a symbolic dim: (its text, its upper bound), as
+    reshape's newshape and strided_slice's begin and end take them."""
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and isinstance(value[1], int)
+    )
+
+
+def has_dim_entries(attrs: Mapping[str, AttrValue]) -> bool:
+    """Whether any attribute holds a symbolic dim entry (see `is_dim_entry`)."""
+    return any(
+        is_dim_entry(value)
+        or (isinstance(value, tuple) and any(is_dim_entry(item) for item in value))
+        for value in attrs.values()
+    )
+
+
 class Attrs(Mapping[str, AttrValue]):
     """An immutable mapping of attribute names to normalised values, ordered by name."""
 

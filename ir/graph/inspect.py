@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ir.frontend.onnx import from_onnx
+from ir.frontend.onnx.symbolic_dims import DimBinding
 from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
 from ir.graph.printer import print_expr
@@ -40,7 +41,7 @@ class Inspection:
 
 
 def inspect_model(
-    path: Path, shapes: Mapping[str, Sequence[int]], opt_level: int = 3
+    path: Path, shapes: Mapping[str, Sequence[DimBinding]], opt_level: int = 3
 ) -> Inspection:
     """Import the ONNX model at `path` with bound `shapes` and optimise it at `opt_level`."""
     imported = from_onnx(path, shape=shapes or None)
@@ -55,6 +56,9 @@ def inspect_model(
 
 
 def _format_shape(entry: Mapping[str, Any]) -> str:
+    if "dims" in entry:  # symbolic: the dims, then their upper bounds
+        dims = "x".join(str(d) for d in entry["dims"])
+        return f"{dims} {entry['dtype']} (at most {'x'.join(map(str, entry['shape']))})"
     if "shape" in entry:
         return f"{'x'.join(str(d) for d in entry['shape']) or 'scalar'} {entry['dtype']}"
     return str(entry)

@@ -10,15 +10,28 @@ to different values are refused by name, before the kernel runs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from ir.tir.arith import bound
 from ir.tir.expr import Binary, Buffer, IntImm, PrimExpr, Var
 from ir.tir.printer import format_expr
+from ir.tir.visit import free_index_vars
 
 
 class SizeBindingError(ValueError):
     """Arrays whose shapes do not fit a symbolic kernel's parameters."""
+
+
+@dataclass(frozen=True)
+class SizedOperand:
+    """An operand whose shape binds size variables: its name in messages (a kernel's
+    buffer, a model's input), its dims (empty: a static shape, checked elsewhere) and the
+    upper bound of each."""
+
+    name: str
+    dims: tuple[PrimExpr, ...]
+    upper: tuple[int, ...]
 
 
 def bind_sizes(
@@ -30,56 +43,76 @@ def bind_sizes(
     """The value of each of `size_params` given `shapes`, the shapes of the arrays passed
     for `params` (in order); SizeBindingError naming the parameter and the dim when they
     do not fit."""
-    values: dict[Var, int] = {}
-    origin: dict[Var, str] = {}
-    for buffer, shape in zip(params, shapes, strict=True):
-        dims = buffer.dims
-        if not dims:
-            continue  # (a static shape, checked by the caller)
-        if len(shape) != len(dims):
-            raise SizeBindingError(
-                f"{kernel}: {buffer.name} has rank {len(dims)}; got an array of shape {list(shape)}"
-            )
-        for axis, (dim, size) in enumerate(zip(dims, shape, strict=True)):
-            solved = solve_dim(dim, size)
-            if solved is None:
-                continue
-            var, value = solved
-            where = f"{buffer.name} dim {axis}"
-            upper = buffer.shape[axis]
-            name = var.name if dim is var else format_expr(dim)
-            if not 1 <= size <= upper:
-                raise SizeBindingError(
-                    f"{kernel}: {where} ({name}) is {size}, outside [1, {upper}]"
-                )
-            if value < 1:
-                raise SizeBindingError(
-                    f"{kernel}: {where} ({name}) is {size}, which makes {var.name} {value}, below 1"
-                )
-            known = values.get(var)
-            if known is not None and known != value:
-                raise SizeBindingError(
-                    f"{kernel}: {var.name} is {known} by {origin[var]} but {value} by {where}"
-                )
-            values[var] = value
-            origin[var] = where
+    operands = [SizedOperand(buffer.name, buffer.dims, buffer.shape) for buffer in params]
+    values = bind_operand_sizes(operands, shapes, f"{kernel}: ")
     missing = [var.name for var in size_params if var not in values]
     if missing:
         raise SizeBindingError(
             f"{kernel}: no parameter dim is {', '.join(missing)} by itself or plus, minus or "
             "times a constant, so the shapes cannot bind it"
         )
-    ranges = {var: (value, value) for var, value in values.items()}
-    for buffer, shape in zip(params, shapes, strict=True):
-        for axis, (dim, size) in enumerate(zip(buffer.dims, shape, strict=bool(buffer.dims))):
-            if isinstance(dim, Var):
+    return tuple(values[var] for var in size_params)
+
+
+def bind_operand_sizes(
+    operands: Sequence[SizedOperand], shapes: Sequence[tuple[int, ...]], context: str = ""
+) -> dict[Var, int]:
+    """The size variables that `shapes` (one per operand, in order) bind, each with its
+    value; SizeBindingError (its message starting with `context`) naming the operand and
+    the dim where a rank differs, a dim is outside [1, its upper bound], a variable comes
+    out below 1 or two dims bind one variable to different values, or a dim that binds
+    nothing differs from its value. A variable no dim binds is left out."""
+    values: dict[Var, int] = {}
+    origin: dict[Var, str] = {}
+    for operand, shape in zip(operands, shapes, strict=True):
+        dims = operand.dims
+        if not dims:
+            continue  # (a static shape, checked by the caller)
+        if len(shape) != len(dims):
+            raise SizeBindingError(
+                f"{context}{operand.name} has rank {len(dims)}; got an array of shape {list(shape)}"
+            )
+        for axis, (dim, size) in enumerate(zip(dims, shape, strict=True)):
+            solved = solve_dim(dim, size)
+            if solved is None:
                 continue
-            expected = _evaluate(dim, ranges)
+            var, value = solved
+            where = f"{operand.name} dim {axis}"
+            upper = operand.upper[axis]
+            name = var.name if dim is var else format_expr(dim)
+            if not 1 <= size <= upper:
+                raise SizeBindingError(f"{context}{where} ({name}) is {size}, outside [1, {upper}]")
+            if value < 1:
+                raise SizeBindingError(
+                    f"{context}{where} ({name}) is {size}, which makes {var.name} {value}, below 1"
+                )
+            known = values.get(var)
+            if known is not None and known != value:
+                raise SizeBindingError(
+                    f"{context}{var.name} is {known} by {origin[var]} but {value} by {where}"
+                )
+            values[var] = value
+            origin[var] = where
+    for operand, shape in zip(operands, shapes, strict=True):
+        for axis, (dim, size) in enumerate(zip(operand.dims, shape, strict=bool(operand.dims))):
+            if isinstance(dim, Var) or not free_index_vars(dim) <= values.keys():
+                continue  # (a variable no dim binds: the caller says which)
+            expected = evaluate_dim(dim, values)
             if expected != size:
                 raise SizeBindingError(
-                    f"{kernel}: {buffer.name} dim {axis} must be {dim} = {expected}; got {size}"
+                    f"{context}{operand.name} dim {axis} must be {format_expr(dim)} = "
+                    f"{expected}; got {size}"
                 )
-    return tuple(values[var] for var in size_params)
+    return values
+
+
+def evaluate_dim(dim: PrimExpr, sizes: Mapping[Var, int]) -> int:
+    """The value of `dim` with its size variables at `sizes`; SizeBindingError when it
+    names a variable `sizes` lacks."""
+    low, high = bound(dim, {var: (value, value) for var, value in sizes.items()})
+    if low is None or low != high:
+        raise SizeBindingError(f"cannot evaluate dim {format_expr(dim)} from the bound sizes")
+    return low
 
 
 def solve_dim(dim: PrimExpr, size: int) -> tuple[Var, int] | None:
@@ -102,10 +135,3 @@ def solve_dim(dim: PrimExpr, size: int) -> tuple[Var, int] | None:
     if constant.value <= 0 or size % constant.value:
         return None
     return solve_dim(inner, size // constant.value)
-
-
-def _evaluate(expr: PrimExpr, ranges: dict[Var, tuple[int, int]]) -> int:
-    low, high = bound(expr, ranges)
-    if low is None or low != high:
-        raise SizeBindingError(f"cannot evaluate dim {expr} from the bound sizes")
-    return low

@@ -33,7 +33,9 @@ from ir.frontend.onnx.bindings import (
     bind_input_shapes,
     parse_shape_bindings,
     self_contained_bytes,
+    static_shape_bindings,
 )
+from ir.frontend.onnx.symbolic_dims import DimBinding
 from service.cli.client import ResponseError, ServiceClient, resolve_server, resolve_token
 from tuner.artifact_build import ArtifactBuild, build_artifact
 
@@ -118,7 +120,7 @@ def compile_to(
     target: str,
     records_path: Path | None,
     output: Path,
-    shapes: dict[str, tuple[int, ...]],
+    shapes: Mapping[str, Sequence[DimBinding]],
 ) -> tuple[ArtifactBuild, Path]:
     """Compile `model` with the records at `records_path` (none: every task a miss) and
     write the artifact to `output`; returns the build and where the artifact went."""
@@ -349,13 +351,14 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     shapes = parse_shape_bindings(args.shape)
     artifact_id: str | None = None
     if args.server:
+        static = static_shape_bindings(shapes, "autotune compile --server")
         if args.wait_timeout <= 0:
             raise CompileError("--wait-timeout must be a positive number of seconds")
         client = ServiceClient(
             resolve_server(args.server), resolve_token(args.token, args.data_dir)
         )
         build, destination, artifact_id = compile_on_server(
-            client, Path(args.model), args.target, Path(args.output), args.wait_timeout, shapes
+            client, Path(args.model), args.target, Path(args.output), args.wait_timeout, static
         )
     else:
         records = Path(args.records) if args.records else None

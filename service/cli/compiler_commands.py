@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ir.frontend.onnx.bindings import parse_shape_bindings
+from ir.frontend.onnx.bindings import parse_shape_bindings, static_shape_bindings
 from service.cli.errors import CliError
 
 if TYPE_CHECKING:
@@ -231,7 +231,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise CliError(f"--target {target!r}: {err}") from None
         records_path = Path(args.records) if args.records else None
         result = run_model_on_gpu(
-            path, gpu, parse_shape_bindings(args.shape), inputs, records_path, args.bench or 0
+            path,
+            gpu,
+            static_shape_bindings(parse_shape_bindings(args.shape), "a CUDA run"),
+            inputs,
+            records_path,
+            args.bench or 0,
         )
     else:
         records = None
@@ -304,7 +309,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     )
     return run_tune(
         Path(args.model),
-        parse_shape_bindings(args.shape),
+        static_shape_bindings(parse_shape_bindings(args.shape), "autotune tune"),
         target,
         options,
         Path(args.records),

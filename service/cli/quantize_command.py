@@ -22,7 +22,7 @@ import onnx
 from google.protobuf.message import DecodeError
 
 from ir.frontend.onnx import import_model
-from ir.frontend.onnx.bindings import parse_shape_bindings
+from ir.frontend.onnx.bindings import parse_shape_bindings, static_shape_bindings
 from ir.reference import random_inputs
 from service.cli.errors import CliError
 from tuner.quantize import QuantizeOptions, QuantizeResult, quantize_model
@@ -116,7 +116,8 @@ def _folder_batches(folder: Path, names: Sequence[str]) -> Batches:
 def _random_batches(model: onnx.ModelProto, count: int, seed: int, shape: list[str]) -> Batches:
     if count < 1:
         raise CliError(f"--random must be at least 1, got {count}")
-    function = import_model(model, shape=parse_shape_bindings(shape) or None).function
+    shapes = static_shape_bindings(parse_shape_bindings(shape), "autotune quantize")
+    function = import_model(model, shape=shapes or None).function
 
     def batches() -> Iterator[Mapping[str, np.ndarray]]:
         for index in range(count):

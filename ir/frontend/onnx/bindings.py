@@ -20,28 +20,61 @@ from ir.frontend.onnx.importer import (
     load_model,
     uses_external_data,
 )
+from ir.frontend.onnx.symbolic_dims import DimBinding, DimRange
 
 
 def parse_shape_bindings(
     values: Sequence[str], what: str = "--shape"
-) -> dict[str, tuple[int, ...]]:
-    """Parse `NAME=1x3x224x224` texts into a dict of shapes; `what` names the option in
+) -> dict[str, tuple[DimBinding, ...]]:
+    """Parse `NAME=1x3x224x224` texts into a dict of shapes; a dim written `LOW..HIGH`
+    (`input_ids=1..8x1..512`) stays symbolic over that range. `what` names the option in
     errors."""
-    bindings: dict[str, tuple[int, ...]] = {}
+    bindings: dict[str, tuple[DimBinding, ...]] = {}
     for text in values:
         name, sep, dims = text.rpartition("=")
         if not sep or not name or not dims:
-            raise ShapeBindingError(f"{what} {text!r}: expected NAME=DxDxD, e.g. input=1x3x224x224")
-        try:
-            shape = tuple(int(dim) for dim in dims.lower().split("x"))
-        except ValueError:
             raise ShapeBindingError(
-                f"{what} {text!r}: dimensions must be integers, e.g. 1x3x224x224"
-            ) from None
-        if any(dim < 0 for dim in shape):
-            raise ShapeBindingError(f"{what} {text!r}: dimensions must not be negative")
-        bindings[name] = shape
+                f"{what} {text!r}: expected NAME=DxDxD, e.g. input=1x3x224x224 (a dim "
+                "LOW..HIGH stays symbolic, e.g. input_ids=1..8x1..512)"
+            )
+        shape: list[DimBinding] = []
+        for dim in dims.lower().split("x"):
+            if ".." in dim:
+                try:
+                    shape.append(DimRange.parse(dim))
+                except ShapeBindingError as error:
+                    raise ShapeBindingError(f"{what} {text!r}: {error}") from None
+                continue
+            try:
+                size = int(dim)
+            except ValueError:
+                raise ShapeBindingError(
+                    f"{what} {text!r}: dimensions must be integers or LOW..HIGH ranges, e.g. "
+                    "1x3x224x224 or 1..8x128"
+                ) from None
+            if size < 0:
+                raise ShapeBindingError(f"{what} {text!r}: dimensions must not be negative")
+            shape.append(size)
+        bindings[name] = tuple(shape)
     return bindings
+
+
+def static_shape_bindings(
+    bindings: Mapping[str, Sequence[DimBinding]], what: str
+) -> dict[str, tuple[int, ...]]:
+    """`bindings` where every dim is a size; ShapeBindingError naming the input and saying
+    that `what` (a command, an endpoint) takes no dim ranges where one holds a range."""
+    static: dict[str, tuple[int, ...]] = {}
+    for name, shape in bindings.items():
+        sizes = tuple(dim for dim in shape if not isinstance(dim, DimRange))
+        if len(sizes) != len(shape):
+            ranges = ", ".join(str(dim) for dim in shape if isinstance(dim, DimRange))
+            raise ShapeBindingError(
+                f"input {name!r}: {what} binds every dim to one size; dim ranges "
+                f"({ranges}) compile with `autotune run` and `autotune inspect`"
+            )
+        static[name] = tuple(int(dim) for dim in sizes)
+    return static
 
 
 def bind_input_shapes(model: ModelSource, shapes: Mapping[str, Sequence[int]]) -> bytes:

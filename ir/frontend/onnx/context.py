@@ -7,18 +7,23 @@ attributes into Python values (`ctx.static_ints`), and formats errors that name 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import onnx
 
 from ir.errors import ModelImportError, UnsupportedOpError, ValueDependentError
+from ir.frontend.onnx.symbolic_dims import DimRange, size_var
 from ir.graph.nodes import Constant, Expr, TupleGetItem, Var, call
 from ir.graph.passes.infer_type import infer_call
+from ir.graph.shape_values import shape_value
 from ir.graph.traversal import free_vars
 from ir.graph.types import DTYPES, STORAGE_DTYPES, TensorType, TupleType
+from ir.tir.arith import bound
+from ir.tir.expr import IntImm, PrimExpr
+from ir.tir.printer import format_expr
 
 ConverterResult = Expr | Sequence[Expr]
 
@@ -106,6 +111,8 @@ class NodeContext:
     subgraph: Callable[[onnx.GraphProto, Sequence[Expr]], list[Expr]] | None = None
     # Converts a subgraph as a closed function body (see `convert_closure`).
     closure: Callable[[onnx.GraphProto, Sequence[Expr], Captures], list[Expr]] | None = None
+    # The range of each size variable of the model's symbolic input dims, by name.
+    dim_ranges: Mapping[str, DimRange] = field(default_factory=dict)
 
     @property
     def op_type(self) -> str:
@@ -143,8 +150,19 @@ class NodeContext:
         return ty
 
     def shape(self, index: int) -> tuple[int, ...]:
-        """The static shape of the `index`-th input."""
-        return self.tensor_type(index).shape
+        """The static shape of the `index`-th input; UnsupportedOpError when it has
+        symbolic dims (a converter that takes them reads `rank` or the type's dims)."""
+        ty = self.tensor_type(index)
+        if ty.dims:
+            raise self.unsupported(
+                f"input {index} has symbolic dims {ty}; {self.op_type} does not take "
+                "symbolic dims yet (bind them to sizes with --shape NAME=DxD...)"
+            )
+        return ty.shape
+
+    def rank(self, index: int) -> int:
+        """The rank of the `index`-th input (static or symbolic)."""
+        return self.tensor_type(index).ndim
 
     def dtype(self, index: int) -> str:
         """The dtype of the `index`-th input."""
@@ -171,6 +189,39 @@ class NodeContext:
             "those inputs they are given)",
             runtime,
         )
+
+    def symbolic_ints(self, index: int, what: str) -> tuple[PrimExpr, ...]:
+        """An integer input computed from constants and the shapes of symbolic tensors
+        (a Reshape target from Shape -> Gather -> Concat), as dim expressions: constants
+        where it folds; ValueDependentError (as `static_value`) where it depends on other
+        run-time values."""
+        folded = self.fold(self.input(index))
+        if isinstance(folded, Constant):
+            return tuple(IntImm(int(item), "int64") for item in folded.data.reshape(-1))
+        value = shape_value(folded)
+        if value is None:
+            self.static_value(index, what)  # raises, naming the run-time inputs
+            raise self.error(f"input {index} ({what}) does not fold")  # (not reached)
+        return value
+
+    def dim_entry(self, dim: PrimExpr) -> int | tuple[str, int]:
+        """A dim expression as an op attribute entry: its value where constant, else its
+        text and upper bound (how reshape and strided_slice take symbolic operands)."""
+        if isinstance(dim, IntImm):
+            return dim.value
+        return format_expr(dim), self.upper_bound(dim)
+
+    def upper_bound(self, dim: PrimExpr) -> int:
+        """The largest value a dim expression of the model's size variables takes over
+        their ranges; ModelImportError when it has none."""
+        ranges = {
+            size_var(name): (dim_range.low, dim_range.high)
+            for name, dim_range in self.dim_ranges.items()
+        }
+        _, high = bound(dim, ranges)
+        if high is None:
+            raise self.error(f"dim {format_expr(dim)} has no upper bound over the input ranges")
+        return high
 
     def static_ints(self, index: int, what: str) -> tuple[int, ...]:
         """A static integer input as a tuple of ints (a scalar becomes a 1-tuple)."""

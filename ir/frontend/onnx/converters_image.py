@@ -332,7 +332,7 @@ def _mode(ctx: NodeContext, legacy: bool) -> ResizeMode:
 
 def convert_resize(ctx: NodeContext) -> ConverterResult:
     """Resize (opset 10 to 19) -> per-axis `take`s weighted by constant columns."""
-    rank = len(ctx.shape(0))
+    rank = ctx.rank(0)
     if ctx.opset < 11:
         mode = _mode(ctx, legacy=True)
         out, scales = _sizes_and_scales(ctx, 1, None, tuple(range(rank)), "stretch")
@@ -357,7 +357,7 @@ def convert_resize(ctx: NodeContext) -> ConverterResult:
 
 def convert_upsample(ctx: NodeContext) -> ConverterResult:
     """Upsample (opset 9, deprecated) -> Resize-10's semantics."""
-    rank = len(ctx.shape(0))
+    rank = ctx.rank(0)
     out, scales = _sizes_and_scales(ctx, 1, None, tuple(range(rank)), "stretch")
     return resize(ctx, _mode(ctx, legacy=True), out, scales)
 

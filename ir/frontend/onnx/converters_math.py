@@ -352,7 +352,7 @@ def check_scale(ctx: NodeContext, index: int = 1) -> None:
 def convert_dequantize_linear(ctx: NodeContext) -> ConverterResult:
     """DequantizeLinear -> (x - zero_point) * scale, per tensor or per axis."""
     check_scale(ctx)
-    rank = len(ctx.shape(0))
+    rank = ctx.rank(0)
     dtype = ctx.dtype(1)
     scale = _per_axis(ctx, ctx.input(1), 1, rank)
     value = bit_floats.convert(ctx, ctx.input(0), dtype)
@@ -367,7 +367,7 @@ def convert_quantize_linear(ctx: NodeContext) -> ConverterResult:
     """QuantizeLinear -> clip(round(x / scale) + zero_point) in the zero point's integer
     type (else opset 21's output_dtype, else uint8), rounding halves to even."""
     check_scale(ctx)
-    rank = len(ctx.shape(0))
+    rank = ctx.rank(0)
     dtype = ctx.dtype(0)
     zero_point = ctx.optional_input(2)
     given = ctx.int_attr("output_dtype", 0)

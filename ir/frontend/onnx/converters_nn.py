@@ -14,6 +14,7 @@ from ir.frontend.onnx.pool_indices import max_pool_indices
 from ir.frontend.onnx.windows import AUTO_PADS, onnx_padding, split_padding, window_ints
 from ir.graph.nodes import Constant, Expr
 from ir.graph.types import TensorType
+from ir.tir.expr import IntImm
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Window:
 def _spatial_rank(ctx: NodeContext, most: int = 2) -> int:
     """1 to `most` spatial dims (1-D ops run as 2-D ops on a height of one), else
     unsupported."""
-    rank = len(ctx.shape(0)) - 2
+    rank = ctx.rank(0) - 2
     if not 1 <= rank <= most:
         kinds = "1-D and 2-D" if most == 2 else "1-D, 2-D and 3-D"
         raise ctx.unsupported(
@@ -444,7 +445,7 @@ def global_pool(op: str, reduce_op: str) -> Converter:
 
     def convert(ctx: NodeContext) -> ConverterResult:
         data = ctx.input(0)
-        ndim = len(ctx.shape(0))
+        ndim = ctx.rank(0)
         if ndim == 4:
             return ctx.call(op, data)
         if ndim < 3:
@@ -493,7 +494,7 @@ def convert_batch_norm(ctx: NodeContext) -> ConverterResult:
         out = ctx.call("nn.batch_norm", data, scale, bias, mean, variance, axis=1, epsilon=epsilon)
         return ctx.first_output(out)
     dtype = ctx.dtype(0)
-    axes = tuple(axis for axis in range(len(ctx.shape(0))) if axis != 1)
+    axes = tuple(axis for axis in range(ctx.rank(0)) if axis != 1)
     batch_mean = ctx.call("mean", data, axis=axes, keepdims=False)
     centred = ctx.call("subtract", data, ctx.call("mean", data, axis=axes, keepdims=True))
     batch_variance = ctx.call(
@@ -599,10 +600,16 @@ def convert_layer_norm(ctx: NodeContext) -> ConverterResult:
     Normalising over several trailing axes runs on a view that merges them into one.
     """
     data = ctx.input(0)
-    shape = ctx.shape(0)
+    data_type = ctx.tensor_type(0)
+    shape = data_type.shape
     dtype = ctx.dtype(0)
     axis = ctx.axis(ctx.int_attr("axis", -1), len(shape))
     norm_shape = shape[axis:]
+    if data_type.dims and (len(norm_shape) > 1 or not isinstance(data_type.dims[axis], IntImm)):
+        raise ctx.unsupported(
+            f"input {data_type}: with symbolic dims, only the last axis may be normalised, "
+            "and it must be static"
+        )
     scale = _to_norm_shape(ctx, ctx.input(1), norm_shape)
     bias_input = ctx.optional_input(2)
     if bias_input is None:
@@ -631,7 +638,7 @@ def _layer_norm_statistics(
     over the normalised axes, kept as size-1 axes, in the `stash_type` (float32 unless
     set)."""
     stash = onnx_dtype_name(ctx.int_attr("stash_type", onnx.TensorProto.FLOAT), ctx.where)
-    axes = tuple(range(axis, len(ctx.shape(0))))
+    axes = tuple(range(axis, ctx.rank(0)))
     if ctx.dtype(0) != stash:
         data = ctx.call("cast", data, dtype=stash)
     mean = ctx.call("mean", data, axis=axes, keepdims=True)
@@ -723,7 +730,7 @@ def convert_hardmax(ctx: NodeContext) -> ConverterResult:
 
 def convert_lp_norm(ctx: NodeContext) -> ConverterResult:
     """LpNormalization(axis, p) -> x / (sum |x| or sqrt(sum x^2)) along the axis."""
-    axis = ctx.axis(ctx.int_attr("axis", -1), len(ctx.shape(0)))
+    axis = ctx.axis(ctx.int_attr("axis", -1), ctx.rank(0))
     p = ctx.int_attr("p", 2)
     if p not in (1, 2):
         raise ctx.unsupported_attr("p", p, ("1", "2"))
@@ -744,7 +751,7 @@ def convert_mean_variance_norm(ctx: NodeContext) -> ConverterResult:
     """MeanVarianceNormalization(axes) -> (x - mean) / (sqrt(mean((x - mean)^2)) + 1e-9),
     as the ONNX function adds its epsilon to the standard deviation (ONNX Runtime's kernel
     adds none: the two differ only where the deviation is near 1e-9)."""
-    rank = len(ctx.shape(0))
+    rank = ctx.rank(0)
     axes = tuple(ctx.axis(a, rank) for a in (ctx.ints_attr("axes") or (0, 2, 3)))
     data = ctx.input(0)
     centered = ctx.call("subtract", data, ctx.call("mean", data, axis=axes, keepdims=True))

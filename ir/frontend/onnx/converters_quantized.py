@@ -44,7 +44,7 @@ def _centered(ctx: NodeContext, index: int, zero_index: int, axis: int) -> Expr:
     zero = ctx.optional_input(zero_index)
     if zero is None:
         return value
-    rank = len(ctx.shape(index))
+    rank = ctx.rank(index)
     zero = _as_axis(ctx, ctx.call("cast", zero, dtype=I32), zero_index, axis, rank)
     return ctx.call("subtract", value, zero)
 
@@ -80,9 +80,9 @@ def convert_matmul_integer(ctx: NodeContext) -> ConverterResult:
     total = _dot_product_matmul(ctx, 0, 2, 1, 3)
     if total is not None:
         return total
-    rows_axis = len(ctx.shape(0)) - 2
+    rows_axis = ctx.rank(0) - 2
     a = _centered(ctx, 0, 2, max(rows_axis, 0))
-    b = _centered(ctx, 1, 3, len(ctx.shape(1)) - 1)
+    b = _centered(ctx, 1, 3, ctx.rank(1) - 1)
     return ctx.call("nn.matmul", a, b)
 
 
@@ -93,9 +93,9 @@ def convert_qlinear_matmul(ctx: NodeContext) -> ConverterResult:
         check_scale(ctx, index)
     total = _dot_product_matmul(ctx, 0, 2, 3, 5)
     if total is None:
-        rows_axis = max(len(ctx.shape(0)) - 2, 0)
+        rows_axis = max(ctx.rank(0) - 2, 0)
         a = _centered(ctx, 0, 2, rows_axis)
-        b = _centered(ctx, 3, 5, len(ctx.shape(3)) - 1)
+        b = _centered(ctx, 3, 5, ctx.rank(3) - 1)
         total = ctx.call("nn.matmul", a, b)
     return _requantize(ctx, total, (1, 4, 6), 7, len(_shape(total)) - 1)
 
@@ -107,7 +107,7 @@ def _dot_product_matmul(
     zero point's share taken off per output), where it applies: a constant 2-D int8
     weight with zero points 0, the data's zero point one value, constant or computed at
     run time (DynamicQuantizeLinear's); else None."""
-    if len(ctx.shape(data)) < 2:
+    if ctx.rank(data) < 2:
         return None
     folded = ctx.fold(ctx.input(weight))
     if not isinstance(folded, Constant) or folded.data.dtype != np.int8 or folded.data.ndim != 2:
@@ -192,7 +192,7 @@ def _dot_product_sum(
     with its zero point, that point's share taken off per channel), where it applies: a
     2-D conv of one group by a constant int8 weight with zero points 0, the data's zero
     point one value; else None."""
-    if len(ctx.shape(data)) != 4 or ctx.int_attr("group", 1) != 1:
+    if ctx.rank(data) != 4 or ctx.int_attr("group", 1) != 1:
         return None
     folded = ctx.fold(ctx.input(weight))
     if not isinstance(folded, Constant) or folded.data.dtype != np.int8:

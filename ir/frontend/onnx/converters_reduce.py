@@ -124,7 +124,7 @@ def cumulative(op: str) -> Converter:
     """CumSum / CumProd (x, axis) -> cumsum / cumprod with the exclusive and reverse flags."""
 
     def convert(ctx: NodeContext) -> ConverterResult:
-        axis = ctx.axis(int(ctx.static_scalar(1, "axis")), len(ctx.shape(0)))
+        axis = ctx.axis(int(ctx.static_scalar(1, "axis")), ctx.rank(0))
         return ctx.call(
             op,
             ctx.input(0),

@@ -121,7 +121,7 @@ def _dft(
 def convert_dft(ctx: NodeContext) -> ConverterResult:
     """DFT(input, dft_length, axis) -> matrix products (see the module docstring); the axis
     is an attribute before opset 20 (default 1), an input from it (default -2)."""
-    rank = len(ctx.shape(0))
+    rank = ctx.rank(0)
     if ctx.opset < 20:
         axis_value = ctx.int_attr("axis", 1)
     elif ctx.optional_input(2) is not None:

@@ -13,7 +13,9 @@ import numpy as np
 
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext, onnx_dtype_name
 from ir.graph.nodes import Constant, Expr, TupleGetItem
+from ir.graph.ops.te_common import quotient_of_products, type_dims
 from ir.graph.types import DTYPES, TensorType, TupleType
+from ir.tir.expr import IntImm, PrimExpr
 
 
 def _axes(ctx: NodeContext, axes: Sequence[int], ndim: int) -> tuple[int, ...]:
@@ -34,7 +36,10 @@ def _axes_input_or_attr(ctx: NodeContext, since: int, index: int = 1) -> tuple[i
 
 
 def convert_reshape(ctx: NodeContext) -> ConverterResult:
-    """Reshape: 0 copies the input dim (unless allowzero), -1 is inferred by the op."""
+    """Reshape: 0 copies the input dim (unless allowzero), -1 is inferred by the op; a
+    target computed from symbolic shapes becomes a symbolic one."""
+    if ctx.tensor_type(0).dims:
+        return _symbolic_reshape(ctx)
     shape = ctx.shape(0)
     newshape = list(ctx.static_ints(1, "shape"))
     if not ctx.int_attr("allowzero", 0):
@@ -46,9 +51,35 @@ def convert_reshape(ctx: NodeContext) -> ConverterResult:
     return ctx.call("reshape", ctx.input(0), newshape=tuple(newshape))
 
 
+def _symbolic_reshape(ctx: NodeContext) -> Expr:
+    """Reshape of a tensor with symbolic dims: the target's entries as dim expressions (0
+    copies the data's dim unless allowzero; a -1 is the data's count over the others');
+    each symbolic one goes to the op as (its text, its upper bound)."""
+    data_dims = type_dims(ctx.tensor_type(0))
+    target = list(ctx.symbolic_ints(1, "shape"))
+    if not ctx.int_attr("allowzero", 0):
+        for axis, dim in enumerate(target):
+            if isinstance(dim, IntImm) and dim.value == 0:
+                if axis >= len(data_dims):
+                    raise ctx.error(f"shape {target} copies dim {axis} the data does not have")
+                target[axis] = data_dims[axis]
+    inferred = [axis for axis, dim in enumerate(target) if _is_int(dim, -1)]
+    if len(inferred) > 1:
+        raise ctx.error("the shape holds more than one -1")
+    if inferred:
+        others = [dim for axis, dim in enumerate(target) if axis != inferred[0]]
+        target[inferred[0]] = quotient_of_products(data_dims, others)
+    newshape = tuple(ctx.dim_entry(dim) for dim in target)
+    return ctx.call("reshape", ctx.input(0), newshape=newshape)
+
+
+def _is_int(dim: PrimExpr, value: int) -> bool:
+    return isinstance(dim, IntImm) and dim.value == value
+
+
 def convert_flatten(ctx: NodeContext) -> ConverterResult:
     """Flatten(axis=1) -> flatten with a non-negative axis."""
-    ndim = len(ctx.shape(0))
+    ndim = ctx.rank(0)
     axis = ctx.int_attr("axis", 1)
     if not -ndim <= axis <= ndim:
         raise ctx.error(f"axis {axis} is out of range for rank {ndim}")
@@ -63,7 +94,7 @@ def convert_transpose(ctx: NodeContext) -> ConverterResult:
 def convert_squeeze(ctx: NodeContext) -> ConverterResult:
     """Squeeze: axes as attribute before opset 13, as optional input after."""
     axes = _axes_input_or_attr(ctx, since=13)
-    ndim = len(ctx.shape(0))
+    ndim = ctx.rank(0)
     return ctx.call("squeeze", ctx.input(0), axis=None if axes is None else _axes(ctx, axes, ndim))
 
 
@@ -72,13 +103,14 @@ def convert_unsqueeze(ctx: NodeContext) -> ConverterResult:
     axes = _axes_input_or_attr(ctx, since=13)
     if axes is None:
         raise ctx.error("axes are required")
-    out_ndim = len(ctx.shape(0)) + len(axes)
+    out_ndim = ctx.rank(0) + len(axes)
     return ctx.call("expand_dims", ctx.input(0), axes=tuple(sorted(_axes(ctx, axes, out_ndim))))
 
 
 def convert_expand(ctx: NodeContext) -> ConverterResult:
     """Expand(shape) -> broadcast_to (bidirectional broadcast)."""
-    return ctx.call("broadcast_to", ctx.input(0), shape=ctx.static_ints(1, "shape"))
+    shape = tuple(ctx.dim_entry(dim) for dim in ctx.symbolic_ints(1, "shape"))
+    return ctx.call("broadcast_to", ctx.input(0), shape=shape)
 
 
 def convert_tile(ctx: NodeContext) -> ConverterResult:
@@ -88,6 +120,8 @@ def convert_tile(ctx: NodeContext) -> ConverterResult:
 
 def convert_slice(ctx: NodeContext) -> ConverterResult:
     """Slice -> strided_slice: attributes before opset 10, inputs after."""
+    starts: Sequence[int | tuple[str, int]] | None
+    ends: Sequence[int | tuple[str, int]] | None
     if ctx.opset < 10:
         starts = ctx.ints_attr("starts")
         ends = ctx.ints_attr("ends")
@@ -96,8 +130,9 @@ def convert_slice(ctx: NodeContext) -> ConverterResult:
         axes = ctx.ints_attr("axes")
         steps = None
     else:
-        starts = ctx.static_ints(1, "starts")
-        ends = ctx.static_ints(2, "ends")
+        # (a bound computed from symbolic shapes becomes a symbolic one)
+        starts = tuple(ctx.dim_entry(dim) for dim in ctx.symbolic_ints(1, "starts"))
+        ends = tuple(ctx.dim_entry(dim) for dim in ctx.symbolic_ints(2, "ends"))
         axes = None if ctx.optional_input(3) is None else ctx.static_ints(3, "axes")
         steps = None if ctx.optional_input(4) is None else ctx.static_ints(4, "steps")
     if len(starts) != len(ends):
@@ -233,7 +268,7 @@ def convert_shape(ctx: NodeContext) -> ConverterResult:
     end = ctx.attr("end")
     if start is None and end is None:
         return out
-    ndim = len(ctx.shape(0))
+    ndim = ctx.rank(0)
     begin = 0 if start is None else int(start)
     stop = ndim if end is None else int(end)
     return ctx.call("strided_slice", out, begin=(begin,), end=(stop,), axes=(0,))
@@ -277,10 +312,15 @@ def convert_constant(ctx: NodeContext) -> ConverterResult:
 
 
 def convert_range(ctx: NodeContext) -> ConverterResult:
-    """Range(start, limit, delta) with static scalars -> arange."""
+    """Range(start, limit, delta) with static scalars -> arange; a limit computed from
+    symbolic shapes (`Range(0, seq, 1)`) becomes a symbolic stop."""
     start = ctx.static_scalar(0, "start")
-    stop = ctx.static_scalar(1, "limit")
     step = ctx.static_scalar(2, "delta")
+    (limit,) = ctx.symbolic_ints(1, "limit") if "int" in ctx.dtype(1) else (None,)
+    if limit is None or isinstance(limit, IntImm):
+        stop: object = ctx.static_scalar(1, "limit")
+    else:
+        stop = ctx.dim_entry(limit)
     return ctx.call("arange", start=start, stop=stop, step=step, dtype=ctx.dtype(0))
 
 
@@ -288,7 +328,7 @@ def _block_size(ctx: NodeContext) -> int:
     size = ctx.attr("blocksize")
     if size is None or int(size) < 1:
         raise ctx.error(f"attribute blocksize must be a positive integer, got {size}")
-    if len(ctx.shape(0)) != 4:
+    if ctx.rank(0) != 4:
         raise ctx.error(f"input must be 4-D (N, C, H, W), got shape {ctx.shape(0)}")
     return int(size)
 
@@ -347,7 +387,7 @@ def convert_size(ctx: NodeContext) -> ConverterResult:
 
 def convert_gather_elements(ctx: NodeContext) -> ConverterResult:
     """GatherElements(axis) -> gather_elements."""
-    axis = _axes(ctx, (ctx.int_attr("axis", 0),), len(ctx.shape(0)))[0]
+    axis = _axes(ctx, (ctx.int_attr("axis", 0),), ctx.rank(0))[0]
     return ctx.call("gather_elements", ctx.input(0), ctx.input(1), axis=axis)
 
 

@@ -54,7 +54,7 @@ def _gram_counts(ctx: NodeContext, grams: np.ndarray, skips: int) -> Expr | None
     windows of the node's tokens at every spacing it is counted at; None when no window
     fits."""
     tokens, size = ctx.input(0), grams.shape[1]
-    axis = len(ctx.shape(0)) - 1
+    axis = ctx.rank(0) - 1
     length = ctx.shape(0)[axis]
     spacings = range(1, 2) if size == 1 else range(1, skips + 2)
     total: Expr | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -38,9 +38,11 @@ from ir.frontend.onnx.contrib_quantized import expand_contrib_quantized
 from ir.frontend.onnx.converters import CONVERTERS
 from ir.frontend.onnx.converters_ml import ML_CONVERTERS
 from ir.frontend.onnx.functions import expand_functions
+from ir.frontend.onnx.symbolic_dims import DimBinding, DimRange, size_var, size_var_name
 from ir.graph.nodes import Constant, Expr, Function, Tuple, Var
 from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.types import TensorType, TupleType
+from ir.tir.expr import IntImm
 
 MIN_OPSET = 9
 OLDEST_OPSET = 1  # older models: each op must be the version it is at MIN_OPSET
@@ -70,17 +72,20 @@ class ImportedModel:
     output_names: tuple[str, ...]
     opset: int
     producer: str
+    # The range of each size variable of the inputs' symbolic dims, by name.
+    dim_ranges: Mapping[str, DimRange] = field(default_factory=dict)
 
 
 def from_onnx(
     model: ModelSource,
-    shape: Mapping[str, Sequence[int]] | None = None,
+    shape: Mapping[str, Sequence[DimBinding]] | None = None,
     outputs: Sequence[str] | None = None,
     example_shape: Mapping[str, Sequence[int]] | None = None,
 ) -> Function:
     """Import an ONNX model as a typed Function of its non-initializer inputs.
 
-    `shape` binds symbolic or unknown input dims (`{"input": (1, 3, 224, 224)}`); `outputs`
+    `shape` binds symbolic or unknown input dims (`{"input": (1, 3, 224, 224)}`), or
+    keeps them symbolic over a range (`{"input": (DimRange(1, 8), 3, 224, 224)}`); `outputs`
     selects ONNX value names to return instead of the graph outputs (a Tuple when several).
     `example_shape` gives the shapes of the arrays the caller will run: they bind the
     inputs with unknown dims that `shape` leaves unbound (a dynamic batch, for example).
@@ -90,7 +95,7 @@ def from_onnx(
 
 def import_model(
     model: ModelSource,
-    shape: Mapping[str, Sequence[int]] | None = None,
+    shape: Mapping[str, Sequence[DimBinding]] | None = None,
     outputs: Sequence[str] | None = None,
     example_shape: Mapping[str, Sequence[int]] | None = None,
     values: Mapping[str, np.ndarray] | None = None,
@@ -117,6 +122,7 @@ def import_model(
         output_names=tuple(output_names),
         opset=opset,
         producer=str(proto.producer_name),
+        dim_ranges=importer.dim_ranges,
     )
 
 
@@ -340,8 +346,9 @@ def has_unknown_dims(dims: Sequence[Dim] | None) -> bool:
     return dims is None or any(isinstance(dim, str) for dim in dims)
 
 
-def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[int] | None) -> TensorType:
-    """The static type of a graph input: its declared shape with symbolic dims bound."""
+def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[DimBinding] | None) -> TensorType:
+    """The type of a graph input: its declared shape with symbolic dims bound, to a size
+    or (kept symbolic, as a size variable) to a range."""
     name = value_info.name
     if value_info.type.WhichOneof("value") != "tensor_type":
         raise UnsupportedOpError(f"input {name!r}: only tensor inputs are supported")
@@ -352,23 +359,22 @@ def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[int] | None) -> 
         "in Python)"
     )
     if bound is not None:
-        given = tuple(int(dim) for dim in bound)
-        if any(dim < 0 for dim in given):
-            raise ShapeBindingError(f"input {name!r}: bound shape {list(given)} has a negative dim")
-        if dims is None:
-            return TensorType(given, dtype)
-        if len(given) != len(dims):
+        given = tuple(dim if isinstance(dim, DimRange) else int(dim) for dim in bound)
+        shown = "[" + ", ".join(map(str, given)) + "]"
+        if any(isinstance(dim, int) and dim < 0 for dim in given):
+            raise ShapeBindingError(f"input {name!r}: bound shape {shown} has a negative dim")
+        if dims is not None and len(given) != len(dims):
             raise ShapeBindingError(
-                f"input {name!r}: bound shape {list(given)} has rank {len(given)}, but the "
+                f"input {name!r}: bound shape {shown} has rank {len(given)}, but the "
                 f"model declares rank {len(dims)} {_describe(dims)}"
             )
-        for axis, (declared, size) in enumerate(zip(dims, given, strict=True)):
-            if isinstance(declared, int) and declared != size:
+        for axis, (declared, size) in enumerate(zip(dims or given, given, strict=True)):
+            if isinstance(declared, int) and declared != size and dims is not None:
                 raise ShapeBindingError(
-                    f"input {name!r}: bound shape {list(given)} conflicts with the model's "
+                    f"input {name!r}: bound shape {shown} conflicts with the model's "
                     f"shape {_describe(dims)} at dim {axis} ({size} vs {declared})"
                 )
-        return TensorType(given, dtype)
+        return _bound_type(name, dims, given, dtype)
     if dims is None:
         raise ShapeBindingError(f"input {name!r} has no declared shape; {hint}")
     unknown = [(axis, dim) for axis, dim in enumerate(dims) if isinstance(dim, str)]
@@ -380,11 +386,55 @@ def input_type(value_info: onnx.ValueInfoProto, bound: Sequence[int] | None) -> 
     return TensorType(tuple(int(dim) for dim in dims), dtype)
 
 
+def _bound_type(
+    name: str, dims: Sequence[Dim] | None, given: Sequence[DimBinding], dtype: str
+) -> TensorType:
+    """The type of input `name` (declared `dims`) bound to `given`: static, or with a
+    size variable for each dim bound to a range."""
+    shape = tuple(dim.high if isinstance(dim, DimRange) else dim for dim in given)
+    if not any(isinstance(dim, DimRange) for dim in given):
+        return TensorType(shape, dtype)
+    symbolic = tuple(
+        size_var(size_var_name(_dim_param(dims, axis), name, axis))
+        if isinstance(dim, DimRange)
+        else IntImm(dim, "int64")
+        for axis, dim in enumerate(given)
+    )
+    return TensorType(shape, dtype, symbolic)
+
+
+def _dim_param(dims: Sequence[Dim] | None, axis: int) -> str | None:
+    declared = dims[axis] if dims is not None else None
+    return declared if isinstance(declared, str) else None
+
+
+def input_dim_ranges(
+    inputs: Sequence[onnx.ValueInfoProto], shapes: Mapping[str, Sequence[DimBinding]]
+) -> dict[str, DimRange]:
+    """The range of each size variable that binding `inputs` to `shapes` makes, by name;
+    ShapeBindingError where two dims make one variable with different ranges."""
+    ranges: dict[str, tuple[DimRange, str]] = {}
+    for info in inputs:
+        dims = declared_dims(info)
+        for axis, dim in enumerate(shapes.get(info.name, ())):
+            if not isinstance(dim, DimRange):
+                continue
+            var = size_var_name(_dim_param(dims, axis), info.name, axis)
+            where = f"input {info.name!r} (dim {axis})"
+            known, origin = ranges.setdefault(var, (dim, where))
+            if known != dim:
+                raise ShapeBindingError(
+                    f"dim {var!r} is {known} in {origin} but {dim} in {where}: a symbolic "
+                    "dim has one range in every input that declares it"
+                )
+    return {var: dim_range for var, (dim_range, _) in ranges.items()}
+
+
 def _named_sizes(
     name: str,
     dims: Sequence[Dim] | None,
-    shape: Sequence[int],
-    sizes: dict[str, tuple[int, str, int]],
+    shape: Sequence[DimBinding],
+    sizes: dict[str, tuple[DimBinding, str, int]],
 ) -> None:
     """Record in `sizes` (dim name -> (size, input, axis)) the sizes that binding input
     `name` (declared `dims`) to `shape` gives its named dims; ShapeBindingError where one
@@ -394,31 +444,34 @@ def _named_sizes(
     for axis, (declared, size) in enumerate(zip(dims, shape, strict=True)):
         if not isinstance(declared, str) or declared == "?":
             continue
-        known = sizes.setdefault(declared, (int(size), name, axis))
-        if known[0] != int(size):
+        known = sizes.setdefault(declared, (size, name, axis))
+        if known[0] != size:
             raise ShapeBindingError(
                 f"dim {declared!r} is {known[0]} in input {known[1]!r} (dim {known[2]}) but "
-                f"{int(size)} in input {name!r} (dim {axis}): a named dim has one size in "
-                "every input that declares it"
+                f"{size} in input {name!r} (dim {axis}): a named dim has one size (or "
+                "range) in every input that declares it"
             )
 
 
 def complete_shapes(
     inputs: Sequence[onnx.ValueInfoProto],
-    shapes: Mapping[str, Sequence[int]],
+    shapes: Mapping[str, Sequence[DimBinding]],
     examples: Mapping[str, Sequence[int]] | None = None,
-) -> dict[str, tuple[int, ...]]:
+) -> dict[str, tuple[DimBinding, ...]]:
     """The shape each of `inputs` binds to: `shapes`' where given; else, for an input
     with unknown dims, `examples`' (the arrays the caller will run), or the one its named
     dims (ONNX dim_params) take in the inputs bound so far where they name every unknown
     dim it has. A named dim has one size wherever it appears: ShapeBindingError names the
     dim and the two inputs that bind it to different sizes."""
     declared = {info.name: declared_dims(info) for info in inputs}
-    bound = {name: tuple(int(dim) for dim in shape) for name, shape in shapes.items()}
-    for name, shape in (examples or {}).items():
+    bound: dict[str, tuple[DimBinding, ...]] = {
+        name: tuple(dim if isinstance(dim, DimRange) else int(dim) for dim in shape)
+        for name, shape in shapes.items()
+    }
+    for name, example in (examples or {}).items():
         if name in declared and name not in bound and has_unknown_dims(declared[name]):
-            bound[name] = tuple(int(dim) for dim in shape)
-    sizes: dict[str, tuple[int, str, int]] = {}
+            bound[name] = tuple(int(dim) for dim in example)
+    sizes: dict[str, tuple[DimBinding, str, int]] = {}
     for name, shape in bound.items():
         _named_sizes(name, declared.get(name), shape, sizes)
     for info in inputs:
@@ -453,10 +506,12 @@ class _GraphImporter:
         }
         self.values: dict[str, Expr] = {}
         self.folded: dict[int, tuple[Expr, Expr]] = {}
+        # size variable -> its range (a subgraph's are its graph's)
+        self.dim_ranges: dict[str, DimRange] = dict(parent.dim_ranges) if parent else {}
 
     def bind_inputs(
         self,
-        shapes: Mapping[str, Sequence[int]],
+        shapes: Mapping[str, Sequence[DimBinding]],
         examples: Mapping[str, Sequence[int]],
         values: Mapping[str, np.ndarray],
     ) -> list[Var]:
@@ -474,6 +529,7 @@ class _GraphImporter:
                 )
         examples = {**examples, **{name: np.shape(value) for name, value in values.items()}}
         bound_shapes = complete_shapes(inputs, shapes, examples)
+        self.dim_ranges = input_dim_ranges(inputs, bound_shapes)
         params = []
         for info in inputs:
             if info.name in values:
@@ -641,6 +697,7 @@ class _GraphImporter:
             self._fold,
             self.convert_subgraph,
             self.convert_closure,
+            self.dim_ranges,
         )
         try:
             result = table[node.op_type](ctx)
@@ -664,7 +721,7 @@ class _GraphImporter:
 
 
 def _bound_value(
-    info: onnx.ValueInfoProto, value: np.ndarray, shapes: Mapping[str, Sequence[int]]
+    info: onnx.ValueInfoProto, value: np.ndarray, shapes: Mapping[str, Sequence[DimBinding]]
 ) -> Constant:
     """The constant an input is bound to, checked against its declared (or bound) type."""
     array = np.asarray(value)

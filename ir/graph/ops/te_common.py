@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -12,6 +13,7 @@ from ir.graph.types import TensorType, TupleType, Type
 from ir.te.tensor import DimLike, TEError, Tensor, as_dims, compute, dims_of
 from ir.tir.expr import (
     INDEX_DTYPE,
+    Binary,
     ExprLike,
     IntImm,
     PrimExpr,
@@ -24,6 +26,7 @@ from ir.tir.expr import (
     select,
 )
 from ir.tir.printer import format_expr
+from ir.tir.simplify import simplify
 
 Indices = Sequence[PrimExpr]
 TeCompute = Callable[[Sequence[Tensor], Attrs, Type], "Tensor | tuple[Tensor, ...]"]
@@ -95,6 +98,37 @@ def with_dims(ty: TensorType, dims: Sequence[PrimExpr]) -> TensorType:
     if all(isinstance(dim, IntImm) for dim in dims):
         return ty
     return TensorType(ty.shape, ty.dtype, tuple(dims))
+
+
+def quotient_of_products(
+    numerator: Sequence[PrimExpr], denominator: Sequence[PrimExpr]
+) -> PrimExpr:
+    """prod(numerator) // prod(denominator) for dims, the common factors cancelled first
+    (`(batch * seq * 64) // (batch * seq * 16)` is 4): how a reshape's -1 is inferred."""
+    top, bottom = _factors(numerator), _factors(denominator)
+    for factor in list(bottom):
+        if factor in top:
+            top.remove(factor)
+            bottom.remove(factor)
+    constant_top = math.prod(f.value for f in top if isinstance(f, IntImm))
+    constant_bottom = math.prod(f.value for f in bottom if isinstance(f, IntImm))
+    symbolic_top = [f for f in top if not isinstance(f, IntImm)]
+    symbolic_bottom = [f for f in bottom if not isinstance(f, IntImm)]
+    if not symbolic_bottom and constant_top % constant_bottom == 0:
+        factors = [IntImm(constant_top // constant_bottom, INDEX_DTYPE), *symbolic_top]
+        return simplify(math.prod(factors[1:], start=factors[0]))
+    one = IntImm(1, INDEX_DTYPE)
+    return simplify(math.prod(top, start=one) // math.prod(bottom, start=one))
+
+
+def _factors(dims: Sequence[PrimExpr]) -> list[PrimExpr]:
+    found: list[PrimExpr] = []
+    for dim in dims:
+        if isinstance(dim, Binary) and dim.op == "mul":
+            found.extend(_factors((dim.lhs, dim.rhs)))
+        else:
+            found.append(dim)
+    return found
 
 
 def type_dims(ty: TensorType) -> tuple[PrimExpr, ...]:

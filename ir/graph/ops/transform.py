@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ir.errors import TypeInferenceError
-from ir.graph.attrs import Attrs
+from ir.graph.attrs import Attrs, is_dim_entry
 from ir.graph.ops.common import (
     broadcast_shapes,
     normalize_axis,
@@ -31,11 +31,13 @@ from ir.graph.ops.registry import (
 )
 from ir.graph.ops.te_common import (
     TeCompute,
+    broadcast_dim_lists,
     broadcast_indices,
     check_output,
     check_outputs,
     index_const,
     numpy_scalar,
+    quotient_of_products,
     te_dims,
     tensor_out,
     type_dims,
@@ -43,8 +45,12 @@ from ir.graph.ops.te_common import (
 )
 from ir.graph.types import TensorType, TupleType, Type, normalize_dtype
 from ir.te.tensor import Dim, Tensor, compute, dims_of
+from ir.tir.dim_text import DimTextError, parse_dim
 from ir.tir.expr import IntImm, PrimExpr, cast, const, eq, maximum, minimum, select
+from ir.tir.expr import Var as SizeVar
 from ir.tir.printer import format_expr
+from ir.tir.simplify import simplify
+from ir.tir.visit import free_index_vars
 
 # --- concatenate / split ---------------------------------------------------------------
 
@@ -141,10 +147,43 @@ def _split_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> tuple[np.nda
 # --- reshaping -------------------------------------------------------------------------
 
 
+def _symbolic_target(newshape: object) -> list[tuple[str, int] | None] | None:
+    """Per entry of a reshape's newshape, its (dim text, upper bound) where symbolic;
+    None when every entry is a number."""
+    if not isinstance(newshape, tuple) or not any(isinstance(e, tuple) for e in newshape):
+        return None
+    target: list[tuple[str, int] | None] = []
+    for entry in newshape:
+        if isinstance(entry, tuple):
+            if len(entry) != 2 or not isinstance(entry[0], str) or int(entry[1]) < 1:
+                raise TypeInferenceError(
+                    f"reshape: a symbolic newshape entry is (dim text, upper bound >= 1), "
+                    f"got {entry!r}"
+                )
+            target.append((entry[0], int(entry[1])))
+        else:
+            if int(entry) < 0:
+                raise TypeInferenceError(
+                    f"reshape: newshape {newshape} with symbolic entries must spell every "
+                    "other entry as a size (no -1)"
+                )
+            target.append(None)
+    return target
+
+
 def _reshape_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     op = "reshape"
     data = tensor_arg(arg_types, 0, op)
     newshape = attrs["newshape"]
+    target = _symbolic_target(newshape)
+    if target is not None:
+        if not data.dims:
+            raise TypeInferenceError(
+                f"{op}: newshape {newshape} is symbolic, but the data {data} is not"
+            )
+        # The upper bounds; the symbolic relation checks the element counts.
+        uppers = (int(e) if t is None else t[1] for e, t in zip(newshape, target, strict=True))
+        return TensorType(tuple(uppers), data.dtype)
     dims = optional_int_tuple(newshape, "newshape", op) or ()
     if dims.count(-1) > 1 or any(dim < -1 for dim in dims):
         raise TypeInferenceError(
@@ -164,6 +203,36 @@ def _reshape_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
             f"has {known}"
         )
     return TensorType(dims, data.dtype)
+
+
+def _reshape_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """reshape's symbolic relation: the target's dims (its texts parsed, a -1 the data's
+    element count over the others'), which must hold as many elements as the data."""
+    data = tensor_arg(arg_types, 0, "reshape")
+    out = tensor_out(out_type, "reshape")
+    newshape = attrs["newshape"]
+    target = _symbolic_target(newshape)
+    data_count = math.prod(type_dims(data), start=index_const(1))
+    dims: list[PrimExpr] = []
+    for axis, entry in enumerate(newshape):
+        spelled = target[axis] if target is not None else None
+        if spelled is not None:
+            try:
+                dims.append(parse_dim(spelled[0]))
+            except DimTextError as error:
+                raise TypeInferenceError(f"reshape: {error}") from None
+        elif int(entry) == -1:
+            others = [index_const(int(e)) for e in newshape if int(e) != -1]
+            dims.append(quotient_of_products(type_dims(data), others))
+        else:
+            dims.append(index_const(int(entry)))
+    difference = simplify(math.prod(dims, start=index_const(1)) - data_count)
+    if not (isinstance(difference, IntImm) and difference.value == 0):
+        shown = ", ".join(format_expr(dim) for dim in dims)
+        raise TypeInferenceError(
+            f"reshape: cannot show that [{shown}] holds as many elements as the data {data}"
+        )
+    return with_dims(out, dims)
 
 
 def _flatten_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
@@ -239,10 +308,67 @@ def _expand_dims_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TensorType(_expand_dims_shape(data.shape, attrs), data.dtype)
 
 
+def _expand_dims_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """expand_dims' symbolic relation: the data's dims with static 1s inserted."""
+    out = tensor_out(out_type, "expand_dims")
+    data_dims = iter(type_dims(tensor_arg(arg_types, 0, "expand_dims")))
+    inserted = {normalize_axis(axis, out.ndim, "expand_dims") for axis in attrs["axes"]}
+    return with_dims(
+        out, [index_const(1) if axis in inserted else next(data_dims) for axis in range(out.ndim)]
+    )
+
+
+def _squeeze_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """squeeze's symbolic relation: the data's dims but the squeezed ones, which must be
+    static 1s."""
+    data = tensor_arg(arg_types, 0, "squeeze")
+    dims = type_dims(data)
+    axes = _squeeze_axes(data.shape, attrs)
+    for axis in axes:
+        if not isinstance(dims[axis], IntImm):
+            raise TypeInferenceError(
+                f"squeeze: axis {axis} is symbolic ({format_expr(dims[axis])}), not a static 1"
+            )
+    kept = [dim for axis, dim in enumerate(dims) if axis not in axes]
+    return with_dims(tensor_out(out_type, "squeeze"), kept)
+
+
+def _flatten_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """flatten's symbolic relation: the products of the dims before and from the axis."""
+    data = tensor_arg(arg_types, 0, "flatten")
+    dims = type_dims(data)
+    axis = int(attrs["axis"]) + (data.ndim if int(attrs["axis"]) < 0 else 0)
+    one = index_const(1)
+    outer = simplify(math.prod(dims[:axis], start=one))
+    inner = simplify(math.prod(dims[axis:], start=one))
+    return with_dims(tensor_out(out_type, "flatten"), (outer, inner))
+
+
 def _broadcast_to_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     data = tensor_arg(arg_types, 0, "broadcast_to")
-    shape = optional_int_tuple(attrs["shape"], "shape", "broadcast_to") or ()
+    target = tuple(e[1] if is_dim_entry(e) else e for e in attrs["shape"] or ())
+    shape = optional_int_tuple(target, "shape", "broadcast_to") or ()
     return TensorType(broadcast_shapes(data.shape, shape, "broadcast_to"), data.dtype)
+
+
+def _broadcast_to_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """broadcast_to's symbolic relation: the data's dims and the target's (its symbolic
+    entries parsed) broadcast together."""
+    data = tensor_arg(arg_types, 0, "broadcast_to")
+    out = tensor_out(out_type, "broadcast_to")
+    target = [_entry_dim(entry, "broadcast_to") for entry in attrs["shape"] or ()]
+    return with_dims(out, broadcast_dim_lists([type_dims(data), target], out.shape))
+
+
+def _entry_dim(entry: object, op: str) -> PrimExpr:
+    """An attribute entry as a dim: a number, or a symbolic (text, upper bound) parsed."""
+    if not is_dim_entry(entry):
+        return index_const(int(str(entry)))
+    assert isinstance(entry, tuple)
+    try:
+        return parse_dim(entry[0])
+    except DimTextError as error:
+        raise TypeInferenceError(f"{op}: {error}") from None
 
 
 def _out_shape(relation: TypeRelation, data: np.ndarray, attrs: Attrs) -> tuple[int, ...]:
@@ -309,9 +435,126 @@ def _slice_bounds(shape: tuple[int, ...], attrs: Attrs) -> list[slice]:
 
 def _strided_slice_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     data = tensor_arg(arg_types, 0, "strided_slice")
-    slices = _slice_bounds(data.shape, attrs)
+    slices = _slice_bounds(data.shape, _upper_slice_attrs(attrs))
     shape = tuple(len(range(dim)[part]) for dim, part in zip(data.shape, slices, strict=True))
     return TensorType(shape, data.dtype)
+
+
+def _upper_slice_attrs(attrs: Attrs) -> Attrs:
+    """strided_slice's attributes with each symbolic (dim text, upper bound) begin read as
+    0 and each symbolic end as its upper bound: the slice at its largest."""
+
+    def numbers(entries: object, symbolic: Callable[[tuple[str, int]], int]) -> object:
+        if not isinstance(entries, tuple):
+            return entries
+        return tuple(symbolic(e) if isinstance(e, tuple) else e for e in entries)
+
+    begin = numbers(attrs["begin"], lambda entry: 0)
+    end = numbers(attrs["end"], lambda entry: int(entry[1]))
+    if begin == attrs["begin"] and end == attrs["end"]:
+        return attrs
+    return Attrs({**attrs, "begin": begin, "end": end})
+
+
+def _symbolic_slice(
+    data_dims: Sequence[PrimExpr], attrs: Attrs
+) -> tuple[list[PrimExpr], list[PrimExpr]]:
+    """Per axis of data of these dims, the slice's start and length as expressions (the
+    ONNX clamping done with run-time min and max, simplified knowing every size is at
+    least 1 and at most its bound); TypeInferenceError for a step other than 1 on an axis
+    whose bounds are symbolic."""
+    op = "strided_slice"
+    count = len(attrs["begin"])
+    steps = optional_int_tuple(attrs["strides"], "strides", op) or (1,) * count
+    axes = optional_int_tuple(attrs["axes"], "axes", op) or tuple(range(count))
+    ranges = _size_ranges(data_dims, (*attrs["begin"], *attrs["end"]))
+    starts: list[PrimExpr] = [index_const(0)] * len(data_dims)
+    lengths = list(data_dims)
+    for axis, first, last, step in zip(axes, attrs["begin"], attrs["end"], steps, strict=True):
+        axis = normalize_axis(axis, len(data_dims), op)
+        extent = data_dims[axis]
+        static = not isinstance(first, tuple) and not isinstance(last, tuple)
+        if isinstance(extent, IntImm) and static:
+            one_axis = _one_axis(first, last, step)
+            bounds = range(extent.value)[_slice_bounds((extent.value,), one_axis)[0]]
+            starts[axis], lengths[axis] = index_const(bounds.start), index_const(len(bounds))
+            continue
+        if step != 1:
+            raise TypeInferenceError(
+                f"{op}: a step of {step} on axis {axis} with symbolic bounds is not supported"
+            )
+        start = _clamped(_slice_end(first, extent, at_end=False), extent)
+        stop = _clamped(_slice_end(last, extent, at_end=True), extent)
+        starts[axis] = simplify(start, ranges)
+        lengths[axis] = simplify(maximum(stop - starts[axis], index_const(0)), ranges)
+    return starts, lengths
+
+
+def _clamped(value: PrimExpr, extent: PrimExpr) -> PrimExpr:
+    return maximum(minimum(value, extent), index_const(0))
+
+
+def _one_axis(first: object, last: object, step: int) -> Attrs:
+    return Attrs({"begin": (first,), "end": (last,), "strides": (step,), "axes": (0,)})
+
+
+def _slice_end(entry: object, extent: PrimExpr, at_end: bool) -> PrimExpr:
+    """A begin or end entry as an expression: a dim text parsed, a negative number counted
+    from the extent, INT_MAX the extent itself."""
+    if isinstance(entry, tuple):
+        try:
+            return parse_dim(str(entry[0]))
+        except DimTextError as error:
+            raise TypeInferenceError(f"strided_slice: {error}") from None
+    value = int(str(entry))
+    if at_end and value in _TO_THE_END:
+        return extent
+    return extent + value if value < 0 else index_const(value)
+
+
+def _size_ranges(
+    dims: Sequence[PrimExpr], entries: Sequence[object]
+) -> dict[SizeVar, tuple[int, int]]:
+    """The range of each size variable in `dims` and in symbolic (text, upper) `entries`:
+    from 1 to the upper bound a dim or an entry that is the variable itself gives."""
+    ranges: dict[SizeVar, tuple[int, int]] = {}
+    texts = [parse_dim(str(e[0])) for e in entries if isinstance(e, tuple)]
+    uppers = [int(e[1]) for e in entries if isinstance(e, tuple)]
+    for expr in (*dims, *texts):
+        for var in free_index_vars(expr):
+            ranges.setdefault(var, (1, 2**62))
+    for expr, upper in zip(texts, uppers, strict=True):
+        if isinstance(expr, SizeVar):
+            ranges[expr] = (1, min(ranges[expr][1], upper))
+    return ranges
+
+
+def _strided_slice_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """strided_slice's symbolic relation: each sliced axis's length as an expression."""
+    data = tensor_arg(arg_types, 0, "strided_slice")
+    _, lengths = _symbolic_slice(type_dims(data), attrs)
+    return with_dims(tensor_out(out_type, "strided_slice"), lengths)
+
+
+def _strided_slice_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+    """strided_slice's TE: the static index map, or for symbolic bounds data[start + i]
+    with each start an expression of the run-time extents."""
+    data = inputs[0]
+    out = tensor_out(out_type, "strided_slice")
+    symbolic_attrs = _upper_slice_attrs(attrs) != attrs
+    if not data.runtime_dims and not out.dims and not symbolic_attrs:
+        static = _injective_te("strided_slice", _slice_indices)(inputs, attrs, out_type)
+        assert isinstance(static, Tensor)
+        return static
+    extents = [_extent(data, axis) for axis in range(data.ndim)]
+    data_dims = [index_const(e) if isinstance(e, int) else e for e in extents]
+    starts, _ = _symbolic_slice(data_dims, attrs)
+
+    def body(*indices: PrimExpr) -> PrimExpr:
+        return data[[index + start for index, start in zip(indices, starts, strict=True)]]
+
+    result = compute(te_dims(out), body, name="strided_slice", tag="injective")
+    return check_output(result, out, "strided_slice")
 
 
 def _data_and_indices(arg_types: Sequence[Type], op: str) -> tuple[TensorType, TensorType]:
@@ -331,19 +574,20 @@ def _take_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
 
 def _take_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
     """take's symbolic relation: the data's dims around the gathered axis and the indices'
-    dims in its place (an embedding lookup of [batch, sequence] token ids); the gathered
-    axis itself must be static (its extent bounds every index)."""
+    dims in its place (an embedding lookup of [batch, sequence] token ids); indices on a
+    symbolic gathered axis are kept within its run-time extent."""
     op = "take"
     out = tensor_out(out_type, op)
     data, indices = _data_and_indices(arg_types, op)
     axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
     data_dims = type_dims(data)
-    if not isinstance(data_dims[axis], IntImm):
-        raise TypeInferenceError(
-            f"{op}: the gathered axis {axis} of the data must be static, not "
-            f"{format_expr(data_dims[axis])}"
-        )
     return with_dims(out, (*data_dims[:axis], *type_dims(indices), *data_dims[axis + 1 :]))
+
+
+def _gather_elements_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """gather_elements' symbolic relation: the indices' dims."""
+    _, indices = _data_and_indices(arg_types, "gather_elements")
+    return with_dims(tensor_out(out_type, "gather_elements"), type_dims(indices))
 
 
 def _wrapped_indices(op: str, data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
@@ -430,7 +674,27 @@ def _arange_length(attrs: Attrs) -> int:
 
 
 def _arange_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
+    stop = attrs["stop"]
+    if is_dim_entry(stop):  # (its length at the upper bound of the stop)
+        return TensorType((_arange_length(Attrs({**attrs, "stop": stop[1]})),), str(attrs["dtype"]))
     return TensorType((_arange_length(attrs),), str(attrs["dtype"]))
+
+
+def _arange_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """arange's symbolic relation: to a symbolic stop (integer start and step), a length
+    of ceil((stop - start) / step), at least 0."""
+    start, step = attrs["start"], attrs["step"]
+    if not isinstance(start, int) or not isinstance(step, int) or step == 0:
+        raise TypeInferenceError(
+            f"arange: a symbolic stop needs integer start and step, got {start} and {step}"
+        )
+    stop = _entry_dim(attrs["stop"], "arange")
+    length = maximum(
+        (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step,
+        index_const(0),
+    )
+    ranges = _size_ranges((), (attrs["stop"],))
+    return with_dims(tensor_out(out_type, "arange"), (simplify(length, ranges),))
 
 
 def _arange_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
@@ -487,6 +751,63 @@ def _reshape_indices(
         # The outermost axis needs no wrap-around: flat // stride < dim already.
         result.append(index if stride * dim == size else index % dim)
     return result
+
+
+def _reshape_like_te(name: str, relation: TypeRelation) -> TeCompute:
+    """The TE of a reshaping op: the static index map, or for symbolic dims one over
+    run-time extents that maps the leading and trailing dims the data and the output
+    share directly."""
+    static = _reshaping_te(name, relation)
+
+    def te_compute(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
+        data = inputs[0]
+        out = tensor_out(out_type, name)
+        if not data.runtime_dims and not out.dims:
+            result = static(inputs, attrs, out_type)
+            assert isinstance(result, Tensor)
+            return result
+        data_dims = type_dims(TensorType(data.shape, data.dtype, tuple(data.runtime_dims)))
+        out_dims = type_dims(out)
+
+        def body(*indices: PrimExpr) -> PrimExpr:
+            return data[_symbolic_reshape_indices(data_dims, out_dims, indices)]
+
+        return check_output(compute(te_dims(out), body, name=name, tag="injective"), out, name)
+
+    return te_compute
+
+
+def _symbolic_reshape_indices(
+    data_dims: Sequence[PrimExpr], out_dims: Sequence[PrimExpr], indices: Sequence[PrimExpr]
+) -> list[PrimExpr]:
+    """Data indices of the element at the same row-major position as output `indices`,
+    for dims that are expressions: the shared leading and trailing dims index alike, the
+    middle goes through its flat position."""
+    lead = 0
+    while lead < min(len(data_dims), len(out_dims)) and data_dims[lead] == out_dims[lead]:
+        lead += 1
+    trail = 0
+    while (
+        trail < min(len(data_dims), len(out_dims)) - lead
+        and data_dims[-1 - trail] == out_dims[-1 - trail]
+    ):
+        trail += 1
+    data_middle = data_dims[lead : len(data_dims) - trail]
+    out_middle = out_dims[lead : len(out_dims) - trail]
+    flat: PrimExpr = index_const(0)
+    for index, dim in zip(indices[lead : len(out_dims) - trail], out_middle, strict=True):
+        flat = simplify(flat * dim + index)
+    middle: list[PrimExpr] = []
+    for axis in range(len(data_middle) - 1, -1, -1):
+        dim = data_middle[axis]
+        middle.append(flat if axis == 0 else simplify(flat % dim))
+        flat = simplify(flat // dim)
+    middle.reverse()
+    return [
+        *indices[:lead],
+        *middle,
+        *indices[len(out_dims) - trail :],
+    ]
 
 
 def _reshaping_te(name: str, relation: TypeRelation) -> TeCompute:
@@ -587,14 +908,15 @@ def _split_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> tuple[T
     return check_outputs(parts, out_type, "split")
 
 
-def _wrapped_index(index: PrimExpr, dim: int) -> PrimExpr:
+def _wrapped_index(index: PrimExpr, dim: int | PrimExpr) -> PrimExpr:
     """An index read from an indices tensor as int64, negative ones counted from the end,
     and kept within [0, dim): one outside [-dim, dim) (which the reference refuses with an
     IndexError) reads the nearest end, as TVM's take mode="clip" does, so that compiled
     code never reads outside the data whatever indices it is given."""
     position = cast("int64", index)
     wrapped = select(position < 0, position + dim, position)
-    return minimum(maximum(wrapped, const(0, "int64")), const(max(dim - 1, 0), "int64"))
+    last = const(max(dim - 1, 0), "int64") if isinstance(dim, int) else dim - 1
+    return minimum(maximum(wrapped, const(0, "int64")), last)
 
 
 def _take_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
@@ -602,7 +924,7 @@ def _take_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     data, indices = inputs
     out = tensor_out(out_type, "take")
     axis = int(attrs["axis"]) % data.ndim
-    dim = data.shape[axis]
+    dim = _extent(data, axis)
 
     def body(*out_indices: PrimExpr) -> PrimExpr:
         wrapped = _wrapped_index(indices[out_indices[axis : axis + indices.ndim]], dim)
@@ -617,27 +939,32 @@ def _gather_elements_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) 
     data, indices = inputs
     out = tensor_out(out_type, "gather_elements")
     axis = int(attrs["axis"]) % data.ndim
-    dim = data.shape[axis]
+    dim = _extent(data, axis)
 
     def body(*out_indices: PrimExpr) -> PrimExpr:
         wrapped = _wrapped_index(indices[out_indices], dim)
         return data[(*out_indices[:axis], wrapped, *out_indices[axis + 1 :])]
 
-    gathered = compute(out.shape, body, name="gather_elements", tag="injective")
+    gathered = compute(te_dims(out), body, name="gather_elements", tag="injective")
     return check_output(gathered, out, "gather_elements")
 
 
 def _shape_of_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
     out = tensor_out(out_type, "shape_of")
-    dims = inputs[0].shape
+    data = inputs[0]
+    dims = [_dim_value(_extent(data, axis), out.dtype) for axis in range(data.ndim)]
 
     def body(index: PrimExpr) -> PrimExpr:
-        value = const(dims[-1], out.dtype)
+        value = dims[-1]
         for axis in range(len(dims) - 2, -1, -1):
-            value = select(eq(index, axis), const(dims[axis], out.dtype), value)
+            value = select(eq(index, axis), dims[axis], value)
         return value
 
     return check_output(compute(out.shape, body, name="shape_of", tag="injective"), out, "shape_of")
+
+
+def _dim_value(extent: int | PrimExpr, dtype: str) -> PrimExpr:
+    return const(extent, dtype) if isinstance(extent, int) else cast(dtype, extent)
 
 
 def _full_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
@@ -660,7 +987,7 @@ def _arange_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor
         position = cast("float64", index)
         return cast(out.dtype, position * float(step) + float(start))
 
-    return check_output(compute(out.shape, body, name="arange", tag="injective"), out, "arange")
+    return check_output(compute(te_dims(out), body, name="arange", tag="injective"), out, "arange")
 
 
 # --- the table -------------------------------------------------------------------------
@@ -718,16 +1045,19 @@ OPS: tuple[OpDef, ...] = (
         "reshape",
         _reshape_relation,
         _reshaping_reference(_reshape_relation),
-        _reshaping_te("reshape", _reshape_relation),
-        "reshape to newshape; one -1 is inferred, 0 is a literal size",
+        _reshape_like_te("reshape", _reshape_relation),
+        "reshape to newshape; one -1 is inferred, 0 is a literal size; a symbolic entry "
+        "is (dim text, upper bound)",
+        symbolic_relation=_reshape_dims,
         newshape=REQUIRED,
     ),
     _injective(
         "flatten",
         _flatten_relation,
         _reshaping_reference(_flatten_relation),
-        _reshaping_te("flatten", _flatten_relation),
+        _reshape_like_te("flatten", _flatten_relation),
         "2-D view (prod(shape[:axis]), prod(shape[axis:])), as ONNX Flatten",
+        symbolic_relation=_flatten_dims,
         axis=1,
     ),
     _injective(
@@ -746,6 +1076,7 @@ OPS: tuple[OpDef, ...] = (
         _reshaping_reference(_squeeze_relation),
         _injective_te("squeeze", _squeeze_indices),
         "drop size-1 axes (None: all of them)",
+        symbolic_relation=_squeeze_dims,
         axis=None,
     ),
     _injective(
@@ -754,6 +1085,7 @@ OPS: tuple[OpDef, ...] = (
         _reshaping_reference(_expand_dims_relation),
         _injective_te("expand_dims", _expand_dims_indices),
         "insert size-1 axes at output positions, as ONNX Unsqueeze",
+        symbolic_relation=_expand_dims_dims,
         axes=REQUIRED,
     ),
     _injective(
@@ -761,16 +1093,20 @@ OPS: tuple[OpDef, ...] = (
         _broadcast_to_relation,
         _broadcast_to_reference,
         _injective_te("broadcast_to", lambda data, attrs, out: broadcast_indices(data.shape, out)),
-        "broadcast data and shape against each other, as ONNX Expand",
+        "broadcast data and shape against each other, as ONNX Expand; a symbolic shape "
+        "entry is (dim text, upper bound)",
         pattern=OpPattern.BROADCAST,
+        symbolic_relation=_broadcast_to_dims,
         shape=REQUIRED,
     ),
     _injective(
         "strided_slice",
         _strided_slice_relation,
         lambda inputs, attrs: inputs[0][tuple(_slice_bounds(inputs[0].shape, attrs))].copy(),
-        _injective_te("strided_slice", _slice_indices),
-        "ONNX Slice: clamped begin / end, negative indices and steps, optional axes",
+        _strided_slice_te,
+        "ONNX Slice: clamped begin / end, negative indices and steps, optional axes; a "
+        "symbolic begin or end is (dim text, upper bound)",
+        symbolic_relation=_strided_slice_dims,
         begin=REQUIRED,
         end=REQUIRED,
         strides=None,
@@ -796,6 +1132,7 @@ OPS: tuple[OpDef, ...] = (
         num_inputs=2,
         input_names=("data", "indices"),
         axis=0,
+        symbolic_relation=_gather_elements_dims,
     ),
     _injective(
         "tile",
@@ -813,6 +1150,8 @@ OPS: tuple[OpDef, ...] = (
         "the shape of data as a 1-D tensor",
         pattern=OpPattern.OPAQUE,
         dtype="int64",
+        # (its type is static: one element per dim of data, symbolic or not)
+        symbolic_relation=lambda arg_types, attrs, out_type: out_type,
     ),
     _injective(
         "full",
@@ -842,5 +1181,6 @@ OPS: tuple[OpDef, ...] = (
         stop=REQUIRED,
         step=1,
         dtype="int64",
+        symbolic_relation=_arange_dims,
     ),
 )

@@ -1,8 +1,8 @@
 """FoldConstant: evaluate every subgraph whose inputs are all constants (shapes included).
 
 A `shape_of` of a statically typed tensor folds too, so the Shape -> Gather -> Concat ->
-Reshape chains that PyTorch exports collapse into constants. An If on a constant condition
-becomes the branch it takes.
+Reshape chains that PyTorch exports collapse into constants (of a symbolic tensor it stays:
+its value is known at run time). An If on a constant condition becomes the branch it takes.
 """
 
 from __future__ import annotations
@@ -30,10 +30,13 @@ def _fold_node(node: Expr) -> Expr:
         return node
     if node.op == "shape_of" and node.args[0].has_type:
         data_type = node.args[0].checked_type
-        if isinstance(data_type, TensorType):
+        if isinstance(data_type, TensorType) and not data_type.dims:
             dtype = str(node.attrs.get("dtype", "int64"))
             return Constant(np.asarray(data_type.shape, dtype=dtype))
-    if all(isinstance(arg, Constant) for arg in node.args):
+    symbolic = (
+        node.has_type and isinstance(node.checked_type, TensorType) and node.checked_type.dims
+    )
+    if all(isinstance(arg, Constant) for arg in node.args) and not symbolic:
         from ir.reference import _evaluate_call
 
         args = [arg.data for arg in node.args if isinstance(arg, Constant)]

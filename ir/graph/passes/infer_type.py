@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ir.errors import IRError, TypeInferenceError
+from ir.graph.attrs import has_dim_entries
 from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem
 from ir.graph.ops.registry import get_op
 from ir.graph.traversal import rewrite
@@ -42,9 +43,9 @@ def infer_call(call: Call) -> Call:
     except (TypeError, ValueError, KeyError, IndexError) as err:
         raise TypeInferenceError(f"{where}: invalid inputs or attributes: {err}") from None
     symbolic = [i for i, ty in enumerate(arg_types) if isinstance(ty, TensorType) and ty.dims]
-    if symbolic:
+    if symbolic or has_dim_entries(call.attrs):
         if op_def.symbolic_relation is None:
-            first = symbolic[0]
+            first = symbolic[0] if symbolic else 0
             raise TypeInferenceError(
                 f"{where}: {call.op_name} does not take symbolic dims yet (argument {first} "
                 f"is {arg_types[first]}); bind them to numbers"

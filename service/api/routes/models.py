@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from ir.errors import AutotuneError
-from ir.frontend.onnx.bindings import parse_shape_bindings
+from ir.frontend.onnx.bindings import parse_shape_bindings, static_shape_bindings
 from service.api.body import upload_bytes
 from service.api.convert import model_public
 from service.api.deps import (
@@ -63,7 +63,9 @@ async def upload_model(
 ) -> ModelPublic:
     """Validate and store a model; the same bytes (and shapes) give the same model."""
     try:
-        shapes = parse_shape_bindings(shape or [], what="shape")
+        shapes = static_shape_bindings(
+            parse_shape_bindings(shape or [], what="shape"), "the model upload"
+        )
     except AutotuneError as err:
         raise InvalidInput(str(err)) from None
     name, data = await upload_bytes(request, state.settings.max_upload_bytes)

@@ -115,7 +115,7 @@ def test_not_an_artifact(squeezenet: CompiledCase, tmp_path: Path) -> None:
 def test_an_incompatible_manifest_is_refused(squeezenet: CompiledCase, tmp_path: Path) -> None:
     files = _members(squeezenet.artifact.path)
     files["manifest.json"] = files["manifest.json"].replace(
-        b'"abi_version": 2', b'"abi_version": 99'
+        b'"abi_version": 3', b'"abi_version": 99'
     )
     with pytest.raises(ArtifactError, match="ABI version 99"):
         load_artifact(_repack(files, tmp_path / "future.tar.gz"))

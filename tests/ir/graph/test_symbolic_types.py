@@ -9,13 +9,17 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from codegen.executor import compile_model
 from codegen.llvm import compile_kernel
 from codegen.llvm.jit import CompiledKernel
 from ir.errors import TypeInferenceError
 from ir.graph.nodes import Call, Constant, Function, Var, call
 from ir.graph.ops.te_common import type_dims
+from ir.graph.passes.fold_constant import fold_constant
 from ir.graph.passes.fuse_ops import fuse_ops
 from ir.graph.passes.infer_type import infer_type
+from ir.graph.passes.pipeline import optimize
+from ir.graph.shape_values import shape_value
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType, type_to_json
 from ir.lower import lower
@@ -317,11 +321,16 @@ def test_an_embedding_lookup_of_symbolic_token_ids() -> None:
         np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
 
 
-def test_take_refuses_a_symbolic_gathered_axis() -> None:
+def test_take_on_a_symbolic_axis_wraps_and_clamps_indices_at_its_run_time_extent() -> None:
     data = Var("data", TensorType((40, 8), "float32", (N, IntImm(8))))
-    ids = Var("ids", TensorType((3,), "int64"))
-    with pytest.raises(TypeInferenceError, match="the gathered axis 0 of the data must be static"):
-        infer_type(Function((data, ids), call("take", data, ids, axis=0)))
+    ids = Var("ids", TensorType((4,), "int64"))
+    fn = infer_type(Function((data, ids), call("take", data, ids, axis=0)))
+    assert str(fn.ret_type) == "Tensor[(4, 8), float32]"
+    compiled = compile_model(optimize(fn))
+    rows = np.arange(5 * 8, dtype=np.float32).reshape(5, 8)
+    got = compiled.run({"data": rows, "ids": np.array([0, 4, -1, 9], np.int64)})
+    # -1 counts from the run-time end (row 4), 9 is clamped to it, not read past it.
+    np.testing.assert_array_equal(got, rows[[0, 4, 4, 4]])
 
 
 def test_cast_where_and_add_n_carry_symbolic_dims() -> None:
@@ -375,3 +384,59 @@ def test_concatenate_refuses_inputs_whose_other_dims_differ() -> None:
     y = Var("y", TensorType((4, 8), "float32", (M, IntImm(8))))
     with pytest.raises(TypeInferenceError, match="dim 0 is n in input 0 but m in input 1"):
         infer_type(Function((x, y), call("concatenate", x, y, axis=1)))
+
+
+def _reshaped(newshape: tuple[object, ...], width: int = 6) -> Function:
+    x = Var("x", _rows(width, upper=8))
+    return infer_type(Function((x,), call("nn.relu", call("reshape", x, newshape=newshape))))
+
+
+def test_a_reshape_of_symbolic_data_infers_its_minus_one_as_an_expression() -> None:
+    fn = _reshaped((-1,))
+    assert str(fn.ret_type) == "Tensor[((n * 6)), float32]"
+    compiled = compile_model(optimize(fn))
+    for rows in (1, 5, 8):
+        x = np.arange(rows * 6, dtype=np.float32).reshape(rows, 6) - 10
+        np.testing.assert_array_equal(compiled.run({"x": x}), np.maximum(x.reshape(-1), 0))
+
+
+def test_a_symbolic_reshape_target_splits_and_merges_dims_at_run_time() -> None:
+    split = _reshaped((("n", 8), 2, 3))
+    assert str(split.ret_type) == "Tensor[(n, 2, 3), float32]"
+    x = Var("x", TensorType((8, 2, 3), "float32", (N, IntImm(2), IntImm(3))))
+    merged = infer_type(Function((x,), call("reshape", x, newshape=(("(n * 2)", 16), 3))))
+    assert str(merged.ret_type) == "Tensor[((n * 2), 3), float32]"
+    split_model, merge_model = compile_model(optimize(split)), compile_model(optimize(merged))
+    for rows in (1, 7):
+        data = np.arange(rows * 6, dtype=np.float32) - 5
+        got = split_model.run({"x": data.reshape(rows, 6)})
+        np.testing.assert_array_equal(got, np.maximum(data.reshape(rows, 2, 3), 0))
+        got = merge_model.run({"x": data.reshape(rows, 2, 3)})
+        np.testing.assert_array_equal(got, data.reshape(rows * 2, 3))
+
+
+@pytest.mark.parametrize(
+    ("newshape", "message"),
+    [
+        ((("n", 8), 4), r"cannot show that \[n, 4\] holds as many elements"),
+        ((("n + ", 8), 6), r"dim 'n \+ ': expected more"),
+        ((("n", 8), -1), "must spell every other entry as a size"),
+    ],
+)
+def test_a_symbolic_reshape_that_cannot_hold_is_refused(
+    newshape: tuple[object, ...], message: str
+) -> None:
+    with pytest.raises(TypeInferenceError, match=message):
+        _reshaped(newshape)
+
+
+def test_the_shape_of_a_symbolic_tensor_stays_a_run_time_value_known_as_dims() -> None:
+    x = Var("x", TensorType((8, 128, 4), "float32", (N, M, IntImm(4))))
+    shape = call("shape_of", x)
+    rows = call("multiply", call("take", shape, Constant(np.array([0, 1]))), Constant(np.int64(2)))
+    fn = infer_type(Function((x,), call("concatenate", rows, Constant(np.array([4])), axis=0)))
+    folded = fold_constant(fn)
+    assert not isinstance(folded.body, Constant)
+    assert shape_value(folded.body) == (simplify(N * 2), simplify(M * 2), IntImm(4))
+    compiled = compile_model(optimize(fn))
+    np.testing.assert_array_equal(compiled.run({"x": np.zeros((3, 5, 4), np.float32)}), [6, 10, 4])

@@ -1,0 +1,77 @@
+"""Models with symbolic input dims compile once and run every shape within the bounds:
+the executor binds the size variables from the inputs, sizes each intermediate from them
+in the slot planned for the upper bounds, and refuses shapes that break the bounds, by
+input and dim, before anything runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper
+
+from codegen.executor import CompiledModel, InputError, compile_model
+from ir.frontend.onnx.importer import import_model
+from ir.frontend.onnx.symbolic_dims import DimRange
+from ir.graph.passes.pipeline import optimize
+from tests.ir.frontend.onnx_helpers import make_model, randn, run_onnxruntime
+from tests.ir.frontend.test_onnx_transformer import HIDDEN, transformer_block
+
+BLOCK_RANGES = {"x": (DimRange(1, 4), DimRange(1, 64), HIDDEN)}
+
+
+@pytest.fixture(scope="module")
+def block_model() -> onnx.ModelProto:
+    return transformer_block()
+
+
+@pytest.fixture(scope="module")
+def block(block_model: onnx.ModelProto) -> CompiledModel:
+    return compile_model(optimize(import_model(block_model, shape=BLOCK_RANGES).function))
+
+
+@pytest.mark.parametrize("shape", [(1, 1, HIDDEN), (2, 17, HIDDEN), (4, 64, HIDDEN), (3, 5, 16)])
+def test_one_compiled_transformer_block_matches_onnxruntime_at_every_shape(
+    block_model: onnx.ModelProto, block: CompiledModel, shape: tuple[int, int, int]
+) -> None:
+    x = randn(*shape)
+    (expected,) = run_onnxruntime(block_model, {"x": x})
+    actual = block.run({"x": x})
+    assert actual.shape == shape
+    np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-4)
+
+
+def test_a_smaller_shape_between_two_runs_leaves_no_trace(block: CompiledModel) -> None:
+    large, small = randn(4, 64, HIDDEN), randn(1, 3, HIDDEN)
+    first = block.run({"x": large})
+    alone = block.run({"x": small})
+    np.testing.assert_array_equal(block.run({"x": large}), first)
+    np.testing.assert_array_equal(block.run({"x": small}), alone)
+
+
+@pytest.mark.parametrize(
+    ("shape", "message"),
+    [
+        ((1, 65, HIDDEN), r"input 'x' dim 1 \(seq\) is 65, outside \[1, 64\]"),
+        ((5, 2, HIDDEN), r"input 'x' dim 0 \(batch\) is 5, outside \[1, 4\]"),
+        ((1, 2, HIDDEN + 1), r"input 'x' dim 2 must be 16 = 16; got 17"),
+        ((2, HIDDEN), r"input 'x': expected shape \[batch, seq, 16\] float32 \(batch <= 4, "),
+    ],
+)
+def test_a_shape_outside_the_bounds_is_refused_by_input_and_dim(
+    block: CompiledModel, shape: tuple[int, ...], message: str
+) -> None:
+    with pytest.raises(InputError, match=message):
+        block.run({"x": randn(*shape)})
+
+
+def test_a_size_bound_two_ways_by_the_inputs_is_refused_naming_both() -> None:
+    nodes = [helper.make_node("Add", ["a", "b"], ["y"])]
+    model = make_model(nodes, {"a": (["n", 4], np.float32), "b": (["n", 4], np.float32)})
+    imported = import_model(model.SerializeToString(), shape={"a": (DimRange(1, 8), 4)})
+    compiled = compile_model(optimize(imported.function))
+    np.testing.assert_allclose(
+        compiled.run({"a": np.ones((3, 4), np.float32), "b": np.ones((3, 4), np.float32)}), 2
+    )
+    with pytest.raises(InputError, match=r"n is 2 by input 'a' dim 0 but 3 by input 'b' dim 0"):
+        compiled.run({"a": randn(2, 4), "b": randn(3, 4)})
