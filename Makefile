@@ -2,7 +2,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install native clean-native test lint format bench bench-onnx bench-service bench-zoo gpu-bundle gpu-rehearsal \
+.PHONY: install native clean-native test lint format bench bench-onnx bench-service bench-zoo bench-symbolic gpu-bundle gpu-rehearsal \
 	gpu-check golden demo clean
 
 install: $(STAMP) native
@@ -74,11 +74,18 @@ bench: install
 # 0.29.1), transformers and openvino beside this project, installed editable.
 ZOO_VENV := .zoo-venv
 ZOO_ARGS ?=
-bench-zoo: install
-	test -x $(ZOO_VENV)/bin/autotune || { python3 -m venv $(ZOO_VENV) && \
+$(ZOO_VENV)/bin/autotune:
+	python3 -m venv $(ZOO_VENV) && \
 		$(ZOO_VENV)/bin/pip install -e . torch==2.14.1 torchvision==0.29.1 transformers \
-		openvino onnxruntime onnxscript; }
+		openvino onnxruntime onnxscript
+
+bench-zoo: install $(ZOO_VENV)/bin/autotune
 	$(ZOO_VENV)/bin/python bench/zoo.py $(ZOO_ARGS)
+
+# One artifact for a range of shapes vs specialised artifacts and onnxruntime (transformers
+# exports with dynamic axes; the zoo's venv).
+bench-symbolic: install $(ZOO_VENV)/bin/autotune
+	$(ZOO_VENV)/bin/python bench/symbolic_shapes.py
 
 # ONNX's own backend node tests through autotune and onnxruntime; raises the committed floor
 # of autotune's pass count (bench/onnx_conformance_floor.json) when more pass.

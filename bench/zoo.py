@@ -83,7 +83,9 @@ def _is_torchvision_classifier(name: str) -> bool:
     return name in torchvision.models.list_models(module=torchvision.models)
 
 
-def _export(name: str, directory: Path) -> None:
+def build_model(name: str) -> tuple[Any, dict[str, Any], tuple[Any, ...]]:
+    """The seeded, randomised torch module `name`, its example inputs (numpy, by input
+    name) and the torch arguments of a call on them."""
     import numpy as np
     import torch
 
@@ -174,6 +176,14 @@ def _export(name: str, directory: Path) -> None:
             f"unknown model {name!r}; known: {', '.join(MODELS)}, gpt2_4x256 and torchvision's "
             "classifiers"
         )
+    return model, inputs, args
+
+
+def _export(name: str, directory: Path) -> None:
+    import numpy as np
+    import torch
+
+    model, inputs, args = build_model(name)
     path = directory / f"{name}.onnx"
     torch.onnx.export(
         model, args, str(path), input_names=list(inputs), opset_version=17, dynamo=False

@@ -280,17 +280,17 @@ class CompiledModel:
         outputs = [aligned_empty(runtime_shape(ty, sizes), ty.dtype) for ty in self._output_types]
         for value, position in self._output_values.items():
             arrays[value] = outputs[position]
-        calls = self._bind_steps(self.plan.steps, arrays)
+        calls = self._bind_steps(self.plan.steps, arrays, sizes)
         copies = [(arrays[value], position) for value, position in self.plan.copies]
         return BoundRun(calls, outputs, copies, self.function.body.checked_type)
 
     def _bind_steps(
-        self, steps: Sequence[Step], arrays: dict[int, np.ndarray]
+        self, steps: Sequence[Step], arrays: dict[int, np.ndarray], sizes: Mapping[SizeVar, int]
     ) -> list[InferenceCall]:
         calls: list[InferenceCall] = []
         for step in steps:
             if isinstance(step, KernelStep):
-                calls.append(self._fixed_calls.get(step) or self._bind_kernel(step, arrays))
+                calls.append(self._fixed_calls.get(step) or self._bind_kernel(step, arrays, sizes))
             elif isinstance(step, CopyStep) and step.row is not None:
                 row_arrays = (arrays[step.source], arrays[step.target], arrays[step.row])
                 calls.append(RowCopyCall("copy_row", row_arrays))
@@ -299,11 +299,11 @@ class CompiledModel:
             elif isinstance(step, ZeroStep):
                 calls.append(ZeroCall("zero", (arrays[step.target],)))
             elif isinstance(step, BranchStep):
-                then_calls = tuple(self._bind_steps(step.then_steps, arrays))
-                else_calls = tuple(self._bind_steps(step.else_steps, arrays))
+                then_calls = tuple(self._bind_steps(step.then_steps, arrays, sizes))
+                else_calls = tuple(self._bind_steps(step.else_steps, arrays, sizes))
                 calls.append(BranchCall("if", arrays[step.condition], then_calls, else_calls))
             else:
-                body = tuple(self._bind_steps(step.body, arrays))
+                body = tuple(self._bind_steps(step.body, arrays, sizes))
                 loop = LoopCall(
                     "loop",
                     arrays[step.trip_count],
@@ -314,11 +314,13 @@ class CompiledModel:
                 calls.append(loop)
         return calls
 
-    def _bind_kernel(self, step: KernelStep, arrays: dict[int, np.ndarray]) -> KernelCall:
+    def _bind_kernel(
+        self, step: KernelStep, arrays: dict[int, np.ndarray], sizes: Mapping[SizeVar, int]
+    ) -> KernelCall:
         kernel = self.plan.kernels[step.kernel].code
         values = (*step.args, *step.outputs)
         bound = tuple(arrays[v] for v in values)
-        call = KernelCall(kernel.name, kernel, bound, kernel.bind(*bound))
+        call = KernelCall(kernel.name, kernel, bound, kernel.bind(*bound, sizes=sizes or None))
         if all(v in self._fixed for v in values):
             self._fixed_calls[step] = call
         return call

@@ -19,6 +19,7 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 import llvmlite.binding as llvm
@@ -28,9 +29,9 @@ from codegen.errors import CodegenError, KernelArgumentError
 from codegen.llvm.emit import build_module
 from codegen.llvm.legalize import legalize_vector_loops
 from codegen.llvm.target import CpuTarget, host_target
-from ir.tir.expr import Buffer
+from ir.tir.expr import Buffer, Var
 from ir.tir.printer import format_func
-from ir.tir.sizes import SizeBindingError, bind_sizes
+from ir.tir.sizes import SizeBindingError, bind_sizes, given_sizes
 from ir.tir.stmt import PrimFunc
 
 CACHE_MAX_KERNELS = 512
@@ -103,17 +104,21 @@ class CompiledKernel:
         """Run the kernel on `arrays` (inputs, then outputs): numpy arrays, checked here."""
         self._entry(*self._pointers(arrays))
 
-    def bind(self, *arrays: object) -> BoundKernel:
+    def bind(self, *arrays: object, sizes: Mapping[Var, int] | None = None) -> BoundKernel:
         """The kernel bound to `arrays` (checked as a call checks them once): a call
         without arguments that runs it on them again and again, at the cost of the bare
         machine-code call. The bound call keeps the arrays alive; they must stay where
-        they are (not be resized)."""
-        return BoundKernel(self._entry, self._pointers(arrays), arrays)
+        they are (not be resized). `sizes` gives a symbolic kernel's size variables (a
+        model's, bound from its inputs) where the arrays' shapes alone cannot (a kernel
+        whose dims are all products such as `batch * seq`)."""
+        return BoundKernel(self._entry, self._pointers(arrays, sizes), arrays)
 
-    def _pointers(self, arrays: tuple[object, ...]) -> list[int]:
+    def _pointers(
+        self, arrays: tuple[object, ...], sizes: Mapping[Var, int] | None = None
+    ) -> list[int]:
         """The data addresses of `arrays` (then the size variables' values, for a symbolic
-        kernel); KernelArgumentError naming the argument when one does not match its
-        buffer."""
+        kernel: `sizes`', or those the shapes bind); KernelArgumentError naming the
+        argument when one does not match its buffer."""
         expected = self._expected
         if len(arrays) != len(expected):
             names = ", ".join(buffer.name for buffer, _, _ in expected)
@@ -138,10 +143,13 @@ class CompiledKernel:
         if self.func.size_params:
             shapes = [array.shape for array in arrays]  # type: ignore[attr-defined]
             try:
-                sizes = bind_sizes(self.name, self.func.params, self.func.size_params, shapes)
+                if sizes is None:
+                    values = bind_sizes(self.name, self.func.params, self.func.size_params, shapes)
+                else:
+                    values = given_sizes(self.name, self.func, sizes, shapes)
             except SizeBindingError as error:
                 raise KernelArgumentError(str(error)) from None
-            pointers.extend(sizes)
+            pointers.extend(values)
         return pointers
 
     def _check_distinct(self, arrays: tuple[object, ...], pointers: list[int]) -> None:

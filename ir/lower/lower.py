@@ -105,6 +105,11 @@ class _Nest:
     # tiles, where the guards they own (the split's) are proven, then the last tile if
     # partial: leaf -> (owner, symbolic extent E, tile size f).
     peelable: dict[str, tuple[int, PrimExpr, int]] = field(default_factory=dict)
+    # Guards of partial tiles that no peel proves (a tile loop fused into a parallel one,
+    # a stage computed at another's loop over part of a symbolic axis), by the loop
+    # position where the tile is known: there the nest forks into a guard-free version for
+    # whole tiles and the guarded one. Each: (the guard's owner, the tile-is-whole test).
+    versions: dict[int, list[tuple[int, PrimExpr]]] = field(default_factory=dict)
 
 
 class _Lowering(ReadLowering):
@@ -215,11 +220,13 @@ class _Lowering(ReadLowering):
             if runtime is None or (axis.name in whole and axis.name not in overshooting):
                 continue
             absolute = binary("add", nest.offsets[index], nest.values[axis.name])
-            guards.append((_NO_SPLIT, compare("lt", absolute, runtime), True))
+            owner = _NO_SPLIT - len(guards)  # (one of its own, to be versioned alone)
+            guards.append((owner, compare("lt", absolute, runtime), True))
         for axis in stage.op.reduce_axes:
             runtime = axis.runtime_extent
             if runtime is not None and axis.name in overshooting:
-                guards.append((_NO_SPLIT, compare("lt", nest.values[axis.name], runtime), False))
+                owner = _NO_SPLIT - len(guards)
+                guards.append((owner, compare("lt", nest.values[axis.name], runtime), False))
         for index, axis in enumerate(stage.op.reduce_axes):
             # An rfactor's loop over the tiles of a symbolic reduction, ceil(E / f): its
             # main part runs the whole tiles, where the simplifier proves the lanes' bound.
@@ -237,6 +244,9 @@ class _Lowering(ReadLowering):
             nest.symbolic_guards.setdefault(position, []).append((owner, guard))
             if spatial and init is not None and position > init:
                 nest.init_guards.setdefault(position, []).append((owner, guard))
+            version = _tile_version(nest, guard, positions)
+            if version is not None and version[0] < position:
+                nest.versions.setdefault(version[0], []).append((owner, version[1]))
 
     @staticmethod
     def _register_peelable(nest: _Nest, axis: str) -> None:
@@ -452,6 +462,15 @@ class _Lowering(ReadLowering):
         proven: frozenset[int],
         ranges: dict[Var, tuple[int, int]],
     ) -> Stmt:
+        versions = nest.versions.get(position) if nest.versions else None
+        marker = _VERSIONED - position
+        if versions and marker not in proven:
+            pending = [(owner, whole) for owner, whole in versions if owner not in proven]
+            if pending:
+                owners = frozenset(owner for owner, _ in pending)
+                whole_tiles = self.build(nest, position, overrides, proven | owners, ranges)
+                partial = self.build(nest, position, overrides, proven | {marker}, ranges)
+                return IfThenElse(_all_of([whole for _, whole in pending]), whole_tiles, partial)
         stmt = self._build_level(nest, position, overrides, proven, ranges)
         if nest.symbolic_guards and position < len(nest.stage.leaves):
             guards = _unproven(nest.symbolic_guards.get(position, ()), proven)
@@ -733,6 +752,32 @@ def _loop_extent(nest: _Nest, leaf: str, overrides: Mapping[str, int], static: i
 
 _NO_SPLIT = -2  # (split positions are >= 0, RFACTOR_PEELED is -1)
 _REDUCE_PEEL = -3  # (and below: the peels of reduce axes over tiles, by axis)
+# Owners of guards no split owns are _NO_SPLIT - i (i >= 0, below every peel of a reduce
+# axis); a version point's marker is _VERSIONED - its position.
+_VERSIONED = -(2**20)
+
+
+def _tile_version(
+    nest: _Nest, guard: PrimExpr, positions: Mapping[Var, int]
+) -> tuple[int, PrimExpr] | None:
+    """Where a symbolic guard `index < E` can be tested for a whole tile, and the test:
+    just inside the innermost loop it reads that runs to a run-time extent (the tile
+    loops), with the loops inside it at their last iteration. None where the guard reads
+    no such inner loop, or reads one inside a floordiv or floormod (where the last
+    iteration need not give the largest index)."""
+    leaves = nest.stage.leaves
+    read = [node for node in walk_expr(guard) if isinstance(node, Var) and node in positions]
+    outer = [positions[var] for var in read if leaves[positions[var]] in nest.dynamic]
+    at = 1 + max(outer, default=-1)
+    inner = {var for var in read if positions[var] >= at}
+    if not inner:
+        return None
+    for node in walk_expr(guard):
+        divides = isinstance(node, Binary) and node.op in ("floordiv", "floormod")
+        if divides and any(isinstance(n, Var) and n in inner for n in walk_expr(node)):
+            return None
+    last = {var: IntImm(nest.extents[leaves[positions[var]]] - 1) for var in inner}
+    return at, substitute(guard, last)
 
 
 def _tiles_of(extent: PrimExpr | None) -> tuple[PrimExpr, int] | None:

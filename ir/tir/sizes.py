@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ir.tir.arith import bound
 from ir.tir.expr import Binary, Buffer, IntImm, PrimExpr, Var
 from ir.tir.printer import format_expr
+from ir.tir.stmt import PrimFunc
 from ir.tir.visit import free_index_vars
 
 
@@ -52,6 +53,36 @@ def bind_sizes(
             "times a constant, so the shapes cannot bind it"
         )
     return tuple(values[var] for var in size_params)
+
+
+def given_sizes(
+    kernel: str,
+    func: PrimFunc,
+    sizes: Mapping[Var, int],
+    shapes: Sequence[tuple[int, ...]],
+) -> tuple[int, ...]:
+    """The values of `func`'s size variables from `sizes`, once every dim of its
+    parameters is checked against `shapes` at those values; SizeBindingError naming the
+    parameter and dim that differs, or the variable `sizes` lacks."""
+    missing = [var.name for var in func.size_params if var not in sizes]
+    if missing:
+        raise SizeBindingError(f"{kernel}: no size given for {', '.join(missing)}")
+    for buffer, shape in zip(func.params, shapes, strict=True):
+        if not buffer.dims:
+            continue
+        if len(shape) != len(buffer.dims):
+            raise SizeBindingError(
+                f"{kernel}: {buffer.name} has rank {len(buffer.dims)}; got an array of shape "
+                f"{list(shape)}"
+            )
+        for axis, (dim, size) in enumerate(zip(buffer.dims, shape, strict=True)):
+            expected = evaluate_dim(dim, sizes)
+            if expected != size:
+                raise SizeBindingError(
+                    f"{kernel}: {buffer.name} dim {axis} must be {format_expr(dim)} = "
+                    f"{expected}; got {size}"
+                )
+    return tuple(sizes[var] for var in func.size_params)
 
 
 def bind_operand_sizes(

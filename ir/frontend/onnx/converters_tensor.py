@@ -183,10 +183,18 @@ def _split_sizes(ctx: NodeContext, dim: int) -> tuple[int, ...]:
 def convert_split(ctx: NodeContext) -> ConverterResult:
     """Split -> split at the cumulative part sizes; one TupleGetItem per output."""
     data = ctx.input(0)
-    shape = ctx.shape(0)
+    data_type = ctx.tensor_type(0)
+    shape = data_type.shape
     axis = _axes(ctx, (ctx.int_attr("axis", 0),), len(shape))[0]
     sizes = _split_sizes(ctx, shape[axis])
     filled = [size for size in sizes if size]
+    if data_type.dims and (
+        len(filled) < len(sizes) or not isinstance(data_type.dims[axis], IntImm)
+    ):
+        raise ctx.unsupported(
+            f"input {data_type}: with symbolic dims, the split axis must be static and every "
+            "part non-empty"
+        )
     if len(filled) <= 1:
         pieces = [data]
     else:

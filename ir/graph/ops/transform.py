@@ -133,6 +133,28 @@ def _split_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TupleType(fields)
 
 
+def _split_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """split's symbolic relation: each part has the data's dims off the split axis, which
+    must be static."""
+    data = tensor_arg(arg_types, 0, "split")
+    dims = type_dims(data)
+    axis, bounds = _split_bounds(data.shape, attrs)
+    if not isinstance(dims[axis], IntImm):
+        raise TypeInferenceError(
+            f"split: the split axis {axis} must be static, not {format_expr(dims[axis])}"
+        )
+    assert isinstance(out_type, TupleType)
+    return TupleType(
+        tuple(
+            with_dims(
+                tensor_out(field, "split"),
+                (*dims[:axis], index_const(stop - start), *dims[axis + 1 :]),
+            )
+            for field, (start, stop) in zip(out_type.fields, bounds, strict=True)
+        )
+    )
+
+
 def _split_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> tuple[np.ndarray, ...]:
     data = inputs[0]
     axis, bounds = _split_bounds(data.shape, attrs)
@@ -894,8 +916,10 @@ def _split_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> tuple[T
     data = inputs[0]
     axis, bounds = _split_bounds(data.shape, attrs)
 
+    dims = dims_of(data)
+
     def part(number: int, start: int, stop: int) -> Tensor:
-        shape = (*data.shape[:axis], stop - start, *data.shape[axis + 1 :])
+        shape = (*dims[:axis], stop - start, *dims[axis + 1 :])
 
         def body(*indices: PrimExpr) -> PrimExpr:
             source = list(indices)
@@ -1040,6 +1064,7 @@ OPS: tuple[OpDef, ...] = (
         "split into equal sections (int) or at indices (tuple), like numpy.split",
         indices_or_sections=REQUIRED,
         axis=0,
+        symbolic_relation=_split_dims,
     ),
     _injective(
         "reshape",

@@ -96,6 +96,19 @@ def _tiled_dense() -> Schedule:
     return schedule
 
 
+def _fused_tiles_dense() -> Schedule:
+    """Tiles of 8 rows fused with the column tiles into one parallel loop: no loop of its
+    own over the row tiles to peel, so whole tiles get a version without the row guard."""
+    schedule = Schedule(_dense())
+    io, jo, ii, ji = schedule.tile("Y", "i", "j", 8, 8)
+    fused = schedule.fuse("Y", io, jo)
+    schedule.reorder("Y", fused, "k", ii, ji)
+    schedule.unroll("Y", ii)
+    schedule.vectorize("Y", ji)
+    schedule.parallel("Y", fused)
+    return schedule
+
+
 def _fused_context() -> Schedule:
     """All spatial loops but the last fused into one parallel loop over symbolic axes."""
     schedule = Schedule(_attention_context())
@@ -151,6 +164,7 @@ SCHEDULES: dict[str, tuple[Callable[[], Schedule], Callable[[int], list[np.ndarr
     "softmax rfactor": (_rfactor_softmax, _softmax_inputs, 300),
     "context default": (lambda: default_schedule(_attention_context()), _context_inputs, 80),
     "context fused": (_fused_context, _context_inputs, 80),
+    "dense fused tiles": (_fused_tiles_dense, _dense_inputs, 200),
 }
 
 
@@ -205,6 +219,16 @@ def test_the_signature_names_the_size_variables_and_whole_tiles_run_unguarded() 
     assert "for Y_i_o in range((m // 8))  # parallel:" in main
     assert " if " not in main
     assert "if (((Y_i_o * 8) + Y_i_i) < m):" in last
+
+
+def test_whole_tiles_of_a_fused_tile_loop_run_a_version_without_the_row_guard() -> None:
+    text = format_func(lower(_fused_tiles_dense()))
+    whole, partial = text.split("\n    else:\n")
+    # The test of a whole tile sits outside the reduction; inside, nothing is guarded.
+    assert "if ((((Y_i_o_j_o_f // 5) * 8) + 7) < m):" in whole
+    assert whole.count(" if ") == 1
+    assert "for Y_k in range(48):" in whole
+    assert "if ((((Y_i_o_j_o_f // 5) * 8) + Y_i_i) < m):" in partial
 
 
 def test_a_partial_tile_leaves_memory_past_the_rows_untouched() -> None:

@@ -1,0 +1,138 @@
+"""One artifact for a range of shapes, against artifacts specialised to one shape each and
+ONNX Runtime, on real transformers exports with dynamic batch and sequence axes.
+
+    make bench-symbolic             # in .zoo-venv (torch, transformers, onnxruntime)
+    .zoo-venv/bin/python bench/symbolic_shapes.py [--models bert_4x256 gpt2_4x256]
+        [--range 1..4x1..384] [--shapes 1x16 1x128 4x384] [--threads 2] [--rounds 7]
+        [--out bench/results]
+
+Per model (the zoo's seeded, randomised BERT encoder and GPT-2 decoder, exported with
+`dynamic_axes` on input_ids and attention_mask): one artifact compiled with
+`--shape input_ids=RANGE --shape attention_mask=RANGE`, and one artifact per shape with
+every dim bound; at each shape the symbolic artifact's output is checked against ONNX
+Runtime's, then the symbolic artifact, the specialised one and ONNX Runtime are timed in
+turn (`bench.common.time_in_turn`, each through its runtime in this process, at
+`--threads` threads). All default schedules: tuning for a range is not built yet. Results:
+`--out`/symbolic_shapes_<cpu>.txt. Run it on an otherwise idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import onnxruntime_session, time_in_turn  # noqa: E402
+from bench.onnx_conformance import host_name  # noqa: E402
+from bench.zoo import build_model  # noqa: E402
+from codegen.runtime.loader import load_artifact  # noqa: E402
+from ir.frontend.onnx.bindings import parse_shape_bindings  # noqa: E402
+from tuner.artifact_build import build_artifact  # noqa: E402
+
+INPUTS = ("input_ids", "attention_mask")
+
+
+def export_dynamic(name: str, path: Path) -> None:
+    """Export the zoo model `name` with dynamic batch and sequence axes."""
+    import torch
+
+    model, inputs, args = build_model(name)
+    axes = {input_name: {0: "batch", 1: "sequence"} for input_name in inputs}
+    torch.onnx.export(
+        model,
+        args,
+        str(path),
+        input_names=list(inputs),
+        output_names=["output"],
+        dynamic_axes={**axes, "output": {0: "batch", 1: "sequence"}},
+        opset_version=17,
+        dynamo=False,
+    )
+
+
+def feeds(batch: int, sequence: int, vocab: int = 8192) -> dict[str, np.ndarray]:
+    """Token ids and an attention mask that pads the last quarter of the sequence."""
+    rng = np.random.default_rng(batch * 1000 + sequence)
+    mask = np.ones((batch, sequence), np.int64)
+    mask[:, max(1, sequence * 3 // 4) :] = 0
+    ids = rng.integers(0, vocab, (batch, sequence)).astype(np.int64)
+    return {"input_ids": ids, "attention_mask": mask}
+
+
+def compile_artifact(model: Path, shapes: dict[str, Any], out_dir: Path) -> Path:
+    """Our artifact of `model` for this host with these shape bindings (default schedules)."""
+    return build_artifact(model, "llvm", [], out_dir, shapes).path
+
+
+def bench_model(
+    name: str, dim_range: str, shapes: list[tuple[int, int]], threads: int, rounds: int
+) -> list[str]:
+    """Lines of the report for one model."""
+    lines = [f"{name} (symbolic artifact: batch x sequence in {dim_range})"]
+    with tempfile.TemporaryDirectory(prefix="symbolic-bench-") as directory:
+        work = Path(directory)
+        model = work / f"{name}.onnx"
+        export_dynamic(name, model)
+        ranges = parse_shape_bindings([f"{input_name}={dim_range}" for input_name in INPUTS])
+        symbolic = load_artifact(compile_artifact(model, ranges, work))
+        session = onnxruntime_session(model.read_bytes(), threads)
+        lines.append(
+            f"  {'shape':>8} {'symbolic ms':>12} {'specialised ms':>15} {'ort ms':>8} "
+            f"{'sym/spec':>9} {'sym/ort':>8} {'max |diff|':>11}"
+        )
+        for batch, sequence in shapes:
+            inputs = feeds(batch, sequence)
+            static = {input_name: (batch, sequence) for input_name in INPUTS}
+            specialised = load_artifact(compile_artifact(model, static, work))
+            (expected,) = session.run(None, inputs)
+            (actual,) = symbolic.run(inputs).values()
+            difference = float(np.max(np.abs(actual - expected)))
+            costs = time_in_turn(
+                {
+                    "symbolic": lambda inputs=inputs: symbolic.run(inputs),
+                    "specialised": lambda inputs=inputs, art=specialised: art.run(inputs),
+                    "ort": lambda inputs=inputs: session.run(None, inputs),
+                },
+                rounds=rounds,
+                settle_s=0.1,
+            )
+            specialised.close()
+            sym, spec, ort = (costs[key] * 1e3 for key in ("symbolic", "specialised", "ort"))
+            lines.append(
+                f"  {batch:>3}x{sequence:<4} {sym:>12.3f} {spec:>15.3f} {ort:>8.3f} "
+                f"{sym / spec:>9.2f} {sym / ort:>8.2f} {difference:>11.2e}"
+            )
+        symbolic.close()
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line (module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", nargs="+", default=["bert_4x256", "gpt2_4x256"])
+    parser.add_argument("--range", default="1..4x1..384", help="batch x sequence range")
+    parser.add_argument("--shapes", nargs="+", default=["1x16", "1x128", "4x384"])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    args = parser.parse_args(argv)
+    shapes = [(int(b), int(s)) for b, s in (text.split("x") for text in args.shapes)]
+    lines = [f"host {host_name()}, {args.threads} threads, default schedules"]
+    for name in args.models:
+        lines.extend(bench_model(name, args.range, shapes, args.threads, args.rounds))
+        print("\n".join(lines[-len(shapes) - 2 :]), flush=True)
+    out = Path(args.out) / f"symbolic_shapes_{host_name()}.txt"
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
