@@ -48,6 +48,9 @@ def shape_value(expr: Expr) -> ShapeValue | None:
     if not isinstance(ty, TensorType) or ty.dims or len(ty.shape) > 1:
         return None
     if ty.dtype != "bool" and not np.issubdtype(np.dtype(ty.dtype), np.integer):
+        # A float tensor only as a size cast to it (Range's limit in a float model).
+        if isinstance(expr, Call) and expr.op == "cast":
+            return shape_value(expr.args[0])
         return None
     if isinstance(expr, Constant):
         return tuple(IntImm(int(item), "int64") for item in expr.data.reshape(-1))

@@ -75,3 +75,64 @@ def test_a_size_bound_two_ways_by_the_inputs_is_refused_naming_both() -> None:
     )
     with pytest.raises(InputError, match=r"n is 2 by input 'a' dim 0 but 3 by input 'b' dim 0"):
         compiled.run({"a": randn(2, 4), "b": randn(3, 4)})
+
+
+def _exported_embeddings() -> onnx.ModelProto:
+    """Token and position embeddings as torch.onnx exports them for dynamic axes: position
+    ids sliced from a buffer to the run-time sequence length and expanded to the batch
+    through the exporter's ConstantOfShape / Equal / Where dance, and a Range over the
+    sequence scaling the result."""
+    node = helper.make_node
+    nodes = [
+        node("Shape", ["input_ids"], ["shape"]),
+        node("Gather", ["shape", "zero"], ["batch"], axis=0),
+        node("Gather", ["shape", "one"], ["seq"], axis=0),
+        node("Unsqueeze", ["batch", "axis0"], ["batch_1"]),
+        node("Unsqueeze", ["seq", "axis0"], ["seq_1"]),
+        node("Slice", ["position_buffer", "axis0", "seq_1", "one_1"], ["positions"]),
+        node("Concat", ["batch_1", "seq_1"], ["target"], axis=0),
+        node("Shape", ["target"], ["target_shape"]),
+        node(
+            "ConstantOfShape",
+            ["target_shape"],
+            ["ones"],
+            value=helper.make_tensor("v", 7, [1], [1]),
+        ),
+        node("Mul", ["ones", "minus_one"], ["minus_ones"]),
+        node("Equal", ["target", "minus_ones"], ["keep"]),
+        node("Where", ["keep", "ones", "target"], ["expand_shape"]),
+        node("Expand", ["positions", "expand_shape"], ["position_ids"]),
+        node("Gather", ["word_table", "input_ids"], ["words"]),
+        node("Gather", ["position_table", "position_ids"], ["placed"]),
+        node("Add", ["words", "placed"], ["embedded"]),
+        node("Cast", ["seq"], ["seq_float"], to=1),
+        node("Range", ["zero_float", "seq_float", "one_float"], ["ramp"]),
+        node("Unsqueeze", ["ramp", "ramp_axes"], ["ramp_3d"]),
+        node("Mul", ["embedded", "ramp_3d"], ["y"]),
+    ]
+    initializers = {
+        "zero": np.array(0, np.int64),
+        "one": np.array(1, np.int64),
+        "axis0": np.array([0], np.int64),
+        "one_1": np.array([1], np.int64),
+        "minus_one": np.array(-1, np.int64),
+        "position_buffer": np.arange(32, dtype=np.int64).reshape(1, 32),
+        "word_table": randn(50, 8),
+        "position_table": randn(32, 8),
+        "zero_float": np.array(0.0, np.float32),
+        "one_float": np.array(1.0, np.float32),
+        "ramp_axes": np.array([0, 2], np.int64),
+    }
+    inputs = {"input_ids": (["batch", "sequence"], np.int64)}
+    return make_model(nodes, inputs, initializers=initializers, opset=17)
+
+
+def test_exported_shape_computations_compile_once_for_every_shape() -> None:
+    model = _exported_embeddings()
+    ranges = {"input_ids": (DimRange(1, 3), DimRange(1, 32))}
+    compiled = compile_model(optimize(import_model(model, shape=ranges).function))
+    rng = np.random.default_rng(5)
+    for batch, sequence in ((1, 1), (2, 7), (3, 32)):
+        ids = rng.integers(0, 50, (batch, sequence)).astype(np.int64)
+        (expected,) = run_onnxruntime(model, {"input_ids": ids})
+        np.testing.assert_allclose(compiled.run({"input_ids": ids}), expected, rtol=1e-6)

@@ -14,6 +14,7 @@ import numpy as np
 from ir.frontend.onnx.context import Converter, ConverterResult, NodeContext, onnx_dtype_name
 from ir.graph.nodes import Constant, Expr, TupleGetItem
 from ir.graph.ops.te_common import quotient_of_products, type_dims
+from ir.graph.shape_values import shape_value
 from ir.graph.types import DTYPES, TensorType, TupleType
 from ir.tir.expr import IntImm, PrimExpr
 
@@ -324,7 +325,8 @@ def convert_range(ctx: NodeContext) -> ConverterResult:
     symbolic shapes (`Range(0, seq, 1)`) becomes a symbolic stop."""
     start = ctx.static_scalar(0, "start")
     step = ctx.static_scalar(2, "delta")
-    (limit,) = ctx.symbolic_ints(1, "limit") if "int" in ctx.dtype(1) else (None,)
+    value = shape_value(ctx.fold(ctx.input(1)))
+    limit = value[0] if value is not None and len(value) == 1 else None
     if limit is None or isinstance(limit, IntImm):
         stop: object = ctx.static_scalar(1, "limit")
     else:

@@ -705,10 +705,11 @@ def _arange_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
 def _arange_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
     """arange's symbolic relation: to a symbolic stop (integer start and step), a length
     of ceil((stop - start) / step), at least 0."""
-    start, step = attrs["start"], attrs["step"]
-    if not isinstance(start, int) or not isinstance(step, int) or step == 0:
+    start, step = _integral(attrs["start"]), _integral(attrs["step"])
+    if start is None or step is None or step == 0:
         raise TypeInferenceError(
-            f"arange: a symbolic stop needs integer start and step, got {start} and {step}"
+            f"arange: a symbolic stop needs whole-number start and step, got "
+            f"{attrs['start']} and {attrs['step']}"
         )
     stop = _entry_dim(attrs["stop"], "arange")
     length = maximum(
@@ -717,6 +718,15 @@ def _arange_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Typ
     )
     ranges = _size_ranges((), (attrs["stop"],))
     return with_dims(tensor_out(out_type, "arange"), (simplify(length, ranges),))
+
+
+def _integral(value: object) -> int | None:
+    """`value` as an int where it is a whole number (an int, or a float like 1.0)."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def _arange_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:

@@ -13,7 +13,7 @@ from codegen.executor import compile_model
 from codegen.llvm import compile_kernel
 from codegen.llvm.jit import CompiledKernel
 from ir.errors import TypeInferenceError
-from ir.graph.nodes import Call, Constant, Function, Var, call
+from ir.graph.nodes import Call, Constant, Function, TupleGetItem, Var, call
 from ir.graph.ops.te_common import type_dims
 from ir.graph.passes.fold_constant import fold_constant
 from ir.graph.passes.fuse_ops import fuse_ops
@@ -31,6 +31,7 @@ from ir.tir.simplify import simplify
 from ir.tir.visit import substitute
 
 N, M = SizeVar("n"), SizeVar("m")
+RNG = np.random.default_rng(11)
 
 
 def _rows(width: int, upper: int = 128, size: SizeVar = N) -> TensorType:
@@ -440,3 +441,66 @@ def test_the_shape_of_a_symbolic_tensor_stays_a_run_time_value_known_as_dims() -
     assert shape_value(folded.body) == (simplify(N * 2), simplify(M * 2), IntImm(4))
     compiled = compile_model(optimize(fn))
     np.testing.assert_array_equal(compiled.run({"x": np.zeros((3, 5, 4), np.float32)}), [6, 10, 4])
+
+
+def _run_symbolic(fn: Function, feeds: dict[str, np.ndarray]) -> np.ndarray:
+    result: np.ndarray = compile_model(optimize(infer_type(fn))).run(feeds)
+    return result
+
+
+def test_a_slice_to_a_symbolic_end_takes_that_many_of_a_constant_buffer() -> None:
+    """As an export takes position ids: buffer[:, :seq] of a [1, max_positions] buffer."""
+    positions = Constant(np.arange(64, dtype=np.float32).reshape(1, 64))
+    x = Var("x", TensorType((16, 4), "float32", (N, IntImm(4))))
+    taken = call("strided_slice", positions, begin=(0,), end=(("n", 16),), axes=(1,))
+    column = call("transpose", taken, axes=(1, 0))
+    fn = infer_type(Function((x,), call("add", column, x)))
+    assert str(fn.ret_type) == "Tensor[(n, 4), float32]"
+    for rows in (1, 5, 16):
+        data = RNG.standard_normal((rows, 4)).astype(np.float32)
+        got = _run_symbolic(fn, {"x": data})
+        np.testing.assert_allclose(got, np.arange(rows, dtype=np.float32)[:, None] + data)
+
+
+def test_slices_of_a_symbolic_axis_clamp_at_its_run_time_extent() -> None:
+    x = Var("x", TensorType((16, 8), "float32", (N, IntImm(8))))
+    last_row = call("strided_slice", x, begin=(-1,), end=(2**63 - 1,), axes=(0,))
+    all_but_first = call("strided_slice", x, begin=(1,), end=(2**63 - 1,), axes=(0,))
+    fn = infer_type(Function((x,), call("add", last_row, call("sum", all_but_first, axis=(0,)))))
+    assert str(fn.ret_type) == "Tensor[(1, 8), float32]"
+    for rows in (1, 2, 9):
+        data = RNG.standard_normal((rows, 8)).astype(np.float32)
+        got = _run_symbolic(fn, {"x": data})
+        np.testing.assert_allclose(got, data[-1:] + data[1:].sum(0), rtol=1e-5, atol=1e-5)
+
+
+def test_arange_to_a_symbolic_stop_and_an_expand_to_symbolic_dims() -> None:
+    x = Var("x", TensorType((16, 3), "float32", (N, IntImm(3))))
+    positions = call("arange", start=0, stop=("n", 16), step=1, dtype="float32")
+    column = call("expand_dims", positions, axes=(1,))
+    spread = call("broadcast_to", column, shape=(("n", 16), 3))
+    fn = infer_type(Function((x,), call("multiply", spread, x)))
+    assert str(fn.ret_type) == "Tensor[(n, 3), float32]"
+    for rows in (1, 6, 16):
+        data = RNG.standard_normal((rows, 3)).astype(np.float32)
+        got = _run_symbolic(fn, {"x": data})
+        np.testing.assert_allclose(got, np.arange(rows, dtype=np.float32)[:, None] * data)
+
+
+def test_flatten_squeeze_split_and_gather_elements_carry_symbolic_dims() -> None:
+    x = Var("x", TensorType((16, 2, 1, 3), "float32", (N, IntImm(2), IntImm(1), IntImm(3))))
+    ids = Var("ids", TensorType((16, 6), "int64", (N, IntImm(6))))
+    flat = call("flatten", call("squeeze", x, axis=(2,)), axis=1)
+    parts = call("split", flat, indices_or_sections=(2,), axis=1)
+    left, right = (TupleGetItem(parts, index) for index in (0, 1))
+    gathered = call("gather_elements", flat, ids, axis=1)
+    body = call("concatenate", left, right, gathered, axis=1)
+    fn = infer_type(Function((x, ids), body))
+    assert str(fn.ret_type) == "Tensor[(n, 12), float32]"
+    for rows in (1, 5):
+        data = RNG.standard_normal((rows, 2, 1, 3)).astype(np.float32)
+        picks = RNG.integers(0, 6, (rows, 6))
+        got = _run_symbolic(fn, {"x": data, "ids": picks})
+        flat_data = data.reshape(rows, 6)
+        expected = np.concatenate([flat_data, np.take_along_axis(flat_data, picks, 1)], axis=1)
+        np.testing.assert_array_equal(got, expected)
