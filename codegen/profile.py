@@ -329,13 +329,14 @@ def profile_model(
         raise ValueError(f"--profile needs at least one run, got {runs}")
     roofline = roofline or measure_roofline(model.target)
     timed = time_kernel_calls(model, inputs, runs)
+    sizes = model.check_inputs(inputs)  # (symbolic dims count at the inputs' sizes)
     planned = {kernel.symbol: kernel for kernel in model.plan.kernels}
     totals: dict[str, list[float]] = {}  # symbol -> [calls, seconds, flops, bytes]
     for symbol, cost, nbytes in zip(timed.symbols, timed.call_s, timed.call_bytes, strict=True):
         entry = totals.setdefault(symbol, [0, 0.0, 0, 0])
         entry[0] += 1
         entry[1] += cost
-        entry[2] += function_flops(planned[symbol].function)
+        entry[2] += function_flops(planned[symbol].function, sizes)
         entry[3] += nbytes
     whole = sum(entry[1] for entry in totals.values()) or 1.0
     kernels = [

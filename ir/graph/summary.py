@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ir.graph.nodes import Call, Constant, Function
 from ir.graph.ops.registry import get_op
 from ir.graph.traversal import nodes_everywhere, post_order
-from ir.graph.types import TupleType, Type, type_to_json
+from ir.graph.types import TensorType, TupleType, Type, type_to_json
+from ir.tir.expr import Var as SizeVar
+from ir.tir.sizes import evaluate_dim
 
 
 @dataclass(frozen=True)
@@ -45,17 +48,31 @@ def op_counts(fn: Function) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def call_flops(call: Call) -> int:
-    """FLOPs of one op call (a multiply-add counts 2); the call must be typed."""
+def call_flops(call: Call, sizes: Mapping[SizeVar, int] | None = None) -> int:
+    """FLOPs of one op call (a multiply-add counts 2); the call must be typed. Symbolic
+    dims count at `sizes` (the values of their size variables), else at their bounds."""
     if isinstance(call.op, Function):
-        return function_flops(call.op)
+        return function_flops(call.op, sizes)
     op_def = get_op(call.op)
-    return int(op_def.flops([arg.checked_type for arg in call.args], call.checked_type, call.attrs))
+    arg_types = [_at_sizes(arg.checked_type, sizes) for arg in call.args]
+    return int(op_def.flops(arg_types, _at_sizes(call.checked_type, sizes), call.attrs))
 
 
-def function_flops(fn: Function) -> int:
-    """FLOPs of all op calls in a typed function (a loop body's counted once)."""
-    return sum(call_flops(node) for node in nodes_everywhere(fn) if isinstance(node, Call))
+def function_flops(fn: Function, sizes: Mapping[SizeVar, int] | None = None) -> int:
+    """FLOPs of all op calls in a typed function (a loop body's counted once); symbolic
+    dims at `sizes`, else at their bounds."""
+    return sum(call_flops(node, sizes) for node in nodes_everywhere(fn) if isinstance(node, Call))
+
+
+def _at_sizes(ty: Type, sizes: Mapping[SizeVar, int] | None) -> Type:
+    """`ty` with its symbolic dims at `sizes` (static: the shape they give)."""
+    if not sizes:
+        return ty
+    if isinstance(ty, TensorType) and ty.dims:
+        return TensorType(tuple(evaluate_dim(dim, sizes) for dim in ty.dims), ty.dtype)
+    if isinstance(ty, TupleType):
+        return TupleType(tuple(_at_sizes(field, sizes) for field in ty.fields))
+    return ty
 
 
 def fused_functions(fn: Function) -> list[FusedFunctionSummary]:

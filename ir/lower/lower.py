@@ -186,7 +186,11 @@ class _Lowering(ReadLowering):
                 inner_extent: PrimExpr | int = extents[relation.inner]
                 if symbolic and relation.fused in dynamic:
                     inner_extent = dynamic.get(relation.inner, inner_extent)
-                values[relation.outer] = binary("floordiv", values[relation.fused], inner_extent)
+                outer_value = binary("floordiv", values[relation.fused], inner_extent)
+                if not isinstance(inner_extent, int):
+                    # (never above it; said so, the bound of what it indexes is known)
+                    outer_value = binary("min", outer_value, extents[relation.outer] - 1)
+                values[relation.outer] = outer_value
                 values[relation.inner] = binary("floormod", values[relation.fused], inner_extent)
         offsets = region.starts if region is not None else tuple(IntImm(0) for _ in stage.op.axes)
         if symbolic:  # (a guard keeps a symbolic axis within its run-time extent)
@@ -313,6 +317,11 @@ class _Lowering(ReadLowering):
                     )
                 ):
                     continue
+                if _non_negative(start) and (
+                    axis.runtime_extent is not None
+                    or _largest(start) + nest.extents[axis.name] <= axis.extent
+                ):
+                    continue  # (bounds by the form of the start, where ranges cannot tell)
                 absolute = binary("add", start, nest.values[axis.name])
                 nest.guards.append(
                     logical_and(compare("ge", absolute, 0), compare("lt", absolute, axis.extent))
@@ -755,6 +764,40 @@ _REDUCE_PEEL = -3  # (and below: the peels of reduce axes over tiles, by axis)
 # Owners of guards no split owns are _NO_SPLIT - i (i >= 0, below every peel of a reduce
 # axis); a version point's marker is _VERSIONED - its position.
 _VERSIONED = -(2**20)
+
+
+def _non_negative(expr: PrimExpr) -> bool:
+    """Whether `expr` is at least 0 by its form: constants >= 0 and variables (loop
+    indices and sizes) combined by +, *, //, %, min and max."""
+    if isinstance(expr, IntImm):
+        return expr.value >= 0
+    if isinstance(expr, Var):
+        return True
+    if isinstance(expr, Binary) and expr.op in ("add", "mul", "floordiv", "floormod", "min", "max"):
+        return _non_negative(expr.lhs) and _non_negative(expr.rhs)
+    return False
+
+
+_UNBOUNDED = 2**62
+
+
+def _largest(expr: PrimExpr) -> int:
+    """An upper bound of a non-negative `expr` by its form (a min with a constant, times
+    and plus constants); _UNBOUNDED where the form says none."""
+    if isinstance(expr, IntImm):
+        return expr.value
+    if not isinstance(expr, Binary):
+        return _UNBOUNDED
+    lhs, rhs = _largest(expr.lhs), _largest(expr.rhs)
+    if expr.op == "min":
+        return min(lhs, rhs)
+    if _UNBOUNDED in (lhs, rhs):
+        return _UNBOUNDED
+    if expr.op == "add":
+        return lhs + rhs
+    if expr.op == "mul":
+        return lhs * rhs
+    return _UNBOUNDED
 
 
 def _tile_version(

@@ -9,17 +9,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from onnx import helper
 from onnxruntime.quantization import QuantType
 
 from codegen.executor import compile_model
 from codegen.llvm import host_target
 from codegen.profile import KernelProfile, Roofline, measure_roofline, profile_model
 from ir.frontend.onnx import from_onnx, import_model
+from ir.frontend.onnx.symbolic_dims import DimRange
 from ir.graph.nodes import Call, Function
 from ir.graph.passes.pipeline import optimize
 from ir.graph.summary import function_flops
 from ir.graph.traversal import post_order
 from tests.codegen.aot.conftest import small_conv_model
+from tests.ir.frontend.onnx_helpers import make_model
 from tests.support.quantized_models import model_inputs, quantized_by_onnxruntime, residual_block
 
 # Made up, so that the tests do not depend on this host's speed.
@@ -84,6 +87,18 @@ def test_profile_accounts_for_every_call_once() -> None:
     assert len(lines) == 2 + len(profile.kernels)
     assert all(kernel.name in "\n".join(lines) for kernel in profile.kernels)
     assert profile.table(top=1)[-1] == f"... and {len(profile.kernels) - 1} more kernels"
+
+
+def test_a_symbolic_model_counts_the_flops_of_the_shapes_it_runs() -> None:
+    weight = np.random.default_rng(1).standard_normal((16, 8)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    model = make_model(nodes, {"x": (["rows", 16], np.float32)}, initializers={"w": weight})
+    shape = {"x": (DimRange(1, 64), 16)}
+    compiled = compile_model(optimize(import_model(model, shape=shape).function))
+    for rows in (1, 5):
+        x = np.ones((rows, 16), np.float32)
+        profile = profile_model(compiled, {"x": x}, runs=1, roofline=ROOF)
+        assert sum(kernel.flops for kernel in profile.kernels) == 2 * rows * 16 * 8
 
 
 def test_profile_refuses_bad_inputs_and_no_runs() -> None:
