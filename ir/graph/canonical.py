@@ -22,6 +22,7 @@ from ir.graph.nodes import Call, Constant, Expr, Function, Tuple, TupleGetItem, 
 from ir.graph.ops.registry import get_op
 from ir.graph.traversal import post_order
 from ir.graph.types import FuncType, TensorType, TupleType, Type, type_to_json
+from ir.tir.dim_text import parse_dim
 
 FORMAT = "autotune.graph/1"
 INLINE_CONSTANT_LIMIT = 16  # constants with at most this many elements carry their values
@@ -126,7 +127,8 @@ def type_from_json(data: Any) -> Type:
                 tuple(type_from_json(param) for param in data["params"]),
                 type_from_json(data["ret"]),
             )
-        return TensorType(tuple(data["shape"]), data["dtype"])
+        dims = tuple(parse_dim(str(dim)) for dim in data.get("dims", ()))
+        return TensorType(tuple(data["shape"]), data["dtype"], dims)
     except (KeyError, TypeError, ValueError) as err:
         raise IRError(f"malformed type {data!r}: {err}") from None
 

@@ -309,7 +309,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     )
     return run_tune(
         Path(args.model),
-        static_shape_bindings(parse_shape_bindings(args.shape), "autotune tune"),
+        parse_shape_bindings(args.shape),
         target,
         options,
         Path(args.records),

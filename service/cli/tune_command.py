@@ -18,6 +18,7 @@ from codegen.measure import MeasureOptions
 from codegen.prepare import prepare_for_target
 from codegen.target import Target, parse_target
 from ir.errors import AutotuneError
+from ir.frontend.onnx.symbolic_dims import DimBinding
 from service.cli.progress import TrialProgress, render_table, text_table
 from tuner.in_model import InModelCheck
 from tuner.options import TuneOptions, TuneOptionsError
@@ -159,7 +160,7 @@ def _in_model_lines(check: InModelCheck) -> list[str]:
 
 def run_tune(
     model: Path,
-    shapes: Mapping[str, Sequence[int]],
+    shapes: Mapping[str, Sequence[DimBinding]],
     target: Target,
     options: TuneOptions,
     records: Path,

@@ -28,6 +28,8 @@ from ir.graph.types import TensorType
 from ir.reference import check_close, evaluate
 from ir.schedule import Trace
 from ir.te.program import function_to_te
+from ir.tir.expr import IntImm
+from ir.tir.expr import Var as SizeVar
 from tests.tuner.test_scheduler import FakeClock
 from tuner.options import TuneOptions
 from tuner.records import Record, compute_candidate_id, load_records, records_chooser, tuned_record
@@ -169,6 +171,37 @@ def test_tune_resume_and_compile_with_the_records(tmp_path: Path) -> None:
         for task in extract_tasks(fn, parse_target("llvm"))
     }
     assert {schedule.trace.dumps() for _, schedule in compiled.kernel_schedules()} == expected
+
+
+SYMBOLIC_WEIGHT = (RNG.standard_normal((32, 64)) * 0.1).astype(np.float32)
+SYMBOLIC_BIAS = RNG.standard_normal(32).astype(np.float32)
+
+
+def symbolic_dense_model() -> Function:
+    """relu(dense(y, W) + b) over a symbolic number of rows, at most 48."""
+    y = Var("y", TensorType((48, 64), "float32", (SizeVar("rows"), IntImm(64))))
+    dense = call("nn.dense", y, Constant(SYMBOLIC_WEIGHT))
+    body = call("nn.relu", call("add", dense, Constant(SYMBOLIC_BIAS)))
+    return optimize(infer_type(Function((y,), body)))
+
+
+def test_a_symbolic_model_tunes_at_its_bounds_and_its_records_compile_every_size(
+    tmp_path: Path,
+) -> None:
+    fn = symbolic_dense_model()
+    (task,) = extract_tasks(fn, parse_target("llvm"))
+    assert '"dims": ["rows", "64"]' in json.dumps(task.to_json())
+    path = tmp_path / "records.jsonl"
+    options = TuneOptions(6, batch_size=3, measure=FAST, search_options=SMALL_SEARCH)
+    result = tune_model(fn, "llvm", options, path)
+    assert result.measured == 6 and result.tasks[0].best_gflops is not None
+    records = load_records(path)
+    assert {record.workload_key for record in records} == {task.key}
+    compiled = compile_model(fn, chooser=records_chooser(records, canonical_target("llvm")))
+    assert all(coverage.hit for coverage in compiled.coverage)
+    for count in (1, 7, 48):
+        y = RNG.standard_normal((count, 64)).astype(np.float32)
+        check_close(compiled.run({"y": y}), np.maximum(y @ SYMBOLIC_WEIGHT.T + SYMBOLIC_BIAS, 0))
 
 
 def test_chooser_falls_back_to_the_default_schedule() -> None:

@@ -71,7 +71,7 @@ def static_shape_bindings(
             ranges = ", ".join(str(dim) for dim in shape if isinstance(dim, DimRange))
             raise ShapeBindingError(
                 f"input {name!r}: {what} binds every dim to one size; dim ranges "
-                f"({ranges}) compile with `autotune run` and `autotune inspect`"
+                f"({ranges}) work with `autotune run`, `inspect`, `tune` and `compile`"
             )
         static[name] = tuple(int(dim) for dim in sizes)
     return static

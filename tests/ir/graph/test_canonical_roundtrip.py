@@ -23,6 +23,8 @@ from ir.graph.passes.infer_type import infer_type
 from ir.graph.passes.pipeline import optimize
 from ir.graph.traversal import post_order, rewrite
 from ir.graph.types import TensorType
+from ir.tir.expr import IntImm
+from ir.tir.expr import Var as SizeVar
 from tests.support.onnx_models import load_light_model
 
 
@@ -85,6 +87,17 @@ def test_hand_built_graph_with_nested_functions_round_trips() -> None:
     assert canonical_json(rebuilt) == text
     clips = [n for n in _all_calls(rebuilt) if n.op == "clip"]
     assert clips and clips[0].attrs["a_min"] == -math.inf
+
+
+def test_symbolic_dims_and_symbolic_attributes_round_trip() -> None:
+    batch, seq = SizeVar("batch"), SizeVar("seq")
+    x = Var("x", TensorType((4, 64, 32), "float32", (batch, seq, IntImm(32))))
+    heads = call("reshape", x, newshape=(("batch", 4), ("seq", 64), 4, 8))
+    fn = fuse_ops(infer_type(Function((x,), call("nn.relu", heads))))
+    text = canonical_json(fn)
+    rebuilt = function_from_json(text)
+    assert rebuilt == fn and canonical_json(rebuilt) == text
+    assert str(rebuilt.params[0].type_annotation) == "Tensor[(batch, seq, 32), float32]"
 
 
 def _all_calls(fn: Function) -> list[Call]:
