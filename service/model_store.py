@@ -23,6 +23,7 @@ from codegen.prepare import prepare_for_target
 from codegen.target import Target
 from ir.errors import AutotuneError, ShapeBindingError
 from ir.frontend.onnx.bindings import bind_input_shapes
+from ir.frontend.onnx.symbolic_dims import DimBinding
 from ir.graph.nodes import Function
 from ir.graph.summary import fused_functions, graph_summary
 from service.blobs import FileStore
@@ -68,12 +69,13 @@ def store_model(
     name: str,
     data: bytes,
     max_bytes: int,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, Sequence[DimBinding]] | None = None,
 ) -> ModelRow:
     """Validate and store an uploaded model; the same bytes again return the same row.
 
-    `shapes` binds input dims (a dynamic batch, say): the stored model is the one with
-    those static input shapes written in, and its id is the sha256 of that model.
+    `shapes` binds input dims (a dynamic batch, say) to sizes or ranges: the stored model
+    is the one with those bindings written in (`bind_input_shapes`), and its id is the
+    sha256 of that model.
     """
     if len(data) > max_bytes:
         raise TooLarge(f"the model is {len(data)} bytes; the limit is {max_bytes} bytes")

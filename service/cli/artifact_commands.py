@@ -33,7 +33,6 @@ from ir.frontend.onnx.bindings import (
     bind_input_shapes,
     parse_shape_bindings,
     self_contained_bytes,
-    static_shape_bindings,
 )
 from ir.frontend.onnx.symbolic_dims import DimBinding
 from service.cli.client import ResponseError, ServiceClient, resolve_server, resolve_token
@@ -268,7 +267,7 @@ def download_artifact(
 
 
 def upload_model(
-    client: ServiceClient, model: Path, shapes: Mapping[str, Sequence[int]] | None = None
+    client: ServiceClient, model: Path, shapes: Mapping[str, Sequence[DimBinding]] | None = None
 ) -> str:
     """The service's id of the ONNX model at `model` (the sha256 of its bytes, with any
     external tensors inside and `shapes` bound into them as the service binds them),
@@ -323,7 +322,7 @@ def compile_on_server(
     target: str,
     output: Path,
     timeout_s: float,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, Sequence[DimBinding]] | None = None,
 ) -> tuple[ArtifactBuild, Path, str]:
     """Have the service build (or reuse) the artifact of `model` (its inputs bound to
     `shapes`) for `target` with the best records in its database, wait for it and
@@ -351,14 +350,13 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     shapes = parse_shape_bindings(args.shape)
     artifact_id: str | None = None
     if args.server:
-        static = static_shape_bindings(shapes, "autotune compile --server")
         if args.wait_timeout <= 0:
             raise CompileError("--wait-timeout must be a positive number of seconds")
         client = ServiceClient(
             resolve_server(args.server), resolve_token(args.token, args.data_dir)
         )
         build, destination, artifact_id = compile_on_server(
-            client, Path(args.model), args.target, Path(args.output), args.wait_timeout, static
+            client, Path(args.model), args.target, Path(args.output), args.wait_timeout, shapes
         )
     else:
         records = Path(args.records) if args.records else None

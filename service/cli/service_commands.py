@@ -250,11 +250,10 @@ def _cmd_submit(args: argparse.Namespace) -> int:
     client = _client(args)
     if not path.is_file():
         raise CliError(f"no such file: {path}")
-    from ir.frontend.onnx.bindings import parse_shape_bindings, static_shape_bindings
+    from ir.frontend.onnx.bindings import parse_shape_bindings
     from service.cli.artifact_commands import upload_model
 
-    shapes = static_shape_bindings(parse_shape_bindings(args.shape), "the model upload")
-    model_id = upload_model(client, path, shapes)
+    model_id = upload_model(client, path, parse_shape_bindings(args.shape))
     body: dict[str, Any] = {
         "model_id": model_id,
         "target": args.target,

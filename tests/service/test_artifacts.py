@@ -181,3 +181,49 @@ def test_a_model_with_a_scan_uploads_and_builds_an_artifact(
         got = loaded.run(feeds)
     for name, expected in zip(("h", "hs"), session.run(None, feeds), strict=True):
         np.testing.assert_allclose(got[name], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_model_bound_to_shape_ranges_uploads_and_builds_one_artifact_for_them(
+    live_drivers: LiveService, tmp_path: Path
+) -> None:
+    """A transformer block with symbolic batch and sequence dims, uploaded with ranges
+    for them: the stored model keeps them symbolic (and carries the ranges), its tasks
+    are the symbolic kernels, and the artifact built over HTTP runs every shape in range
+    like onnxruntime, refusing one outside by input and dim."""
+    import numpy as np
+
+    from codegen.runtime.loader import ArtifactInputError, load_artifact
+    from tests.ir.frontend.onnx_helpers import randn, run_onnxruntime
+    from tests.ir.frontend.test_onnx_transformer import HIDDEN, transformer_block
+
+    model = transformer_block()
+    ranges = {"shape": f"x=1..3x1..40x{HIDDEN}"}
+    with live_drivers.client() as client:
+        garbled = client.post(
+            "/v1/models", content=model.SerializeToString(), params={"shape": "x=3..1x1..40x16"}
+        )
+        assert garbled.status_code == 422 and "1 <= low <= high" in garbled.json()["detail"]
+        stored = client.post("/v1/models", content=model.SerializeToString(), params=ranges)
+        assert stored.status_code == 201, stored.text
+        info = stored.json()
+        assert info["inputs"][0]["dims"] == ["batch", "seq", str(HIDDEN)]
+        assert info["inputs"][0]["shape"] == [3, 40, HIDDEN]
+        assert info["tasks"] and info["outputs"][0]["dims"] == ["batch", "seq", str(HIDDEN)]
+        created = client.post("/v1/artifacts", json={"model_id": info["id"]})
+        artifact = wait_ready(client, created.json()["id"])
+        assert artifact["state"] == "ready", artifact["error"]
+        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+    path = tmp_path / "block.tar.gz"
+    path.write_bytes(download.content)
+    with load_artifact(path) as loaded:
+        assert loaded.manifest["sizes"] == [
+            {"name": "batch", "upper": 3},
+            {"name": "seq", "upper": 40},
+        ]
+        for batch, seq in ((1, 1), (3, 40), (2, 9)):
+            x = randn(batch, seq, HIDDEN)
+            (expected,) = run_onnxruntime(model, {"x": x})
+            (actual,) = loaded.run({"x": x}).values()
+            np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-4)
+        with pytest.raises(ArtifactInputError, match=r"input 'x' dim 1 \(seq\) is 41"):
+            loaded.run({"x": randn(1, 41, HIDDEN)})

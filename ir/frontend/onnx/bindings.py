@@ -2,9 +2,10 @@
 and models made self-contained for sending as bytes.
 
 A model exported with dynamic axes (a symbolic batch, say) compiles once its input dims
-are static. `bind_input_shapes` writes the bound dims into the model's graph inputs, so
-that the stored model is static and everything downstream (tasks, tuning, artifacts)
-sees one shape; the same model bound the same way gives the same bytes.
+are bound, each to a size or a range. `bind_input_shapes` writes the bindings into the
+model's graph inputs (a size as the dim, a range as the dim's name plus the range in the
+model's metadata), so that the stored model says everything downstream (tasks, tuning,
+artifacts) needs; the same model bound the same way gives the same bytes.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from ir.errors import ShapeBindingError
 from ir.frontend.onnx.importer import (
     ModelSource,
     complete_shapes,
+    input_dim_ranges,
     input_type,
     load_model,
     uses_external_data,
 )
-from ir.frontend.onnx.symbolic_dims import DimBinding, DimRange
+from ir.frontend.onnx.symbolic_dims import DimBinding, DimRange, store_dim_ranges
+from ir.tir.expr import Var as SizeVar
 
 
 def parse_shape_bindings(
@@ -77,11 +80,13 @@ def static_shape_bindings(
     return static
 
 
-def bind_input_shapes(model: ModelSource, shapes: Mapping[str, Sequence[int]]) -> bytes:
-    """The serialized model with the graph inputs named in `shapes` given those static
-    shapes (checked against the declared ones: rank, and every static dim), and the
-    inputs whose every unknown dim is a named dim those bind given theirs too
-    (`complete_shapes`)."""
+def bind_input_shapes(model: ModelSource, shapes: Mapping[str, Sequence[DimBinding]]) -> bytes:
+    """The serialized model with the graph inputs named in `shapes` given those shapes
+    (checked against the declared ones: rank, and every static dim), and the inputs whose
+    every unknown dim is a named dim those bind given theirs too (`complete_shapes`). A dim
+    bound to a range stays symbolic, named as its size variable, and the model records
+    the range in its metadata (`stored_dim_ranges`), which an import without bindings
+    uses."""
     proto, _ = load_model(model)
     initializers = {init.name for init in proto.graph.initializer}
     inputs = {info.name: info for info in proto.graph.input if info.name not in initializers}
@@ -90,13 +95,20 @@ def bind_input_shapes(model: ModelSource, shapes: Mapping[str, Sequence[int]]) -
         raise ShapeBindingError(
             f"cannot bind the shape of {unknown}: not an input of the model; inputs: {list(inputs)}"
         )
-    for name, shape in complete_shapes(list(inputs.values()), shapes).items():
+    completed = complete_shapes(list(inputs.values()), shapes)
+    ranges = input_dim_ranges(list(inputs.values()), completed)
+    for name, shape in completed.items():
         info = inputs[name]
-        bound = input_type(info, shape).shape  # raises on a conflicting rank or dim
+        bound = input_type(info, shape)  # raises on a conflicting rank or dim
         dims = info.type.tensor_type.shape.dim
         del dims[:]
-        for size in bound:
-            dims.add().dim_value = size
+        for size, dim in zip(bound.shape, bound.dims or bound.shape, strict=True):
+            if isinstance(dim, SizeVar):  # (a range: the dim stays symbolic, by its name)
+                dims.add().dim_param = dim.name
+            else:
+                dims.add().dim_value = size
+    if ranges:
+        store_dim_ranges(proto, ranges)
     return bytes(proto.SerializeToString(deterministic=True))
 
 

@@ -38,7 +38,13 @@ from ir.frontend.onnx.contrib_quantized import expand_contrib_quantized
 from ir.frontend.onnx.converters import CONVERTERS
 from ir.frontend.onnx.converters_ml import ML_CONVERTERS
 from ir.frontend.onnx.functions import expand_functions
-from ir.frontend.onnx.symbolic_dims import DimBinding, DimRange, size_var, size_var_name
+from ir.frontend.onnx.symbolic_dims import (
+    DimBinding,
+    DimRange,
+    size_var,
+    size_var_name,
+    stored_dim_ranges,
+)
 from ir.graph.nodes import Constant, Expr, Function, Tuple, Var
 from ir.graph.passes.fold_constant import fold_expr
 from ir.graph.types import TensorType, TupleType
@@ -112,7 +118,8 @@ def import_model(
     proto = expand_contrib_quantized(proto, opset)
     proto = expand_functions(proto, opset, CONVERTERS)
     importer = _GraphImporter(proto.graph, opset, ml=ml_opset(proto))
-    params = importer.bind_inputs(shape or {}, example_shape or {}, values or {})
+    shape = {**_stored_bindings(proto, shape or {}), **(shape or {})}
+    params = importer.bind_inputs(shape, example_shape or {}, values or {})
     output_names = importer.select_outputs(outputs)
     body = importer.convert(output_names)
     return ImportedModel(
@@ -124,6 +131,27 @@ def import_model(
         producer=str(proto.producer_name),
         dim_ranges=importer.dim_ranges,
     )
+
+
+def _stored_bindings(
+    proto: onnx.ModelProto, shape: Mapping[str, Sequence[DimBinding]]
+) -> dict[str, tuple[DimBinding, ...]]:
+    """The ranges the model carries (`stored_dim_ranges`) as bindings of the inputs
+    `shape` leaves unbound whose every unknown dim is a named dim with a stored range."""
+    ranges = stored_dim_ranges(proto)
+    if not ranges:
+        return {}
+    initializers = {init.name for init in proto.graph.initializer}
+    bindings: dict[str, tuple[DimBinding, ...]] = {}
+    for info in proto.graph.input:
+        dims = declared_dims(info)
+        if info.name in shape or info.name in initializers or dims is None:
+            continue
+        if all(isinstance(dim, int) or dim in ranges for dim in dims):
+            bindings[info.name] = tuple(
+                dim if isinstance(dim, int) else ranges[dim] for dim in dims
+            )
+    return bindings
 
 
 def load_model(model: ModelSource) -> tuple[onnx.ModelProto, str | None]:

@@ -10,7 +10,10 @@ same name is one variable in every input that declares it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+import onnx
 
 from ir.errors import ShapeBindingError
 from ir.tir.expr import Var as SizeVar
@@ -59,3 +62,29 @@ def size_var(name: str) -> SizeVar:
     """The int64 size variable called `name` (one object per name is not needed: size
     variables compare by name)."""
     return SizeVar(name, "int64")
+
+
+RANGE_METADATA_PREFIX = "autotune.dim_range."  # + a size variable's name: "LOW..HIGH"
+
+
+def stored_dim_ranges(model: onnx.ModelProto) -> dict[str, DimRange]:
+    """The ranges a model carries for its symbolic dims (written by `bind_input_shapes`),
+    by dim name; ShapeBindingError for one that does not parse."""
+    ranges: dict[str, DimRange] = {}
+    for entry in model.metadata_props:
+        if entry.key.startswith(RANGE_METADATA_PREFIX):
+            name = entry.key[len(RANGE_METADATA_PREFIX) :]
+            ranges[name] = DimRange.parse(entry.value)
+    return ranges
+
+
+def store_dim_ranges(model: onnx.ModelProto, ranges: Mapping[str, DimRange]) -> None:
+    """Record `ranges` (dim name -> range) in the model's metadata, replacing what it
+    carried for those names."""
+    keys = {RANGE_METADATA_PREFIX + name for name in ranges}
+    kept = [entry for entry in model.metadata_props if entry.key not in keys]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    for name, dim_range in sorted(ranges.items()):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = RANGE_METADATA_PREFIX + name, str(dim_range)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from ir.errors import AutotuneError
-from ir.frontend.onnx.bindings import parse_shape_bindings, static_shape_bindings
+from ir.frontend.onnx.bindings import parse_shape_bindings
 from service.api.body import upload_bytes
 from service.api.convert import model_public
 from service.api.deps import (
@@ -57,15 +57,14 @@ async def upload_model(
         Query(
             max_length=64,
             description="bind an input's dims, NAME=1x3x224x224 (repeatable): a model "
-            "exported with dynamic axes is stored with these static input shapes",
+            "exported with dynamic axes is stored with these input shapes; a dim LOW..HIGH "
+            "(NAME=1..8x1..512) stays symbolic over that range",
         ),
     ] = None,
 ) -> ModelPublic:
     """Validate and store a model; the same bytes (and shapes) give the same model."""
     try:
-        shapes = static_shape_bindings(
-            parse_shape_bindings(shape or [], what="shape"), "the model upload"
-        )
+        shapes = parse_shape_bindings(shape or [], what="shape")
     except AutotuneError as err:
         raise InvalidInput(str(err)) from None
     name, data = await upload_bytes(request, state.settings.max_upload_bytes)
