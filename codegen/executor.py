@@ -10,6 +10,7 @@ are written straight into fresh output arrays.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -203,6 +204,19 @@ def runtime_shape(ty: TensorType, sizes: Mapping[SizeVar, int]) -> tuple[int, ..
     return tuple(evaluate_dim(dim, sizes) for dim in ty.dims)
 
 
+SIZES_KEPT = 8  # the sets of size values whose bound calls a symbolic model keeps
+
+
+@dataclass
+class _AtSizes:
+    """A symbolic model at one set of size values: the views of its symbolic
+    intermediates and the kernel calls on those (and weights) alone, bound once."""
+
+    sizes: dict[SizeVar, int]
+    arrays: dict[int, np.ndarray]
+    calls: dict[KernelStep, KernelCall]
+
+
 class CompiledModel:
     """A fused, typed graph compiled to kernels; call `run` with named numpy inputs."""
 
@@ -231,9 +245,10 @@ class CompiledModel:
         self._fixed: dict[int, np.ndarray] = {}
         self._input_values: dict[int, int] = {}  # value id -> input position
         self._output_values: dict[int, int] = {}  # value id -> output position
-        # Intermediates of symbolic shapes: a view per run, of the shape its sizes give, in
-        # the slot planned for the upper bounds.
+        # Intermediates of symbolic shapes: a view of the shape its sizes give, in the slot
+        # planned for the upper bounds; those views and the kernel calls on them, by sizes.
         self._sized: dict[int, tuple[int, TensorType]] = {}
+        self._by_sizes: OrderedDict[tuple[tuple[str, int], ...], _AtSizes] = OrderedDict()
         # Kernel calls on weights and intermediates alone, bound once: re-binding every
         # kernel on every run cost about a quarter of a small model's latency.
         self._fixed_calls: dict[KernelStep, KernelCall] = {}
@@ -271,26 +286,42 @@ class CompiledModel:
         """One inference bound to `inputs` (checked) and to fresh output arrays: its
         kernel calls in order, ready to run."""
         sizes = self.check_inputs(inputs)
-        arrays = dict(self._fixed)
-        for value, (position, ty) in self._sized.items():
-            arrays[value] = _view(self._workspace, position, runtime_shape(ty, sizes), ty.dtype)
+        at = self._at_sizes(sizes)
+        arrays = {**self._fixed, **at.arrays}
         names = [param.name for param in self.function.params]
         for value, position in self._input_values.items():
             arrays[value] = np.require(inputs[names[position]], requirements=["C", "W"])
         outputs = [aligned_empty(runtime_shape(ty, sizes), ty.dtype) for ty in self._output_types]
         for value, position in self._output_values.items():
             arrays[value] = outputs[position]
-        calls = self._bind_steps(self.plan.steps, arrays, sizes)
+        calls = self._bind_steps(self.plan.steps, arrays, at)
         copies = [(arrays[value], position) for value, position in self.plan.copies]
         return BoundRun(calls, outputs, copies, self.function.body.checked_type)
 
+    def _at_sizes(self, sizes: Mapping[SizeVar, int]) -> _AtSizes:
+        """The views and kernel calls of these size values: made on their first run,
+        then kept (for the last few sets of values a model ran at)."""
+        key = tuple(sorted((var.name, value) for var, value in sizes.items()))
+        at = self._by_sizes.get(key)
+        if at is None:
+            arrays = {
+                value: _view(self._workspace, position, runtime_shape(ty, sizes), ty.dtype)
+                for value, (position, ty) in self._sized.items()
+            }
+            at = self._by_sizes[key] = _AtSizes(dict(sizes), arrays, {})
+            while len(self._by_sizes) > SIZES_KEPT:
+                self._by_sizes.popitem(last=False)
+        self._by_sizes.move_to_end(key)
+        return at
+
     def _bind_steps(
-        self, steps: Sequence[Step], arrays: dict[int, np.ndarray], sizes: Mapping[SizeVar, int]
+        self, steps: Sequence[Step], arrays: dict[int, np.ndarray], at: _AtSizes
     ) -> list[InferenceCall]:
         calls: list[InferenceCall] = []
         for step in steps:
             if isinstance(step, KernelStep):
-                calls.append(self._fixed_calls.get(step) or self._bind_kernel(step, arrays, sizes))
+                kept = self._fixed_calls.get(step) or at.calls.get(step)
+                calls.append(kept or self._bind_kernel(step, arrays, at))
             elif isinstance(step, CopyStep) and step.row is not None:
                 row_arrays = (arrays[step.source], arrays[step.target], arrays[step.row])
                 calls.append(RowCopyCall("copy_row", row_arrays))
@@ -299,11 +330,11 @@ class CompiledModel:
             elif isinstance(step, ZeroStep):
                 calls.append(ZeroCall("zero", (arrays[step.target],)))
             elif isinstance(step, BranchStep):
-                then_calls = tuple(self._bind_steps(step.then_steps, arrays, sizes))
-                else_calls = tuple(self._bind_steps(step.else_steps, arrays, sizes))
+                then_calls = tuple(self._bind_steps(step.then_steps, arrays, at))
+                else_calls = tuple(self._bind_steps(step.else_steps, arrays, at))
                 calls.append(BranchCall("if", arrays[step.condition], then_calls, else_calls))
             else:
-                body = tuple(self._bind_steps(step.body, arrays, sizes))
+                body = tuple(self._bind_steps(step.body, arrays, at))
                 loop = LoopCall(
                     "loop",
                     arrays[step.trip_count],
@@ -315,14 +346,16 @@ class CompiledModel:
         return calls
 
     def _bind_kernel(
-        self, step: KernelStep, arrays: dict[int, np.ndarray], sizes: Mapping[SizeVar, int]
+        self, step: KernelStep, arrays: dict[int, np.ndarray], at: _AtSizes
     ) -> KernelCall:
         kernel = self.plan.kernels[step.kernel].code
         values = (*step.args, *step.outputs)
         bound = tuple(arrays[v] for v in values)
-        call = KernelCall(kernel.name, kernel, bound, kernel.bind(*bound, sizes=sizes or None))
+        call = KernelCall(kernel.name, kernel, bound, kernel.bind(*bound, sizes=at.sizes or None))
         if all(v in self._fixed for v in values):
             self._fixed_calls[step] = call
+        elif all(v in self._fixed or v in at.arrays for v in values):
+            at.calls[step] = call
         return call
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> Any:

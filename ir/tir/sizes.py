@@ -10,7 +10,7 @@ to different values are refused by name, before the kernel runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ir.tir.arith import bound
@@ -140,10 +140,32 @@ def bind_operand_sizes(
 def evaluate_dim(dim: PrimExpr, sizes: Mapping[Var, int]) -> int:
     """The value of `dim` with its size variables at `sizes`; SizeBindingError when it
     names a variable `sizes` lacks."""
+    if isinstance(dim, IntImm):
+        return dim.value
+    if isinstance(dim, Var):
+        value = sizes.get(dim)
+        if value is None:
+            raise SizeBindingError(f"cannot evaluate dim {dim.name}: no size given for it")
+        return value
+    if isinstance(dim, Binary) and dim.op in _INTEGER_OPS:
+        lhs, rhs = evaluate_dim(dim.lhs, sizes), evaluate_dim(dim.rhs, sizes)
+        return _INTEGER_OPS[dim.op](lhs, rhs)
     low, high = bound(dim, {var: (value, value) for var, value in sizes.items()})
     if low is None or low != high:
         raise SizeBindingError(f"cannot evaluate dim {format_expr(dim)} from the bound sizes")
     return low
+
+
+# (dims are int64 expressions: // and % floor, as Python's do)
+_INTEGER_OPS: dict[str, Callable[[int, int], int]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "floordiv": lambda a, b: a // b,
+    "floormod": lambda a, b: a % b,
+    "min": min,
+    "max": max,
+}
 
 
 def solve_dim(dim: PrimExpr, size: int) -> tuple[Var, int] | None:

@@ -136,3 +136,21 @@ def test_exported_shape_computations_compile_once_for_every_shape() -> None:
         ids = rng.integers(0, 50, (batch, sequence)).astype(np.int64)
         (expected,) = run_onnxruntime(model, {"input_ids": ids})
         np.testing.assert_allclose(compiled.run({"input_ids": ids}), expected, rtol=1e-6)
+
+
+def test_a_range_of_one_size_and_a_range_up_to_it_compile_alike() -> None:
+    """batch in 1..1 pins the batch while it stays a size variable (shape computations
+    on it simplify to constants, and must not be folded as ones)."""
+    model = _exported_embeddings()
+    compiled = compile_model(
+        optimize(
+            import_model(model, shape={"input_ids": (DimRange(1, 1), DimRange(1, 8))}).function
+        )
+    )
+    ids = np.arange(5, dtype=np.int64).reshape(1, 5)
+    (expected,) = run_onnxruntime(model, {"input_ids": ids})
+    np.testing.assert_allclose(compiled.run({"input_ids": ids}), expected, rtol=1e-6)
+    with pytest.raises(
+        InputError, match=r"input 'input_ids' dim 0 \(batch\) is 2, outside \[1, 1\]"
+    ):
+        compiled.run({"input_ids": np.zeros((2, 5), np.int64)})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir.graph.attrs import has_dim_entries
 from ir.graph.nodes import Call, Constant, Expr, Function, If, Tuple, TupleGetItem
 from ir.graph.traversal import rewrite, rewrite_function, substitute
 from ir.graph.types import TensorType
@@ -33,7 +34,7 @@ def _fold_node(node: Expr) -> Expr:
         if isinstance(data_type, TensorType) and not data_type.dims:
             dtype = str(node.attrs.get("dtype", "int64"))
             return Constant(np.asarray(data_type.shape, dtype=dtype))
-    symbolic = (
+    symbolic = has_dim_entries(node.attrs) or (
         node.has_type and isinstance(node.checked_type, TensorType) and node.checked_type.dims
     )
     if all(isinstance(arg, Constant) for arg in node.args) and not symbolic:
