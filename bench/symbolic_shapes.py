@@ -124,7 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args(argv)
     shapes = [(int(b), int(s)) for b, s in (text.split("x") for text in args.shapes)]
-    lines = [f"host {host_name()}, {args.threads} threads, default schedules"]
+    command = " ".join(["bench/symbolic_shapes.py", *(argv if argv is not None else sys.argv[1:])])
+    lines = [
+        f"host {host_name()}, {args.threads} threads, default schedules, {args.rounds} rounds "
+        f"in turn ({command})"
+    ]
     for name in args.models:
         lines.extend(bench_model(name, args.range, shapes, args.threads, args.rounds))
         print("\n".join(lines[-len(shapes) - 2 :]), flush=True)
