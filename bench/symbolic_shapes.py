@@ -4,7 +4,7 @@ ONNX Runtime, on real transformers exports with dynamic batch and sequence axes.
     make bench-symbolic             # in .zoo-venv (torch, transformers, onnxruntime)
     .zoo-venv/bin/python bench/symbolic_shapes.py [--models bert_4x256 gpt2_4x256]
         [--range 1..4x1..384] [--shapes 1x16 1x128 4x384] [--threads 2] [--rounds 7]
-        [--out bench/results]
+        [--time-limit S] [--out bench/results]
 
 Per model (the zoo's seeded, randomised BERT encoder and GPT-2 decoder, exported with
 `dynamic_axes` on input_ids and attention_mask): one artifact compiled with
@@ -12,15 +12,21 @@ Per model (the zoo's seeded, randomised BERT encoder and GPT-2 decoder, exported
 every dim bound; at each shape the symbolic artifact's output is checked against ONNX
 Runtime's, then the symbolic artifact, the specialised one and ONNX Runtime are timed in
 turn (`bench.common.time_in_turn`, each through its runtime in this process, at
-`--threads` threads). All default schedules: tuning for a range is not built yet. Results:
-`--out`/symbolic_shapes_<cpu>.txt. Run it on an otherwise idle machine.
+`--threads` threads), all on the default schedules. With `--time-limit S`, the model is
+also tuned for the range (`autotune tune --shape ...=RANGE --time-limit S`: each kernel
+at the range's upper bounds), and the symbolic artifact compiled with those records is
+timed too. Results: `--out`/symbolic_shapes_<cpu>.txt. Run it on an otherwise idle
+machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +41,7 @@ from bench.zoo import build_model  # noqa: E402
 from codegen.runtime.loader import load_artifact  # noqa: E402
 from ir.frontend.onnx.bindings import parse_shape_bindings  # noqa: E402
 from tuner.artifact_build import build_artifact  # noqa: E402
+from tuner.records import load_records  # noqa: E402
 
 INPUTS = ("input_ids", "attention_mask")
 
@@ -71,8 +78,28 @@ def compile_artifact(model: Path, shapes: dict[str, Any], out_dir: Path) -> Path
     return build_artifact(model, "llvm", [], out_dir, shapes).path
 
 
+def tune_for_range(model: Path, dim_range: str, time_limit_s: float, records: Path) -> float:
+    """`autotune tune` of `model` for the range, as a user runs it; its wall seconds."""
+    started = time.perf_counter()
+    bindings = [arg for name in INPUTS for arg in ("--shape", f"{name}={dim_range}")]
+    command = [
+        str(Path(sys.executable).parent / "autotune"), "tune", str(model), "--target", "llvm",
+        "--trials", "100000", "--time-limit", str(time_limit_s), "--records", str(records),
+        *bindings,
+    ]  # fmt: skip
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    if completed.returncode not in (0, 1):  # 1: some task had no correct candidate
+        raise RuntimeError(f"autotune tune failed: {completed.stderr[-3000:]}")
+    return time.perf_counter() - started
+
+
 def bench_model(
-    name: str, dim_range: str, shapes: list[tuple[int, int]], threads: int, rounds: int
+    name: str,
+    dim_range: str,
+    shapes: list[tuple[int, int]],
+    threads: int,
+    rounds: int,
+    time_limit_s: float,
 ) -> list[str]:
     """Lines of the report for one model."""
     lines = [f"{name} (symbolic artifact: batch x sequence in {dim_range})"]
@@ -82,10 +109,18 @@ def bench_model(
         export_dynamic(name, model)
         ranges = parse_shape_bindings([f"{input_name}={dim_range}" for input_name in INPUTS])
         symbolic = load_artifact(compile_artifact(model, ranges, work))
+        tuned = None
+        if time_limit_s > 0:
+            records = work / "records.jsonl"
+            tune_s = tune_for_range(model, dim_range, time_limit_s, records)
+            lines.append(f"  tuned for the range in {tune_s:.0f} s")
+            tuned_path = build_artifact(model, "llvm", load_records(records), work, ranges).path
+            tuned = load_artifact(tuned_path)
         session = onnxruntime_session(model.read_bytes(), threads)
         lines.append(
             f"  {'shape':>8} {'symbolic ms':>12} {'specialised ms':>15} {'ort ms':>8} "
             f"{'sym/spec':>9} {'sym/ort':>8} {'max |diff|':>11}"
+            + (f" {'tuned ms':>9} {'tuned/ort':>9}" if tuned is not None else "")
         )
         for batch, sequence in shapes:
             inputs = feeds(batch, sequence)
@@ -94,22 +129,28 @@ def bench_model(
             (expected,) = session.run(None, inputs)
             (actual,) = symbolic.run(inputs).values()
             difference = float(np.max(np.abs(actual - expected)))
-            costs = time_in_turn(
-                {
-                    "symbolic": lambda inputs=inputs: symbolic.run(inputs),
-                    "specialised": lambda inputs=inputs, art=specialised: art.run(inputs),
-                    "ort": lambda inputs=inputs: session.run(None, inputs),
-                },
-                rounds=rounds,
-                settle_s=0.1,
-            )
+            runners: dict[str, Callable[[], object]] = {
+                "symbolic": lambda inputs=inputs: symbolic.run(inputs),
+                "specialised": lambda inputs=inputs, art=specialised: art.run(inputs),
+                "ort": lambda inputs=inputs: session.run(None, inputs),
+            }
+            if tuned is not None:
+                (tuned_out,) = tuned.run(inputs).values()
+                difference = max(difference, float(np.max(np.abs(tuned_out - expected))))
+                runners["tuned"] = lambda inputs=inputs, art=tuned: art.run(inputs)
+            costs = time_in_turn(runners, rounds=rounds, settle_s=0.1)
             specialised.close()
             sym, spec, ort = (costs[key] * 1e3 for key in ("symbolic", "specialised", "ort"))
-            lines.append(
+            line = (
                 f"  {batch:>3}x{sequence:<4} {sym:>12.3f} {spec:>15.3f} {ort:>8.3f} "
                 f"{sym / spec:>9.2f} {sym / ort:>8.2f} {difference:>11.2e}"
             )
+            if tuned is not None:
+                line += f" {costs['tuned'] * 1e3:>9.3f} {costs['tuned'] * 1e3 / ort:>9.2f}"
+            lines.append(line)
         symbolic.close()
+        if tuned is not None:
+            tuned.close()
     return lines
 
 
@@ -121,17 +162,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shapes", nargs="+", default=["1x16", "1x128", "4x384"])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--time-limit", type=float, default=0.0, help="tuning seconds")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args(argv)
     shapes = [(int(b), int(s)) for b, s in (text.split("x") for text in args.shapes)]
     command = " ".join(["bench/symbolic_shapes.py", *(argv if argv is not None else sys.argv[1:])])
     lines = [
-        f"host {host_name()}, {args.threads} threads, default schedules, {args.rounds} rounds "
-        f"in turn ({command})"
+        f"host {host_name()}, {args.threads} threads, {args.rounds} rounds in turn ({command})"
     ]
     for name in args.models:
-        lines.extend(bench_model(name, args.range, shapes, args.threads, args.rounds))
-        print("\n".join(lines[-len(shapes) - 2 :]), flush=True)
+        report = bench_model(name, args.range, shapes, args.threads, args.rounds, args.time_limit)
+        lines.extend(report)
+        print("\n".join(report), flush=True)
     out = Path(args.out) / f"symbolic_shapes_{host_name()}.txt"
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")

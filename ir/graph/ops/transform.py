@@ -237,12 +237,8 @@ def _reshape_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Ty
     data_count = math.prod(type_dims(data), start=index_const(1))
     dims: list[PrimExpr] = []
     for axis, entry in enumerate(newshape):
-        spelled = target[axis] if target is not None else None
-        if spelled is not None:
-            try:
-                dims.append(parse_dim(spelled[0]))
-            except DimTextError as error:
-                raise TypeInferenceError(f"reshape: {error}") from None
+        if target is not None and target[axis] is not None:
+            dims.append(_entry_dim(entry, "reshape"))
         elif int(entry) == -1:
             others = [index_const(int(e)) for e in newshape if int(e) != -1]
             dims.append(quotient_of_products(type_dims(data), others))
@@ -523,11 +519,8 @@ def _one_axis(first: object, last: object, step: int) -> Attrs:
 def _slice_end(entry: object, extent: PrimExpr, at_end: bool) -> PrimExpr:
     """A begin or end entry as an expression: a dim text parsed, a negative number counted
     from the extent, INT_MAX the extent itself."""
-    if isinstance(entry, tuple):
-        try:
-            return parse_dim(str(entry[0]))
-        except DimTextError as error:
-            raise TypeInferenceError(f"strided_slice: {error}") from None
+    if is_dim_entry(entry):
+        return _entry_dim(entry, "strided_slice")
     value = int(str(entry))
     if at_end and value in _TO_THE_END:
         return extent
