@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import subprocess
+import tarfile
 import venv
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -33,6 +35,7 @@ from tests.support.onnx_models import (
 BUNDLED = "bundled_squeezenet"
 VENV_TIMEOUT_S = 300
 RUNTIME = Path(__file__).resolve().parents[3] / "codegen" / "runtime"
+C_EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "run_model.c"
 
 
 @dataclass(frozen=True)
@@ -202,3 +205,32 @@ def small_conv_model(batch: int | str = 1, seed: int = 0) -> onnx.ModelProto:
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model
+
+
+def build_c_example(artifact: Path, directory: Path) -> None:
+    """Extract the artifact's library, header and weights into `directory` and build
+    examples/run_model.c against them there (the system compiler, warnings as errors)."""
+    if shutil.which("cc") is None:
+        pytest.fail("the system C compiler `cc` is needed to link artifacts")
+    with tarfile.open(artifact) as tar:
+        for name in ("model.so", "model.h", "weights.bin"):
+            member = tar.extractfile(name)
+            assert member is not None
+            (directory / name).write_bytes(member.read())
+    flags = ["-O2", "-Wall", "-Wextra", "-Werror", "-I.", "-o", "run_model", str(C_EXAMPLE)]
+    build = subprocess.run(
+        ["cc", *flags, "-ldl"], cwd=directory, capture_output=True, text=True, check=False
+    )
+    assert build.returncode == 0, build.stderr
+
+
+def run_c_example(directory: Path, *sizes: int) -> subprocess.CompletedProcess[str]:
+    """Run the example `build_c_example` built in `directory`, at these size values."""
+    return subprocess.run(
+        ["./run_model", "./model.so", "./weights.bin", *map(str, sizes)],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

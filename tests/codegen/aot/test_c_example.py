@@ -3,57 +3,18 @@ the model through the C ABI and prints what the Python loader computes."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import tarfile
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from codegen.runtime.loader import load_artifact
 from ir.reference import check_close
-from tests.codegen.aot.conftest import CompiledCase
-
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "run_model.c"
+from tests.codegen.aot.conftest import CompiledCase, build_c_example, run_c_example
 
 
 def test_c_example_runs_an_artifact(squeezenet: CompiledCase, tmp_path: Path) -> None:
-    if shutil.which("cc") is None:
-        pytest.fail("the system C compiler `cc` is needed to link artifacts")
-    with tarfile.open(squeezenet.artifact.path) as tar:
-        for name in ("model.so", "model.h", "weights.bin"):
-            member = tar.extractfile(name)
-            assert member is not None
-            (tmp_path / name).write_bytes(member.read())
-    build = subprocess.run(
-        [
-            "cc",
-            "-O2",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-I.",
-            "-o",
-            "run_model",
-            str(EXAMPLE),
-            "-ldl",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert build.returncode == 0, build.stderr
-    run = subprocess.run(
-        ["./run_model", "./model.so", "./weights.bin"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    build_c_example(squeezenet.artifact.path, tmp_path)
+    run = run_c_example(tmp_path)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     ((input_name, value),) = squeezenet.inputs.items()

@@ -5,9 +5,6 @@ compiles once, and its numpy loader and its C ABI run it at any shape within the
 from __future__ import annotations
 
 import ctypes
-import shutil
-import subprocess
-import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -20,10 +17,10 @@ from codegen.runtime.loader import ArtifactInputError, load_artifact
 from ir.frontend.onnx.importer import import_model
 from ir.frontend.onnx.symbolic_dims import DimRange
 from ir.graph.passes.pipeline import optimize
+from tests.codegen.aot.conftest import build_c_example, run_c_example
 from tests.ir.frontend.onnx_helpers import randn, run_onnxruntime
 from tests.ir.frontend.test_onnx_transformer import HIDDEN, transformer_block
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "run_model.c"
 SHAPES = [(1, 1), (2, 17), (4, 64), (3, 5)]
 
 
@@ -82,16 +79,8 @@ def test_the_loader_refuses_a_shape_outside_the_bounds_by_input_and_dim(
         model.run({"x": np.zeros(shape, np.float32)})
 
 
-def _extract(artifact: ArtifactResult, directory: Path) -> None:
-    with tarfile.open(artifact.path) as tar:
-        for name in ("model.so", "model.h", "weights.bin"):
-            member = tar.extractfile(name)
-            assert member is not None
-            (directory / name).write_bytes(member.read())
-
-
 def test_the_c_abi_checks_sizes_and_needs_them(artifact: ArtifactResult, tmp_path: Path) -> None:
-    _extract(artifact, tmp_path)
+    build_c_example(artifact.path, tmp_path)
     lib = ctypes.CDLL(str(tmp_path / "model.so"))
     lib.autotune_output_shape_at.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p]
     lib.autotune_run.argtypes = [ctypes.c_void_p] * 3
@@ -123,22 +112,9 @@ def test_the_c_abi_checks_sizes_and_needs_them(artifact: ArtifactResult, tmp_pat
 def test_the_c_example_runs_the_artifact_at_the_sizes_it_is_given(
     artifact: ArtifactResult, tmp_path: Path
 ) -> None:
-    if shutil.which("cc") is None:
-        pytest.fail("the system C compiler `cc` is needed to link artifacts")
-    _extract(artifact, tmp_path)
-    flags = ["-O2", "-Wall", "-Wextra", "-Werror", "-I.", "-o", "run_model", str(EXAMPLE), "-ldl"]
-    build = subprocess.run(
-        ["cc", *flags], cwd=tmp_path, capture_output=True, text=True, check=False
-    )
-    assert build.returncode == 0, build.stderr
+    build_c_example(artifact.path, tmp_path)
     for batch, seq in SHAPES[:2]:
-        run = subprocess.run(
-            ["./run_model", "./model.so", "./weights.bin", str(batch), str(seq)],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        run = run_c_example(tmp_path, batch, seq)
         assert run.returncode == 0, run.stderr
         lines = run.stdout.splitlines()
         count = batch * seq * HIDDEN
@@ -150,11 +126,5 @@ def test_the_c_example_runs_the_artifact_at_the_sizes_it_is_given(
             (expected,) = model.run({"x": x}).values()
         actual = np.array([float(text) for text in lines[2:]], np.float32)
         np.testing.assert_allclose(actual.reshape(expected.shape), expected, rtol=1e-6, atol=1e-7)
-    refused = subprocess.run(
-        ["./run_model", "./model.so", "./weights.bin", "2"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    refused = run_c_example(tmp_path, 2)
     assert refused.returncode == 2 and "batch (1..4) seq (1..64)" in refused.stderr

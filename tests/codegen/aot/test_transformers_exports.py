@@ -5,9 +5,6 @@ through the numpy-only loader and through the C ABI."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +13,11 @@ import pytest
 
 from codegen.runtime.loader import ArtifactInputError, load_artifact
 from ir.frontend.onnx.bindings import parse_shape_bindings
+from tests.codegen.aot.conftest import build_c_example, run_c_example
 from tests.ir.frontend.onnx_helpers import run_onnxruntime
 from tuner.artifact_build import build_artifact
 
 EXPORTS = Path(__file__).resolve().parents[2] / "support" / "exports"
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "run_model.c"
 MODELS = ("bert_tiny_dynamic", "gpt2_tiny_dynamic")
 RANGE = "1..4x1..384"
 BATCHES = (1, 2, 4)
@@ -73,26 +70,9 @@ def test_one_artifact_matches_onnxruntime_at_every_batch_and_sequence(
 def test_the_c_abi_runs_the_artifact_as_the_loader_does(
     artifacts: dict[str, Path], name: str, tmp_path: Path
 ) -> None:
-    if shutil.which("cc") is None:
-        pytest.fail("the system C compiler `cc` is needed to link artifacts")
-    with tarfile.open(artifacts[name]) as tar:
-        for member in ("model.so", "model.h", "weights.bin"):
-            extracted = tar.extractfile(member)
-            assert extracted is not None
-            (tmp_path / member).write_bytes(extracted.read())
-    flags = ["-O2", "-Wall", "-Wextra", "-Werror", "-I.", "-o", "run_model", str(EXAMPLE), "-ldl"]
-    build = subprocess.run(
-        ["cc", *flags], cwd=tmp_path, capture_output=True, text=True, check=False
-    )
-    assert build.returncode == 0, build.stderr
+    build_c_example(artifacts[name], tmp_path)
     for batch, sequence in ((1, 17), (4, 384)):
-        run = subprocess.run(
-            ["./run_model", "./model.so", "./weights.bin", str(batch), str(sequence)],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        run = run_c_example(tmp_path, batch, sequence)
         assert run.returncode == 0, run.stderr
         lines = run.stdout.splitlines()
         # The C program fills int64 inputs with zeros: token 0, every position masked.
