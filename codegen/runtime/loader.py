@@ -21,7 +21,11 @@ aligned buffer. A corrupt or truncated artifact raises ArtifactError saying so. 
 file's sha256, which names it, is what `autotune fetch` checks on a download; at 1-2 GB/s
 it would dominate loading a large model.) Replace an artifact file by renaming a new one
 over it, never by rewriting it in place: a process that maps it would fault. `run` refuses
-an input of the wrong shape or dtype, naming the input and the shape it expects. With
+an input of the wrong shape or dtype, naming the input and the shape it expects. A model
+compiled for a range of shapes (its manifest's `sizes`) runs any shape within it: the
+input arrays bind its size variables (a dim outside its bounds, or one size bound two
+ways, is refused naming the input and the dim) and the library gives the outputs'
+shapes for them (ABI 3's `autotune_output_shape_at`, `autotune_run_sized`). With
 `cache_dir`, a checked library and weights are kept there, and later loads only read the
 manifest and map the kept files; without it, on Linux, the library is written to an
 in-memory file (memfd) and mapped from there.
