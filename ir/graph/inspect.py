@@ -13,7 +13,7 @@ from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
 from ir.graph.printer import print_expr
 from ir.graph.summary import FusedFunctionSummary, fused_functions, graph_summary
-from ir.graph.types import TensorType
+from ir.graph.types import Type, type_to_json
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,12 @@ def _format_shape(entry: Mapping[str, Any]) -> str:
     return str(entry)
 
 
+def _output_text(ty: Type) -> str:
+    """A fused function's output type as the tables print it."""
+    entry = type_to_json(ty)
+    return _format_shape(entry) if isinstance(entry, dict) and "dtype" in entry else str(ty)
+
+
 def _format_flops(flops: int) -> str:
     for unit, scale in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
         if flops >= scale:
@@ -91,18 +97,15 @@ def render_inspection(report: Inspection, show_graph: bool = True) -> str:
     total = sum(f.flops * f.calls for f in report.fused)
     lines += ["", f"fused functions: {len(report.fused)} distinct, {_format_flops(total)} in all"]
     width = max((len(f.name) for f in report.fused), default=4)
+    shapes = [_output_text(fused.output_type) for fused in report.fused]
+    shape_width = max((len(shape) for shape in shapes), default=6)
     lines.append(
-        f"  {'#':>3}  {'function':<{width}}  {'calls':>5}  {'output':<22}  {'FLOPs':>14}  ops"
+        f"  {'#':>3}  {'function':<{width}}  {'calls':>5}  {'output':<{shape_width}}  "
+        f"{'FLOPs':>14}  ops"
     )
-    for index, fused in enumerate(report.fused):
-        out = fused.output_type
-        shape = (
-            "x".join(str(d) for d in out.shape) + f" {out.dtype}"
-            if isinstance(out, TensorType)
-            else str(out)
-        )
+    for index, (fused, shape) in enumerate(zip(report.fused, shapes, strict=True)):
         lines.append(
-            f"  {index:>3}  {fused.name:<{width}}  {fused.calls:>5}  {shape:<22}  "
+            f"  {index:>3}  {fused.name:<{width}}  {fused.calls:>5}  {shape:<{shape_width}}  "
             f"{_format_flops(fused.flops):>14}  {', '.join(fused.ops)}"
         )
     return "\n".join(lines)
