@@ -94,9 +94,10 @@ def broadcast_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> T
 
 
 def with_dims(ty: TensorType, dims: Sequence[PrimExpr]) -> TensorType:
-    """`ty` (its shape the upper bounds) with these dims: static where all are constants."""
+    """`ty` (its shape the upper bounds) with these dims: static, of their values, where all
+    are constants."""
     if all(isinstance(dim, IntImm) for dim in dims):
-        return ty
+        return TensorType(tuple(dim.value for dim in dims if isinstance(dim, IntImm)), ty.dtype)
     return TensorType(ty.shape, ty.dtype, tuple(dims))
 
 

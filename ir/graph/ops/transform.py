@@ -453,9 +453,32 @@ def _slice_bounds(shape: tuple[int, ...], attrs: Attrs) -> list[slice]:
 
 def _strided_slice_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     data = tensor_arg(arg_types, 0, "strided_slice")
-    slices = _slice_bounds(data.shape, _upper_slice_attrs(attrs))
-    shape = tuple(len(range(dim)[part]) for dim, part in zip(data.shape, slices, strict=True))
-    return TensorType(shape, data.dtype)
+    upper_attrs = _upper_slice_attrs(attrs)
+    slices = _slice_bounds(data.shape, upper_attrs)
+    shape = [len(range(dim)[part]) for dim, part in zip(data.shape, slices, strict=True)]
+    if data.dims:
+        # A slice of a symbolic axis is longest at some extent of its range, not always
+        # at the bound (x[-2:2] is empty at 12 rows, 2 long at 2): the largest of them.
+        count = len(attrs["begin"])
+        steps = optional_int_tuple(attrs["strides"], "strides", "strided_slice") or (1,) * count
+        axes = optional_int_tuple(attrs["axes"], "axes", "strided_slice") or tuple(range(count))
+        entries = zip(axes, upper_attrs["begin"], upper_attrs["end"], steps, strict=True)
+        for axis, first, last, step in entries:
+            axis = normalize_axis(axis, data.ndim, "strided_slice")
+            if not isinstance(data.dims[axis], IntImm):
+                shape[axis] = max(1, _longest_slice(data.shape[axis], first, last, step))
+    return TensorType(tuple(shape), data.dtype)
+
+
+def _longest_slice(upper: int, first: int, last: int, step: int) -> int:
+    """The longest slice [first:last:step] of an axis of any extent from 1 to `upper`: the
+    length changes slope only where the extent passes |first| or |last|."""
+    candidates = {1, upper}
+    for bound in (first, last):
+        for offset in (-1, 0, 1):
+            candidates.add(min(max(abs(bound) + offset, 1), upper))
+    one_axis = _one_axis(first, last, step)
+    return max(len(range(extent)[_slice_bounds((extent,), one_axis)[0]]) for extent in candidates)
 
 
 def _upper_slice_attrs(attrs: Attrs) -> Attrs:

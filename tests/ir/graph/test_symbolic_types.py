@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from codegen.executor import compile_model
 from codegen.llvm import compile_kernel
@@ -504,3 +506,29 @@ def test_flatten_squeeze_split_and_gather_elements_carry_symbolic_dims() -> None
         flat_data = data.reshape(rows, 6)
         expected = np.concatenate([flat_data, np.take_along_axis(flat_data, picks, 1)], axis=1)
         np.testing.assert_array_equal(got, expected)
+
+
+_ENDS = st.one_of(st.integers(-6, 6), st.just(2**63 - 1))
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    begin=st.integers(-6, 6), end=_ENDS, sizes=st.lists(st.integers(1, 12), min_size=1, max_size=3)
+)
+def test_a_slice_of_a_symbolic_axis_is_numpy_s_at_every_size(
+    begin: int, end: int, sizes: list[int]
+) -> None:
+    """ONNX Slice semantics (negative bounds from the end, clamping, INT_MAX to the end)
+    with the extent known only at run time: one kernel, numpy's slice at every size. (A
+    slice empty at every size is a zero-size tensor, which kernels do not take.)"""
+    assume(any(len(range(rows)[begin:end]) for rows in range(1, 13)))
+    x = Var("x", TensorType((12, 3), "float32", (N, IntImm(3))))
+    body = call(
+        "add",
+        call("strided_slice", x, begin=(begin,), end=(end,), axes=(0,)),
+        Constant(np.float32(1)),
+    )
+    compiled = compile_model(optimize(infer_type(Function((x,), body))))
+    for rows in sizes:
+        data = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
+        np.testing.assert_array_equal(compiled.run({"x": data}), data[begin:end] + 1)
