@@ -43,7 +43,7 @@ from ir.tir.expr import (
 )
 from ir.tir.simplify_stmt import simplify_func
 from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Stmt, Store, seq
-from ir.tir.visit import substitute, walk_expr
+from ir.tir.visit import free_index_vars, substitute, walk_expr
 
 _LOOP_KIND = {"parallel": "parallel", "vectorize": "vectorized", "unroll": "unrolled"}
 RFACTOR_PEELED = -1  # in `proven`: an rfactor's tail is peeled (split positions are >= 0)
@@ -317,11 +317,6 @@ class _Lowering(ReadLowering):
                     )
                 ):
                     continue
-                if _non_negative(start) and (
-                    axis.runtime_extent is not None
-                    or _largest(start) + nest.extents[axis.name] <= axis.extent
-                ):
-                    continue  # (bounds by the form of the start, where ranges cannot tell)
                 absolute = binary("add", start, nest.values[axis.name])
                 nest.guards.append(
                     logical_and(compare("ge", absolute, 0), compare("lt", absolute, axis.extent))
@@ -706,6 +701,7 @@ class _Lowering(ReadLowering):
             outputs.append(buffer)
         allocations: list[Buffer] = []
         stmts: list[Stmt] = []
+        sizes = self._size_ranges()
         for stage in self.schedule.stages.values():
             if stage.attach.kind != "root":
                 continue
@@ -721,7 +717,7 @@ class _Lowering(ReadLowering):
                 buffer = Buffer(_identifier(stage.name), shape, stage.op.dtype, stage.scope, dims)
                 self.buffers[stage.name] = buffer
                 allocations.append(buffer)
-            stmts.append(self.emit_stage(stage, None, {}, nest))
+            stmts.append(self.emit_stage(stage, None, dict(sizes), nest))
         body = seq(*stmts)
         for buffer in reversed(allocations):
             body = Allocate(buffer, body)
@@ -733,6 +729,23 @@ class _Lowering(ReadLowering):
             num_outputs=len(outputs),
             size_params=self._size_params(params),
         )
+
+    def _size_ranges(self) -> dict[Var, tuple[int, int]]:
+        """The range of each size variable of the run-time extents: from 1 (a kernel is
+        never called with a size below it) to the bound of an axis it is the extent of
+        (else unbounded above); so that the index bounds analyses take it, as they take
+        loop variables'."""
+        ranges: dict[Var, tuple[int, int]] = {}
+        for stage in self.schedule.stages.values():
+            for axis in (*stage.op.axes, *stage.op.reduce_axes):
+                extent = axis.runtime_extent
+                if extent is None:
+                    continue
+                for var in free_index_vars(extent):
+                    # (bounded by the axis where it is the extent itself)
+                    upper = axis.extent if var is extent else _SIZE_UNBOUNDED
+                    ranges[var] = (1, min(ranges.get(var, (1, upper))[1], upper))
+        return ranges
 
     def _size_params(self, params: Sequence[Buffer]) -> tuple[Var, ...]:
         """The size variables of the symbolic dims and extents, by name."""
@@ -759,45 +772,12 @@ def _loop_extent(nest: _Nest, leaf: str, overrides: Mapping[str, int], static: i
     return IntImm(static)
 
 
+_SIZE_UNBOUNDED = 2**31  # (a size variable's range above, where no axis bounds it)
 _NO_SPLIT = -2  # (split positions are >= 0, RFACTOR_PEELED is -1)
 _REDUCE_PEEL = -3  # (and below: the peels of reduce axes over tiles, by axis)
 # Owners of guards no split owns are _NO_SPLIT - i (i >= 0, below every peel of a reduce
 # axis); a version point's marker is _VERSIONED - its position.
 _VERSIONED = -(2**20)
-
-
-def _non_negative(expr: PrimExpr) -> bool:
-    """Whether `expr` is at least 0 by its form: constants >= 0 and variables (loop
-    indices and sizes) combined by +, *, //, %, min and max."""
-    if isinstance(expr, IntImm):
-        return expr.value >= 0
-    if isinstance(expr, Var):
-        return True
-    if isinstance(expr, Binary) and expr.op in ("add", "mul", "floordiv", "floormod", "min", "max"):
-        return _non_negative(expr.lhs) and _non_negative(expr.rhs)
-    return False
-
-
-_UNBOUNDED = 2**62
-
-
-def _largest(expr: PrimExpr) -> int:
-    """An upper bound of a non-negative `expr` by its form (a min with a constant, times
-    and plus constants); _UNBOUNDED where the form says none."""
-    if isinstance(expr, IntImm):
-        return expr.value
-    if not isinstance(expr, Binary):
-        return _UNBOUNDED
-    lhs, rhs = _largest(expr.lhs), _largest(expr.rhs)
-    if expr.op == "min":
-        return min(lhs, rhs)
-    if _UNBOUNDED in (lhs, rhs):
-        return _UNBOUNDED
-    if expr.op == "add":
-        return lhs + rhs
-    if expr.op == "mul":
-        return lhs * rhs
-    return _UNBOUNDED
 
 
 def _tile_version(
