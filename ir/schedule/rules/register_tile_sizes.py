@@ -41,6 +41,14 @@ WORD_CONV_SCRATCH = 5
 CHANNEL_CONV_SCRATCH = 3
 
 
+# A float conv in NCHW[b]c on a target of 32 vector registers (AVX-512) keeps this many
+# output channel blocks in its register tile, each weight vector feeding 6 columns: on an
+# Emerald Rapids host (two 512-bit FMA pipes) 4 x 6 beat 2 x 7 on ResNet-50's convs over
+# 56, 28 and 14 columns by 8-33%; over 7 columns, where the 4 blocks' weights of a 3 x 3
+# conv take 1.2 MB, it was 25% slower (hence the L2 condition).
+WIDE_TILE_BLOCKS = 4
+WIDE_TILE_REGISTERS = 32
+
 # The register tiles the decisions offer: up to this many vectors of channels or columns,
 # this many rows or columns of a tile.
 MAX_TILE_VECTORS = 4
@@ -58,27 +66,35 @@ def divisor_at_most(extent: int, limit: int) -> int:
     return 1
 
 
-def _register_columns(width: int, vectors: int, registers: int, chains: int, scratch: int) -> int:
+def _register_columns(
+    width: int, vectors: int, registers: int, chains: int, scratch: int, cap: int = 14
+) -> int:
     """How many output columns a conv tile keeps in registers next to `vectors` channel
-    vectors: up to about 14 accumulators, fewer where the weight vectors and `scratch`
-    other vectors beside them would not fit in `registers`; of those, the tile whose full
-    tiles and tail take the fewest FMA slots, a tile of fewer than `chains` accumulators
-    costing as many as `chains` (its FMAs wait on each other); on a tie, one without a
-    tail, then the widest. With AVX2's 16 registers and 2 vectors that is 6 columns for
-    rows of 56 and 28 (tails of 2 and 4) and 5 for 14 and 7. Measured on ResNet-50's
-    convs at 56 and 28 columns (Zen 3): 6 columns were 2-13% faster than 4 without a tail
-    (one conv 2% slower) and up to 12% faster than 5 (one 1% slower); at 7 columns, 5 beat
-    6 (a tail of 1) by up to 9%."""
-    limit = max(1, min(14, _accumulators(registers, vectors + scratch)) // vectors)
+    vectors: up to `cap` accumulators (about 14), fewer where the weight vectors and
+    `scratch` other vectors beside them would not fit in `registers`; of those, the tile
+    whose full tiles and tail take the fewest issue slots (an FMA's, or two loads of an
+    operand), a tile of fewer than `chains` accumulators costing as many FMAs as `chains`
+    (its FMAs wait on each other); on a tie, one without a tail, then the widest. With
+    AVX2's 16 registers and 2 vectors that is 6 columns for rows of 56 and 28 (tails of 2
+    and 4) and 5 for 14 and 7. Measured on ResNet-50's convs at 56 and 28 columns (Zen 3):
+    6 columns were 2-13% faster than 4 without a tail (one conv 2% slower) and up to 12%
+    faster than 5 (one 1% slower); at 7 columns, 5 beat 6 (a tail of 1) by up to 9%. The
+    loads decide the wide AVX-512 tiles of 4 vectors: 6 columns at 56, not 4 (14% faster
+    on this Emerald Rapids)."""
+    limit = max(1, min(cap, _accumulators(registers, vectors + scratch)) // vectors)
     if width <= limit:
         return width
 
-    def fma_slots(columns: int) -> int:
-        full, tail = divmod(width, columns)
-        slots = full * max(columns * vectors, chains)
-        return slots + (max(tail * vectors, chains) if tail else 0)
+    def half_slots(columns: int) -> int:
+        # A tile step issues its FMAs and loads its weight vectors and broadcasts: two
+        # loads go in the issue slot of one FMA.
+        def step(cols: int) -> int:
+            return 2 * max(cols * vectors, chains) + vectors + cols
 
-    return min(range(limit, 0, -1), key=lambda columns: (fma_slots(columns), width % columns > 0))
+        full, tail = divmod(width, columns)
+        return full * step(columns) + (step(tail) if tail else 0)
+
+    return min(range(limit, 0, -1), key=lambda columns: (half_slots(columns), width % columns > 0))
 
 
 def strided_rows_fit_l1(rows: int, stride_bytes: int, core: CoreFacts) -> bool:
@@ -107,13 +123,34 @@ def blocked_conv_register_tile(
     registers: int = 32,
     chains: int = FMA_CHAINS,
     scratch: int = FLOAT_CONV_SCRATCH,
+    block_weight_bytes: int = 0,
+    l2_bytes: int = CoreFacts().l2_bytes,
 ) -> tuple[int, int]:
     """The register tile of a conv in NCHW[b]c with `blocks` output channel blocks of
     `block` channels and `width` output columns, on a target of `registers` vector
     registers: (channel blocks, columns) per tile, about 14 accumulator registers (2
     channel vectors x 7 columns, or 1 x 14; 2 x 6 with 16 registers), `scratch` vectors
     left for the inner loop's other values (INTEGER_CONV_SCRATCH for a dot product,
-    WORD_CONV_SCRATCH for one of int16 weights)."""
+    WORD_CONV_SCRATCH for one of int16 weights).
+
+    A float conv on a target of 32 registers takes WIDE_TILE_BLOCKS blocks and as many
+    columns as the registers hold beside them (4 x 6) where the weights of those blocks
+    (`block_weight_bytes` each: every input channel and window position) take at most
+    half of the core's L2 (`l2_bytes`: they are read again for every output row) and a
+    row holds two of its tiles (at 7 columns, 4 x 4 and a tail of 3 ran 2-5% slower than
+    2 x 7)."""
+    if (
+        registers >= WIDE_TILE_REGISTERS
+        and scratch == FLOAT_CONV_SCRATCH
+        and block <= lanes
+        and blocks % WIDE_TILE_BLOCKS == 0
+        and WIDE_TILE_BLOCKS * block_weight_bytes <= l2_bytes // 2
+    ):
+        columns = _register_columns(
+            width, WIDE_TILE_BLOCKS, registers, chains, scratch, cap=registers
+        )
+        if width >= 2 * columns:
+            return WIDE_TILE_BLOCKS, columns
     block_tile = 2 if block <= lanes and blocks % 2 == 0 else 1
     vectors = block_tile * max(1, block // lanes)
     return block_tile, _register_columns(width, vectors, registers, chains, scratch)

@@ -47,6 +47,13 @@ from ir.schedule.rules.register_tile_sizes import (
     tensors_read,
 )
 from ir.schedule.schedule import Schedule, Stage, loop_extents, tensor_reads
+from ir.te.tensor import Tensor
+
+
+def _block_weight_bytes(weight: Tensor) -> int:
+    """The bytes of a blocked conv's weights for one block of output channels (its first
+    axis)."""
+    return weight.nbytes // max(1, int(weight.shape[0]))
 
 
 def gemm_anchor(schedule: Schedule, output: str) -> str | None:
@@ -269,6 +276,8 @@ class _RegisterTiling:
             self.hardware.registers,
             self.hardware.core.fma_chains,
             scratch,
+            block_weight_bytes=_block_weight_bytes(sch.program.inputs[1]),
+            l2_bytes=self.hardware.core.l2_bytes,
         )
         block_tile = self._choose(
             "block_tile", (d for d in range(1, 5) if blocks % d == 0), preferred[0]

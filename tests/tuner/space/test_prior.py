@@ -145,8 +145,45 @@ def test_register_tiles_leave_registers_for_their_operands(vector_bytes: int) ->
         # One row (1 and 13 rows): 4 vectors; 4 rows would take 3, which leave a tail.
         assert vectors == (2 if row_tile * 2 >= FMA_CHAINS or row_tile == 4 else 4)
     if registers == 32:  # the tiles AVX-512 hosts were tuned with
-        assert blocked_conv_register_tile(4, 56, 16, lanes, registers) == (2, 7)
+        assert blocked_conv_register_tile(4, 56, 16, lanes, registers) == (4, 6)
         assert gemm_register_tile(1024, 1024, lanes, registers) == (8, 32)
+
+
+def test_an_avx512_float_conv_takes_four_blocks_where_their_weights_fit_half_the_l2() -> None:
+    """On 32 registers a float conv's tile is 4 blocks x as many columns as fit beside
+    them (each weight vector feeds more columns), unless the 4 blocks' weights take over
+    half of the L2 or a row holds fewer than two such tiles: then 2 x 7 as before."""
+    hardware = HardwareParams(vector_bytes=64, num_cores=2)
+    lanes, registers = hardware.lanes("float32"), hardware.registers
+    chains, l2 = hardware.core.fma_chains, hardware.core.l2_bytes
+
+    def tile(blocks: int, width: int, block_weight_bytes: int = 4096) -> tuple[int, int]:
+        return blocked_conv_register_tile(
+            blocks,
+            width,
+            16,
+            lanes,
+            registers,
+            chains,
+            block_weight_bytes=block_weight_bytes,
+            l2_bytes=l2,
+        )
+
+    for width in (14, 28, 56, 112):
+        blocks, columns = tile(8, width)
+        assert blocks == 4
+        assert 4 * columns + 4 + 1 <= registers  # accumulators, weight vectors, broadcast
+        assert width >= 2 * columns
+    assert {width: tile(8, width)[1] for width in (14, 28, 56)} == {14: 5, 28: 6, 56: 6}
+    assert tile(8, 7) == (2, 7)  # one 4-block tile and a tail per row
+    assert tile(6, 56) == (2, 7)  # 6 blocks: no 4-block tiles
+    assert tile(8, 56, block_weight_bytes=l2 // 8 + 1) == (2, 7)  # 4 blocks > half the L2
+    assert tile(8, 56, block_weight_bytes=l2 // 8) == (4, 6)
+    avx2 = HardwareParams(vector_bytes=32, num_cores=2)
+    assert blocked_conv_register_tile(8, 56, 16, 8, avx2.registers, chains)[0] == 1
+    assert blocked_conv_register_tile(8, 56, 8, 8, avx2.registers, chains)[0] == 2
+    for scratch in (INTEGER_CONV_SCRATCH, WORD_CONV_SCRATCH):  # integer tiles keep 2 blocks
+        assert blocked_conv_register_tile(8, 56, 16, 16, registers, chains, scratch)[0] == 2
 
 
 def test_an_avx2_blocked_conv_tile_weighs_its_tail_against_its_accumulators() -> None:
