@@ -388,7 +388,9 @@ def test_default_schedule_gives_rows_without_a_divisor_a_shorter_last_tile(
     schedule = default_schedule(function_to_te(prim), hardware, frozenset())
     rows = shapes[0][-2]
     cols = shapes[1][0] if op == "nn.dense" else shapes[1][-1]
-    row_tile, _ = gemm_register_tile(rows, cols, hardware.lanes("float32"), hardware.registers)
+    row_tile, _ = gemm_register_tile(
+        rows, cols, hardware.lanes("float32"), hardware.registers, wide=True
+    )
     assert rows % row_tile != 0 and row_tile > 2
     output = next(stage for stage in schedule.stages.values() if stage.is_output)
     assert loop_extents(output)[0][output.leaves[-2]] == row_tile

@@ -45,7 +45,8 @@ CHANNEL_CONV_SCRATCH = 3
 # output channel blocks in its register tile, each weight vector feeding 6 columns: on an
 # Emerald Rapids host (two 512-bit FMA pipes) 4 x 6 beat 2 x 7 on ResNet-50's convs over
 # 56, 28 and 14 columns by 8-33%; over 7 columns, where the 4 blocks' weights of a 3 x 3
-# conv take 1.2 MB, it was 25% slower (hence the L2 condition).
+# conv take 1.2 MB, it was 25% slower (hence the L2 condition). A float matrix product
+# there takes as many column vectors (6 rows x 4 vectors rather than 8 x 2).
 WIDE_TILE_BLOCKS = 4
 WIDE_TILE_REGISTERS = 32
 
@@ -177,7 +178,12 @@ def depthwise_register_tile(height: int, width: int, lanes: int) -> tuple[int, i
 
 
 def gemm_register_tile(
-    rows: int, cols: int, lanes: int, registers: int = 32, chains: int = FMA_CHAINS
+    rows: int,
+    cols: int,
+    lanes: int,
+    registers: int = 32,
+    chains: int = FMA_CHAINS,
+    wide: bool = False,
 ) -> tuple[int, int]:
     """The register tile of a matrix product's output of `rows` x `cols`: (rows, columns)
     per tile, the columns two vectors wide (or all of them when fewer), up to 8 rows (6
@@ -187,7 +193,16 @@ def gemm_register_tile(
     ran 2.0-2.5x faster than with tiles of one row). Where the rows leave fewer than `chains`
     accumulators, up to `GEMV_VECTORS` vectors wide, but only a width that divides the
     columns: a column tail cost more than the wider tile saved (4 x 1024 x 1024 with 3
-    vectors and a tail: 173 GFLOPS against 183 with 2)."""
+    vectors and a tail: 173 GFLOPS against 183 with 2).
+
+    A `wide` product (float32) on a target of 32 registers whose columns split into tiles
+    of WIDE_TILE_BLOCKS vectors, with rows for two tiles or more, takes that many vectors
+    and as many rows as the registers hold beside them (6 x 4 vectors: ViT's dense layers
+    ran 1.14-1.22x faster than 8 x 2 on an Emerald Rapids)."""
+    if wide and registers >= WIDE_TILE_REGISTERS and cols % (WIDE_TILE_BLOCKS * lanes) == 0:
+        wide_rows = _accumulators(registers, WIDE_TILE_BLOCKS + 1) // WIDE_TILE_BLOCKS
+        if rows >= 2 * wide_rows:
+            return wide_rows, WIDE_TILE_BLOCKS * lanes
     col_tile = min(cols, 2 * lanes)
     vectors = -(-col_tile // lanes)
     row_limit = max(1, min(8, _accumulators(registers, vectors + 1) // vectors))

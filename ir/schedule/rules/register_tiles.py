@@ -383,6 +383,7 @@ class _RegisterTiling:
                 lanes,
                 self.hardware.registers,
                 self.hardware.core.fma_chains,
+                wide=dtype == "float32",
             )
             outer_axes = [*axes[:-2], None]
         row_tile = self._choose("row_tile", range(1, min(row_extent, MAX_TILE_ROWS) + 1), row_tile)

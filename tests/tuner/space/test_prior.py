@@ -116,7 +116,7 @@ def test_a_matrix_product_gets_the_default_rows_and_vector_columns(
     stage = space.program.outputs[0].op.name
     rows, cols = space.program.outputs[0].shape
     row_tile, col_tile = gemm_register_tile(
-        rows, cols, hardware.lanes("float32"), hardware.registers
+        rows, cols, hardware.lanes("float32"), hardware.registers, wide=True
     )
     assert decisions[f"{stage}.row_tile"] == row_tile
     assert decisions[f"{stage}.column_tile"] == col_tile
@@ -184,6 +184,23 @@ def test_an_avx512_float_conv_takes_four_blocks_where_their_weights_fit_half_the
     assert blocked_conv_register_tile(8, 56, 8, 8, avx2.registers, chains)[0] == 2
     for scratch in (INTEGER_CONV_SCRATCH, WORD_CONV_SCRATCH):  # integer tiles keep 2 blocks
         assert blocked_conv_register_tile(8, 56, 16, 16, registers, chains, scratch)[0] == 2
+
+
+def test_a_wide_float_product_on_avx512_takes_six_rows_of_four_vectors() -> None:
+    """A float32 product on 32 registers: 6 rows x 4 vectors (24 accumulators, the 4
+    column vectors and a broadcast fit), where the columns split into 4-vector tiles and
+    the rows hold two tiles; otherwise, and on AVX2, the tile of other products."""
+    avx512 = HardwareParams(vector_bytes=64, num_cores=2)
+    lanes, registers = avx512.lanes("float32"), avx512.registers
+    for rows in (12, 197, 1024):
+        row_tile, col_tile = gemm_register_tile(rows, 768, lanes, registers, wide=True)
+        assert (row_tile, col_tile) == (6, 64)
+        assert row_tile * 4 + 4 + 1 <= registers
+    assert gemm_register_tile(1024, 1024, lanes, registers) == (8, 32)  # not wide
+    assert gemm_register_tile(1024, 1000, lanes, registers, wide=True) == (8, 32)
+    assert gemm_register_tile(11, 768, lanes, registers, wide=True)[1] != 64
+    avx2 = HardwareParams(vector_bytes=32, num_cores=2)
+    assert gemm_register_tile(1024, 1024, 8, avx2.registers, wide=True) == (4, 16)
 
 
 def test_an_avx2_blocked_conv_tile_weighs_its_tail_against_its_accumulators() -> None:
