@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/defaults_ab.py --base REV [--workloads FILE] [--only NAME ...]
         [--shape dense:MxNxK conv2d:NxCxHxWxKxRxSxSTRIDExPAD ...] [--cores 1 2] [--rounds 15]
+    .venv/bin/python bench/defaults_ab.py --base REV --model MODEL.onnx ... [--cores 2]
 
 For each workload (those of `--workloads`, by default the standard ones, narrowed by
 `--only`, plus `--shape` products) and each core count, the base commit's
@@ -11,6 +12,12 @@ default. Both kernels are compiled by this tree's code generator, checked agains
 reference, and timed in turn with a second copy of this tree's kernel: `new/base` is the
 change, `again/new` the noise between two copies of one kernel in the same run (their
 arguments sit at other addresses). Figures are GFLOPS.
+
+With `--model`, the jobs are the tuning tasks of real models (ONNX files; their inputs'
+shapes must be static): every task whose default differs between the two trees is
+timed in turn the same way on seeded random inputs (its constants laid out as each
+schedule asks) and its outputs compared; the figures are milliseconds per call, and the
+last line of each model sums both sides over its tasks, each weighed by its calls.
 """
 
 from __future__ import annotations
@@ -71,11 +78,50 @@ def _default_trace(workload: dict[str, Any], target_text: str) -> dict[str, Any]
     return trace
 
 
+def _model_tasks(path: str, target_text: str) -> list[Any]:
+    """The tuning tasks of the ONNX model at `path` on `target_text` (imports the tree
+    that is first on sys.path)."""
+    import onnx
+
+    from codegen.llvm import parse_cpu_target
+    from ir.frontend.onnx import import_model
+    from ir.graph.passes.pipeline import optimize
+    from tuner.tasks import extract_tasks
+
+    function = optimize(import_model(onnx.load(path)).function)
+    return extract_tasks(function, parse_cpu_target(target_text))
+
+
+def _model_traces(path: str, target_text: str) -> dict[str, Any]:
+    """The default trace of every task of the model at `path`, by task key."""
+    from codegen.llvm import parse_cpu_target
+    from ir.schedule.default import default_schedule
+    from ir.te.program import function_to_te
+
+    hardware = parse_cpu_target(target_text).hardware
+    return {
+        task.key: default_schedule(
+            function_to_te(task.function), hardware, task.constant_params
+        ).trace.to_json()
+        for task in _model_tasks(path, target_text)
+    }
+
+
 def emit_traces() -> int:
     """In the base tree's subprocess (`_EMITTER`): read [(workload, target)] as JSON on
-    stdin, print their default traces as a JSON list."""
+    stdin (a workload {"model": path} stands for every task of that model), print their
+    default traces as a JSON list (a model's as one {task key: trace} object)."""
     jobs = json.load(sys.stdin)
-    print(json.dumps([_default_trace(workload, target) for workload, target in jobs]))
+    print(
+        json.dumps(
+            [
+                _model_traces(job["model"], target)
+                if "model" in job
+                else _default_trace(job, target)
+                for job, target in jobs
+            ]
+        )
+    )
     return 0
 
 
@@ -145,6 +191,71 @@ def compare(
     return {label: workload_flops(workload) / cost / 1e9 for label, cost in costs.items()}
 
 
+def compare_model(
+    path: str, target_text: str, base: dict[str, Any], rounds: int
+) -> list[tuple[Any, float, float]]:
+    """(task, base ms, new ms) of every task of the model at `path` whose default differs
+    from the base commit's trace (`base`, by task key), timed in turn."""
+    import numpy as np
+
+    from bench.common import time_in_turn
+    from codegen.llvm import compile_kernel, parse_cpu_target
+    from codegen.runtime.aligned import aligned_copy, aligned_empty
+    from ir.lower.lower import lower
+    from ir.reference import random_inputs
+    from ir.schedule import Trace
+    from ir.schedule.default import default_schedule
+    from ir.te.program import function_to_te
+
+    target = parse_cpu_target(target_text)
+    rows = []
+    for task in _model_tasks(path, target_text):
+        program = function_to_te(task.function)
+        new = default_schedule(program, target.hardware, task.constant_params)
+        if task.key not in base or new.trace.to_json() == base[task.key]:
+            continue
+        schedules = {"base": Trace.from_json(base[task.key]).replay(program), "new": new}
+        inputs = random_inputs(task.function)
+        output_type = task.function.body.checked_type
+        runners, outputs = {}, {}
+        for label, schedule in schedules.items():
+            kernel = compile_kernel(lower(schedule), target)
+            args = []
+            for param in task.function.params:
+                layout = schedule.input_layouts.get(param.name)
+                value = inputs[param.name]
+                args.append(aligned_copy(layout.apply(value) if layout is not None else value))
+            args.append(aligned_empty(tuple(output_type.shape), output_type.dtype))
+            kernel(*args)
+            outputs[label] = args[-1]
+            runners[label] = lambda kernel=kernel, args=args: kernel(*args)
+        np.testing.assert_allclose(
+            outputs["new"], outputs["base"], rtol=1e-4, atol=1e-4, err_msg=task.name
+        )
+        costs = time_in_turn(runners, rounds)
+        rows.append((task, costs["base"] * 1e3, costs["new"] * 1e3))
+    return rows
+
+
+def _print_model(path: str, cores: str, rows: list[tuple[Any, float, float]]) -> None:
+    print(f"{Path(path).name} ({cores} cores): tasks whose default changed, ms per call")
+    print(f"{'task':<48}{'calls':>6}{'base':>9}{'new':>9}{'base/new':>9}  inputs")
+    for task, base_ms, new_ms in rows:
+        shapes = " ".join("x".join(map(str, p.checked_type.shape)) for p in task.function.params)
+        print(
+            f"{task.name[:47]:<48}{task.weight:>6}{base_ms:9.3f}{new_ms:9.3f}"
+            f"{base_ms / new_ms:9.2f}  {shapes[:60]}",
+            flush=True,
+        )
+    base_total = sum(task.weight * base_ms for task, base_ms, _ in rows)
+    new_total = sum(task.weight * new_ms for task, _, new_ms in rows)
+    if rows:
+        print(
+            f"{'weighed by calls':<54}{base_total:9.2f}{new_total:9.2f}"
+            f"{base_total / new_total:9.2f}"
+        )
+
+
 def main() -> int:
     sys.path.insert(0, str(REPO))
     parser = argparse.ArgumentParser(description=__doc__)
@@ -154,17 +265,31 @@ def main() -> int:
     parser.add_argument("--shape", nargs="*", default=[], help="dense:MxNxK, matmul:MxNxK, ...")
     parser.add_argument("--cores", nargs="*", type=int, default=[1, 2])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--model", nargs="*", default=[], help="ONNX models: time their tasks")
     args = parser.parse_args()
 
     from bench.common import load_workloads
     from codegen.llvm import host_target
 
+    host = str(host_target())
+    base = host.split(" -num-cores=")[0]
+    if args.model:
+        model_jobs = [
+            ({"model": str(Path(path).resolve())}, f"{base} -num-cores={cores}")
+            for path in args.model
+            for cores in args.cores
+        ]
+        print(f"# base {args.base}, target {base}, rounds {args.rounds}", file=sys.stderr)
+        for (job, target), by_key in zip(
+            model_jobs, base_traces(args.base, model_jobs), strict=True
+        ):
+            rows = compare_model(job["model"], target, by_key, args.rounds)
+            _print_model(job["model"], target.rsplit("=", 1)[1], rows)
+        return 0
     workloads = [
         w for w in load_workloads(args.workloads) if not args.only or w["name"] in args.only
     ]
     workloads += [shape_workload(spec) for spec in args.shape]
-    host = str(host_target())
-    base = host.split(" -num-cores=")[0]
     jobs = [(w, f"{base} -num-cores={cores}") for w in workloads for cores in args.cores]
     traces = base_traces(args.base, jobs)
     print(f"# base {args.base}, target {base}, rounds {args.rounds}; GFLOPS", file=sys.stderr)
