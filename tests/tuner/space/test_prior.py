@@ -182,8 +182,14 @@ def test_an_avx512_float_conv_takes_four_blocks_where_their_weights_fit_half_the
     avx2 = HardwareParams(vector_bytes=32, num_cores=2)
     assert blocked_conv_register_tile(8, 56, 16, 8, avx2.registers, chains)[0] == 1
     assert blocked_conv_register_tile(8, 56, 8, 8, avx2.registers, chains)[0] == 2
-    for scratch in (INTEGER_CONV_SCRATCH, WORD_CONV_SCRATCH):  # integer tiles keep 2 blocks
-        assert blocked_conv_register_tile(8, 56, 16, 16, registers, chains, scratch)[0] == 2
+    # An 8-bit dot product takes 4 blocks too, of at most 20 accumulators (4 x 6 spilled);
+    # int16 weights (the WORD form) keep 2.
+    for width in (14, 28, 56):
+        blocks, columns = blocked_conv_register_tile(
+            8, width, 16, 16, registers, chains, INTEGER_CONV_SCRATCH
+        )
+        assert blocks == 4 and 4 * columns <= 20
+    assert blocked_conv_register_tile(8, 56, 16, 16, registers, chains, WORD_CONV_SCRATCH)[0] == 2
 
 
 def test_a_wide_float_product_on_avx512_takes_six_rows_of_four_vectors() -> None:
@@ -226,11 +232,11 @@ def test_an_avx2_blocked_conv_tile_weighs_its_tail_against_its_accumulators() ->
         assert tile == (1, 4)
         assert 2 * tile[1] + 2 * 2 + 2 + 1 <= registers
     avx512 = HardwareParams(vector_bytes=64, num_cores=2)
-    for scratch in (INTEGER_CONV_SCRATCH, WORD_CONV_SCRATCH):  # (as AVX-512 hosts tuned them)
+    for scratch, expected in ((INTEGER_CONV_SCRATCH, (4, 4)), (WORD_CONV_SCRATCH, (2, 7))):
         tile = blocked_conv_register_tile(
             4, 56, 16, avx512.lanes("int32"), avx512.registers, chains, scratch
         )
-        assert tile == (2, 7)
+        assert tile == expected
 
 
 @pytest.mark.parametrize("vector_bytes", [32, 64])
