@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import statistics
 import threading
 import time
 from typing import Any
@@ -202,7 +203,8 @@ def test_kernels_timed_in_turns_take_one_repeat_each_in_order() -> None:
     assert all(retaken[i] == retaken[i + 1] for i in range(0, len(retaken), 2))
     assert [len(c) for c in costs] == [3, 3]
     assert all(cost >= 1e-4 for cost in costs[0]) and all(cost >= 3e-4 for cost in costs[1])
-    assert min(costs[1]) > max(costs[0])
+    # (medians: on a busy machine one repeat of the short kernel took 1.1 ms)
+    assert statistics.median(costs[1]) > statistics.median(costs[0])
 
 
 def test_a_repeat_disturbed_in_turns_is_taken_again() -> None:
