@@ -2,6 +2,7 @@
 per-operator profile of the same model, with the same thread count, in the same run.
 
     .venv/bin/python bench/model_profile.py light_resnet50 [--threads 2] [--top 30] [--json]
+    .venv/bin/python bench/model_profile.py MODEL.onnx [--inputs MODEL.inputs.npz] ...
 
 Our side: the JIT executor with default schedules (or `--records RUN.jsonl`), every kernel
 called on its real arguments after one warm-up, median of `--runs` calls. ONNX Runtime:
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
 
 from bench.models import _model
 from codegen.executor import CompiledModel, compile_model
@@ -108,9 +111,15 @@ def main() -> int:
     parser.add_argument("--records", help="records to take schedules from (default: none)")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--inputs",
+        metavar="NPZ",
+        help="the inputs, by name (bench/zoo.py writes MODEL.inputs.npz beside each export);"
+        " default: ONNX's backend ramp, float32, which fits no integer input",
+    )
     args = parser.parse_args()
     model = _model(args.model)
-    inputs = runtime_inputs(model)
+    inputs = dict(np.load(args.inputs)) if args.inputs else runtime_inputs(model)
     target = replace(host_target(), num_cores=args.threads)
     chooser = None
     if args.records:
