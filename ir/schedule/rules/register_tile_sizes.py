@@ -140,11 +140,10 @@ def blocked_conv_register_tile(
 
     A float or 8-bit dot-product conv on a target of 32 registers takes WIDE_TILE_BLOCKS
     blocks and as many columns as the registers hold beside them (4 x 6; an 8-bit one up
-    to WIDE_TILE_ACCUMULATORS) where the weights of those blocks
-    (`block_weight_bytes` each: every input channel and window position) take at most
-    half of the core's L2 (`l2_bytes`: they are read again for every output row) and a
-    row holds two of its tiles (at 7 columns, 4 x 4 and a tail of 3 ran 2-5% slower than
-    2 x 7)."""
+    to WIDE_TILE_ACCUMULATORS) where the weights of those blocks (`block_weight_bytes`
+    each: every input channel and window position) take at most half of the core's L2
+    (`l2_bytes`: they are read again for every output row) and a row holds two of its
+    tiles (at 7 columns, 4 x 4 and a tail of 3 ran 2-5% slower than 2 x 7)."""
     if (
         registers >= WIDE_TILE_REGISTERS
         and scratch in WIDE_TILE_ACCUMULATORS
