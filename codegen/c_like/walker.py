@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import ClassVar
 
+import ml_dtypes
+
 from codegen.errors import CodegenError
 from ir.tir.arith import bound
 from ir.tir.expr import (
@@ -271,12 +273,18 @@ class CStyleWalker:
 
     def cast(self, dtype: str, value: PrimExpr) -> str:
         """Convert a printed value to `dtype` (hook); to a sub-byte integer through int,
-        wrapped as numpy's astype wraps."""
+        as numpy's astype with ml_dtypes: integers wrap, floats out of range give 0."""
         inner = self.expr(value)
         if dtype == "bool":
             return f"(({inner}) != 0)"
         if dtype in NARROW_BITS:
-            return self.narrow_value(dtype, f"(int)({inner})")
+            wrapped = self.narrow_value(dtype, f"(int)({inner})")
+            if not value.dtype.startswith(("float", "bfloat")):
+                return wrapped
+            limits = ml_dtypes.iinfo(dtype)
+            number = f"((float)({inner}))"
+            inside = f"({number} > {int(limits.min) - 1}.0f && {number} < {int(limits.max) + 1}.0f)"
+            return f"({inside} ? {wrapped} : (({self.type_name(dtype)})0))"
         return f"(({self.type_name(dtype)})({inner}))"
 
     def narrow_value(self, dtype: str, printed: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
+import ml_dtypes
 import numpy as np
 
 from codegen.errors import CodegenError
@@ -387,9 +388,21 @@ def _double_to_half(builder: ir.IRBuilder, value: Any) -> Any:
     return builder.fptrunc(odd, like(value, ir.HalfType()))
 
 
+def _zero_outside(builder: ir.IRBuilder, value: Any, byte: Any, dest: str) -> Any:
+    """`byte` (float `value` truncated) where `value` truncates into sub-byte `dest`'s
+    range, else 0: what numpy's astype (ml_dtypes >= 0.7) gives a float out of range."""
+    limits = ml_dtypes.iinfo(dest)
+    low, high = int(limits.min), int(limits.max)
+    above = builder.fcmp_ordered(">", value, constant(value.type, low - 1.0))
+    below = builder.fcmp_ordered("<", value, constant(value.type, high + 1.0))
+    inside = builder.and_(above, below)
+    return builder.select(inside, byte, constant(byte.type, 0))
+
+
 def emit_cast(ctx: FunctionContext, value: Any, source: str, dest: str) -> Any:
     """Convert `value` from dtype `source` to `dest` with numpy's `astype` semantics
-    (floats to integers truncate toward zero; anything non-zero is True)."""
+    (floats to integers truncate toward zero; anything non-zero is True; to a sub-byte
+    integer, integers wrap and floats out of its range give 0, as ml_dtypes' casts)."""
     check_dtype(dest)
     builder = ctx.builder
     if source == dest:
@@ -404,6 +417,8 @@ def emit_cast(ctx: FunctionContext, value: Any, source: str, dest: str) -> Any:
     if narrow_bits(dest):  # through a wide integer (no float-to-int overflow), wrapped
         wide = emit_cast(ctx, value, source, "int32")
         byte = builder.trunc(wide, like(value, scalar_type(dest)))
+        if is_float(source):  # out of range (or NaN): 0, not wrapped
+            return _zero_outside(builder, value, byte, dest)
         return wrap_narrow(builder, byte, dest)
     target_type = like(value, scalar_type(dest))
     if dest == "bool":

@@ -90,7 +90,8 @@ _INTRINSICS: dict[str, Callable[..., float]] = {
 
 
 # The bitwise intrinsics in numpy (on typed scalars here, on arrays in ir/te/evaluate.py).
-WRAPPING_DTYPES = frozenset({"int4", "uint4", "int2", "uint2"})  # casts to them wrap
+# casts to them wrap integers and give 0 for floats out of their range (ml_dtypes >= 0.7)
+SUB_BYTE_DTYPES = frozenset({"int4", "uint4", "int2", "uint2"})
 
 INTEGER_INTRINSIC_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "bitwise_and": np.bitwise_and,
@@ -161,8 +162,9 @@ class _Interpreter:
             inner = self.value(expr.value)
             if expr.dtype == "bool":
                 return bool(inner)
-            if expr.dtype in WRAPPING_DTYPES:  # ml_dtypes' scalars refuse out-of-range values
-                return np.asarray(inner).astype(expr.dtype)[()]
+            if expr.dtype in SUB_BYTE_DTYPES:  # ml_dtypes' scalars refuse out-of-range values
+                with np.errstate(invalid="ignore"):
+                    return np.asarray(inner).astype(expr.dtype)[()]
             return np.dtype(expr.dtype).type(inner)
         if isinstance(expr, Call) and expr.name == "reinterpret":
             (arg,) = expr.args

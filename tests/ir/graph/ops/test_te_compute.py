@@ -70,7 +70,8 @@ CASES: list[Case] = [
     ("reinterpret", [ints(3, 4, dtype="uint8", low=0, high=256)], {"dtype": "int8"}),
     ("reinterpret", [ints(3, 4, dtype="int16", low=0, high=30000)], {"dtype": "float16"}),
     ("reinterpret", [ints(3, 4, dtype="int64")], {"dtype": "float64"}),
-    # 4- and 2-bit integers (ml_dtypes'): casts to them wrap, from them sign- or zero-extend
+    # 4- and 2-bit integers (ml_dtypes'): casts to them wrap integers and give 0 for floats
+    # out of their range; casts from them sign- or zero-extend
     *[
         ("cast", [source], {"dtype": narrow})
         for narrow in ("int4", "uint4", "int2", "uint2")
