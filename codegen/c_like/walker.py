@@ -15,9 +15,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import ClassVar
 
-import ml_dtypes
-
 from codegen.errors import CodegenError
+from ir.graph.types import integer_limits
 from ir.tir.arith import bound
 from ir.tir.expr import (
     Binary,
@@ -281,9 +280,9 @@ class CStyleWalker:
             wrapped = self.narrow_value(dtype, f"(int)({inner})")
             if not value.dtype.startswith(("float", "bfloat")):
                 return wrapped
-            limits = ml_dtypes.iinfo(dtype)
+            low, high = integer_limits(dtype)
             number = f"((float)({inner}))"
-            inside = f"({number} > {int(limits.min) - 1}.0f && {number} < {int(limits.max) + 1}.0f)"
+            inside = f"({number} > {low - 1}.0f && {number} < {high + 1}.0f)"
             return f"({inside} ? {wrapped} : (({self.type_name(dtype)})0))"
         return f"(({self.type_name(dtype)})({inner}))"
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
-import ml_dtypes
 import numpy as np
 
 from codegen.errors import CodegenError
@@ -51,6 +50,7 @@ from codegen.llvm.memory import (
     load_strided,
     to_index,
 )
+from ir.graph.types import integer_limits
 from ir.tir.expr import (
     Binary,
     Call,
@@ -391,8 +391,7 @@ def _double_to_half(builder: ir.IRBuilder, value: Any) -> Any:
 def _zero_outside(builder: ir.IRBuilder, value: Any, byte: Any, dest: str) -> Any:
     """`byte` (float `value` truncated) where `value` truncates into sub-byte `dest`'s
     range, else 0: what numpy's astype (ml_dtypes >= 0.7) gives a float out of range."""
-    limits = ml_dtypes.iinfo(dest)
-    low, high = int(limits.min), int(limits.max)
+    low, high = integer_limits(dest)
     above = builder.fcmp_ordered(">", value, constant(value.type, low - 1.0))
     below = builder.fcmp_ordered("<", value, constant(value.type, high + 1.0))
     inside = builder.and_(above, below)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ml_dtypes  # noqa: F401  (registers int4, bfloat16, float8_e4m3fn, ... with numpy)
+import ml_dtypes  # (also registers int4, bfloat16, float8_e4m3fn, ... with numpy)
 import numpy as np
 
 from ir.tir.expr import PrimExpr
@@ -51,6 +51,13 @@ DTYPES: frozenset[str] = (
     )
     | STORAGE_DTYPES
 )
+
+
+def integer_limits(dtype: str) -> tuple[int, int]:
+    """The least and greatest value of an integer dtype, ml_dtypes' sub-byte ones too
+    (int4: -8 and 7)."""
+    limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]
+    return int(limits.min), int(limits.max)
 
 
 def normalize_dtype(dtype: object) -> str:
