@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from onnx import helper
 
 from codegen.executor import CompiledModel, InputError, compile_model
@@ -16,6 +18,7 @@ from ir.frontend.onnx.symbolic_dims import DimRange
 from ir.graph.passes.pipeline import optimize
 from tests.ir.frontend.onnx_helpers import make_model, randn, run_onnxruntime
 from tests.ir.frontend.test_onnx_transformer import HIDDEN, transformer_block
+from tests.support.onnx_models import batched_cnn
 
 BLOCK_RANGES = {"x": (DimRange(1, 4), DimRange(1, 64), HIDDEN)}
 
@@ -154,3 +157,85 @@ def test_a_range_of_one_size_and_a_range_up_to_it_compile_alike() -> None:
         InputError, match=r"input 'input_ids' dim 0 \(batch\) is 2, outside \[1, 1\]"
     ):
         compiled.run({"input_ids": np.zeros((2, 5), np.int64)})
+
+
+CNN_RANGES = {"x": (DimRange(1, 8), 3, 32, 32)}
+
+
+@pytest.fixture(scope="module")
+def cnn() -> CompiledModel:
+    return compile_model(optimize(import_model(batched_cnn(), shape=CNN_RANGES).function))
+
+
+@pytest.mark.parametrize("batch", [1, 3, 8])
+def test_one_compiled_cnn_matches_onnxruntime_at_every_batch(
+    cnn: CompiledModel, batch: int
+) -> None:
+    x = randn(batch, 3, 32, 32)
+    (expected,) = run_onnxruntime(batched_cnn(), {"x": x})
+    np.testing.assert_allclose(cnn.run({"x": x}), expected, rtol=1e-4, atol=1e-5)
+
+
+def _conv_model(
+    channels: int, outputs: int, kernel: int, stride: int, pad: int, depthwise: bool, pool: str
+) -> onnx.ModelProto:
+    """Conv (+ bias, relu) then a pool, on a symbolic batch of 11 x 13 images."""
+    groups = channels if depthwise else 1
+    outputs = channels if depthwise else outputs
+    nodes = [
+        helper.make_node(
+            "Conv",
+            ["x", "w", "b"],
+            ["conv"],
+            kernel_shape=[kernel, kernel],
+            strides=[stride, stride],
+            pads=[pad] * 4,
+            group=groups,
+        ),
+        helper.make_node("Relu", ["conv"], ["relu"]),
+    ]
+    if pool == "max":
+        nodes.append(
+            helper.make_node("MaxPool", ["relu"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 0, 0])
+        )
+    elif pool == "average":
+        nodes.append(helper.make_node("AveragePool", ["relu"], ["y"], kernel_shape=[2, 2]))
+    else:
+        nodes.append(helper.make_node("GlobalMaxPool", ["relu"], ["y"]))
+    weights = {
+        "w": randn(outputs, channels // groups, kernel, kernel),
+        "b": randn(outputs),
+    }
+    return make_model(nodes, {"x": (["n", channels, 11, 13], np.float32)}, initializers=weights)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    channels=st.sampled_from([3, 8, 16, 20]),
+    outputs=st.sampled_from([4, 16, 24, 40]),
+    kernel=st.integers(1, 3),
+    stride=st.integers(1, 2),
+    pad=st.integers(0, 1),
+    depthwise=st.booleans(),
+    pool=st.sampled_from(["max", "average", "global"]),
+    batch=st.integers(1, 5),
+)
+def test_convs_and_pools_over_a_symbolic_batch_match_onnxruntime_at_any_batch(
+    channels: int,
+    outputs: int,
+    kernel: int,
+    stride: int,
+    pad: int,
+    depthwise: bool,
+    pool: str,
+    batch: int,
+) -> None:
+    """Compiled once for batches 1..5 (blocked channels, padded blocks, depthwise convs,
+    default schedules with the batch a run-time extent), right at any batch."""
+    model = _conv_model(channels, outputs, kernel, stride, pad, depthwise, pool)
+    ranges = {"x": (DimRange(1, 5), channels, 11, 13)}
+    compiled = compile_model(optimize(import_model(model, shape=ranges).function))
+    for size in sorted({batch, 5}):
+        x = randn(size, channels, 11, 13)
+        (expected,) = run_onnxruntime(model, {"x": x})
+        np.testing.assert_allclose(compiled.run({"x": x}), expected, rtol=1e-4, atol=1e-4)

@@ -132,3 +132,65 @@ def decoder_model() -> onnx.ModelProto:
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
     return model
+
+
+def batched_cnn(batch: str = "batch") -> onnx.ModelProto:
+    """A small image classifier with a symbolic batch dim named `batch` on its input and
+    output: a strided stem conv with bias and relu, max pooling, a depthwise conv, batch
+    norm, a residual block whose 1 x 1 conv has 20 output channels (a part-filled channel
+    block), explicit spatial padding, average and global pooling, flatten and a dense head."""
+    rng = np.random.default_rng(7)
+
+    def weight(name: str, *shape: int, scale: float = 0.3) -> onnx.TensorProto:
+        return numpy_helper.from_array(
+            (rng.standard_normal(shape) * scale).astype(np.float32), name
+        )
+
+    node = helper.make_node
+    nodes = [
+        node("Conv", ["x", "w_stem", "b_stem"], ["stem"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        node("Relu", ["stem"], ["stem_relu"]),
+        node(
+            "MaxPool",
+            ["stem_relu"],
+            ["pooled"],
+            kernel_shape=[3, 3],
+            strides=[2, 2],
+            pads=[1, 1, 1, 1],
+        ),
+        node("Conv", ["pooled", "w_depthwise"], ["depthwise"], group=16, pads=[1, 1, 1, 1]),
+        node("BatchNormalization", ["depthwise", "gamma", "beta", "mean", "variance"], ["normed"]),
+        node("Conv", ["normed", "w_expand"], ["expanded"]),
+        node("Conv", ["pooled", "w_skip"], ["skip"]),
+        node("Add", ["expanded", "skip"], ["block"]),
+        node("Relu", ["block"], ["block_relu"]),
+        node("Pad", ["block_relu", "pads"], ["padded"]),
+        node("AveragePool", ["padded"], ["averaged"], kernel_shape=[2, 2], strides=[2, 2]),
+        node("GlobalAveragePool", ["averaged"], ["global"]),
+        node("Flatten", ["global"], ["flat"]),
+        node("Gemm", ["flat", "w_head", "b_head"], ["y"], transB=1),
+    ]
+    initializers = [
+        weight("w_stem", 16, 3, 3, 3),
+        weight("b_stem", 16),
+        weight("w_depthwise", 16, 1, 3, 3),
+        weight("gamma", 16),
+        weight("beta", 16),
+        weight("mean", 16),
+        numpy_helper.from_array((rng.random(16) + 0.5).astype(np.float32), "variance"),
+        weight("w_expand", 20, 16, 1, 1),
+        weight("w_skip", 20, 16, 1, 1),
+        numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads"),
+        weight("w_head", 10, 20),
+        weight("b_head", 10),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "batched_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, 32, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 10])],
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model

@@ -160,6 +160,17 @@ class NodeContext:
             )
         return ty.shape
 
+    def static_dims(self, index: int, first: int) -> tuple[int, ...]:
+        """The sizes of the `index`-th input's axes from `first` on, which must be static
+        (a window's rows and columns; the batch before them may be symbolic)."""
+        ty = self.tensor_type(index)
+        if any(not isinstance(dim, IntImm) for dim in ty.dims[first:]):
+            raise self.unsupported(
+                f"input {index} is {ty}: {self.op_type} takes a symbolic batch, but its axes "
+                f"from {first} on must be static (bind them with --shape NAME=DxD...)"
+            )
+        return ty.shape[first:]
+
     def rank(self, index: int) -> int:
         """The rank of the `index`-th input (static or symbolic)."""
         return self.tensor_type(index).ndim

@@ -34,7 +34,7 @@ def _spatial_rank(ctx: NodeContext, most: int = 2) -> int:
     if not 1 <= rank <= most:
         kinds = "1-D and 2-D" if most == 2 else "1-D, 2-D and 3-D"
         raise ctx.unsupported(
-            f"only {kinds} {ctx.op_type} is supported, got input shape {ctx.shape(0)}"
+            f"only {kinds} {ctx.op_type} is supported, got input {ctx.tensor_type(0)}"
         )
     return rank
 
@@ -44,7 +44,7 @@ def conv_window(ctx: NodeContext, kernel: tuple[int, ...], with_dilation: bool =
     rank = len(kernel)
     strides = window_ints(ctx, "strides", (1,) * rank, rank)
     dilation = window_ints(ctx, "dilations", (1,) * rank, rank) if with_dilation else (1,) * rank
-    pads = onnx_padding(ctx, ctx.shape(0)[2:], kernel, strides, dilation)
+    pads = onnx_padding(ctx, ctx.static_dims(0, 2), kernel, strides, dilation)
     if rank == 1:
         return Window((1, kernel[0]), (1, strides[0]), (1, dilation[0]), (0, pads[0], 0, pads[1]))
     return Window(
@@ -449,7 +449,7 @@ def global_pool(op: str, reduce_op: str) -> Converter:
         if ndim == 4:
             return ctx.call(op, data)
         if ndim < 3:
-            raise ctx.error(f"expects an (N, C, ...) input, got shape {ctx.shape(0)}")
+            raise ctx.error(f"expects an (N, C, ...) input, got {ctx.tensor_type(0)}")
         return ctx.call(reduce_op, data, axis=tuple(range(2, ndim)), keepdims=True)
 
     convert.__doc__ = f"ONNX -> {op}"
@@ -530,7 +530,11 @@ def convert_dropout(ctx: NodeContext) -> ConverterResult:
         if training and rate != 0.0:
             raise ctx.unsupported("training_mode=True is not supported (inference only)")
     out = ctx.first_output(ctx.call("nn.dropout", ctx.input(0), rate=rate))
-    return [out, Constant(np.ones(ctx.shape(0), dtype=bool))]
+    ty = ctx.tensor_type(0)
+    if not ty.dims:
+        return [out, Constant(np.ones(ty.shape, dtype=bool))]
+    shape = tuple(ctx.dim_entry(dim) for dim in ty.dims)
+    return [out, ctx.call("broadcast_to", Constant(np.array(True)), shape=shape)]
 
 
 def convert_lp_pool(ctx: NodeContext) -> ConverterResult:
@@ -563,13 +567,21 @@ def softmax(op: str) -> Converter:
         data = ctx.input(0)
         if ctx.opset >= 13:
             return ctx.call(op, data, axis=ctx.int_attr("axis", -1))
-        shape = ctx.shape(0)
+        ty = ctx.tensor_type(0)
+        shape = ty.shape
         axis = ctx.int_attr("axis", 1)
         if not -len(shape) <= axis < max(len(shape), 1):
-            raise ctx.error(f"axis {axis} is out of range for input shape {shape}")
+            raise ctx.error(f"axis {axis} is out of range for input {ty}")
         axis %= max(len(shape), 1)
         if axis == len(shape) - 1:
             return ctx.call(op, data, axis=-1)
+        if ty.dims:  # symbolic rows of the static columns' extent
+            if axis == 0:
+                raise ctx.unsupported(f"axis 0 folds the symbolic dims of {ty} into a row")
+            columns = math.prod(ctx.static_dims(0, axis))
+            flat = ctx.call("reshape", data, newshape=(-1, columns))
+            back = tuple(ctx.dim_entry(dim) for dim in ty.dims)
+            return ctx.call("reshape", ctx.call(op, flat, axis=1), newshape=back)
         rows = math.prod(shape[:axis])
         flat = ctx.call("reshape", data, newshape=(rows, math.prod(shape) // max(rows, 1)))
         return ctx.call("reshape", ctx.call(op, flat, axis=1), newshape=shape)

@@ -239,16 +239,21 @@ def _pad_arguments(ctx: NodeContext, ndim: int) -> tuple[list[int], float]:
 
 
 def convert_pad(ctx: NodeContext) -> ConverterResult:
-    """Pad -> nn.pad (negative pads crop, as in ONNX)."""
-    shape = ctx.shape(0)
-    ndim = len(shape)
+    """Pad -> nn.pad (negative pads crop, as in ONNX); a symbolic axis must not pad."""
+    ndim = ctx.rank(0)
     mode = ctx.choice_attr("mode", "constant", PAD_MODES)
     pads, value = _pad_arguments(ctx, ndim)
     if len(pads) != 2 * ndim:
-        raise ctx.error(f"pads {pads} must have {2 * ndim} values for input shape {shape}")
+        raise ctx.error(f"pads {pads} must have {2 * ndim} values for input {ctx.tensor_type(0)}")
     widths = tuple((pads[axis], pads[ndim + axis]) for axis in range(ndim))
     if mode == "wrap":
         return _wrap_pad(ctx, widths)
+    dims = ctx.tensor_type(0).dims
+    for axis, width in enumerate(widths):
+        if dims and any(width) and not isinstance(dims[axis], IntImm):
+            raise ctx.unsupported(
+                f"axis {axis} of input {ctx.tensor_type(0)} is symbolic: only static axes pad"
+            )
     return ctx.call("nn.pad", ctx.input(0), pad_width=widths, pad_value=value, mode=mode)
 
 

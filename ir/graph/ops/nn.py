@@ -43,11 +43,13 @@ from ir.graph.ops.te_common import (
     narrowed,
     pad_stage,
     read_broadcast,
+    symbolic_batch,
     symbolic_rows,
     te_dims,
     tensor_out,
     type_dims,
     widened_product,
+    with_dims,
 )
 from ir.graph.types import TensorType, Type
 from ir.te.tensor import Tensor, compute, dims_of, max_reduce, reduce_axis, sum_reduce
@@ -167,7 +169,7 @@ def _conv2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor
             widened_product(padded[n, channel, row, col], weight[k, rc, ry, rx]), [rc, ry, rx]
         )
 
-    conv = compute(out.shape, body, name="conv2d", tag="conv2d", attrs={"weight_input": 1})
+    conv = compute(te_dims(out), body, name="conv2d", tag="conv2d", attrs={"weight_input": 1})
     return check_output(narrowed(conv, out.dtype), out, "nn.conv2d")
 
 
@@ -257,7 +259,7 @@ def _conv2d_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> 
         )
 
     conv = compute(
-        out.shape, body, name="conv2d_nchwc", tag="conv2d_nchwc", attrs={"weight_input": 1}
+        te_dims(out), body, name="conv2d_nchwc", tag="conv2d_nchwc", attrs={"weight_input": 1}
     )
     return check_output(narrowed(conv, out.dtype), out, "nn.conv2d_nchwc")
 
@@ -319,7 +321,7 @@ def _depthwise_nchwc_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) 
         )
 
     conv = compute(
-        out.shape,
+        te_dims(out),
         body,
         name="depthwise_conv2d_nchwc",
         tag="depthwise_conv2d_nchwc",
@@ -562,8 +564,20 @@ def _batch_norm_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Te
         scale = gamma / intrinsic("sqrt", var + epsilon)
         return (data[indices] - mean) * scale + beta
 
-    norm = compute(data.shape, body, name="batch_norm", tag="broadcast")
+    norm = compute(dims_of(data), body, name="batch_norm", tag="broadcast")
     return check_output(norm, out_type, "nn.batch_norm")
+
+
+def _batch_norm_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """nn.batch_norm's symbolic relation: the data's dims, whose channel axis is static."""
+    op = "nn.batch_norm"
+    data = tensor_arg(arg_types, 0, op)
+    axis = normalize_axis(int(attrs["axis"]), data.ndim, op)
+    if any(isinstance(ty, TensorType) and ty.dims for ty in arg_types[1:]) or not isinstance(
+        type_dims(data)[axis], IntImm
+    ):
+        raise TypeInferenceError(f"{op}: the channels (axis {axis} of {data}) must be static")
+    return with_dims(tensor_out(out_type, op), type_dims(data))
 
 
 def _same_float_relation(op: str) -> TypeRelation:
@@ -754,14 +768,15 @@ def _lrn_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
         value = cast(acc, data[(*indices[:axis], channel, *indices[axis + 1 :])])
         return sum_reduce(value * value, r, where=in_range(channel, 0, data.shape[axis]))
 
-    squares = compute(data.shape, square_sum, name="lrn_sqsum", tag="reduce")
+    squares = compute(dims_of(data), square_sum, name="lrn_sqsum", tag="reduce")
 
     def body(*indices: PrimExpr) -> PrimExpr:
         scaled = float(attrs["alpha"]) / size * squares[indices]
         denominator = intrinsic("pow", float(attrs["bias"]) + scaled, float(attrs["beta"]))
         return cast(data.dtype, cast(acc, data[indices]) / denominator)
 
-    return check_output(compute(data.shape, body, name="lrn", tag="reduce"), out_type, "nn.lrn")
+    lrn = compute(dims_of(data), body, name="lrn", tag="reduce")
+    return check_output(lrn, out_type, "nn.lrn")
 
 
 def _layer_norm_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
@@ -871,6 +886,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_conv2d_relation,
         reference=conv2d_reference,
         te_compute=_conv2d_te,
+        symbolic_relation=symbolic_batch,
         flops=_conv2d_flops,
         doc="2-D convolution, NCHW data x OIHW weight; padding is (top, left, bottom, right)",
         input_names=("data", "weight"),
@@ -883,6 +899,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_conv2d_nchwc_relation,
         reference=_conv2d_nchwc_reference,
         te_compute=_conv2d_nchwc_te,
+        symbolic_relation=symbolic_batch,
         flops=_conv2d_nchwc_flops,
         doc=(
             "2-D convolution on blocked channels: NCHW[bi]c (or NCHW) data x OIHW[bi]i[bo]o "
@@ -899,6 +916,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_depthwise_nchwc_relation,
         reference=_depthwise_nchwc_reference,
         te_compute=_depthwise_nchwc_te,
+        symbolic_relation=symbolic_batch,
         flops=_depthwise_nchwc_flops,
         doc=(
             "depthwise 2-D convolution on blocked channels: NCHW[b]c data x C[b]HWc weight "
@@ -956,6 +974,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_batch_norm_relation,
         reference=_batch_norm_reference,
         te_compute=_batch_norm_te,
+        symbolic_relation=_batch_norm_dims,
         flops=_scaled_flops(2),
         doc="inference batch norm: (x - mean) / sqrt(var + eps) * gamma + beta along axis",
         input_names=("data", "gamma", "beta", "moving_mean", "moving_var"),
@@ -968,10 +987,11 @@ OPS: tuple[OpDef, ...] = (
         type_relation=lambda arg_types, attrs: tensor_arg(arg_types, 0, "nn.dropout"),
         reference=lambda inputs, attrs: inputs[0].copy(),
         te_compute=lambda inputs, attrs, out_type: check_output(
-            compute(inputs[0].shape, lambda *i: inputs[0][i], name="dropout", tag="elemwise"),
+            compute(dims_of(inputs[0]), lambda *i: inputs[0][i], name="dropout", tag="elemwise"),
             out_type,
             "nn.dropout",
         ),
+        symbolic_relation=broadcast_dims,
         flops=zero_flops,
         doc="identity at inference",
         input_names=("data",),
@@ -1010,6 +1030,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_lrn_relation,
         reference=_lrn_reference,
         te_compute=_lrn_te,
+        symbolic_relation=symbolic_batch,
         flops=_scaled_flops(4),
         doc="ONNX local response normalisation across channels",
         input_names=("data",),

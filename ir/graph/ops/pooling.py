@@ -34,12 +34,18 @@ from ir.graph.ops.te_common import (
     lowest,
     numpy_scalar,
     pad_stage,
+    symbolic_batch,
+    te_dims,
     tensor_out,
+    type_dims,
+    with_dims,
 )
 from ir.graph.types import TensorType, Type
 from ir.te.tensor import Tensor, compute, max_reduce, reduce_axis, sum_reduce
 from ir.tir.expr import (
+    INDEX_DTYPE,
     ExprLike,
+    IntImm,
     IterVar,
     PrimExpr,
     cast,
@@ -49,6 +55,7 @@ from ir.tir.expr import (
     minimum,
     select,
 )
+from ir.tir.printer import format_expr
 
 # --- 2-D pooling ---------------------------------------------------------------------------
 
@@ -227,7 +234,7 @@ def _max_pool2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Te
     geometry = _pool_geometry(data.shape, attrs, "nn.max_pool2d")
     axes, read = _pool_window(data, geometry, lowest(data.dtype))
     pool = compute(
-        out.shape,
+        te_dims(out),
         lambda *i: max_reduce(read(*i), axes),
         "max_pool2d",
         "pool",
@@ -259,7 +266,11 @@ def _avg_pool2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Te
     axes, read = _pool_window(data, geometry, 0, acc)
     names = _POOL_AXES[: len(out.shape)]
     total = compute(
-        out.shape, lambda *i: sum_reduce(read(*i), axes), "avg_pool2d_sum", "pool", axis_names=names
+        te_dims(out),
+        lambda *i: sum_reduce(read(*i), axes),
+        "avg_pool2d_sum",
+        "pool",
+        axis_names=names,
     )
     top, left, bottom, right = geometry.pads
     height, width = data.shape[2:4]
@@ -275,7 +286,7 @@ def _avg_pool2d_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Te
         count = cast(acc, maximum(count_h * count_w, 1))
         return cast(data.dtype, total[indices] / count)
 
-    mean = compute(out.shape, body, "avg_pool2d", "pool", axis_names=names)
+    mean = compute(te_dims(out), body, "avg_pool2d", "pool", axis_names=names)
     return check_output(mean, out, "nn.avg_pool2d")
 
 
@@ -324,7 +335,7 @@ def _global_pool_te(reduce: str) -> TeCompute:
 
         if reduce == "max":
             pool = compute(
-                out.shape,
+                te_dims(out),
                 lambda *i: max_reduce(window(*i), [ry, rx]),
                 name,
                 "pool",
@@ -333,7 +344,7 @@ def _global_pool_te(reduce: str) -> TeCompute:
             return check_output(pool, out, f"nn.{name}")
         acc = accumulate_dtype(data.dtype)
         total = compute(
-            out.shape,
+            te_dims(out),
             lambda *i: sum_reduce(cast(acc, window(*i)), [ry, rx]),
             f"{name}_sum",
             "pool",
@@ -341,7 +352,7 @@ def _global_pool_te(reduce: str) -> TeCompute:
         )
         count = float(data.shape[2] * data.shape[3])
         mean = compute(
-            out.shape, lambda *i: cast(data.dtype, total[i] / count), name=name, tag="pool"
+            te_dims(out), lambda *i: cast(data.dtype, total[i] / count), name=name, tag="pool"
         )
         return check_output(mean, out, f"nn.{name}")
 
@@ -398,6 +409,25 @@ def _pad_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
     return TensorType(tuple(shape), data.dtype)
 
 
+def _pad_dims(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """nn.pad's symbolic relation: an axis padded or cropped must be static; the others
+    keep the data's dims."""
+    data = tensor_arg(arg_types, 0, "nn.pad")
+    out = tensor_out(out_type, "nn.pad")
+    dims = type_dims(data)
+    for axis, (dim, widths) in enumerate(zip(dims, _pad_widths(data, attrs), strict=True)):
+        if any(widths) and not isinstance(dim, IntImm):
+            raise TypeInferenceError(
+                f"nn.pad: axis {axis} of {data} is symbolic ({format_expr(dim)}); only "
+                "static axes pad"
+            )
+    grown = (
+        dim if not any(widths) else IntImm(extent, INDEX_DTYPE)
+        for dim, widths, extent in zip(dims, _pad_widths(data, attrs), out.shape, strict=True)
+    )
+    return with_dims(out, tuple(grown))
+
+
 def _pad_reference(inputs: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     """Crop negative widths first, then pad positive ones."""
     data = inputs[0]
@@ -426,6 +456,9 @@ def _pad_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
         inside: PrimExpr = index_const(1)
         source: list[PrimExpr] = []
         for index, dim, (before, after) in zip(indices, data.shape, widths, strict=True):
+            if before == 0 and after == 0:  # (a symbolic batch is never padded)
+                source.append(index)
+                continue
             shifted = index - before
             start, stop = max(-before, 0), dim - max(-after, 0)  # the part that is kept
             if mode == "constant":
@@ -442,7 +475,7 @@ def _pad_te(inputs: Sequence[Tensor], attrs: Attrs, out_type: Type) -> Tensor:
             source.append(shifted)
         return select(inside, data[source], fill)
 
-    return check_output(compute(out.shape, body, "pad", "injective"), out, "nn.pad")
+    return check_output(compute(te_dims(out), body, "pad", "injective"), out, "nn.pad")
 
 
 def _abs_index(value: PrimExpr) -> PrimExpr:
@@ -469,6 +502,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_pool_relation("nn.max_pool2d"),
         reference=_nchw_reference(_max_pool2d_reference),
         te_compute=_max_pool2d_te,
+        symbolic_relation=symbolic_batch,
         flops=_pool_flops,
         doc="2-D max pooling (NCHW); padding reads as -inf",
         input_names=("data",),
@@ -481,6 +515,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_pool_relation("nn.avg_pool2d"),
         reference=_nchw_reference(_avg_pool2d_reference),
         te_compute=_avg_pool2d_te,
+        symbolic_relation=symbolic_batch,
         flops=_pool_flops,
         doc="2-D average pooling (NCHW); count_include_pad counts explicit padding cells",
         input_names=("data",),
@@ -493,6 +528,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_global_pool_relation("nn.global_avg_pool2d"),
         reference=_nchw_reference(_global_pool_reference("mean")),
         te_compute=_global_pool_te("mean"),
+        symbolic_relation=symbolic_batch,
         flops=_input_size_flops,
         doc="mean over H and W: [N, C, H, W] -> [N, C, 1, 1]",
         input_names=("data",),
@@ -505,6 +541,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_global_pool_relation("nn.global_max_pool2d"),
         reference=_nchw_reference(_global_pool_reference("max")),
         te_compute=_global_pool_te("max"),
+        symbolic_relation=symbolic_batch,
         flops=_input_size_flops,
         doc="max over H and W: [N, C, H, W] -> [N, C, 1, 1]",
         input_names=("data",),
@@ -517,6 +554,7 @@ OPS: tuple[OpDef, ...] = (
         type_relation=_pad_relation,
         reference=_pad_reference,
         te_compute=_pad_te,
+        symbolic_relation=_pad_dims,
         flops=zero_flops,
         doc="pad (or crop, for negative widths) each axis; modes constant, edge, reflect",
         input_names=("data",),

@@ -10,7 +10,7 @@ import numpy as np
 from ir.errors import TypeInferenceError
 from ir.graph.attrs import Attrs
 from ir.graph.types import TensorType, TupleType, Type
-from ir.te.tensor import DimLike, TEError, Tensor, as_dims, compute, dims_of
+from ir.te.tensor import Dim, DimLike, TEError, Tensor, as_dims, compute, dims_of
 from ir.tir.expr import (
     INDEX_DTYPE,
     Binary,
@@ -180,6 +180,25 @@ def symbolic_rows(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Ty
     return TensorType(out.shape, out.dtype, (*lead, *trailing))
 
 
+def symbolic_batch(arg_types: Sequence[Type], attrs: Attrs, out_type: Type) -> Type:
+    """The symbolic relation of ops over batches of images (convolutions, pooling): the
+    first operand's leading dim, the batch, may be symbolic and leads the output; every
+    other dim of every operand is static (a window slides over static rows and columns)."""
+    out = tensor_out(out_type, "batch")
+    for position, ty in enumerate(arg_types):
+        if not isinstance(ty, TensorType) or not ty.dims:
+            continue
+        if position > 0 or not all(isinstance(dim, IntImm) for dim in ty.dims[1:]):
+            raise TypeInferenceError(
+                f"only the batch (the first dim of the data) may be symbolic; operand "
+                f"{position} is {ty}"
+            )
+    data = arg_types[0]
+    assert isinstance(data, TensorType)
+    trailing = tuple(IntImm(extent, INDEX_DTYPE) for extent in out.shape[1:])
+    return with_dims(out, (type_dims(data)[0], *trailing))
+
+
 def te_dims(ty: TensorType) -> tuple[DimLike, ...]:
     """The TE dims of a tensor of type `ty` (`as_dims`)."""
     return as_dims(ty.dims, ty.shape)
@@ -217,7 +236,14 @@ def pad_stage(
     """A constant-padding stage (non-negative widths), or `data` itself when nothing pads."""
     if not any(before) and not any(after):
         return data
-    shape = [dim + lo + hi for dim, lo, hi in zip(data.shape, before, after, strict=True)]
+    shape: list[DimLike] = []
+    for axis, (dim, lo, hi) in enumerate(zip(dims_of(data), before, after, strict=True)):
+        if not (lo or hi):
+            shape.append(dim)  # (a symbolic batch passes through)
+        elif isinstance(dim, Dim):
+            raise TEError(f"{name}: axis {axis} is symbolic ({format_expr(dim.value)}): no padding")
+        else:
+            shape.append(dim + lo + hi)
     fill = as_expr(value, data.dtype)
 
     def body(*indices: PrimExpr) -> PrimExpr:

@@ -219,6 +219,11 @@ def _reshape_relation(arg_types: Sequence[Type], attrs: Attrs) -> Type:
                 f"{op}: cannot infer the -1 in newshape {dims} from data shape {data.shape}"
             )
         dims = tuple(data.size // known if dim == -1 else dim for dim in dims)
+    elif data.dims:
+        raise TypeInferenceError(
+            f"{op}: newshape {dims} is fixed, but the data {data} is symbolic: a fixed "
+            "target fits one size only (a dynamic export reads it from Shape, or has a -1)"
+        )
     elif known != data.size:
         raise TypeInferenceError(
             f"{op}: data shape {data.shape} has {data.size} elements but newshape {dims} "

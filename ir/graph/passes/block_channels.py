@@ -63,6 +63,7 @@ class _Blocked:
     expr: Expr
     block: int
     shape: tuple[int, ...]
+    symbolic_batch: bool = False  # its batch is known at run time (shape[0] its bound)
 
     @property
     def padded(self) -> bool:
@@ -104,10 +105,17 @@ def _input_block(channels: int, step: int = 1) -> int:
     return max((b for b in fitting if channels % b == 0), default=0)
 
 
-def to_blocked(expr: Expr, shape: tuple[int, ...], block: int) -> Expr:
+def _batch_entry(shape: tuple[int, ...], symbolic_batch: bool) -> tuple[int, ...]:
+    """`shape` as a reshape target: a symbolic batch as -1 (the rest holds it)."""
+    return (-1, *shape[1:]) if symbolic_batch else shape
+
+
+def to_blocked(
+    expr: Expr, shape: tuple[int, ...], block: int, symbolic_batch: bool = False
+) -> Expr:
     """`expr` (NCHW, of `shape`) as NCHW[block]c, zero-padded to whole blocks; a size-1
-    channel axis stays size 1."""
-    batch, channels, height, width = shape
+    channel axis stays size 1. A symbolic batch (`shape[0]` its bound) stays symbolic."""
+    batch, channels, height, width = _batch_entry(shape, symbolic_batch)
     if channels == 1:
         return call("reshape", expr, newshape=(batch, 1, height, width, 1))
     blocks = padded_channels(channels, block) // block
@@ -116,9 +124,10 @@ def to_blocked(expr: Expr, shape: tuple[int, ...], block: int) -> Expr:
     return call("transpose", split, axes=(0, 1, 3, 4, 2))
 
 
-def to_plain(expr: Expr, shape: tuple[int, ...], block: int) -> Expr:
-    """`expr` (NCHW[block]c) back in NCHW of `shape`, without padding channels."""
-    batch, channels, height, width = shape
+def to_plain(expr: Expr, shape: tuple[int, ...], block: int, symbolic_batch: bool = False) -> Expr:
+    """`expr` (NCHW[block]c) back in NCHW of `shape`, without padding channels (a symbolic
+    batch stays symbolic)."""
+    batch, channels, height, width = _batch_entry(shape, symbolic_batch)
     whole = (batch, padded_channels(channels, block), height, width)
     plain = call("reshape", call("transpose", expr, axes=(0, 1, 4, 2, 3)), newshape=whole)
     if whole[1] == channels:
@@ -211,7 +220,7 @@ class _Converter:
         known = self.plain.get(id(node))
         if known is None:
             value = self.blocked[id(node)]
-            known = to_plain(value.expr, value.shape, value.block)
+            known = to_plain(value.expr, value.shape, value.block, value.symbolic_batch)
             self.plain[id(node)] = known
         return known
 
@@ -293,7 +302,7 @@ class _Converter:
         data_type = _tensor_type(data)
         if integer and source is None and data_type is not None:
             # Blocked, each output channel's 4 input bytes are adjacent: one dot product.
-            data_expr = to_blocked(data_expr, data_type.shape, in_block)
+            data_expr = to_blocked(data_expr, data_type.shape, in_block, bool(data_type.dims))
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         packed: Expr
         if integer:
@@ -313,7 +322,7 @@ class _Converter:
                 attrs["groups"] = groups
             packed = fold_expr(blocked_weight(weight, weight_type.shape, in_block, block))
             conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, **attrs)
-        return _Blocked(conv, block, out.shape)
+        return _Blocked(conv, block, out.shape, bool(out.dims))
 
     def _depthwise(self, node: Call, out: TensorType) -> _Blocked | None:
         """A depthwise conv (one input channel per output channel) of blocked data, in
@@ -335,7 +344,7 @@ class _Converter:
         packed = fold_expr(blocked_depthwise_weight(weight, weight_type.shape, value.block))
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         conv = call("nn.depthwise_conv2d_nchwc", value.expr, packed, span=node.span, **attrs)
-        return _Blocked(conv, value.block, out.shape)
+        return _Blocked(conv, value.block, out.shape, bool(out.dims))
 
     def _elementwise(self, node: Call, out: TensorType) -> _Blocked | None:
         assert isinstance(node.op, str)
@@ -355,13 +364,19 @@ class _Converter:
             if side is None:
                 return None
             args.append(side)
-        return _Blocked(call(node.op, *args, span=node.span, **node.attrs), block, out.shape)
+        return _Blocked(
+            call(node.op, *args, span=node.span, **node.attrs), block, out.shape, bool(out.dims)
+        )
 
     def _broadcast_operand(self, arg: Expr, out: TensorType, block: int) -> Expr | None:
         """A non-blocked operand of a blocked elementwise op, broadcast the same way."""
         ty = _tensor_type(arg)
         if ty is None or ty.ndim > 4:
             return None
+        if ty.dims:  # a symbolic operand: the same batch as the output, or none of it
+            if ty.ndim != 4 or ty.shape[1:] != out.shape[1:]:
+                return None
+            return to_blocked(self.plain_of(arg), ty.shape, block, symbolic_batch=True)
         shape = (1,) * (4 - ty.ndim) + ty.shape
         if any(dim not in (1, full) for dim, full in zip(shape, out.shape, strict=True)):
             return None
@@ -381,7 +396,7 @@ class _Converter:
             return None
         exprs = [value.expr for value in values if value is not None]
         concat = call("concatenate", *exprs, span=node.span, axis=1)
-        return _Blocked(concat, blocks.pop(), out.shape)
+        return _Blocked(concat, blocks.pop(), out.shape, bool(out.dims))
 
     def _pool(self, node: Call, out: TensorType) -> _Blocked | None:
         assert isinstance(node.op, str)
@@ -389,7 +404,12 @@ class _Converter:
         if value is None:
             return None
         attrs = {**node.attrs, "layout": "NCHWc"}
-        return _Blocked(call(node.op, value.expr, span=node.span, **attrs), value.block, out.shape)
+        return _Blocked(
+            call(node.op, value.expr, span=node.span, **attrs),
+            value.block,
+            out.shape,
+            bool(out.dims),
+        )
 
 
 def block_channels(fn: Function) -> Function:

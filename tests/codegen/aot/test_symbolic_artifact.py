@@ -20,6 +20,7 @@ from ir.graph.passes.pipeline import optimize
 from tests.codegen.aot.conftest import build_c_example, run_c_example
 from tests.ir.frontend.onnx_helpers import randn, run_onnxruntime
 from tests.ir.frontend.test_onnx_transformer import HIDDEN, transformer_block
+from tests.support.onnx_models import batched_cnn
 
 SHAPES = [(1, 1), (2, 17), (4, 64), (3, 5)]
 
@@ -128,3 +129,28 @@ def test_the_c_example_runs_the_artifact_at_the_sizes_it_is_given(
         np.testing.assert_allclose(actual.reshape(expected.shape), expected, rtol=1e-6, atol=1e-7)
     refused = run_c_example(tmp_path, 2)
     assert refused.returncode == 2 and "batch (1..4) seq (1..64)" in refused.stderr
+
+
+@pytest.fixture(scope="module")
+def cnn_artifact(tmp_path_factory: pytest.TempPathFactory) -> ArtifactResult:
+    imported = import_model(batched_cnn(), shape={"x": (DimRange(1, 8), 3, 32, 32)})
+    return build_model_artifact(
+        optimize(imported.function),
+        host_target(),
+        tmp_path_factory.mktemp("cnn_artifact"),
+        output_names=imported.output_names,
+    )
+
+
+def test_one_cnn_artifact_runs_any_batch_in_range_like_onnxruntime(
+    cnn_artifact: ArtifactResult,
+) -> None:
+    assert cnn_artifact.manifest["sizes"] == [{"name": "batch", "upper": 8}]
+    with load_artifact(cnn_artifact.path) as model:
+        for batch in (1, 6, 8):
+            x = randn(batch, 3, 32, 32)
+            (expected,) = run_onnxruntime(batched_cnn(), {"x": x})
+            (actual,) = model.run({"x": x}).values()
+            np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-5)
+        with pytest.raises(ArtifactInputError, match=r"input 'x' dim 0 \(batch\) is 9"):
+            model.run({"x": np.zeros((9, 3, 32, 32), np.float32)})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from onnx import helper
 
-from ir.errors import ShapeBindingError, UnsupportedOpError
+from ir.errors import ShapeBindingError, TypeInferenceError, UnsupportedOpError
 from ir.frontend.onnx.bindings import parse_shape_bindings
 from ir.frontend.onnx.importer import import_model
 from ir.frontend.onnx.symbolic_dims import DimRange
@@ -18,6 +18,7 @@ from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from tests.ir.frontend.onnx_helpers import make_model, randn
 from tests.ir.frontend.test_onnx_transformer import HIDDEN, transformer_block
+from tests.support.onnx_models import batched_cnn
 
 
 def _dense(declared: list[int | str], name: str = "x") -> bytes:
@@ -100,8 +101,59 @@ def test_head_split_reshapes_of_a_symbolic_block_become_symbolic_targets() -> No
 
 
 def test_an_op_that_does_not_take_symbolic_dims_names_the_node() -> None:
-    weight = randn(4, 3, 3, 3)
-    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="stem")]
-    model = make_model(nodes, {"x": (["batch", 3, 8, 8], np.float32)}, initializers={"w": weight})
-    with pytest.raises(UnsupportedOpError, match=r"'stem' \(Conv.*does not take symbolic dims"):
-        import_model(model.SerializeToString(), shape={"x": (DimRange(1, 4), 3, 8, 8)})
+    nodes = [helper.make_node("Det", ["x"], ["y"], name="det")]
+    model = make_model(nodes, {"x": (["batch", 3, 3], np.float32)}, opset=17)
+    with pytest.raises(UnsupportedOpError, match=r"'det' \(Det.*does not take symbolic dims"):
+        import_model(model.SerializeToString(), shape={"x": (DimRange(1, 4), 3, 3)})
+
+
+def test_a_batch_of_images_stays_symbolic_through_convs_pooling_and_the_head() -> None:
+    imported = import_model(batched_cnn(), shape={"x": (DimRange(1, 8), 3, 32, 32)})
+    (result,) = [imported.function.body.checked_type]
+    assert str(result) == "Tensor[(batch, 10), float32]"
+    kinds = {
+        node.op: str(node.checked_type)
+        for node in post_order(imported.function.body)
+        if isinstance(node, Call) and isinstance(node.op, str)
+    }
+    assert kinds["nn.conv2d"] == "Tensor[(batch, 20, 8, 8), float32]"
+    assert kinds["nn.max_pool2d"] == "Tensor[(batch, 16, 8, 8), float32]"
+    assert kinds["nn.pad"] == "Tensor[(batch, 20, 10, 10), float32]"
+    assert kinds["nn.global_avg_pool2d"] == "Tensor[(batch, 20, 1, 1), float32]"
+
+
+def test_a_symbolic_image_size_is_refused_naming_the_node_and_the_axes() -> None:
+    model = batched_cnn()
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    dims[2].dim_param = "height"
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"'Conv_0' \(Conv.*height.*takes a symbolic batch, but its axes from 2 on",
+    ):
+        import_model(model, shape={"x": (DimRange(1, 8), 3, DimRange(8, 32), 32)})
+
+
+def test_padding_a_symbolic_axis_is_refused_naming_the_node() -> None:
+    nodes = [helper.make_node("Pad", ["x", "pads"], ["y"], name="grow")]
+    model = make_model(
+        nodes,
+        {"x": (["batch", 4], np.float32)},
+        initializers={"pads": np.array([1, 0, 0, 0], np.int64)},
+        opset=17,
+    )
+    with pytest.raises(UnsupportedOpError, match=r"'grow' \(Pad.*axis 0 .* is symbolic"):
+        import_model(model.SerializeToString(), shape={"x": (DimRange(1, 4), 4)})
+
+
+def test_a_fixed_reshape_of_a_symbolic_batch_says_the_target_is_fixed() -> None:
+    nodes = [helper.make_node("Reshape", ["x", "target"], ["y"], name="flatten")]
+    model = make_model(
+        nodes,
+        {"x": (["batch", 4, 2], np.float32)},
+        initializers={"target": np.array([1, 8], np.int64)},
+    )
+    with pytest.raises(
+        TypeInferenceError,
+        match=r"'flatten'.*newshape \(1, 8\) is fixed, but the data .* is symbolic",
+    ):
+        import_model(model.SerializeToString(), shape={"x": (DimRange(1, 4), 4, 2)})
