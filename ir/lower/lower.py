@@ -41,6 +41,7 @@ from ir.tir.expr import (
     logical_and,
     select,
 )
+from ir.tir.simplify import simplify
 from ir.tir.simplify_stmt import simplify_func
 from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Stmt, Store, seq
 from ir.tir.visit import free_index_vars, substitute, walk_expr
@@ -116,6 +117,9 @@ class _Lowering(ReadLowering):
     def __init__(self, schedule: Schedule) -> None:
         super().__init__(schedule)
         self.attached: dict[tuple[str, str], list[Stage]] = {}
+        # Indices of symbolic axes that their stages' loops keep within the run-time
+        # extent, unguarded: a producer reading one position there needs no guard either.
+        self.in_range: set[PrimExpr] = set()
         self._validate()
 
     # Step 1 -------------------------------------------------------------------------------
@@ -201,6 +205,9 @@ class _Lowering(ReadLowering):
         if symbolic:
             nest.dynamic = dynamic
             self._guard_symbolic_axes(nest, overshooting, whole)
+            for axis in stage.op.axes:
+                if axis.runtime_extent is not None and axis.name in whole - overshooting:
+                    self.in_range.add(simplify(values[axis.name]))
         return nest
 
     def _guard_symbolic_axes(
@@ -223,6 +230,8 @@ class _Lowering(ReadLowering):
             runtime = axis.runtime_extent
             if runtime is None or (axis.name in whole and axis.name not in overshooting):
                 continue
+            if nest.extents.get(axis.name) == 1 and simplify(nest.offsets[index]) in self.in_range:
+                continue  # one position of the axis, which the consumer's loops keep in range
             absolute = binary("add", nest.offsets[index], nest.values[axis.name])
             owner = _NO_SPLIT - len(guards)  # (one of its own, to be versioned alone)
             guards.append((owner, compare("lt", absolute, runtime), True))
