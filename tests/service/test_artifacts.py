@@ -227,3 +227,37 @@ def test_a_model_bound_to_shape_ranges_uploads_and_builds_one_artifact_for_them(
             np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-4)
         with pytest.raises(ArtifactInputError, match=r"input 'x' dim 1 \(seq\) is 41"):
             loaded.run({"x": randn(1, 41, HIDDEN)})
+
+
+def test_an_image_model_with_a_batch_range_builds_one_artifact_over_http(
+    live_drivers: LiveService, tmp_path: Path
+) -> None:
+    """A CNN uploaded with a batch range keeps its batch symbolic through convs and
+    pooling; the artifact built over HTTP runs any batch in range like onnxruntime."""
+    import numpy as np
+
+    from codegen.runtime.loader import load_artifact
+    from tests.ir.frontend.onnx_helpers import randn, run_onnxruntime
+    from tests.support.onnx_models import batched_cnn
+
+    model = batched_cnn()
+    with live_drivers.client() as client:
+        stored = client.post(
+            "/v1/models", content=model.SerializeToString(), params={"shape": "x=1..4x3x32x32"}
+        )
+        assert stored.status_code == 201, stored.text
+        info = stored.json()
+        assert info["inputs"][0]["dims"] == ["batch", "3", "32", "32"]
+        created = client.post("/v1/artifacts", json={"model_id": info["id"]})
+        artifact = wait_ready(client, created.json()["id"])
+        assert artifact["state"] == "ready", artifact["error"]
+        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+    path = tmp_path / "cnn.tar.gz"
+    path.write_bytes(download.content)
+    with load_artifact(path) as loaded:
+        assert loaded.manifest["sizes"] == [{"name": "batch", "upper": 4}]
+        for batch in (1, 4):
+            x = randn(batch, 3, 32, 32)
+            (expected,) = run_onnxruntime(model, {"x": x})
+            (actual,) = loaded.run({"x": x}).values()
+            np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-5)
