@@ -25,7 +25,7 @@ made before it lives until the loop ends.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
@@ -38,9 +38,11 @@ from codegen.llvm.jit import optimized_llvm_ir
 from codegen.llvm.target import CpuTarget
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
+from ir.graph.passes.narrow_sizes import narrow_sizes
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType, TupleType, Type
 from ir.lower import lower
+from ir.lower.dispatch import dispatch_on_sizes
 from ir.schedule.default import default_schedule
 from ir.schedule.hardware import HardwareParams
 from ir.schedule.schedule import Schedule
@@ -49,6 +51,12 @@ from ir.tir.expr import IntImm
 from ir.tir.expr import Var as SizeVar
 from ir.tir.printer import format_expr
 from ir.tir.stmt import PrimFunc
+from ir.tir.visit import walk_expr
+
+# A size variable whose range reaches past twice this gets kernels of two lowerings, one
+# fitted to its sizes up to this (`_Planner._small_sizes`): at the range's upper bound, a
+# sequence of 16 tokens ran all in partial tiles, twice a specialised artifact's time.
+SMALL_SIZE = 32
 
 
 @dataclass(frozen=True)
@@ -257,9 +265,15 @@ def _flatten(structure: Any) -> list[Any]:
 class _Planner(Generic[CodeT]):
     """Builds a ModelPlan; one instance per compile."""
 
-    def __init__(self, backend: KernelBackend[CodeT], chooser: ScheduleChooser):
+    def __init__(
+        self,
+        backend: KernelBackend[CodeT],
+        chooser: ScheduleChooser,
+        sizes: Mapping[str, int] | None = None,
+    ):
         self.backend = backend
         self.chooser = chooser
+        self.sizes = dict(sizes or {})  # the model's size variables and their upper bounds
         self.kernels: list[PlannedKernel[CodeT]] = []
         self.kernel_of: dict[tuple[Function, frozenset[str]], tuple[int, Schedule]] = {}
         self.calls: dict[int, int] = {}
@@ -326,14 +340,14 @@ class _Planner(Generic[CodeT]):
         compiled: tuple[PrimFunc, CodeT] | None = None
         if schedule is not None:
             try:
-                compiled = self._compile(schedule, symbol)
+                compiled = self._compile(schedule, symbol, prim, constants)
             except AutotuneError as err:  # a record that does not compile here is a miss
                 schedule, record_id = None, None
                 note = f"tuned schedule does not compile: {err}"[:500]
         if schedule is None or compiled is None:
             fresh = program if choice.schedule is None else function_to_te(prim)
             schedule = self.backend.default(fresh, constants)
-            compiled = self._compile(schedule, symbol)
+            compiled = self._compile(schedule, symbol, prim, constants)
             record_id = None
         func, code = compiled
         coverage = TaskCoverage(name, choice.workload_key, record_id, calls=0, note=note)
@@ -341,9 +355,34 @@ class _Planner(Generic[CodeT]):
         self.kernel_of[(prim, constants)] = (index, schedule)
         return index, schedule
 
-    def _compile(self, schedule: Schedule, symbol: str) -> tuple[PrimFunc, CodeT]:
+    def _compile(
+        self, schedule: Schedule, symbol: str, prim: Function, constants: frozenset[str]
+    ) -> tuple[PrimFunc, CodeT]:
         func = lower(schedule, name=symbol)
+        small = self._small_sizes(prim, constants, schedule, symbol)
+        if small is not None:
+            func = dispatch_on_sizes(small[0], func, small[1])
         return func, self.backend.compile(func)
+
+    def _small_sizes(
+        self, prim: Function, constants: frozenset[str], schedule: Schedule, symbol: str
+    ) -> tuple[PrimFunc, dict[str, int]] | None:
+        """The lowering of `prim` narrowed to SMALL_SIZE for each of its size variables
+        whose range reaches past 2 x SMALL_SIZE, with the default schedule there, and
+        those limits; None when no range is that wide or the narrow default schedule is
+        `schedule` again (nothing to gain)."""
+        limits = {
+            name: SMALL_SIZE
+            for name in _size_names(prim)
+            if self.sizes.get(name, 0) > 2 * SMALL_SIZE
+        }
+        if not limits:
+            return None
+        narrow = narrow_sizes(prim, {**self.sizes, **limits})
+        small = self.backend.default(function_to_te(narrow), constants)
+        if small.trace.to_json() == schedule.trace.to_json():
+            return None
+        return lower(small, name=symbol), limits
 
     def call(self, node: Call, slots: dict[int, Any]) -> Any:
         if not isinstance(node.op, Function):
@@ -517,7 +556,8 @@ def plan_model_with(
     output_names: Sequence[str] | None = None,
 ) -> ModelPlan[CodeT]:
     """Plan a fused, typed main function with kernels compiled by `backend`."""
-    planner = _Planner(backend, chooser)
+    sizes = model_sizes(fn)
+    planner = _Planner(backend, chooser, {size.name: size.upper for size in sizes})
     inputs, result = _walk(fn, planner)
     outputs, copies = _place_outputs(fn, planner, result, output_names)
     memory = _place_intermediates(planner, copies)
@@ -536,7 +576,7 @@ def plan_model_with(
         memory=memory,
         value_bytes=planner.value_bytes,
         value_types=planner.value_types,
-        sizes=model_sizes(fn),
+        sizes=sizes,
     )
 
 
@@ -553,6 +593,18 @@ def _walk(fn: Function, planner: _Planner[Any]) -> tuple[list[TensorSpec], list[
         values.append(value)
         inputs.append(TensorSpec.of(param.name, ty))
     return inputs, planner.apply(fn, values, "the model")
+
+
+def _size_names(prim: Function) -> set[str]:
+    """The size variables the dims of `prim`'s parameters are written in."""
+    return {
+        node.name
+        for param in prim.params
+        if isinstance(param.type_annotation, TensorType)
+        for dim in param.type_annotation.dims
+        for node in walk_expr(dim)
+        if isinstance(node, SizeVar)
+    }
 
 
 def model_sizes(fn: Function) -> list[SizeSpec]:

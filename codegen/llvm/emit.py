@@ -47,6 +47,7 @@ from codegen.llvm.loops import emit_counted_loop
 from codegen.llvm.memory import (
     Access,
     classify_access,
+    load_contiguous,
     scatter,
     store_contiguous,
     store_scalar,
@@ -164,6 +165,11 @@ def _emit_store(ctx: FunctionContext, store: Store) -> None:
     mask = ctx.mask
     if lanes_of(index) > 1 or (mask is not None and access.kind != "contiguous"):
         scatter(ctx, buffer, index, value, mask)
+    elif access.kind == "contiguous" and mask is not None and buffer in ctx.stack_buffers:
+        # A partial tile's lanes in a tile-sized stack array: blend, then store them all.
+        old = load_contiguous(ctx, buffer, index, ctx.lanes)
+        vector = splat(ctx.builder, value, ctx.lanes)
+        store_contiguous(ctx, buffer, index, ctx.builder.select(mask, vector, old))
     elif access.kind == "contiguous":
         store_contiguous(ctx, buffer, index, splat(ctx.builder, value, ctx.lanes), mask)
     elif lanes_of(value) > 1:
@@ -234,7 +240,11 @@ def _emit_allocate(ctx: FunctionContext, allocate: Allocate) -> None:
             ctx.stack_array(element_type, buffer.size) as pointer,
             ctx.bind_buffer(buffer, pointer),
         ):
-            emit_stmt(ctx, allocate.body)
+            ctx.stack_buffers.add(buffer)
+            try:
+                emit_stmt(ctx, allocate.body)
+            finally:
+                ctx.stack_buffers.discard(buffer)
         return
     # Too big for a thread's stack: the heap, 64-byte aligned (aligned_alloc wants the
     # size to be a multiple of the alignment).

@@ -120,7 +120,16 @@ def _emit_load(ctx: FunctionContext, load: Load) -> Any:
             return load_strided(ctx, load.buffer, first, ctx.lanes, access.step, ctx.mask)
         access = Access("scattered", load.index)
     index = emit_index(ctx, access.index)
-    if lanes_of(index) == 1 and ctx.mask is None:
+    if lanes_of(index) == 1 and ctx.mask is not None:
+        # One element for every lane: read where a lane is on, else element 0 (which
+        # every buffer has), so the read needs no branch and no gather.
+        mask_type = ctx.mask.type
+        reduce_or = ctx.module_ctx.declare(
+            f"llvm.vector.reduce.or.{intrinsic_suffix(mask_type)}", ir.FunctionType(I1, [mask_type])
+        )
+        wanted = ctx.builder.call(reduce_or, [ctx.mask])
+        index = ctx.builder.select(wanted, index, constant(index.type, 0))
+    if lanes_of(index) == 1:
         return load_scalar(ctx, load.buffer, index)
     return gather(ctx, load.buffer, index, ctx.mask)
 

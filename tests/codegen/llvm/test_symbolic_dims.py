@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from codegen.errors import KernelArgumentError
 from codegen.llvm import compile_kernel
 from codegen.llvm.jit import CompiledKernel
-from ir.errors import ScheduleError
+from ir.errors import IRError, ScheduleError
 from ir.lower import lower
+from ir.lower.dispatch import dispatch_on_sizes
 from ir.reference import check_close
 from ir.schedule.default import default_schedule
 from ir.schedule.schedule import Schedule
@@ -370,3 +371,64 @@ def test_the_loop_ir_itself_means_the_same_at_every_size(name: str) -> None:
         out = np.full(expected.shape, np.nan, dtype=np.float32)
         interpret(func, [*inputs, out])
         np.testing.assert_allclose(out, expected, rtol=2e-5, atol=2e-5)
+
+
+def test_a_size_dispatch_runs_the_narrow_lowering_at_small_sizes_and_the_wide_one_above() -> None:
+    """Two lowerings of one dense program, its rows at most 16 and at most 200, joined
+    into one kernel: right at every size, the narrow body where m <= 16 (its loops fitted
+    to 16 rows), the wide one above."""
+    narrow, wide = lower(default_schedule(_dense(upper=16))), lower(default_schedule(_dense()))
+    joined = dispatch_on_sizes(narrow, wide, {"m": 16})
+    text = format_func(joined)
+    assert "if (m <= 16):" in text and [p.shape for p in joined.params] == [
+        p.shape for p in wide.params
+    ]
+    kernel = compile_kernel(joined)
+    for size in (1, 5, 16, 17, 200):
+        inputs = _dense_inputs(size)
+        out = np.full((size, 40), np.nan, np.float32)
+        kernel(*inputs, out)
+        np.testing.assert_allclose(out, inputs[0] @ _W.T, rtol=2e-5, atol=2e-5)
+
+
+def test_a_size_dispatch_refuses_lowerings_of_other_programs() -> None:
+    dense, softmax = lower(default_schedule(_dense())), lower(default_schedule(_softmax()))
+    with pytest.raises(IRError, match="do not take the same parameters"):
+        dispatch_on_sizes(softmax, dense, {"m": 16})
+    with pytest.raises(IRError, match=r"has no size variable\(s\) \['s'\]"):
+        dispatch_on_sizes(dense, dense, {"s": 16})
+
+
+def _columns_product(upper: int = 40) -> TEProgram:
+    """[16, 24] x [24, n] -> [16, n]: the symbolic axis is the vectorized one."""
+    n = size_var("n", upper)
+    a = placeholder((16, 24), name="A")
+    b = placeholder((24, n), name="B")
+    k = reduce_axis(24, "k")
+    c = compute((16, n), lambda i, j: sum_reduce(a[i, k] * b[k, j], axis=k), name="C")
+    return TEProgram("columns", (a, b), (c,))
+
+
+def test_a_partial_vector_tile_accumulates_in_registers_and_broadcasts_without_gathers() -> None:
+    """Column tiles of 16 lanes over a symbolic n, the accumulators in a tile-sized local
+    buffer: the last tile's lanes are masked, but its stores to the local buffer blend
+    and store whole vectors, and the row value every lane shares is one load, not a
+    gather. Right at every n."""
+    schedule = Schedule(_columns_product())
+    cache = schedule.cache_write("C", "local")
+    jo, ji = schedule.split("C", "j", 16)
+    schedule.vectorize("C", ji)
+    schedule.compute_at(cache, "C", jo)
+    inner = schedule.stages[cache].op.axes[1].name
+    schedule.reorder(cache, schedule.stages[cache].op.axes[0].name, "k", inner)
+    schedule.vectorize(cache, inner)
+    kernel = compile_kernel(lower(schedule))
+    text = kernel._llvm_text
+    assert "llvm.masked.gather" not in text
+    assert " alloca " not in text  # C_local's lanes all live in registers
+    a = RNG.standard_normal((16, 24), dtype=np.float32)
+    for n in (1, 7, 16, 17, 40):
+        b = RNG.standard_normal((24, n), dtype=np.float32)
+        out = np.full((16, n), np.nan, np.float32)
+        kernel(a, b, out)
+        np.testing.assert_allclose(out, a @ b, rtol=2e-5, atol=2e-5)

@@ -1,0 +1,66 @@
+"""NarrowSizes: a typed function over symbolic dims, retyped for a smaller range of its size
+variables.
+
+A symbolic type's `shape` holds the upper bounds of its dims over the size variables'
+ranges, and every static analysis (the schedule rules' tile sizes, the lowering's index
+bounds) works from those bounds. Narrowing a size variable (`seq` at most 32 rather than
+384) recomputes them: each parameter's bounds and each symbolic attribute entry's (a
+reshape's `(dim text, upper)`) over the narrower ranges, then the body's types by
+inference. The dims themselves are unchanged, so the narrowed function computes the same
+thing wherever the size variables are within the narrower ranges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from ir.graph.attrs import Attrs, is_dim_entry
+from ir.graph.nodes import Call, Expr, Function, Var
+from ir.graph.passes.infer_type import infer_type
+from ir.graph.traversal import rewrite
+from ir.graph.types import TensorType
+from ir.tir.arith import bound
+from ir.tir.dim_text import parse_dim
+from ir.tir.expr import INDEX_DTYPE, PrimExpr
+from ir.tir.expr import Var as SizeVar
+
+
+def narrow_sizes(fn: Function, uppers: Mapping[str, int]) -> Function:
+    """`fn` (typed; its dims over size variables) retyped for the size variables at most
+    `uppers` (by name, each at least 1): the parameters' and symbolic attribute entries'
+    upper bounds recomputed over those ranges (never above what they were), the body's
+    types inferred again. A size variable missing from `uppers` is unbounded, so a dim
+    that involves it keeps its bound."""
+    ranges = {SizeVar(name, INDEX_DTYPE): (1, int(upper)) for name, upper in uppers.items()}
+
+    def narrowed(dim: PrimExpr, upper: int) -> int:
+        _, high = bound(dim, ranges)
+        return upper if high is None else max(1, min(upper, high))
+
+    params: dict[int, Var] = {}
+    for param in fn.params:
+        ty = param.type_annotation
+        if isinstance(ty, TensorType) and ty.dims:
+            shape = tuple(narrowed(d, u) for d, u in zip(ty.dims, ty.shape, strict=True))
+            params[id(param)] = Var(param.name, TensorType(shape, ty.dtype, ty.dims))
+
+    def entry(value: object) -> object:
+        if is_dim_entry(value):
+            assert isinstance(value, tuple)
+            return (value[0], narrowed(parse_dim(value[0]), value[1]))
+        if isinstance(value, tuple):
+            return tuple(entry(item) for item in value)
+        return value
+
+    def visit(node: Expr) -> Expr:
+        if isinstance(node, Var):
+            return params.get(id(node), node)
+        if isinstance(node, Call) and isinstance(node.op, str):
+            attrs = Attrs({key: entry(value) for key, value in node.attrs.items()})
+            if attrs != node.attrs:
+                return replace(node, attrs=attrs)
+        return node
+
+    body = rewrite(fn.body, visit)
+    return infer_type(Function(tuple(params.get(id(p), p) for p in fn.params), body, fn.attrs))
