@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import helper
 
+from codegen.aot.plan import SMALL_SIZE
 from codegen.backends import default_schedule_for
 from codegen.executor import CompiledModel, InputError, compile_model
 from codegen.llvm import host_target
@@ -261,3 +262,19 @@ def test_a_conv_over_a_symbolic_batch_lowers_without_batch_guards() -> None:
     text = format_func(lower(default_schedule_for(function_to_te(workload), target, constants)))
     assert "range((batch * " in text
     assert "< batch)" not in text
+
+
+def test_a_wide_range_dispatches_small_sizes_to_a_lowering_of_their_own(
+    block_model: onnx.ModelProto,
+) -> None:
+    """seq in 1..128 reaches past 2 x SMALL_SIZE: kernels over it branch on seq <= 32 to
+    a lowering narrowed to those sizes; both sides match onnxruntime."""
+    ranges = {"x": (DimRange(1, 2), DimRange(1, 128), HIDDEN)}
+    compiled = compile_model(optimize(import_model(block_model, shape=ranges).function))
+    texts = [format_func(kernel.func) for kernel in compiled.plan.kernels]
+    assert any(f"if (seq <= {SMALL_SIZE}):" in text for text in texts)
+    assert not any("batch <=" in text for text in texts)  # (batch's range is narrow)
+    for shape in ((1, 5, HIDDEN), (2, 32, HIDDEN), (2, 33, HIDDEN), (1, 128, HIDDEN)):
+        x = randn(*shape)
+        (expected,) = run_onnxruntime(block_model, {"x": x})
+        np.testing.assert_allclose(compiled.run({"x": x}), expected, rtol=1e-3, atol=1e-4)
