@@ -65,8 +65,8 @@ class FunctionContext:
     vector_lets: dict[Var, PrimExpr] = field(default_factory=dict)
     opaque_vars: set[Var] = field(default_factory=set)
     mask: Any = None
-    # Buffers allocated on this thread's stack, each holding a whole tile: a masked store
-    # to one may write every lane (the others' old values), which keeps it in registers.
+    # Buffers allocated on this thread's stack: a masked store to one whose lanes all lie
+    # in it may write every lane (the others' old values), which keeps it in registers.
     stack_buffers: set[Buffer] = field(default_factory=set)
     _free_allocas: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
 

@@ -56,7 +56,7 @@ from codegen.llvm.parallel import emit_parallel_loop
 from codegen.llvm.target import CpuTarget
 from codegen.llvm.transpose import emit_transposed_nest
 from codegen.llvm.vectorize import bind_vector_let, emit_vectorized_loop
-from ir.tir.expr import IntImm, PrimExpr, binary
+from ir.tir.expr import Buffer, IntImm, PrimExpr, binary
 from ir.tir.stmt import (
     Allocate,
     Barrier,
@@ -165,8 +165,8 @@ def _emit_store(ctx: FunctionContext, store: Store) -> None:
     mask = ctx.mask
     if lanes_of(index) > 1 or (mask is not None and access.kind != "contiguous"):
         scatter(ctx, buffer, index, value, mask)
-    elif access.kind == "contiguous" and mask is not None and buffer in ctx.stack_buffers:
-        # A partial tile's lanes in a tile-sized stack array: blend, then store them all.
+    elif mask is not None and access.kind == "contiguous" and _within_stack(ctx, buffer, index):
+        # A partial tile's lanes in a stack array that holds them all: blend, store them all.
         old = load_contiguous(ctx, buffer, index, ctx.lanes)
         vector = splat(ctx.builder, value, ctx.lanes)
         store_contiguous(ctx, buffer, index, ctx.builder.select(mask, vector, old))
@@ -178,6 +178,15 @@ def _emit_store(ctx: FunctionContext, store: Store) -> None:
         store_scalar(ctx, buffer, index, last)
     else:
         store_scalar(ctx, buffer, index, value)
+
+
+def _within_stack(ctx: FunctionContext, buffer: Buffer, first: Any) -> bool:
+    """Whether `buffer` is a stack array and the lanes from element `first` (a constant:
+    the unrolled offset of a register tile) all lie in it."""
+    if buffer not in ctx.stack_buffers or not isinstance(first, ir.Constant):
+        return False
+    start = first.constant
+    return isinstance(start, int) and start >= 0 and start + ctx.lanes <= buffer.size
 
 
 def _emit_for(ctx: FunctionContext, loop: For) -> None:

@@ -176,3 +176,20 @@ def test_a_qdq_conv_compiles_to_onnxruntime_results_within_one_step() -> None:
     assert steps.max() <= 1.0 + 1e-3
     assert np.mean(steps > 1e-3) < 0.01
     assert np.std(expected) > 0.05
+
+
+def test_a_masked_tile_at_the_end_of_a_stack_buffer_writes_nothing_past_it() -> None:
+    """A 1-D average pool: rows of 31 sums in one stack array, stored in vectors of 16,
+    so the last row's second tile ends past the array. Its masked lanes must not be
+    written back (they once were, corrupting the stack into NaNs)."""
+    node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2])
+    graph = helper.make_graph(
+        [node],
+        "pool",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 31])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    compiled = compile_model(optimize(from_onnx(model)))
+    x = np.random.default_rng(3).standard_normal((1, 3, 32)).astype(np.float32)
+    np.testing.assert_allclose(compiled.run({"x": x}), (x[..., :-1] + x[..., 1:]) / 2, rtol=1e-6)

@@ -98,15 +98,22 @@ def test_a_quantized_model_builds_an_artifact_with_integer_kernels(
         uploaded = client.post("/v1/models", content=model.SerializeToString()).json()
         names = [task["name"] for task in uploaded["tasks"]]
         assert sum(name.startswith("fused_qnn_conv2d_nchwc") for name in names) == expected
-        created = client.post("/v1/artifacts", json={"model_id": uploaded["id"]}).json()
-        artifact = wait_ready(client, created["id"])
-        assert artifact["state"] == "ready", artifact["error"]
-        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
-    with tarfile.open(fileobj=io.BytesIO(download.content)) as archive:
+        content = _built_artifact(client, uploaded["id"])
+    with tarfile.open(fileobj=io.BytesIO(content)) as archive:
         member = archive.extractfile("manifest.json")
         assert member is not None
         manifest = json.loads(member.read())
     assert len(manifest["integer_kernels"]) == expected
+
+
+def _built_artifact(client: Any, model_id: str) -> bytes:
+    """The artifact the service builds of model `model_id`, downloaded, once ready."""
+    created = client.post("/v1/artifacts", json={"model_id": model_id}).json()
+    artifact = wait_ready(client, created["id"])
+    assert artifact["state"] == "ready", artifact["error"]
+    download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+    assert download.status_code == 200, download.text
+    return bytes(download.content)
 
 
 def _built_with_loop_tasks(live_drivers: LiveService, model: Any, path: Path) -> Path:
@@ -116,11 +123,8 @@ def _built_with_loop_tasks(live_drivers: LiveService, model: Any, path: Path) ->
         uploaded = client.post("/v1/models", content=model.SerializeToString()).json()
         names = [task["name"] for task in uploaded["tasks"]]
         assert any("matmul" in name and "tanh" in name for name in names), names
-        created = client.post("/v1/artifacts", json={"model_id": uploaded["id"]}).json()
-        artifact = wait_ready(client, created["id"])
-        assert artifact["state"] == "ready", artifact["error"]
-        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
-    path.write_bytes(download.content)
+        content = _built_artifact(client, uploaded["id"])
+    path.write_bytes(content)
     return path
 
 
@@ -209,12 +213,9 @@ def test_a_model_bound_to_shape_ranges_uploads_and_builds_one_artifact_for_them(
         assert info["inputs"][0]["dims"] == ["batch", "seq", str(HIDDEN)]
         assert info["inputs"][0]["shape"] == [3, 40, HIDDEN]
         assert info["tasks"] and info["outputs"][0]["dims"] == ["batch", "seq", str(HIDDEN)]
-        created = client.post("/v1/artifacts", json={"model_id": info["id"]})
-        artifact = wait_ready(client, created.json()["id"])
-        assert artifact["state"] == "ready", artifact["error"]
-        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+        content = _built_artifact(client, info["id"])
     path = tmp_path / "block.tar.gz"
-    path.write_bytes(download.content)
+    path.write_bytes(content)
     with load_artifact(path) as loaded:
         assert loaded.manifest["sizes"] == [
             {"name": "batch", "upper": 3},
@@ -248,12 +249,9 @@ def test_an_image_model_with_a_batch_range_builds_one_artifact_over_http(
         assert stored.status_code == 201, stored.text
         info = stored.json()
         assert info["inputs"][0]["dims"] == ["batch", "3", "32", "32"]
-        created = client.post("/v1/artifacts", json={"model_id": info["id"]})
-        artifact = wait_ready(client, created.json()["id"])
-        assert artifact["state"] == "ready", artifact["error"]
-        download = client.get(f"/v1/artifacts/{artifact['id']}/download")
+        content = _built_artifact(client, info["id"])
     path = tmp_path / "cnn.tar.gz"
-    path.write_bytes(download.content)
+    path.write_bytes(content)
     with load_artifact(path) as loaded:
         assert loaded.manifest["sizes"] == [{"name": "batch", "upper": 4}]
         for batch in (1, 4):
