@@ -369,8 +369,9 @@ class _Planner(Generic[CodeT]):
     ) -> tuple[PrimFunc, dict[str, int]] | None:
         """The lowering of `prim` narrowed to SMALL_SIZE for each of its size variables
         whose range reaches past 2 x SMALL_SIZE, with the default schedule there, and
-        those limits; None when no range is that wide or the narrow default schedule is
-        `schedule` again (nothing to gain)."""
+        those limits; None when no range is that wide, the narrow default schedule is
+        `schedule` again (nothing to gain), or it lays a constant out otherwise (a tuned
+        schedule's weight blocks)."""
         limits = {
             name: SMALL_SIZE
             for name in _size_names(prim)
@@ -382,6 +383,8 @@ class _Planner(Generic[CodeT]):
         small = self.backend.default(function_to_te(narrow), constants)
         if small.trace.to_json() == schedule.trace.to_json():
             return None
+        if small.input_layouts != schedule.input_layouts:
+            return None  # (the constants are laid out once, as `schedule` asks)
         return lower(small, name=symbol), limits
 
     def call(self, node: Call, slots: dict[int, Any]) -> Any:

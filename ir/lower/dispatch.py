@@ -28,7 +28,10 @@ def dispatch_on_sizes(small: PrimFunc, wide: PrimFunc, limits: Mapping[str, int]
         raise IRError(f"{small.name} and {wide.name} do not take the same parameters")
     buffers = dict(zip(small.params, wide.params, strict=True))
     for narrow, full in buffers.items():
-        if (narrow.name, narrow.dtype, narrow.dims) != (full.name, full.dtype, full.dims):
+        same_shape = bool(full.dims) or narrow.shape == full.shape  # (static: the layout)
+        if (narrow.name, narrow.dtype, narrow.dims) != (full.name, full.dtype, full.dims) or (
+            not same_shape
+        ):
             raise IRError(f"parameter {narrow.name} of {small.name} is not {full.name}'s")
     sizes = {var.name: var for var in wide.size_params}
     missing = sorted(set(limits) - set(sizes))

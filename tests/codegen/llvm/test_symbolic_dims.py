@@ -432,3 +432,13 @@ def test_a_partial_vector_tile_accumulates_in_registers_and_broadcasts_without_g
         out = np.full((16, n), np.nan, np.float32)
         kernel(a, b, out)
         np.testing.assert_allclose(out, a @ b, rtol=2e-5, atol=2e-5)
+
+
+def test_a_size_dispatch_refuses_lowerings_that_lay_a_constant_out_otherwise() -> None:
+    """The weight is stored once, as one lowering asks: a narrow lowering that reads it
+    in blocks of another shape cannot join the wide one."""
+    packed = Schedule(_dense(upper=16))
+    packed.layout_rewrite("W", [[5, 8], [48]], [0, 2, 1])
+    narrow, wide = lower(packed), lower(default_schedule(_dense()))
+    with pytest.raises(IRError, match="parameter W of dense is not W's"):
+        dispatch_on_sizes(narrow, wide, {"m": 16})
