@@ -123,12 +123,7 @@ def _emit_load(ctx: FunctionContext, load: Load) -> Any:
     if lanes_of(index) == 1 and ctx.mask is not None:
         # One element for every lane: read where a lane is on, else element 0 (which
         # every buffer has), so the read needs no branch and no gather.
-        mask_type = ctx.mask.type
-        reduce_or = ctx.module_ctx.declare(
-            f"llvm.vector.reduce.or.{intrinsic_suffix(mask_type)}", ir.FunctionType(I1, [mask_type])
-        )
-        wanted = ctx.builder.call(reduce_or, [ctx.mask])
-        index = ctx.builder.select(wanted, index, constant(index.type, 0))
+        index = ctx.builder.select(_any_lane(ctx), index, constant(index.type, 0))
     if lanes_of(index) == 1:
         return load_scalar(ctx, load.buffer, index)
     return gather(ctx, load.buffer, index, ctx.mask)
@@ -297,6 +292,15 @@ def _int_binary(ctx: FunctionContext, op: str, lhs: Any, rhs: Any, unsigned: boo
     raise CodegenError(f"unknown binary op {op!r}")
 
 
+def _any_lane(ctx: FunctionContext) -> Any:
+    """Whether any lane of the current mask is on (an i1)."""
+    mask_type = ctx.mask.type
+    reduce_or = ctx.module_ctx.declare(
+        f"llvm.vector.reduce.or.{intrinsic_suffix(mask_type)}", ir.FunctionType(I1, [mask_type])
+    )
+    return ctx.builder.call(reduce_or, [ctx.mask])
+
+
 def _guard_divisor(ctx: FunctionContext, lhs: Any, rhs: Any) -> tuple[Any, Any]:
     """Under a lane mask, make the divisor 1 where the mask is off: those lanes may hold
     any divisor, zero included, and x86 traps on integer division by zero."""
@@ -308,11 +312,7 @@ def _guard_divisor(ctx: FunctionContext, lhs: Any, rhs: Any) -> tuple[Any, Any]:
     one = constant(rhs.type, 1)
     if lanes_of(rhs) == 1:
         # A divisor shared by all lanes stays scalar: it is used if any lane is on.
-        mask_type = ctx.mask.type
-        reduce_or = ctx.module_ctx.declare(
-            f"llvm.vector.reduce.or.{intrinsic_suffix(mask_type)}", ir.FunctionType(I1, [mask_type])
-        )
-        return lhs, builder.select(builder.call(reduce_or, [ctx.mask]), rhs, one)
+        return lhs, builder.select(_any_lane(ctx), rhs, one)
     mask, rhs, one = unify(builder, ctx.mask, rhs, one)
     return splat(builder, lhs, lanes_of(rhs)), builder.select(mask, rhs, one)
 

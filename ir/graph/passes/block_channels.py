@@ -65,6 +65,11 @@ class _Blocked:
     shape: tuple[int, ...]
     symbolic_batch: bool = False  # its batch is known at run time (shape[0] its bound)
 
+    @staticmethod
+    def of(expr: Expr, block: int, out: TensorType) -> _Blocked:
+        """`expr` (blocked in `block`s) of a value of NCHW type `out`."""
+        return _Blocked(expr, block, out.shape, bool(out.dims))
+
     @property
     def padded(self) -> bool:
         return self.shape[1] % self.block != 0
@@ -322,7 +327,7 @@ class _Converter:
                 attrs["groups"] = groups
             packed = fold_expr(blocked_weight(weight, weight_type.shape, in_block, block))
             conv = call("nn.conv2d_nchwc", data_expr, packed, span=node.span, **attrs)
-        return _Blocked(conv, block, out.shape, bool(out.dims))
+        return _Blocked.of(conv, block, out)
 
     def _depthwise(self, node: Call, out: TensorType) -> _Blocked | None:
         """A depthwise conv (one input channel per output channel) of blocked data, in
@@ -344,7 +349,7 @@ class _Converter:
         packed = fold_expr(blocked_depthwise_weight(weight, weight_type.shape, value.block))
         attrs = {key: node.attrs[key] for key in ("strides", "padding", "dilation")}
         conv = call("nn.depthwise_conv2d_nchwc", value.expr, packed, span=node.span, **attrs)
-        return _Blocked(conv, value.block, out.shape, bool(out.dims))
+        return _Blocked.of(conv, value.block, out)
 
     def _elementwise(self, node: Call, out: TensorType) -> _Blocked | None:
         assert isinstance(node.op, str)
@@ -364,9 +369,7 @@ class _Converter:
             if side is None:
                 return None
             args.append(side)
-        return _Blocked(
-            call(node.op, *args, span=node.span, **node.attrs), block, out.shape, bool(out.dims)
-        )
+        return _Blocked.of(call(node.op, *args, span=node.span, **node.attrs), block, out)
 
     def _broadcast_operand(self, arg: Expr, out: TensorType, block: int) -> Expr | None:
         """A non-blocked operand of a blocked elementwise op, broadcast the same way."""
@@ -396,7 +399,7 @@ class _Converter:
             return None
         exprs = [value.expr for value in values if value is not None]
         concat = call("concatenate", *exprs, span=node.span, axis=1)
-        return _Blocked(concat, blocks.pop(), out.shape, bool(out.dims))
+        return _Blocked.of(concat, blocks.pop(), out)
 
     def _pool(self, node: Call, out: TensorType) -> _Blocked | None:
         assert isinstance(node.op, str)
@@ -404,12 +407,7 @@ class _Converter:
         if value is None:
             return None
         attrs = {**node.attrs, "layout": "NCHWc"}
-        return _Blocked(
-            call(node.op, value.expr, span=node.span, **attrs),
-            value.block,
-            out.shape,
-            bool(out.dims),
-        )
+        return _Blocked.of(call(node.op, value.expr, span=node.span, **attrs), value.block, out)
 
 
 def block_channels(fn: Function) -> Function:
