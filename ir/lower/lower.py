@@ -9,6 +9,9 @@ Step 3. Build each root stage's loop nest from its leaf axes; root indices are r
 Step 4. Tails of splits that do not divide get guards; when the split's inner axis is a
         loop of its own the outer loop is partitioned into a guard-free main part and one
         tail iteration with a shorter inner loop, so vectorized loops stay branch-free.
+        A stage computed at another's loop fills its whole tile instead, where its loops
+        stay within its buffer: its spatial axes unguarded, its reads made safe
+        (`ir.lower.overcompute`), so a partial tile's reduction runs branch-free too.
 Step 5. Simplify index arithmetic and drop guards that the loop ranges prove. Flat indices
         affine in the loop variables are built canonical already (`ir.lower.index`) and
         passed to the simplifier as hints, so it does not derive them again.
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ir.errors import ScheduleError
+from ir.lower.overcompute import may_overcompute, safe_reads
 from ir.lower.reads import ReadLowering
 from ir.lower.region import Region, constant_range, infer_region
 from ir.schedule.schedule import RFACTOR_TAIL, Fuse, Schedule, Split, Stage, loop_extents
@@ -111,6 +115,11 @@ class _Nest:
     # position where the tile is known: there the nest forks into a guard-free version for
     # whole tiles and the guarded one. Each: (the guard's owner, the tile-is-whole test).
     versions: dict[int, list[tuple[int, PrimExpr]]] = field(default_factory=dict)
+    # Guards of spatial axes dropped from a stage computed at another's loop, which fills
+    # its whole tile (`ir.lower.overcompute`): its reads are made safe without them.
+    # Each with its owner, as the symbolic guards: where it is proven (a whole tile's
+    # version), the reads stay as they are.
+    overcompute: list[tuple[int, PrimExpr]] = field(default_factory=list)
 
 
 class _Lowering(ReadLowering):
@@ -120,6 +129,9 @@ class _Lowering(ReadLowering):
         # Indices of symbolic axes that their stages' loops keep within the run-time
         # extent, unguarded: a producer reading one position there needs no guard either.
         self.in_range: set[PrimExpr] = set()
+        # The buffers of stages computed at another's loop (by name): private to its tile.
+        self.private: set[str] = set()
+        self.size_ranges: dict[Var, tuple[int, int]] | None = None
         self._validate()
 
     # Step 1 -------------------------------------------------------------------------------
@@ -204,14 +216,18 @@ class _Lowering(ReadLowering):
             nest.init_position = self.first_reduce_position(stage)
         if symbolic:
             nest.dynamic = dynamic
-            self._guard_symbolic_axes(nest, overshooting, whole)
+            self._guard_symbolic_axes(nest, overshooting, whole, region)
             for axis in stage.op.axes:
                 if axis.runtime_extent is not None and axis.name in whole - overshooting:
                     self.in_range.add(simplify(values[axis.name]))
         return nest
 
     def _guard_symbolic_axes(
-        self, nest: _Nest, overshooting: frozenset[str], whole: frozenset[str]
+        self,
+        nest: _Nest,
+        overshooting: frozenset[str],
+        whole: frozenset[str],
+        region: Region | None,
     ) -> None:
         """Guard the loops over symbolic axes that may run past their run-time extents:
         each split of a loop with a run-time extent (its last tile may be partial), and
@@ -248,18 +264,42 @@ class _Lowering(ReadLowering):
                 nest.peelable[axis.name] = (_REDUCE_PEEL - index, *tiles)
         positions = {var: position for position, var in enumerate(nest.loop_vars.values())}
         init = nest.init_position
+        overcompute = (
+            region is not None
+            and any(spatial for _, _, spatial in guards)
+            and self._within_region(nest, region)
+            and may_overcompute(self.expanded_body(stage.op), [axis.var for axis in stage.op.axes])
+        )
         seen: set[PrimExpr] = set()
         for owner, guard, spatial in guards:
             if guard in seen:  # (a root axis's guard is its split's, owned by the split)
                 continue
             seen.add(guard)
             position = _guard_position(guard, positions)
-            nest.symbolic_guards.setdefault(position, []).append((owner, guard))
-            if spatial and init is not None and position > init:
+            if spatial and overcompute:
+                nest.overcompute.append((owner, guard))
+            else:
+                nest.symbolic_guards.setdefault(position, []).append((owner, guard))
+            if spatial and init is not None and position > init and not overcompute:
                 nest.init_guards.setdefault(position, []).append((owner, guard))
             version = _tile_version(nest, guard, positions)
             if version is not None and version[0] < position:
                 nest.versions.setdefault(version[0], []).append((owner, version[1]))
+
+    def _within_region(self, nest: _Nest, region: Region) -> bool:
+        """Whether every position the loops of a stage computed at another's loop reach,
+        at their static extents, lies within its region (its buffer): its splits may
+        overshoot a symbolic axis, which only the guards kept in."""
+        if self.size_ranges is None:
+            self.size_ranges = self._size_ranges()
+        ranges = dict(self.size_ranges)
+        for leaf, var in nest.loop_vars.items():
+            ranges[var] = (0, nest.extents[leaf] - 1)
+        for axis, extent in zip(nest.stage.op.axes, region.extents, strict=True):
+            _, high = bound(nest.values[axis.name], ranges)
+            if high is None or high >= extent:
+                return False
+        return True
 
     @staticmethod
     def _register_peelable(nest: _Nest, axis: str) -> None:
@@ -398,11 +438,34 @@ class _Lowering(ReadLowering):
             if reduce.condition is not None:
                 combined = select(reduce.condition, combined, current)
             value = combined
+        dropped = _unproven(nest.overcompute, proven) if nest.overcompute else []
+        if dropped:
+            value = self._safe_reads(nest, value, dropped)
         stmt: Stmt = Store(buffer, index, value)
         condition = self.split_guards(nest, proven)
         if condition is not None:
             stmt = IfThenElse(condition, stmt)
         return stmt
+
+    def _safe_reads(self, nest: _Nest, value: PrimExpr, dropped: list[PrimExpr]) -> PrimExpr:
+        stage = nest.stage
+        sizes = {
+            node
+            for axis in stage.op.axes
+            if axis.runtime_extent is not None
+            for node in walk_expr(axis.runtime_extent)
+            if isinstance(node, Var)
+        }
+        vector = next(
+            (
+                nest.loop_vars[leaf]
+                for leaf in stage.leaves
+                if stage.annotations.get(leaf) == "vectorize"
+            ),
+            None,
+        )
+        loop_vars = nest.loop_vars.values()
+        return safe_reads(value, dropped, self.private, loop_vars, sizes, vector)
 
     def init_statement(
         self, nest: _Nest, position: int, overrides: Mapping[str, int], proven: frozenset[int]
@@ -642,6 +705,7 @@ class _Lowering(ReadLowering):
             self.layouts[producer.name] = layout
         buffer = Buffer(_identifier(producer.name), shape, producer.op.dtype, producer.scope)
         self.buffers[producer.name] = buffer
+        self.private.add(buffer.name)
         self.offsets[producer.name] = region.starts
         return buffer, self.emit_stage(producer, region, ranges, nest)
 

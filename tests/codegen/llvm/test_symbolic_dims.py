@@ -137,6 +137,23 @@ def _rfactor_softmax() -> Schedule:
     return schedule
 
 
+def _local_row_tiles(program: TEProgram | None = None) -> Schedule:
+    """Tiles of 6 rows (a partial last tile) by 8 vectorized columns, each accumulated in
+    a tile-sized local buffer computed at the column-tile loop, its rows unrolled inside
+    the reduction: the default dense rule's shape."""
+    schedule = Schedule(program or _dense())
+    cache = schedule.cache_write("Y", "local")
+    io, jo, _, ji = schedule.tile("Y", "i", "j", 6, 8)
+    schedule.vectorize("Y", ji)
+    schedule.parallel("Y", io)
+    schedule.compute_at(cache, "Y", jo)
+    rows, columns = (axis.name for axis in schedule.stages[cache].op.axes)
+    schedule.reorder(cache, "k", rows, columns)
+    schedule.unroll(cache, rows)
+    schedule.vectorize(cache, columns)
+    return schedule
+
+
 def _dense_inputs(rows: int) -> list[np.ndarray]:
     return [RNG.standard_normal((rows, 48), dtype=np.float32), _W]
 
@@ -166,6 +183,7 @@ SCHEDULES: dict[str, tuple[Callable[[], Schedule], Callable[[int], list[np.ndarr
     "context default": (lambda: default_schedule(_attention_context()), _context_inputs, 80),
     "context fused": (_fused_context, _context_inputs, 80),
     "dense fused tiles": (_fused_tiles_dense, _dense_inputs, 200),
+    "dense local tiles": (_local_row_tiles, _dense_inputs, 200),
 }
 
 
@@ -442,3 +460,66 @@ def test_a_size_dispatch_refuses_lowerings_that_lay_a_constant_out_otherwise() -
     narrow, wide = lower(packed), lower(default_schedule(_dense()))
     with pytest.raises(IRError, match="parameter W of dense is not W's"):
         dispatch_on_sizes(narrow, wide, {"m": 16})
+
+
+def _guarded_updates(text: str, buffer: str, loop: str) -> int:
+    """How many stores into `buffer` inside loop `loop` of the printed kernel `text` sit
+    under an `if` within that loop."""
+    lines = text.splitlines()
+    count = 0
+    for number, line in enumerate(lines):
+        if not line.lstrip().startswith(f"{buffer}["):
+            continue
+        depth, guarded = len(line) - len(line.lstrip()), False
+        for above in reversed(lines[:number]):
+            indent = len(above) - len(above.lstrip())
+            if indent >= depth:
+                continue
+            depth = indent
+            if above.lstrip().startswith(f"for {loop} "):
+                count += guarded
+                break
+            guarded = guarded or above.lstrip().startswith("if ")
+    return count
+
+
+def test_a_partial_tile_accumulates_its_whole_tile_and_clamps_its_row_reads() -> None:
+    """The last tile's accumulators fill all 6 rows, unguarded inside the reduction (a
+    guard there kept them out of registers); its reads of X are clamped into X instead,
+    and only the copy out to Y is guarded. Right at every size, and Y's memory past the
+    rows is left untouched."""
+    text = format_func(lower(_local_row_tiles()))
+    assert _guarded_updates(text, "Y_local", "Y_local_k") == 0
+    assert "X[min(" in text and "W[min(" not in text  # (W's reads do not depend on the rows)
+    assert "if (((Y_i_o * 6) + Y_i_i) < m):" in text  # (the copy out, row by row)
+    kernel = _kernel("dense local tiles")
+    for rows in (1, 5, 6, 7, 13, 200):
+        x = RNG.standard_normal((rows, 48), dtype=np.float32)
+        storage = np.full((rows + 1, 40), 123.0, dtype=np.float32)
+        kernel(x, _W, storage[:rows])
+        np.testing.assert_allclose(storage[:rows], x @ _W.T, rtol=2e-5, atol=2e-5)
+        assert (storage[rows] == 123.0).all()
+
+
+def test_a_stage_dividing_integers_by_data_keeps_its_guards() -> None:
+    """Past the rows a divisor read from data may be zero: such a stage stays guarded,
+    and stays right."""
+    m = size_var("m", 40)
+    x = placeholder((m, 48), "int32", name="X")
+    w = placeholder((40, 48), "int32", name="W")
+    k = reduce_axis(48, "k")
+    y = compute(
+        (m, 40),
+        lambda i, j: sum_reduce(binary("floordiv", x[i, k], w[j, k]), axis=k),
+        name="Y",
+    )
+    func = lower(_local_row_tiles(TEProgram("quotients", (x, w), (y,))))
+    assert _guarded_updates(format_func(func), "Y_local", "Y_local_k") > 0
+    kernel = compile_kernel(func)
+    weights = RNG.integers(1, 9, (40, 48)).astype(np.int32)
+    for rows in (1, 7, 40):
+        data = RNG.integers(-100, 100, (rows, 48)).astype(np.int32)
+        out = np.zeros((rows, 40), np.int32)
+        kernel(data, weights, out)
+        expected = (data[:, None, :] // weights[None, :, :]).sum(axis=2, dtype=np.int32)
+        np.testing.assert_array_equal(out, expected)
