@@ -9,7 +9,10 @@
 
 The body function takes the buffers as `noalias` arguments, so LLVM keeps knowing
 they do not overlap after inlining it into the worker. Parallel loops inside a
-parallel region run serially: one level of threads is enough on a CPU.
+parallel region run serially: one level of threads is enough on a CPU. So does a loop
+whose extents are known only at run time (symbolic dims) when the sizes it is called
+with leave it less work than the schedule rules parallelize (`MIN_PARALLEL_WORK`): the
+threads would cost more than they save.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from codegen.llvm.context import FunctionContext, finish_function, new_function_
 from codegen.llvm.dtypes import I32, I64, PTR, VOID, constant, scalar_type
 from codegen.llvm.exprs import emit_cast, emit_expr
 from codegen.llvm.loops import emit_counted_loop
-from ir.tir.expr import Buffer, Load, PrimExpr, Var
+from ir.schedule.rules.loops import MIN_PARALLEL_WORK
+from ir.tir.expr import Buffer, IntImm, Load, PrimExpr, Var
 from ir.tir.stmt import For, IfThenElse, LetStmt, Stmt, Store
 from ir.tir.visit import walk_expr, walk_stmt
+from ir.tir.work import statement_count
 
 EmitStmt = Callable[[FunctionContext, Stmt], None]
 
@@ -58,9 +63,19 @@ def emit_parallel_loop(ctx: FunctionContext, loop: For, emit_stmt: EmitStmt) -> 
     worker_name = module_ctx.unique_name("parallel")
     body = _build_body(ctx, loop, buffers, variables, values, emit_stmt, f"{worker_name}_body")
     worker = _build_worker(ctx, worker_name, closure_type, body)
-    # Step 4. Run it.
+    # Step 4. Run it: on this thread alone where the run-time sizes leave too little work.
     gomp_parallel = module_ctx.declare("GOMP_parallel", ir.FunctionType(VOID, [PTR, PTR, I32, I32]))
-    ctx.builder.call(gomp_parallel, [worker, closure, I32(ctx.target.num_cores), I32(0)])
+    work = statement_count(loop, ctx.env.keys())
+    if work is None or isinstance(work, IntImm):
+        ctx.builder.call(gomp_parallel, [worker, closure, I32(ctx.target.num_cores), I32(0)])
+        return
+    work_value = emit_cast(ctx, emit_expr(ctx, work), work.dtype, "int64")
+    small = ctx.builder.icmp_signed("<", work_value, I64(MIN_PARALLEL_WORK))
+    with ctx.builder.if_else(small) as (serial, threaded):
+        with serial:
+            ctx.builder.call(body, [*fields[:-1], constant(extent.type, 0), extent])
+        with threaded:
+            ctx.builder.call(gomp_parallel, [worker, closure, I32(ctx.target.num_cores), I32(0)])
 
 
 def _uses(body: Stmt) -> tuple[set[Var], set[Buffer]]:

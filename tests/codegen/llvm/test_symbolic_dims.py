@@ -8,6 +8,7 @@ against numpy at sizes from 1 to the upper bound.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -23,6 +24,7 @@ from ir.lower import lower
 from ir.lower.dispatch import dispatch_on_sizes
 from ir.reference import check_close
 from ir.schedule.default import default_schedule
+from ir.schedule.rules.loops import MIN_PARALLEL_WORK
 from ir.schedule.schedule import Schedule
 from ir.te.program import TEProgram
 from ir.te.tensor import (
@@ -523,3 +525,20 @@ def test_a_stage_dividing_integers_by_data_keeps_its_guards() -> None:
         kernel(data, weights, out)
         expected = (data[:, None, :] // weights[None, :, :]).sum(axis=2, dtype=np.int32)
         np.testing.assert_array_equal(out, expected)
+
+
+def test_a_parallel_loop_runs_on_the_calling_thread_where_the_sizes_leave_little_work() -> None:
+    """The default schedule runs the dense rows in parallel (at 200 rows, 384000 steps);
+    at run time, below the rules' threshold of work (`MIN_PARALLEL_WORK` steps: 2 rows
+    of 40 x 48), the loop's body is called once on the calling thread instead of
+    starting the threads. Right on both sides of the threshold."""
+    kernel = compile_kernel(lower(default_schedule(_dense())))
+    text = kernel._llvm_text
+    assert re.search(rf"icmp slt i64 %[\w.]+, {MIN_PARALLEL_WORK}\b", text)
+    assert re.search(r"call fastcc void @\w+_body\([^)]*, i64 0, i64 %m\)", text)
+    assert "GOMP_parallel" in text
+    for rows in (1, 2, 3, 200):
+        x = RNG.standard_normal((rows, 48), dtype=np.float32)
+        out = np.full((rows, 40), np.nan, np.float32)
+        kernel(x, _W, out)
+        np.testing.assert_allclose(out, x @ _W.T, rtol=2e-5, atol=2e-5)
