@@ -226,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.extend(report)
         print("\n".join(report), flush=True)
     out = Path(args.out) / f"symbolic_shapes_{host_name()}.txt"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")
     return 0
