@@ -5,22 +5,30 @@ compiles once, and its numpy loader and its C ABI run it at any shape within the
 from __future__ import annotations
 
 import ctypes
+import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 from codegen.aot import ArtifactResult, build_model_artifact
+from codegen.aot.plan import SMALL_SIZE
 from codegen.llvm import host_target
 from codegen.runtime.loader import ArtifactInputError, load_artifact
 from ir.frontend.onnx.importer import import_model
 from ir.frontend.onnx.symbolic_dims import DimRange
 from ir.graph.passes.pipeline import optimize
+from ir.te.program import function_to_te
 from tests.codegen.aot.conftest import build_c_example, run_c_example
 from tests.ir.frontend.onnx_helpers import randn, run_onnxruntime
 from tests.ir.frontend.test_onnx_transformer import HIDDEN, transformer_block
 from tests.support.onnx_models import batched_cnn
+from tuner.records import Record, records_chooser
+from tuner.space.space import SearchSpace
+from tuner.tasks import extract_tasks
 
 SHAPES = [(1, 1), (2, 17), (4, 64), (3, 5)]
 
@@ -154,3 +162,73 @@ def test_one_cnn_artifact_runs_any_batch_in_range_like_onnxruntime(
             np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-5)
         with pytest.raises(ArtifactInputError, match=r"input 'x' dim 0 \(batch\) is 9"):
             model.run({"x": np.zeros((9, 3, 32, 32), np.float32)})
+
+
+def _dense_relu(rows: int = 3 * SMALL_SIZE) -> tuple[onnx.ModelProto, dict[str, tuple]]:
+    """relu(x @ W + b) over x [batch, seq, 96], W [96, 80], and its shape ranges: seq up to
+    `rows`."""
+    rng = np.random.default_rng(5)
+    weights = [
+        numpy_helper.from_array(rng.standard_normal((96, 80)).astype(np.float32), "w"),
+        numpy_helper.from_array(rng.standard_normal(80).astype(np.float32), "b"),
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["h"]),
+        helper.make_node("Add", ["h", "b"], ["a"]),
+        helper.make_node("Relu", ["a"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dense_relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 96])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", 80])],
+        weights,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return model, {"x": (DimRange(1, 2), DimRange(1, rows), 96)}
+
+
+def test_records_with_other_weight_layouts_over_a_wide_range_build_one_right_artifact(
+    tmp_path: Path,
+) -> None:
+    """A range wider than twice `SMALL_SIZE` gives each kernel a body narrowed to small
+    sizes beside the chosen one. Records of candidates that block the weight otherwise
+    than the defaults do (as a tuning run's winners may) meet the narrow default in one
+    kernel, which reads the weight as it is stored: the artifact is right below the
+    dispatch's limit and above it. (Such records once gave wrong results at small sizes:
+    the narrow body read the weight in its own blocks.)"""
+    model, ranges = _dense_relu()
+    imported = import_model(model, shape=ranges)
+    fn = optimize(imported.function)
+    target = host_target()
+    records = []
+    for task in extract_tasks(fn, target):
+        space = SearchSpace(function_to_te(task.function), target.hardware, task.constant_params)
+        default = _layout_steps(space.default_point().to_json())
+        samples = (space.sample(random.Random(seed)).to_json() for seed in range(50))
+        trace = next(trace for trace in samples if _layout_steps(trace) not in ([], default))
+        records.append(Record(task.key, str(target), trace, (1e-6,), "ok"))
+    built = build_model_artifact(
+        fn,
+        target,
+        tmp_path,
+        records_chooser(records, str(target)),
+        output_names=imported.output_names,
+    )
+    assert all(task.record_id is not None for task in built.coverage)
+    (w, b) = (numpy_helper.to_array(tensor) for tensor in model.graph.initializer)
+    with load_artifact(built.path) as artifact:
+        for batch, seq in [
+            (1, 1),
+            (2, 7),
+            (1, SMALL_SIZE),
+            (2, SMALL_SIZE + 1),
+            (2, 3 * SMALL_SIZE),
+        ]:
+            x = randn(batch, seq, 96)
+            (actual,) = artifact.run({"x": x}).values()
+            np.testing.assert_allclose(actual, np.maximum(x @ w + b, 0), rtol=1e-4, atol=1e-4)
+
+
+def _layout_steps(trace: dict[str, Any]) -> list[dict[str, Any]]:
+    return [step for step in trace["steps"] if step["kind"] == "layout_rewrite"]
