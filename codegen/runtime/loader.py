@@ -70,6 +70,9 @@ _HASH_NAME = re.compile(r"^([0-9a-f]{64})\.tar\.gz$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
+_OUTPUT_SHAPES_KEPT = 1024  # sizes whose output shapes a loaded artifact remembers
+
+
 class ArtifactError(Exception):
     """An artifact cannot be loaded: missing, corrupt, truncated or incompatible."""
 
@@ -484,6 +487,8 @@ class Artifact:
             )
         self._handle: int | None = handle
         self._lock = threading.Lock()
+        # The output shapes at each sizes run so far (a serving loop meets a few again).
+        self._output_shapes: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
         self.load_s = time.perf_counter() - started
 
     @property
@@ -531,18 +536,23 @@ class Artifact:
         where; ArtifactInputError naming the input and dim that breaks a bound, binds one
         two ways or differs from a fixed dim."""
         for axis, (dim, size) in enumerate(zip(info.dims, shape, strict=True)):
-            where = f"input {info.name!r} dim {axis}"
-            if dim not in self.sizes:
+            upper = self.sizes.get(dim)
+            if upper is None:
                 if int(dim) != size:
-                    raise ArtifactInputError(f"{where} must be {dim}; got {size}")
+                    raise ArtifactInputError(
+                        f"input {info.name!r} dim {axis} must be {dim}; got {size}"
+                    )
                 continue
-            if not 1 <= size <= self.sizes[dim]:
+            if not 1 <= size <= upper:
                 raise ArtifactInputError(
-                    f"{where} ({dim}) is {size}, outside [1, {self.sizes[dim]}]"
+                    f"input {info.name!r} dim {axis} ({dim}) is {size}, outside [1, {upper}]"
                 )
-            known, origin = sizes.setdefault(dim, (size, where))
-            if known != size:
-                raise ArtifactInputError(f"{dim} is {known} by {origin} but {size} by {where}")
+            known = sizes.get(dim)
+            if known is None:
+                sizes[dim] = (size, f"input {info.name!r} dim {axis}")
+            elif known[0] != size:
+                where = f"input {info.name!r} dim {axis}"
+                raise ArtifactInputError(f"{dim} is {known[0]} by {known[1]} but {size} by {where}")
 
     def _output_shape(self, index: int, sizes: list[int]) -> tuple[int, ...]:
         info = self.outputs[index]
@@ -561,9 +571,15 @@ class Artifact:
     def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         """Run the model on named input arrays; returns the outputs by name (new arrays)."""
         arrays, sizes = self._checked(inputs)
+        shapes = self._output_shapes.get(tuple(sizes))
+        if shapes is None:
+            shapes = [self._output_shape(index, sizes) for index in range(len(self.outputs))]
+            if len(self._output_shapes) >= _OUTPUT_SHAPES_KEPT:
+                self._output_shapes.clear()
+            self._output_shapes[tuple(sizes)] = shapes
         outputs = [
-            aligned_empty(self._output_shape(index, sizes), info.dtype)
-            for index, info in enumerate(self.outputs)
+            aligned_empty(shape, info.dtype)
+            for shape, info in zip(shapes, self.outputs, strict=True)
         ]
         input_pointers = (ctypes.c_void_p * max(1, len(arrays)))(
             *(array.ctypes.data for array in arrays)

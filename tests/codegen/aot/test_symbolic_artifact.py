@@ -72,6 +72,20 @@ def test_the_loader_runs_every_shape_in_range_like_onnxruntime(
     np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-4)
 
 
+def test_one_loaded_artifact_gives_each_call_outputs_of_its_own_sizes(
+    block_model: onnx.ModelProto, artifact: ArtifactResult
+) -> None:
+    """Sizes met before and new ones, in turn: each call's output has its sizes' shape
+    and onnxruntime's values."""
+    with load_artifact(artifact.path) as model:
+        for batch, seq in [(1, 1), (2, 17), (1, 1), (4, 64), (2, 17)]:
+            x = randn(batch, seq, HIDDEN)
+            (expected,) = run_onnxruntime(block_model, {"x": x})
+            (actual,) = model.run({"x": x}).values()
+            assert actual.shape == (batch, seq, HIDDEN)
+            np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-4)
+
+
 @pytest.mark.parametrize(
     ("shape", "message"),
     [
