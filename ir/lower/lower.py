@@ -42,6 +42,7 @@ from ir.tir.expr import (
     Var,
     binary,
     compare,
+    eq,
     logical_and,
     select,
 )
@@ -51,6 +52,8 @@ from ir.tir.stmt import Allocate, For, IfThenElse, LetStmt, PrimFunc, Stmt, Stor
 from ir.tir.visit import free_index_vars, substitute, walk_expr
 
 _LOOP_KIND = {"parallel": "parallel", "vectorize": "vectorized", "unroll": "unrolled"}
+# A peeled tile loop's last tile gets one version per remainder up to this tile size.
+MAX_REMAINDER_VERSIONS = 8
 RFACTOR_PEELED = -1  # in `proven`: an rfactor's tail is peeled (split positions are >= 0)
 _COMBINE = {"sum": "add", "max": "max", "min": "min", "prod": "mul"}
 
@@ -581,7 +584,7 @@ class _Lowering(ReadLowering):
             )
             last_ranges = dict(ranges)
             last_ranges[nest.loop_vars[leaf]] = (0, extent - 1)
-            last_body = self.loop_body(nest, position, overrides, proven, last_ranges)
+            last_body = self._last_tile(nest, position, overrides, proven, last_ranges, peel)
             partial = compare("ne", binary("floormod", runtime, tile), 0)
             last_tile = IfThenElse(partial, LetStmt(nest.loop_vars[leaf], whole_tiles, last_body))
             return seq(prefix, main, last_tile)
@@ -599,6 +602,36 @@ class _Lowering(ReadLowering):
             return seq(prefix, main, tail_stmt)
         loop = self.loop(nest, position, extent, overrides, proven, ranges)
         return loop if prefix is None else seq(prefix, loop)
+
+    def _last_tile(
+        self,
+        nest: _Nest,
+        position: int,
+        overrides: dict[str, int],
+        proven: frozenset[int],
+        ranges: dict[Var, tuple[int, int]],
+        peel: tuple[int, PrimExpr, int],
+    ) -> Stmt:
+        """The body of a peeled loop's last, partial tile. Where the split's inner loop is
+        short and not vectorized, one version per remainder E mod f, each with the inner
+        loop that long (as a static tail gets): no guard, and the stages computed in it
+        (a matmul's accumulators) sized to the rows there are; else one version, guarded."""
+        owner, runtime, tile = peel
+        relation = nest.stage.relations[owner] if owner >= 0 else None
+        if (
+            not isinstance(relation, Split)
+            or not 1 < tile <= MAX_REMAINDER_VERSIONS
+            or nest.stage.annotations.get(relation.inner) == "vectorize"
+        ):
+            return self.loop_body(nest, position, overrides, proven, ranges)
+        remainder = binary("floormod", runtime, tile)
+        versions: Stmt | None = None
+        for rows in range(tile - 1, 0, -1):
+            shorter = {**overrides, relation.inner: rows}
+            body = self.loop_body(nest, position, shorter, proven | {owner}, ranges)
+            versions = body if versions is None else IfThenElse(eq(remainder, rows), body, versions)
+        assert versions is not None
+        return versions
 
     def _partitionable(
         self, nest: _Nest, leaf: str, proven: frozenset[int]

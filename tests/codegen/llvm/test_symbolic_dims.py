@@ -140,15 +140,16 @@ def _rfactor_softmax() -> Schedule:
 
 
 def _local_row_tiles(program: TEProgram | None = None) -> Schedule:
-    """Tiles of 6 rows (a partial last tile) by 8 vectorized columns, each accumulated in
-    a tile-sized local buffer computed at the column-tile loop, its rows unrolled inside
-    the reduction: the default dense rule's shape."""
+    """Tiles of 6 rows (a partial last tile) by 8 vectorized columns, the tile loops fused
+    into one parallel loop, each tile accumulated in a tile-sized local buffer computed
+    inside it, its rows unrolled inside the reduction: the default dense rule's shape."""
     schedule = Schedule(program or _dense())
     cache = schedule.cache_write("Y", "local")
     io, jo, _, ji = schedule.tile("Y", "i", "j", 6, 8)
+    fused = schedule.fuse("Y", io, jo)
     schedule.vectorize("Y", ji)
-    schedule.parallel("Y", io)
-    schedule.compute_at(cache, "Y", jo)
+    schedule.parallel("Y", fused)
+    schedule.compute_at(cache, "Y", fused)
     rows, columns = (axis.name for axis in schedule.stages[cache].op.axes)
     schedule.reorder(cache, "k", rows, columns)
     schedule.unroll(cache, rows)
@@ -235,11 +236,13 @@ def test_the_signature_names_the_size_variables_and_whole_tiles_run_unguarded() 
     text = format_func(func)
     assert text.startswith("def dense(X: float32[m, 48], W: float32[40, 48], Y: float32[m, 40]")
     assert "m: int64" in text
-    # The row tiles run to m // 8 without a guard; then the last tile, if partial, guarded.
+    # The row tiles run to m // 8 without a guard; then the last tile, if partial, in one
+    # version per remainder, its rows loop that long: no guard either.
     main, last = text.split("if ((m % 8) != 0):\n    Y_i_o = (m // 8)")
     assert "for Y_i_o in range((m // 8))  # parallel:" in main
     assert " if " not in main
-    assert "if (((Y_i_o * 8) + Y_i_i) < m):" in last
+    assert all(f"if ((m % 8) == {rows}):" in last for rows in range(1, 7))
+    assert "for Y_i_i in range(7):" in last and "< m)" not in last
 
 
 def test_whole_tiles_of_a_fused_tile_loop_run_a_version_without_the_row_guard() -> None:
@@ -493,7 +496,7 @@ def test_a_partial_tile_accumulates_its_whole_tile_and_clamps_its_row_reads() ->
     text = format_func(lower(_local_row_tiles()))
     assert _guarded_updates(text, "Y_local", "Y_local_k") == 0
     assert "X[min(" in text and "W[min(" not in text  # (W's reads do not depend on the rows)
-    assert "if (((Y_i_o * 6) + Y_i_i) < m):" in text  # (the copy out, row by row)
+    assert "if ((((Y_i_o_j_o_f // 5) * 6) + Y_i_i) < m):" in text  # (the copy out, by row)
     kernel = _kernel("dense local tiles")
     for rows in (1, 5, 6, 7, 13, 200):
         x = RNG.standard_normal((rows, 48), dtype=np.float32)
