@@ -536,23 +536,18 @@ class Artifact:
         where; ArtifactInputError naming the input and dim that breaks a bound, binds one
         two ways or differs from a fixed dim."""
         for axis, (dim, size) in enumerate(zip(info.dims, shape, strict=True)):
-            upper = self.sizes.get(dim)
-            if upper is None:
+            where = f"input {info.name!r} dim {axis}"
+            if dim not in self.sizes:
                 if int(dim) != size:
-                    raise ArtifactInputError(
-                        f"input {info.name!r} dim {axis} must be {dim}; got {size}"
-                    )
+                    raise ArtifactInputError(f"{where} must be {dim}; got {size}")
                 continue
-            if not 1 <= size <= upper:
+            if not 1 <= size <= self.sizes[dim]:
                 raise ArtifactInputError(
-                    f"input {info.name!r} dim {axis} ({dim}) is {size}, outside [1, {upper}]"
+                    f"{where} ({dim}) is {size}, outside [1, {self.sizes[dim]}]"
                 )
-            known = sizes.get(dim)
-            if known is None:
-                sizes[dim] = (size, f"input {info.name!r} dim {axis}")
-            elif known[0] != size:
-                where = f"input {info.name!r} dim {axis}"
-                raise ArtifactInputError(f"{dim} is {known[0]} by {known[1]} but {size} by {where}")
+            known, origin = sizes.setdefault(dim, (size, where))
+            if known != size:
+                raise ArtifactInputError(f"{dim} is {known} by {origin} but {size} by {where}")
 
     def _output_shape(self, index: int, sizes: list[int]) -> tuple[int, ...]:
         info = self.outputs[index]

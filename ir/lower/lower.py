@@ -283,8 +283,8 @@ class _Lowering(ReadLowering):
                 nest.overcompute.append((owner, guard))
             else:
                 nest.symbolic_guards.setdefault(position, []).append((owner, guard))
-            if spatial and init is not None and position > init and not overcompute:
-                nest.init_guards.setdefault(position, []).append((owner, guard))
+                if spatial and init is not None and position > init:
+                    nest.init_guards.setdefault(position, []).append((owner, guard))
             version = _tile_version(nest, guard, positions)
             if version is not None and version[0] < position:
                 nest.versions.setdefault(version[0], []).append((owner, version[1]))
@@ -293,9 +293,7 @@ class _Lowering(ReadLowering):
         """Whether every position the loops of a stage computed at another's loop reach,
         at their static extents, lies within its region (its buffer): its splits may
         overshoot a symbolic axis, which only the guards kept in."""
-        if self.size_ranges is None:
-            self.size_ranges = self._size_ranges()
-        ranges = dict(self.size_ranges)
+        ranges = dict(self._known_size_ranges())
         for leaf, var in nest.loop_vars.items():
             ranges[var] = (0, nest.extents[leaf] - 1)
         for axis, extent in zip(nest.stage.op.axes, region.extents, strict=True):
@@ -451,24 +449,10 @@ class _Lowering(ReadLowering):
         return stmt
 
     def _safe_reads(self, nest: _Nest, value: PrimExpr, dropped: list[PrimExpr]) -> PrimExpr:
-        stage = nest.stage
-        sizes = {
-            node
-            for axis in stage.op.axes
-            if axis.runtime_extent is not None
-            for node in walk_expr(axis.runtime_extent)
-            if isinstance(node, Var)
-        }
-        vector = next(
-            (
-                nest.loop_vars[leaf]
-                for leaf in stage.leaves
-                if stage.annotations.get(leaf) == "vectorize"
-            ),
-            None,
-        )
-        loop_vars = nest.loop_vars.values()
-        return safe_reads(value, dropped, self.private, loop_vars, sizes, vector)
+        last = nest.stage.leaves[-1]  # (a vectorized loop is innermost: `_validate`)
+        vector = nest.loop_vars[last] if nest.stage.annotations.get(last) == "vectorize" else None
+        sizes = self._known_size_ranges().keys()
+        return safe_reads(value, dropped, self.private, nest.loop_vars.values(), sizes, vector)
 
     def init_statement(
         self, nest: _Nest, position: int, overrides: Mapping[str, int], proven: frozenset[int]
@@ -807,7 +791,7 @@ class _Lowering(ReadLowering):
             outputs.append(buffer)
         allocations: list[Buffer] = []
         stmts: list[Stmt] = []
-        sizes = self._size_ranges()
+        sizes = self._known_size_ranges()
         for stage in self.schedule.stages.values():
             if stage.attach.kind != "root":
                 continue
@@ -835,6 +819,12 @@ class _Lowering(ReadLowering):
             num_outputs=len(outputs),
             size_params=self._size_params(params),
         )
+
+    def _known_size_ranges(self) -> dict[Var, tuple[int, int]]:
+        """`_size_ranges`, worked out once per lowering."""
+        if self.size_ranges is None:
+            self.size_ranges = self._size_ranges()
+        return self.size_ranges
 
     def _size_ranges(self) -> dict[Var, tuple[int, int]]:
         """The range of each size variable of the run-time extents: from 1 (a kernel is
