@@ -12,6 +12,7 @@ import llvmlite.ir as ir
 
 from codegen.errors import CodegenError
 from codegen.llvm.target import CpuTarget
+from ir.tir.arith import IntervalCache
 from ir.tir.expr import Buffer, PrimExpr, Var
 
 ALLOCA_ALIGN_BYTES = 64
@@ -24,6 +25,10 @@ class ModuleContext:
     module: ir.Module
     target: CpuTarget
     kernel_name: str
+    # The kernel's integer variables' ranges (`codegen.llvm.value_ranges`), and the
+    # intervals of expressions worked out from them.
+    var_ranges: dict[Var, tuple[int, int]] = field(default_factory=dict)
+    interval_cache: IntervalCache = field(default_factory=dict)
     _name_counts: dict[str, int] = field(default_factory=dict)
 
     def unique_name(self, suffix: str) -> str:

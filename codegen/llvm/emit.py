@@ -55,6 +55,7 @@ from codegen.llvm.memory import (
 from codegen.llvm.parallel import emit_parallel_loop
 from codegen.llvm.target import CpuTarget
 from codegen.llvm.transpose import emit_transposed_nest
+from codegen.llvm.value_ranges import variable_ranges
 from codegen.llvm.vectorize import bind_vector_let, emit_vectorized_loop
 from ir.tir.expr import Buffer, IntImm, PrimExpr, binary
 from ir.tir.stmt import (
@@ -78,7 +79,7 @@ def build_module(func: PrimFunc, target: CpuTarget) -> ir.Module:
     """The LLVM module of kernel `func` (unoptimised, not yet verified)."""
     _check_params(func)
     module = ir.Module(name=func.name)
-    module_ctx = ModuleContext(module, target, func.name)
+    module_ctx = ModuleContext(module, target, func.name, variable_ranges(func))
     arguments = [PTR] * len(func.params) + [I64] * len(func.size_params)
     kernel = ir.Function(module, ir.FunctionType(VOID, arguments), func.name)
     kernel.attributes.add("nounwind")
