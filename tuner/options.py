@@ -48,7 +48,9 @@ class TuneOptions:
     schedule and the search sees costs on the default's scale (`tuner.tune`). With
     `in_model`, a whole model tuned on this machine ends with its tuned kernels timed
     inside the compiled model beside their defaults, and those timings decide
-    (`tuner.in_model`).
+    (`tuner.in_model`). `size_histogram` says how often each size of a symbolic model's
+    size variables occurs (`tuner.size_histogram`): it shares the budget between a
+    kernel's size buckets.
     """
 
     trials: int
@@ -67,6 +69,7 @@ class TuneOptions:
     calibrate: bool = True
     count_shared_records: bool = True
     in_model: bool = True
+    size_histogram: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_int("trials", self.trials, 1, MAX_TRIALS)
@@ -104,6 +107,7 @@ class TuneOptions:
         for name in ("calibrate", "count_shared_records", "in_model"):
             if not isinstance(getattr(self, name), bool):
                 raise TuneOptionsError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        object.__setattr__(self, "size_histogram", _size_histogram(self.size_histogram))
 
     def replace(self, **changes: Any) -> TuneOptions:
         """A copy with `changes` (checked as a new value is)."""
@@ -115,6 +119,10 @@ class TuneOptions:
         data["measure"] = self.measure.to_json()
         data["search_options"] = dict(self.search_options)
         data["cost_model_options"] = dict(self.cost_model_options)
+        data["size_histogram"] = {
+            name: {str(size): count for size, count in counts.items()}
+            for name, counts in self.size_histogram.items()
+        }
         return data
 
     @staticmethod
@@ -193,6 +201,37 @@ _MEASURE_LIMITS: dict[str, tuple[float, float]] = {
 }
 
 
+def _size_histogram(value: Any) -> dict[str, dict[int, float]]:
+    """`value` as a size histogram (sizes given as whole numbers or their text, as JSON
+    keys are); TuneOptionsError naming what is wrong."""
+    if not isinstance(value, Mapping):
+        raise TuneOptionsError(f"size_histogram must be an object, got {value!r}")
+    histogram: dict[str, dict[int, float]] = {}
+    for name, counts in value.items():
+        if not isinstance(name, str) or not isinstance(counts, Mapping) or not counts:
+            raise TuneOptionsError(
+                f"size_histogram[{name!r}] must map sizes to counts, got {counts!r}"
+            )
+        histogram[name] = {}
+        for size, count in counts.items():
+            try:
+                whole = int(size) if not isinstance(size, bool | float) else None
+            except ValueError:
+                whole = None
+            if whole is None or whole < 1:
+                raise TuneOptionsError(
+                    f"size_histogram[{name!r}]: size {size!r} is not a whole number >= 1"
+                )
+            if isinstance(count, bool) or not isinstance(count, int | float) or not count >= 0:
+                raise TuneOptionsError(
+                    f"size_histogram[{name!r}][{size!r}]: count {count!r} is not a number >= 0"
+                )
+            if not math.isfinite(count):
+                raise TuneOptionsError(f"size_histogram[{name!r}][{size!r}] must be finite")
+            histogram[name][whole] = float(count)
+    return histogram
+
+
 def _check_int(name: str, value: Any, low: int, high: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise TuneOptionsError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
@@ -233,4 +272,11 @@ _JSON_TYPES: dict[str, dict[str, Any]] = {
     "calibrate": {"type": "boolean"},
     "count_shared_records": {"type": "boolean"},
     "in_model": {"type": "boolean"},
+    "size_histogram": {
+        "type": "object",
+        "additionalProperties": {
+            "type": "object",
+            "additionalProperties": {"type": "number", "minimum": 0},
+        },
+    },
 }

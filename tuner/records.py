@@ -30,6 +30,7 @@ from codegen.measure import outcome_error
 from ir.errors import AutotuneError, ScheduleError
 from ir.graph.nodes import Function
 from ir.schedule import Trace
+from ir.schedule.schedule import LayoutRewrite
 from ir.te.program import TEProgram
 from tuner.tasks import workload_key
 
@@ -398,23 +399,33 @@ def records_chooser(records: Iterable[Record], target: str) -> ScheduleChooser:
     """The schedule chooser of a compile with these records (`codegen.executor` and
     `codegen.aot` alike): each workload gets its declared best record on the exact
     `target` string (`tuned_record`), replayed; a miss when there is none or it no longer
-    replays (the reason goes in the choice's note)."""
+    replays (the reason goes in the choice's note). Where the constants' `layouts` are
+    given, the best among the records whose schedules lay them out so."""
     by_key: dict[str, list[Record]] = {}
     for record in records:
         if record.target == target:
             by_key.setdefault(record.workload_key, []).append(record)
 
-    def choose(function: Function, program: TEProgram, constants: frozenset[str]) -> ScheduleChoice:
+    def choose(
+        function: Function,
+        program: TEProgram,
+        constants: frozenset[str],
+        layouts: Mapping[str, LayoutRewrite] | None = None,
+    ) -> ScheduleChoice:
         key = workload_key(function, constants)
-        record = tuned_record(by_key.get(key, ()), key, target)
-        if record is None:
-            return ScheduleChoice(workload_key=key)
-        try:
-            schedule = Trace.from_json(dict(record.trace)).replay(program)
-        except AutotuneError as err:
-            logger.warning("record %s no longer replays: %s", record.candidate_id[:12], err)
-            return ScheduleChoice(workload_key=key, note=f"best record does not replay: {err}")
-        return ScheduleChoice(workload_key=key, schedule=schedule, record_id=record.candidate_id)
+        candidates = by_key.get(key, [])
+        while (record := tuned_record(candidates, key, target)) is not None:
+            try:
+                schedule = Trace.from_json(dict(record.trace)).replay(program)
+            except AutotuneError as err:
+                logger.warning("record %s no longer replays: %s", record.candidate_id[:12], err)
+                return ScheduleChoice(workload_key=key, note=f"best record does not replay: {err}")
+            if layouts is None or schedule.input_layouts == dict(layouts):
+                return ScheduleChoice(
+                    workload_key=key, schedule=schedule, record_id=record.candidate_id
+                )
+            candidates = [r for r in candidates if r.candidate_id != record.candidate_id]
+        return ScheduleChoice(workload_key=key)
 
     return choose
 

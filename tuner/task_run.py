@@ -16,6 +16,7 @@ from codegen.target import Target
 from ir.errors import AutotuneError
 from ir.schedule import Trace
 from ir.schedule.hardware import CoreFacts
+from ir.schedule.schedule import LayoutRewrite
 from ir.te.program import TEProgram
 from tuner.feature_pool import FeaturePool, features_here
 from tuner.features import TYPICAL_CORE
@@ -88,12 +89,38 @@ class TaskRun:
     seeds: list[Trace] = field(default_factory=list)  # to measure first, still unqueued
     measured_ids: set[str] = field(default_factory=set)
     best_cost_s: float | None = None
+    best_trace: Trace | None = None  # the candidate of `best_cost_s`
     new_trials: int = 0
     default_cost_s: float | None = None  # the default's first cost: the costs' common scale
+    layouts_of: TaskRun | None = None  # the run whose best's constant layouts this one keeps
+    _layouts_cache: dict[str, dict[str, LayoutRewrite]] = field(default_factory=dict, repr=False)
 
-    def note_cost(self, cost_s: float | None) -> None:
+    def note_cost(self, cost_s: float | None, trace: Trace | None = None) -> None:
+        """Note a candidate's measured cost (None: it failed), and `trace` when it is the
+        best so far."""
         if cost_s is not None and (self.best_cost_s is None or cost_s < self.best_cost_s):
             self.best_cost_s = cost_s
+            self.best_trace = trace
+
+    def layouts_seed(self) -> Trace | None:
+        """For a size bucket's run, the best schedule so far of the run whose layouts it
+        keeps (replayed on this task's program it lays the constants out alike, and is
+        the search's way into that layout); None for any other run, and for a bucket
+        without constants (no layout to keep)."""
+        if self.layouts_of is None or not self.task.constant_params:
+            return None
+        return self.layouts_of.best_trace or self.layouts_of.default_trace
+
+    def required_layouts(self) -> dict[str, LayoutRewrite]:
+        """The constant layouts of `layouts_seed` (none where there is no seed)."""
+        seed = self.layouts_seed()
+        if seed is None or self.layouts_of is None:
+            return {}
+        key = trace_key(seed)
+        if key not in self._layouts_cache:
+            program = self.layouts_of.featurize.program
+            self._layouts_cache[key] = dict(seed.replay(program).input_layouts)
+        return self._layouts_cache[key]
 
     def default_id(self) -> str | None:
         """The default schedule's candidate id (None: the task has no default)."""

@@ -15,13 +15,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from codegen.aot.plan import model_sizes
 from codegen.target import Target
 from ir.errors import AutotuneError
 from ir.graph.canonical import function_from_json, function_to_json
 from ir.graph.nodes import Call, Constant, Function
+from ir.graph.passes.narrow_sizes import narrow_sizes, size_uppers, small_size_limits
 from ir.graph.summary import function_flops
 from ir.graph.traversal import nodes_with_runs
 from ir.te import TE_VERSION
+from tuner.size_histogram import SizeHistogram, bucket_share, check_size_histogram
 
 COMPUTE_VERSION = TE_VERSION  # part of every workload key: a new TE means new workloads
 
@@ -48,7 +51,14 @@ def _positional(function: Function) -> Function:
 
 @dataclass(frozen=True)
 class Task:
-    """One workload to tune for one target; `weight` is how often the model runs it."""
+    """One workload to tune for one target; `weight` is how often the model runs it.
+
+    A kernel over symbolic dims whose range is wide is two tasks, one per size bucket
+    (`ir.graph.passes.narrow_sizes.small_size_limits`): the whole range, and the range
+    narrowed to small sizes, whose schedules must lay the constants out as the whole
+    range's best does (`layouts_of` is that task's key: the two bodies share one copy of
+    the weights). `share` is the part of the model's runs in the task's bucket.
+    """
 
     key: str
     name: str
@@ -57,6 +67,14 @@ class Task:
     flops: int
     weight: int
     target: str
+    share: float = 1.0
+    layouts_of: str | None = None
+
+    @property
+    def covers(self) -> dict[str, int]:
+        """The size variables of the task's dims and the largest of each it is tuned
+        for (empty for a static workload): the shapes its records cover."""
+        return size_uppers(self.function)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data; the function travels in its canonical form."""
@@ -69,6 +87,9 @@ class Task:
             "weight": self.weight,
             "target": self.target,
             "version": COMPUTE_VERSION,
+            "share": self.share,
+            "layouts_of": self.layouts_of,
+            "covers": self.covers,
         }
 
     @staticmethod
@@ -99,6 +120,8 @@ class Task:
                 flops=int(data["flops"]),
                 weight=int(data["weight"]),
                 target=str(data["target"]),
+                share=float(data.get("share", 1.0)),
+                layouts_of=None if data.get("layouts_of") is None else str(data["layouts_of"]),
             )
         except (KeyError, TypeError, ValueError) as err:
             raise TaskError(f"malformed task JSON: {type(err).__name__}: {err}") from None
@@ -110,11 +133,18 @@ class Task:
         return task
 
 
-def extract_tasks(fn: Function, target: Target) -> list[Task]:
+def extract_tasks(
+    fn: Function, target: Target, histogram: SizeHistogram | None = None
+) -> list[Task]:
     """The tuning tasks of a fused main function (the output of `optimize`) on `target`
     (each keyed by its canonical string), in first-call order. Calls of identical
     workloads are one task whose weight counts the calls of one run of the model (a loop
-    body's once per iteration of a loop with a constant trip count)."""
+    body's once per iteration of a loop with a constant trip count). A kernel with a
+    small-size bucket is followed by that bucket's task; the two share its runs by
+    `histogram` (uniform over the size ranges where it says nothing)."""
+    uppers = {size.name: size.upper for size in model_sizes(fn)}
+    if histogram:
+        check_size_histogram(histogram, uppers)
     tasks: dict[str, Task] = {}
     weights: dict[str, int] = {}
     # A kernel inside a branch or loop body is a task too, a loop's once per iteration.
@@ -124,16 +154,42 @@ def extract_tasks(fn: Function, target: Target) -> list[Task]:
         constants = frozenset(
             f"p{index}" for index, arg in enumerate(node.args) if isinstance(arg, Constant)
         )
-        key = workload_key(node.op, constants)
-        weights[key] = weights.get(key, 0) + runs
-        if key not in tasks:
-            tasks[key] = Task(
-                key=key,
-                name=str(node.op.attrs.get("name", "fn")),
-                function=_positional(node.op),
-                constant_params=constants,
-                flops=function_flops(node.op),
-                weight=0,
-                target=str(target),
-            )
+        for task in _bucket_tasks(node.op, constants, uppers, histogram or {}, str(target)):
+            weights[task.key] = weights.get(task.key, 0) + runs
+            tasks.setdefault(task.key, task)
     return [replace(task, weight=weights[key]) for key, task in tasks.items()]
+
+
+def _bucket_tasks(
+    function: Function,
+    constants: frozenset[str],
+    uppers: Mapping[str, int],
+    histogram: SizeHistogram,
+    target: str,
+) -> list[Task]:
+    """The task of `function` over its whole size ranges and, where it has a small-size
+    bucket, that bucket's task (weights 0: the caller counts the calls)."""
+    name = str(function.attrs.get("name", "fn"))
+    key = workload_key(function, constants)
+    whole = Task(key, name, _positional(function), constants, function_flops(function), 0, target)
+    limits = small_size_limits(function, uppers)
+    if not limits:
+        return [whole]
+    narrow = narrow_sizes(function, {**uppers, **limits})
+    narrow_key = workload_key(narrow, constants)
+    if narrow_key == key:
+        return [whole]
+    share = bucket_share(limits, uppers, histogram)
+    bucket = ", ".join(f"{size}<={limit}" for size, limit in limits.items())
+    small = Task(
+        narrow_key,
+        f"{name} [{bucket}]",
+        _positional(narrow),
+        constants,
+        function_flops(narrow),
+        0,
+        target,
+        share=share,
+        layouts_of=key,
+    )
+    return [replace(whole, share=1.0 - share), small]

@@ -37,8 +37,8 @@ import math
 import random
 import time
 import zipfile
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +103,7 @@ class TuneProgress:
     max_trials: int
     task_best_cost_s: float | None
     task_best_gflops: float | None
-    estimated_latency_s: float  # sum(weight x best cost) over tasks with a result
+    estimated_latency_s: float  # sum(weight x share x best cost) over tasks with a result
     elapsed_s: float
 
 
@@ -121,6 +121,8 @@ class TaskSummary:
     best_cost_s: float | None
     best_gflops: float | None
     stopped: str
+    share: float = 1.0  # of the model's runs, for a size bucket's task (`Task.share`)
+    covers: Mapping[str, int] = field(default_factory=dict)  # `Task.covers`
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ def tune_model(
     store = RecordLog(records_path) if isinstance(records_path, str | Path) else records_path
     target = as_target(target)
     result = tune_tasks(
-        extract_tasks(fn, target),
+        extract_tasks(fn, target, options.size_histogram),
         target,
         options,
         store,
@@ -198,7 +200,7 @@ def tune_tasks(
         model = _cost_model(options)
         runs = _start_runs(tasks, target, options, model, pool)  # Step 1.
         scheduler = TaskScheduler(
-            [task.weight for task in tasks],
+            [task.weight * task.share for task in tasks],
             max_trials=options.trials,
             time_limit_s=options.time_limit_s,
             early_stopping_trials=options.early_stopping_trials,
@@ -277,9 +279,14 @@ def _start_runs(
     """Step 1: each task's search space, search strategy, feature function, default
     schedule and the seeds to measure first (the default, then the space's prior points)."""
     runs: list[TaskRun] = []
+    by_key: dict[str, TaskRun] = {}
     for index, task in enumerate(tasks):
         program = function_to_te(task.function)
-        space = search_space_for(program, target, task.constant_params)
+        layouts_of = by_key.get(task.layouts_of or "")
+        required = None
+        if layouts_of is not None:  # (a size bucket: its run is by_key[task.key] when built)
+            required = lambda key=task.key: by_key[key].required_layouts()  # noqa: E731
+        space = search_space_for(program, target, task.constant_params, required)
         core = space.hardware.core if isinstance(space, SearchSpace) else TYPICAL_CORE
         featurize = Featurizer(program, task.to_json(), pool, core)
         strategy = make_search(
@@ -292,6 +299,8 @@ def _start_runs(
         )
         default = default_schedule_for(program, target, task.constant_params).trace
         run = TaskRun(task, featurize, strategy, task.to_json(), default)
+        run.layouts_of = layouts_of
+        by_key[task.key] = run
         run.prior_points = prior_points(space)
         run.seeds = [default, *run.prior_points]
         runs.append(run)
@@ -388,6 +397,9 @@ class _TuneLoop:
     @staticmethod
     def _batch(run: TaskRun, count: int) -> list[Trace]:
         """Up to `count` candidates: the run's unmeasured seeds, then the search's picks."""
+        layouts_seed = run.layouts_seed()
+        if layouts_seed is not None:
+            run.seeds.append(layouts_seed)  # (measured once: seeds measured are dropped)
         seeds = take_seeds(run, count)
         # The search proposes only what the seeds leave, so none of its picks is dropped
         # (it would stay in flight there, never measured nor proposed again).
@@ -404,8 +416,8 @@ class _TuneLoop:
     ) -> None:
         """Tell the run, the cost model and the search a batch's costs (the search and
         the model compare costs across batches: on the default's scale)."""
-        for cost in costs:
-            run.note_cost(cost)
+        for trace, cost in zip(traces, costs, strict=True):
+            run.note_cost(cost, trace)
         scaled = run.calibrated(costs, default_cost)
         _learn(self.model, run, traces, scaled)
         run.search.notify(traces, scaled)
@@ -459,11 +471,12 @@ def _resume(
         costs: list[float | None] = []
         for record in first.values():
             cost = record.median_cost_s if record.status == "ok" and record.costs_s else None
-            run.note_cost(cost)
             try:
                 trace = Trace.from_json(dict(record.trace))
             except AutotuneError:
+                run.note_cost(cost)
                 continue
+            run.note_cost(cost, trace)
             traces.append(trace)
             costs.append(cost)
         if traces:
@@ -531,7 +544,7 @@ def _summarize(
         if cost is None:
             complete = False
         else:
-            latency += run.task.weight * cost
+            latency += run.task.weight * run.task.share * cost
         summaries.append(
             TaskSummary(
                 name=run.task.name,
@@ -543,6 +556,8 @@ def _summarize(
                 best_cost_s=cost,
                 best_gflops=_gflops(run.task.flops, cost),
                 stopped=scheduler.tasks[index].done,
+                share=run.task.share,
+                covers=run.task.covers,
             )
         )
     metrics: tuple[dict[str, Any], ...] = ()
@@ -571,7 +586,9 @@ def _progress(
     runs: list[TaskRun],
     started: float,
 ) -> TuneProgress:
-    latency = sum(r.task.weight * r.best_cost_s for r in runs if r.best_cost_s is not None)
+    latency = sum(
+        r.task.weight * r.task.share * r.best_cost_s for r in runs if r.best_cost_s is not None
+    )
     return TuneProgress(
         task_index=index,
         task_name=run.task.name,

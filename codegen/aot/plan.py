@@ -38,7 +38,7 @@ from codegen.llvm.jit import optimized_llvm_ir
 from codegen.llvm.target import CpuTarget
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
-from ir.graph.passes.narrow_sizes import narrow_sizes
+from ir.graph.passes.narrow_sizes import narrow_sizes, small_size_limits
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType, TupleType, Type
 from ir.lower import lower
@@ -51,12 +51,6 @@ from ir.tir.expr import IntImm
 from ir.tir.expr import Var as SizeVar
 from ir.tir.printer import format_expr
 from ir.tir.stmt import PrimFunc
-from ir.tir.visit import walk_expr
-
-# A size variable whose range reaches past twice this gets kernels of two lowerings, one
-# fitted to its sizes up to this (`_Planner._small_sizes`): at the range's upper bound, a
-# sequence of 16 tokens ran all in partial tiles, twice a specialised artifact's time.
-SMALL_SIZE = 32
 
 
 @dataclass(frozen=True)
@@ -119,6 +113,7 @@ class PlannedKernel(Generic[CodeT]):
     function: Function
     constants: frozenset[str]
     schedule: Schedule
+    bucket: TaskCoverage | None = None  # the small-size body's, where the kernel has one
 
 
 @dataclass(frozen=True)
@@ -236,8 +231,14 @@ class ModelPlan(Generic[CodeT]):
 
     @property
     def coverage(self) -> list[TaskCoverage]:
-        """Per distinct workload, in first-call order: the record used or the default."""
-        return [kernel.coverage for kernel in self.kernels]
+        """Per distinct workload, in first-call order: the record used or the default
+        (a kernel's small-size bucket after the kernel)."""
+        return [
+            coverage
+            for kernel in self.kernels
+            for coverage in (kernel.coverage, kernel.bucket)
+            if coverage is not None
+        ]
 
 
 def _tensor_types(ty: Type) -> list[TensorType]:
@@ -337,7 +338,7 @@ class _Planner(Generic[CodeT]):
         name = str(prim.attrs.get("name", "fn"))
         symbol = f"autotune_k{index:03d}_{_c_identifier(name)}"
         schedule, record_id, note = choice.schedule, choice.record_id, choice.note
-        compiled: tuple[PrimFunc, CodeT] | None = None
+        compiled: tuple[PrimFunc, CodeT, TaskCoverage | None] | None = None
         if schedule is not None:
             try:
                 compiled = self._compile(schedule, symbol, prim, constants)
@@ -349,43 +350,67 @@ class _Planner(Generic[CodeT]):
             schedule = self.backend.default(fresh, constants)
             compiled = self._compile(schedule, symbol, prim, constants)
             record_id = None
-        func, code = compiled
+        func, code, bucket = compiled
         coverage = TaskCoverage(name, choice.workload_key, record_id, calls=0, note=note)
-        self.kernels.append(PlannedKernel(symbol, func, coverage, code, prim, constants, schedule))
+        self.kernels.append(
+            PlannedKernel(symbol, func, coverage, code, prim, constants, schedule, bucket)
+        )
         self.kernel_of[(prim, constants)] = (index, schedule)
         return index, schedule
 
     def _compile(
         self, schedule: Schedule, symbol: str, prim: Function, constants: frozenset[str]
-    ) -> tuple[PrimFunc, CodeT]:
+    ) -> tuple[PrimFunc, CodeT, TaskCoverage | None]:
+        """`prim` lowered with `schedule` (and, where it has a small-size bucket, that
+        bucket's body dispatched to by the sizes), compiled; the bucket's coverage."""
         func = lower(schedule, name=symbol)
-        small = self._small_sizes(prim, constants, schedule, symbol)
+        limits = small_size_limits(prim, self.sizes)
+        if not limits:
+            return func, self.backend.compile(func), None
+        narrow = narrow_sizes(prim, {**self.sizes, **limits})
+        small, bucket = self._small_sizes(narrow, constants, schedule, symbol)
         if small is not None:
-            func = dispatch_on_sizes(small[0], func, small[1])
-        return func, self.backend.compile(func)
+            func = dispatch_on_sizes(small, func, limits)
+        name = str(prim.attrs.get("name", "fn"))
+        text = ", ".join(f"{size}<={limit}" for size, limit in limits.items())
+        return func, self.backend.compile(func), replace(bucket, task=f"{name} [{text}]")
 
     def _small_sizes(
-        self, prim: Function, constants: frozenset[str], schedule: Schedule, symbol: str
-    ) -> tuple[PrimFunc, dict[str, int]] | None:
-        """The lowering of `prim` narrowed to SMALL_SIZE for each of its size variables
-        whose range reaches past 2 x SMALL_SIZE, with the default schedule there, and
-        those limits; None when no range is that wide, the narrow default schedule is
-        `schedule` again (nothing to gain), or it lays a constant out otherwise (a tuned
-        schedule's weight blocks)."""
-        limits = {
-            name: SMALL_SIZE
-            for name in _size_names(prim)
-            if self.sizes.get(name, 0) > 2 * SMALL_SIZE
-        }
-        if not limits:
-            return None
-        narrow = narrow_sizes(prim, {**self.sizes, **limits})
-        small = self.backend.default(function_to_te(narrow), constants)
+        self, narrow: Function, constants: frozenset[str], schedule: Schedule, symbol: str
+    ) -> tuple[PrimFunc | None, TaskCoverage]:
+        """The lowering of `narrow` (a kernel's function narrowed to its small-size
+        bucket) with the chooser's schedule for it, or else the default one, and that
+        choice's coverage. Either must lay the constants out as the whole range's
+        `schedule` does (the constants are laid out once); None for the lowering when the
+        default does not, or is `schedule` again (nothing to gain)."""
+        program = function_to_te(narrow)
+        choice = self.chooser(narrow, program, constants, schedule.input_layouts)
+        key = choice.workload_key
+        if choice.schedule is not None:
+            try:
+                func = lower(choice.schedule, name=symbol)
+                return func, TaskCoverage("", key, choice.record_id, calls=0)
+            except AutotuneError as err:  # (a miss, as for a whole kernel)
+                note = f"tuned schedule does not compile: {err}"[:500]
+                return self._small_default(program, constants, schedule, symbol, key, note)
+        return self._small_default(program, constants, schedule, symbol, key, choice.note)
+
+    def _small_default(
+        self,
+        program: TEProgram,
+        constants: frozenset[str],
+        schedule: Schedule,
+        symbol: str,
+        key: str | None,
+        note: str,
+    ) -> tuple[PrimFunc | None, TaskCoverage]:
+        small = self.backend.default(program, constants)
         if small.trace.to_json() == schedule.trace.to_json():
-            return None
+            return None, TaskCoverage("", key, None, calls=0, note=note)
         if small.input_layouts != schedule.input_layouts:
-            return None  # (the constants are laid out once, as `schedule` asks)
-        return lower(small, name=symbol), limits
+            note = note or "the default lays the weights out otherwise: the whole range's body runs"
+            return None, TaskCoverage("", key, None, calls=0, note=note)
+        return lower(small, name=symbol), TaskCoverage("", key, None, calls=0, note=note)
 
     def call(self, node: Call, slots: dict[int, Any]) -> Any:
         if not isinstance(node.op, Function):
@@ -564,10 +589,7 @@ def plan_model_with(
     inputs, result = _walk(fn, planner)
     outputs, copies = _place_outputs(fn, planner, result, output_names)
     memory = _place_intermediates(planner, copies)
-    kernels = [
-        replace(kernel, coverage=_with_calls(kernel.coverage, planner.calls.get(i, 0)))
-        for i, kernel in enumerate(planner.kernels)
-    ]
+    kernels = [_with_calls(k, planner.calls.get(i, 0)) for i, k in enumerate(planner.kernels)]
     return ModelPlan(
         inputs=inputs,
         outputs=outputs,
@@ -596,18 +618,6 @@ def _walk(fn: Function, planner: _Planner[Any]) -> tuple[list[TensorSpec], list[
         values.append(value)
         inputs.append(TensorSpec.of(param.name, ty))
     return inputs, planner.apply(fn, values, "the model")
-
-
-def _size_names(prim: Function) -> set[str]:
-    """The size variables the dims of `prim`'s parameters are written in."""
-    return {
-        node.name
-        for param in prim.params
-        if isinstance(param.type_annotation, TensorType)
-        for dim in param.type_annotation.dims
-        for node in walk_expr(dim)
-        if isinstance(node, SizeVar)
-    }
 
 
 def model_sizes(fn: Function) -> list[SizeSpec]:
@@ -680,7 +690,7 @@ def _place_intermediates(planner: _Planner[Any], copies: list[tuple[int, int]]) 
     return memory
 
 
-def _with_calls(coverage: TaskCoverage, calls: int) -> TaskCoverage:
-    return TaskCoverage(
-        coverage.task, coverage.workload_key, coverage.record_id, calls, coverage.note
-    )
+def _with_calls(kernel: PlannedKernel[CodeT], calls: int) -> PlannedKernel[CodeT]:
+    """`kernel` with its coverage (and its bucket's) counting `calls`."""
+    bucket = None if kernel.bucket is None else replace(kernel.bucket, calls=calls)
+    return replace(kernel, coverage=replace(kernel.coverage, calls=calls), bucket=bucket)

@@ -3,17 +3,20 @@
 A `ScheduleChooser` is asked once per distinct workload (a primitive function and which of
 its parameters are constants). It answers with a `ScheduleChoice`: the tuned schedule and
 the id of the record it came from, or no schedule (the default one is used: a miss). The
-layer that knows the records (the tuner) builds the chooser; codegen only reports.
+layer that knows the records (the tuner) builds the chooser; codegen only reports. Asked
+for a kernel's small-size body, it is also told the constant layouts the kernel's whole
+body has settled (both bodies read one copy of the weights), and answers only with a
+schedule that lays them out alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ir.graph.nodes import Function
-from ir.schedule.schedule import Schedule
+from ir.schedule.schedule import LayoutRewrite, Schedule
 from ir.te.program import TEProgram
 
 
@@ -31,14 +34,30 @@ class ScheduleChoice:
     note: str = ""
 
 
-ScheduleChooser = Callable[[Function, TEProgram, frozenset[str]], ScheduleChoice]
+class ScheduleChooser(Protocol):
+    """Chooses the schedule of a workload: `function` (its TE `program`) with the
+    parameters named in `constants` bound to constants, whose schedule must lay them out
+    as `layouts` says where it is given."""
+
+    def __call__(
+        self,
+        function: Function,
+        program: TEProgram,
+        constants: frozenset[str],
+        layouts: Mapping[str, LayoutRewrite] | None = None,
+    ) -> ScheduleChoice:
+        """The choice for this workload."""
+        ...
 
 
 def default_chooser(
-    function: Function, program: TEProgram, constants: frozenset[str]
+    function: Function,
+    program: TEProgram,
+    constants: frozenset[str],
+    layouts: Mapping[str, LayoutRewrite] | None = None,
 ) -> ScheduleChoice:
     """A chooser that knows no records: every workload gets the default schedule."""
-    del function, program, constants
+    del function, program, constants, layouts
     return ScheduleChoice(workload_key=None)
 
 

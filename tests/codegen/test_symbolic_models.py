@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import helper
 
-from codegen.aot.plan import SMALL_SIZE
 from codegen.backends import default_schedule_for
 from codegen.executor import CompiledModel, InputError, compile_model
 from codegen.llvm import host_target
 from codegen.measure import workload_from_task_json
 from ir.frontend.onnx.importer import import_model
 from ir.frontend.onnx.symbolic_dims import DimRange
+from ir.graph.passes.narrow_sizes import SMALL_SIZE
 from ir.graph.passes.pipeline import optimize
 from ir.lower import lower
 from ir.te.program import function_to_te

@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -32,13 +33,20 @@ from ir.tir.expr import IntImm
 from ir.tir.expr import Var as SizeVar
 from tests.tuner.test_scheduler import FakeClock
 from tuner.options import TuneOptions
-from tuner.records import Record, compute_candidate_id, load_records, records_chooser, tuned_record
+from tuner.records import (
+    Record,
+    RecordLog,
+    compute_candidate_id,
+    load_records,
+    records_chooser,
+    tuned_record,
+)
 from tuner.scheduler import TaskScheduler
 from tuner.search import make_search
 from tuner.space import SearchSpace
 from tuner.space.select import search_space_for
-from tuner.tasks import extract_tasks
-from tuner.tune import TuneProgress, _Pace, tune_model
+from tuner.tasks import Task, extract_tasks
+from tuner.tune import TuneProgress, _Pace, tune_model, tune_tasks
 
 # Compares kernel timings: run alone (`make test`).
 pytestmark = pytest.mark.serial
@@ -177,9 +185,9 @@ SYMBOLIC_WEIGHT = (RNG.standard_normal((32, 64)) * 0.1).astype(np.float32)
 SYMBOLIC_BIAS = RNG.standard_normal(32).astype(np.float32)
 
 
-def symbolic_dense_model() -> Function:
-    """relu(dense(y, W) + b) over a symbolic number of rows, at most 48."""
-    y = Var("y", TensorType((48, 64), "float32", (SizeVar("rows"), IntImm(64))))
+def symbolic_dense_model(rows: int = 48) -> Function:
+    """relu(dense(y, W) + b) over a symbolic number of rows, at most `rows`."""
+    y = Var("y", TensorType((rows, 64), "float32", (SizeVar("rows"), IntImm(64))))
     dense = call("nn.dense", y, Constant(SYMBOLIC_WEIGHT))
     body = call("nn.relu", call("add", dense, Constant(SYMBOLIC_BIAS)))
     return optimize(infer_type(Function((y,), body)))
@@ -202,6 +210,54 @@ def test_a_symbolic_model_tunes_at_its_bounds_and_its_records_compile_every_size
     for count in (1, 7, 48):
         y = RNG.standard_normal((count, 64)).astype(np.float32)
         check_close(compiled.run({"y": y}), np.maximum(y @ SYMBOLIC_WEIGHT.T + SYMBOLIC_BIAS, 0))
+
+
+def test_a_wide_range_tunes_its_small_size_bucket_weighted_by_the_histogram(
+    tmp_path: Path,
+) -> None:
+    """Rows up to 160: the dense is two tasks, the whole range and rows <= 32, shared by
+    the histogram (3 runs in 4 at 16 rows). The bucket's search keeps the whole range's
+    weight layout, and the compile takes a record for each."""
+    fn = symbolic_dense_model(rows=160)
+    target = parse_target("llvm")
+    whole, bucket = extract_tasks(fn, target, {"rows": {16: 3.0, 150: 1.0}})
+    assert (whole.share, bucket.share, bucket.layouts_of) == (0.25, 0.75, whole.key)
+    assert (whole.covers, bucket.covers) == ({"rows": 160}, {"rows": 32})
+    uniform = extract_tasks(fn, target)
+    assert [task.share for task in uniform] == [1 - 32 / 160, 32 / 160]
+    path = tmp_path / "records.jsonl"
+    options = TuneOptions(16, batch_size=4, measure=FAST, search_options=SMALL_SEARCH)
+    result = tune_tasks([whole, bucket], target, options, RecordLog(path))
+    assert [(task.share, task.covers) for task in result.tasks] == [
+        (0.25, {"rows": 160}),
+        (0.75, {"rows": 32}),
+    ]
+    records = [record for record in load_records(path) if record.status == "ok"]
+    layouts = {
+        key: {
+            json.dumps(_layout_steps(record.trace), sort_keys=True)
+            for record in records
+            if record.workload_key == key
+        }
+        for key in (whole.key, bucket.key)
+    }
+    default = json.dumps(_layout_steps(default_trace_json(bucket)), sort_keys=True)
+    assert layouts[bucket.key] - {default} <= layouts[whole.key]
+    compiled = compile_model(fn, chooser=records_chooser(records, canonical_target("llvm")))
+    assert [coverage.workload_key for coverage in compiled.coverage] == [whole.key, bucket.key]
+    assert compiled.coverage[0].hit
+    for count in (1, 16, 32, 33, 160):
+        y = RNG.standard_normal((count, 64)).astype(np.float32)
+        check_close(compiled.run({"y": y}), np.maximum(y @ SYMBOLIC_WEIGHT.T + SYMBOLIC_BIAS, 0))
+
+
+def _layout_steps(trace: Mapping[str, Any]) -> list[Any]:
+    return [step for step in trace["steps"] if step["kind"] == "layout_rewrite"]
+
+
+def default_trace_json(task: Task) -> dict[str, Any]:
+    program = function_to_te(task.function)
+    return SearchSpace(program, constant_inputs=task.constant_params).default_point().to_json()
 
 
 def test_chooser_falls_back_to_the_default_schedule() -> None:

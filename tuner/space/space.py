@@ -22,12 +22,13 @@ its decisions (`mutate_decisions` and `from_decisions`).
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from ir.schedule.hardware import HardwareParams
+from ir.schedule.rules.choices import SpaceError
 from ir.schedule.rules.loops import BuildContext
 from ir.schedule.rules.sketch import apply_rules
-from ir.schedule.schedule import Schedule
+from ir.schedule.schedule import LayoutRewrite, Schedule
 from ir.schedule.trace import Trace
 from ir.te.program import TEProgram
 from tuner.space.decisions import Chooser, Decision, Decisions
@@ -43,7 +44,10 @@ class SearchSpace:
     """The schedules the sketch rules generate for `program` on `hardware`.
 
     `constant_inputs` names the program inputs bound to constants (weights), which
-    schedules may repack with a layout rewrite.
+    schedules may repack with a layout rewrite. With `required_layouts`, only schedules
+    that lay the constants out as it says when they are built are in the space (a size
+    bucket's kernel shares its weights with the whole range's best: `tuner.tasks.Task`);
+    building any other raises SpaceError.
     """
 
     def __init__(
@@ -51,10 +55,12 @@ class SearchSpace:
         program: TEProgram,
         hardware: HardwareParams | None = None,
         constant_inputs: Collection[str] = frozenset(),
+        required_layouts: Callable[[], Mapping[str, LayoutRewrite]] | None = None,
     ) -> None:
         self.program = program
         self.hardware = hardware or HardwareParams()
         self.constant_inputs = frozenset(constant_inputs)
+        self.required_layouts = required_layouts
         self._points = PointMemory()
 
     # -- the public API ------------------------------------------------------------------
@@ -122,6 +128,13 @@ class SearchSpace:
         chooser = Chooser(decisions, rng, resample, prefer)
         schedule = Schedule(self.program, undo_on_error=False)  # an error drops it
         apply_rules(BuildContext(schedule, chooser, self.hardware, self.constant_inputs))
+        if self.required_layouts is not None:
+            required = dict(self.required_layouts())
+            if schedule.input_layouts != required:
+                raise SpaceError(
+                    f"the schedule lays out {_layout_text(schedule.input_layouts)}, "
+                    f"not {_layout_text(required)} as required"
+                )
         point = SpacePoint(schedule.trace, dict(chooser.decisions), tuple(chooser.mutable))
         self._points.remember(point)
         return point, chooser
@@ -142,3 +155,7 @@ class SearchSpace:
     def point_of(self, trace: Trace) -> SpacePoint:
         """The remembered point of a trace this space built (SpaceError otherwise)."""
         return self._points.point_of(trace)
+
+
+def _layout_text(layouts: Mapping[str, LayoutRewrite]) -> str:
+    return ", ".join(f"{name} as {layout.factors}" for name, layout in layouts.items()) or "nothing"

@@ -8,6 +8,10 @@ bounds) works from those bounds. Narrowing a size variable (`seq` at most 32 rat
 reshape's `(dim text, upper)`) over the narrower ranges, then the body's types by
 inference. The dims themselves are unchanged, so the narrowed function computes the same
 thing wherever the size variables are within the narrower ranges.
+
+`small_size_limits` is the one rule for which kernels get a narrowed body (a size bucket
+of their own): compiles use it to dispatch between the two bodies, and the tuner to tune
+each bucket as a task.
 """
 
 from __future__ import annotations
@@ -24,6 +28,44 @@ from ir.tir.arith import bound
 from ir.tir.dim_text import parse_dim
 from ir.tir.expr import INDEX_DTYPE, PrimExpr
 from ir.tir.expr import Var as SizeVar
+from ir.tir.sizes import solve_dim
+from ir.tir.visit import walk_expr
+
+# A size variable whose range reaches past twice this gets kernels of two lowerings, one
+# fitted to its sizes up to this: at the range's upper bound, a sequence of 16 tokens ran
+# all in partial tiles, twice a specialised artifact's time.
+SMALL_SIZE = 32
+
+
+def small_size_limits(fn: Function, uppers: Mapping[str, int]) -> dict[str, int]:
+    """The small-size bucket of primitive function `fn`, given the model's size variables
+    and their upper bounds: SMALL_SIZE for each size variable of `fn`'s parameter dims
+    whose range reaches past 2 x SMALL_SIZE (empty: `fn` gets no bucket)."""
+    names = {
+        node.name
+        for param in fn.params
+        if isinstance(param.type_annotation, TensorType)
+        for dim in param.type_annotation.dims
+        for node in walk_expr(dim)
+        if isinstance(node, SizeVar)
+    }
+    return {name: SMALL_SIZE for name in sorted(names) if uppers.get(name, 0) > 2 * SMALL_SIZE}
+
+
+def size_uppers(fn: Function) -> dict[str, int]:
+    """The largest value of each size variable that a parameter dim of `fn` binds (by
+    itself, or plus, minus or times constants): the sizes a function covers."""
+    uppers: dict[str, int] = {}
+    for param in fn.params:
+        ty = param.type_annotation
+        if not isinstance(ty, TensorType):
+            continue
+        for dim, upper in zip(ty.dims, ty.shape, strict=False):
+            solved = solve_dim(dim, upper)
+            if solved is not None:
+                name = solved[0].name
+                uppers[name] = min(solved[1], uppers.get(name, solved[1]))
+    return uppers
 
 
 def narrow_sizes(fn: Function, uppers: Mapping[str, int]) -> Function:

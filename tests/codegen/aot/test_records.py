@@ -5,6 +5,7 @@ a target no record covers gives every task as a miss and still the right numbers
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from ir.frontend.onnx import from_onnx, import_model
 from ir.graph.nodes import Function
 from ir.graph.passes.pipeline import optimize
 from ir.reference import check_close
-from ir.schedule.schedule import Schedule
+from ir.schedule.schedule import LayoutRewrite, Schedule
 from ir.te.program import TEProgram, function_to_te
 from tests.codegen.aot.conftest import small_conv_model
 from tests.support.onnx_models import run_onnxruntime
@@ -111,7 +112,12 @@ def test_a_tuned_schedule_that_does_not_compile_falls_back_to_the_default(
     target = host_target()
     broken: list[str] = []
 
-    def choose(function: Function, program: TEProgram, constants: frozenset[str]) -> ScheduleChoice:
+    def choose(
+        function: Function,
+        program: TEProgram,
+        constants: frozenset[str],
+        layouts: Mapping[str, LayoutRewrite] | None = None,
+    ) -> ScheduleChoice:
         if broken:
             return ScheduleChoice(workload_key=f"key-{len(broken)}")
         # A GPU thread binding: lowers, but the LLVM backend refuses it.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,14 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from codegen.aot import ArtifactResult, build_model_artifact
-from codegen.aot.plan import SMALL_SIZE
 from codegen.llvm import host_target
 from codegen.runtime.loader import ArtifactInputError, load_artifact
 from ir.frontend.onnx.importer import import_model
 from ir.frontend.onnx.symbolic_dims import DimRange
+from ir.graph.passes.narrow_sizes import SMALL_SIZE
 from ir.graph.passes.pipeline import optimize
+from ir.schedule.rules.choices import SpaceError
+from ir.schedule.trace import Trace
 from ir.te.program import function_to_te
 from tests.codegen.aot.conftest import build_c_example, run_c_example
 from tests.ir.frontend.onnx_helpers import randn, run_onnxruntime
@@ -216,7 +219,8 @@ def test_records_with_other_weight_layouts_over_a_wide_range_build_one_right_art
     fn = optimize(imported.function)
     target = host_target()
     records = []
-    for task in extract_tasks(fn, target):
+    wide = [task for task in extract_tasks(fn, target) if task.layouts_of is None]
+    for task in wide:
         space = SearchSpace(function_to_te(task.function), target.hardware, task.constant_params)
         default = _layout_steps(space.default_point().to_json())
         samples = (space.sample(random.Random(seed)).to_json() for seed in range(50))
@@ -229,9 +233,16 @@ def test_records_with_other_weight_layouts_over_a_wide_range_build_one_right_art
         records_chooser(records, str(target)),
         output_names=imported.output_names,
     )
-    assert all(task.record_id is not None for task in built.coverage)
+    hits = {task.workload_key for task in built.coverage if task.hit}
+    assert hits == {task.key for task in wide}
+    _check_dense_relu(model, built.path)
+
+
+def _check_dense_relu(model: onnx.ModelProto, path: Path) -> None:
+    """The artifact at `path` computes `_dense_relu`'s model below and above the small-size
+    bucket's limit."""
     (w, b) = (numpy_helper.to_array(tensor) for tensor in model.graph.initializer)
-    with load_artifact(built.path) as artifact:
+    with load_artifact(path) as artifact:
         for batch, seq in [
             (1, 1),
             (2, 7),
@@ -242,6 +253,57 @@ def test_records_with_other_weight_layouts_over_a_wide_range_build_one_right_art
             x = randn(batch, seq, 96)
             (actual,) = artifact.run({"x": x}).values()
             np.testing.assert_allclose(actual, np.maximum(x @ w + b, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_a_small_size_bucket_takes_its_best_record_that_lays_the_weights_out_alike(
+    tmp_path: Path,
+) -> None:
+    """A kernel over a wide range is two tasks: the whole range and its small-size bucket.
+    The bucket's body shares the weights with the whole range's, so the compile takes
+    the bucket's best record among those laying them out as the whole range's record
+    does, and passes over a faster one that lays them out otherwise."""
+    model, ranges = _dense_relu()
+    fn = optimize(import_model(model, shape=ranges).function)
+    target = host_target()
+    tasks = extract_tasks(fn, target)
+    (whole,) = [task for task in tasks if task.layouts_of is None]
+    (bucket,) = [task for task in tasks if task.layouts_of == whole.key]
+    assert bucket.name.endswith(f"[seq<={SMALL_SIZE}]")
+    assert (whole.covers, bucket.covers) == ({"batch": 2, "seq": 96}, {"batch": 2, "seq": 32})
+    whole_space = SearchSpace(function_to_te(whole.function), target.hardware, {"p1"})
+    whole_trace = next(
+        trace
+        for seed in range(50)
+        if _layout_steps((trace := whole_space.sample(random.Random(seed))).to_json())
+    )
+    program = function_to_te(whole.function)
+    layouts = whole_trace.replay(program).input_layouts
+    pinned = SearchSpace(function_to_te(bucket.function), target.hardware, {"p1"}, lambda: layouts)
+    free = SearchSpace(function_to_te(bucket.function), target.hardware, {"p1"})
+    alike = _sample_where(pinned, lambda trace: True)
+    other = _sample_where(free, lambda trace: trace.replay(free.program).input_layouts != layouts)
+    records = [
+        Record(whole.key, str(target), whole_trace.to_json(), (1e-6,), "ok"),
+        Record(bucket.key, str(target), other.to_json(), (1e-8,), "ok"),
+        Record(bucket.key, str(target), alike.to_json(), (1e-7,), "ok"),
+    ]
+    built = build_model_artifact(fn, target, tmp_path, records_chooser(records, str(target)))
+    chosen = {task.workload_key: task.record_id for task in built.coverage}
+    assert chosen == {whole.key: records[0].candidate_id, bucket.key: records[2].candidate_id}
+    _check_dense_relu(model, built.path)
+
+
+def _sample_where(space: SearchSpace, accept: Callable[[Trace], bool]) -> Trace:
+    """The first of the space's samples over seeds 0, 1, ... that `accept` takes (a
+    sample the space refuses is skipped)."""
+    for seed in range(200):
+        try:
+            trace = space.sample(random.Random(seed))
+        except SpaceError:
+            continue
+        if accept(trace):
+            return trace
+    raise AssertionError("no sample found")
 
 
 def _layout_steps(trace: dict[str, Any]) -> list[dict[str, Any]]:
