@@ -16,8 +16,9 @@ with every dim bound; at each shape the symbolic artifact's output is checked ag
 Runtime's, then the symbolic artifact, the specialised one and ONNX Runtime are timed in
 turn (`bench.common.time_in_turn`, each through its runtime in this process, at
 `--threads` threads), all on the default schedules. With `--time-limit S`, the model is
-also tuned for the range (`autotune tune --shape ...=RANGE --time-limit S`: each kernel
-at the range's upper bounds), and the symbolic artifact compiled with those records is
+also tuned for the range (`autotune tune --shape ...=RANGE --time-limit S`: each kernel's
+size buckets, the whole range and its small sizes, each at its upper bounds, sharing the
+budget alike), and the symbolic artifact compiled with those records is
 timed too. Results: `--out`/symbolic_shapes_<cpu>.txt. Run it on an otherwise idle
 machine.
 """

@@ -22,6 +22,7 @@ JOB_OPTION_FIELDS = (
     "measure",
     "count_shared_records",
     "feature_workers",
+    "size_histogram",
 )
 
 

@@ -27,6 +27,7 @@ from service.model_store import get_model, model_tasks
 from service.queue import cancel_job_batches
 from service.schemas import CurvePoint, JobCreate
 from tuner.options import TuneOptionsError
+from tuner.size_histogram import SizeHistogram, SizeHistogramError
 from tuner.tasks import Task, TaskError
 
 STATES = ("queued", "waiting_for_worker", "running", "completed", "failed", "cancelled")
@@ -51,9 +52,15 @@ def gflops(flops: int, cost_s: float | None) -> float | None:
 
 
 def job_tasks_for(
-    session: Session, models: FileStore, create: JobCreate, target: Target
+    session: Session,
+    models: FileStore,
+    create: JobCreate,
+    target: Target,
+    histogram: SizeHistogram | None = None,
 ) -> list[Task]:
-    """The tasks a new job tunes: its model's, or its one workload."""
+    """The tasks a new job tunes: its model's (a symbolic model's size buckets shared by
+    `histogram`), or its one workload; InvalidInput where the histogram does not fit the
+    model."""
     if create.workload is not None:
         try:
             task = Task.from_json(create.workload)
@@ -65,7 +72,10 @@ def job_tasks_for(
             )
         ]
     assert create.model_id is not None
-    return model_tasks(models.get(session, create.model_id), target)
+    try:
+        return model_tasks(models.get(session, create.model_id), target, histogram)
+    except SizeHistogramError as err:
+        raise InvalidInput(f"bad job options: {err}") from None
 
 
 def create_job(
@@ -85,12 +95,12 @@ def create_job(
         raise InvalidInput(f"the trial budget must be positive, got {create.trials}")
     if create.model_id is not None:
         get_model(session, create.model_id)
-    tasks = job_tasks_for(session, models, create, target)
     cold = create.model_id is not None and backend_of(target).flushes_caches
     try:
         options = job_tune_options(create.options, create.trials, create.time_limit_s, cold)
     except TuneOptionsError as err:
         raise InvalidInput(f"bad job options: {err}") from None
+    tasks = job_tasks_for(session, models, create, target, options.size_histogram)
     now = time.time()
     job = JobRow(
         id=uuid.uuid4().hex,

@@ -29,6 +29,7 @@ from ir.graph.summary import fused_functions, graph_summary
 from service.blobs import FileStore
 from service.db.models import ModelRow
 from service.errors import InvalidInput, NotFound, TooLarge
+from tuner.size_histogram import SizeHistogram
 from tuner.tasks import Task, extract_tasks
 
 
@@ -57,7 +58,13 @@ def describe_model(data: bytes) -> dict[str, Any]:
         "flops": summary["flops"],
         "fused_functions": [fused.to_json() for fused in fused_functions(optimized)],
         "tasks": [
-            {"workload_key": t.key, "name": t.name, "flops": t.flops, "weight": t.weight}
+            {
+                "workload_key": t.key,
+                "name": t.name,
+                "flops": t.flops,
+                "weight": t.weight,
+                "covers": t.covers,
+            }
             for t in tasks
         ],
     }
@@ -128,6 +135,7 @@ def load_model_function(path: Path, target: Target) -> Function:
     return prepare_for_target(path.read_bytes(), target).function
 
 
-def model_tasks(path: Path, target: Target) -> list[Task]:
-    """The tuning tasks of the stored model at `path` for `target`."""
-    return extract_tasks(load_model_function(path, target), target)
+def model_tasks(path: Path, target: Target, histogram: SizeHistogram | None = None) -> list[Task]:
+    """The tuning tasks of the stored model at `path` for `target`, a symbolic model's
+    size buckets shared by `histogram`."""
+    return extract_tasks(load_model_function(path, target), target, histogram)

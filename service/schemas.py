@@ -19,12 +19,15 @@ class Strict(BaseModel):
 
 
 class TaskInfo(BaseModel):
-    """A tuning task of a model."""
+    """A tuning task of a model; for one over symbolic dims, the largest size of each size
+    variable it is tuned for (`covers`: a kernel over a wide range is one task for the
+    whole range and one for its small sizes)."""
 
     workload_key: str
     name: str
     flops: int
     weight: int
+    covers: dict[str, int] = Field(default_factory=dict)
 
 
 class ModelPublic(BaseModel):

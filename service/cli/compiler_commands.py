@@ -144,6 +144,15 @@ def register(commands: Any) -> None:
         metavar="NAME=DxDxD",
         help="bind a symbolic input shape (repeatable)",
     )
+    tune.add_argument(
+        "--size-histogram",
+        action="append",
+        default=[],
+        metavar="NAME=SIZE:COUNT,...",
+        help="how often each size of a size variable occurs (repeatable; e.g. "
+        "sequence=16:70,128:25,384:5): shares the budget between a kernel's whole range "
+        "and its small sizes (default: every size of the range alike)",
+    )
     tune.add_argument("--json", action="store_true", help="print the summary as JSON")
     tune.set_defaults(handler=_cmd_tune)
 
@@ -294,6 +303,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_tune(args: argparse.Namespace) -> int:
     from service.cli.tune_command import parse_tune_target, run_tune, tune_options_from_flags
+    from tuner.size_histogram import parse_size_histogram
 
     target = parse_tune_target(args.target or "llvm")
     options = tune_options_from_flags(
@@ -306,6 +316,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         feature_workers=args.feature_workers,
         in_model=args.in_model,
         cost_model_path=args.cost_model,
+        size_histogram=parse_size_histogram(args.size_histogram),
     )
     return run_tune(
         Path(args.model),

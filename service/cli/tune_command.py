@@ -23,6 +23,7 @@ from service.cli.progress import TrialProgress, render_table, text_table
 from tuner.in_model import InModelCheck
 from tuner.options import TuneOptions, TuneOptionsError
 from tuner.records import load_records
+from tuner.size_histogram import SizeHistogram
 from tuner.tune import TaskSummary, TuneProgress, TuneResult, tune_model
 
 
@@ -52,6 +53,7 @@ def tune_options_from_flags(
     feature_workers: int | None,
     in_model: bool = True,
     cost_model_path: str | None = None,
+    size_histogram: SizeHistogram | None = None,
 ) -> TuneOptions:
     """The TuneOptions of `autotune tune`'s flags; TuneError naming the flag when one is
     out of range. Without `flush_cache` every run is timed on cold caches on a CPU: inside
@@ -68,6 +70,7 @@ def tune_options_from_flags(
             feature_workers=feature_workers,
             in_model=in_model,
             cost_model_path=cost_model_path,
+            size_histogram=size_histogram or {},
         )
     except TuneOptionsError as err:  # "batch_size must be ..." -> "--batch-size must be ..."
         name, _, rest = str(err).partition(" ")
@@ -111,6 +114,8 @@ def _summary_json(result: TuneResult) -> dict[str, Any]:
                 "trials": task.trials,
                 "best_gflops": task.best_gflops,
                 "stopped": task.stopped,
+                "share": task.share,
+                "covers": dict(task.covers),
             }
             for task in result.tasks
         ],

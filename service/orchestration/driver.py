@@ -53,6 +53,7 @@ from service.queue import (
 from service.records import JobRecordStore
 from service.settings import Settings
 from tuner.records import Record
+from tuner.size_histogram import SizeHistogram
 from tuner.tasks import Task
 from tuner.tune import TuneProgress, TuneResult, tune_tasks
 
@@ -227,14 +228,15 @@ class Driver:
 
     # -- the job ---------------------------------------------------------------------------
 
-    def tasks(self, job: JobRow, target: Target) -> list[Task]:
-        """The job's tasks on `target` (its model's, or its one workload)."""
+    def tasks(self, job: JobRow, target: Target, histogram: SizeHistogram) -> list[Task]:
+        """The job's tasks on `target` (its model's, its size buckets shared by
+        `histogram`, or its one workload)."""
         if job.workload is not None:
             return [Task.from_json(job.workload)]
         assert job.model_id is not None
         with unit_of_work(self.factory) as session:
             path = model_files(self.settings).get(session, job.model_id)
-        return model_tasks(path, target)
+        return model_tasks(path, target, histogram)
 
     def run(self) -> None:
         """Steps 1-4 of the module docstring."""
@@ -242,7 +244,8 @@ class Driver:
             job = session.get(JobRow, self.job_id)
             assert job is not None
         target = parse_target(job.target, ask_local_gpu=False)  # (stored as validated)
-        tasks = self.tasks(job, target)
+        options = job_tune_options(job.options, job.trials, job.time_limit_s, cold_caches=False)
+        tasks = self.tasks(job, target, options.size_histogram)
         keys = [task.key for task in tasks]
         lease_s = self.settings.driver_lease_s
         # Step 1.
@@ -254,7 +257,6 @@ class Driver:
             )
         )
         # Step 3.
-        options = job_tune_options(job.options, job.trials, job.time_limit_s, cold_caches=False)
         counts: Callable[[Record], bool] | None = None
         if not options.count_shared_records:
             counts = lambda record: record.job == self.job_id  # noqa: E731
