@@ -36,11 +36,13 @@ from codegen.runtime.aligned import aligned_copy, aligned_empty
 from codegen.target import parse_target
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
+from ir.graph.passes.narrow_sizes import bind_sizes, size_uppers
 from ir.graph.types import TensorType, TupleType, Type
 from ir.lower import lower
 from ir.reference import check_close, evaluate, random_inputs
 from ir.schedule import Schedule
 from ir.te.program import TEProgram
+from ir.tir.expr import INDEX_DTYPE, Var
 
 FLUSH_BYTES = 64 * 1024 * 1024
 MAX_NUMBER = 1_000_000  # runs per repeat, however fast the kernel
@@ -258,6 +260,9 @@ def _build(request: Mapping[str, Any]) -> _Built:
         kernel = GpuKernel(lower(schedule), target, device_index, cache and str(cache))
     else:
         kernel = compile_kernel(lower(schedule), target)
+        sizes = measured_sizes(request["task"], function)
+        if sizes:  # (a kernel whose dims are all products cannot bind them from shapes)
+            kernel = kernel.sized({Var(name, INDEX_DTYPE): size for name, size in sizes.items()})
     return _Built(function, constants, program, schedule, kernel, time.perf_counter() - started)
 
 
@@ -269,7 +274,10 @@ def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Worklo
         return cached
     inputs = random_inputs(function, seed)
     try:
-        expected = _flatten(evaluate(function, inputs))
+        # (Inputs of a symbolic workload are at its upper bounds: the reference's sizes.)
+        sizes = measured_sizes(task, function)
+        reference = bind_sizes(function, sizes) if sizes else function
+        expected = _flatten(evaluate(reference, inputs))
         workload = _Workload(inputs, expected)
     except Exception as err:  # e.g. indices out of range for the seeded inputs
         workload = _Workload(inputs, [], error=f"reference evaluation failed: {_describe(err)}")
@@ -277,6 +285,15 @@ def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Worklo
     while len(_WORKLOADS) > 2:
         _WORKLOADS.popitem(last=False)
     return workload
+
+
+def measured_sizes(task: Mapping[str, Any], function: Function) -> dict[str, int]:
+    """The size variables of a symbolic workload at the sizes it is measured at: those its
+    task covers (`tuner.tasks.Task.covers`), else those its dims' upper bounds bind."""
+    covers = task.get("covers")
+    if isinstance(covers, Mapping) and covers:
+        return {str(name): int(size) for name, size in covers.items()}
+    return size_uppers(function)
 
 
 def _flatten(value: Any) -> list[np.ndarray]:

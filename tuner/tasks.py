@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from codegen.aot.plan import model_sizes
@@ -20,7 +20,12 @@ from codegen.target import Target
 from ir.errors import AutotuneError
 from ir.graph.canonical import function_from_json, function_to_json
 from ir.graph.nodes import Call, Constant, Function
-from ir.graph.passes.narrow_sizes import narrow_sizes, size_uppers, small_size_limits
+from ir.graph.passes.narrow_sizes import (
+    narrow_sizes,
+    size_names,
+    size_uppers,
+    small_size_limits,
+)
 from ir.graph.summary import function_flops
 from ir.graph.traversal import nodes_with_runs
 from ir.te import TE_VERSION
@@ -69,12 +74,9 @@ class Task:
     target: str
     share: float = 1.0
     layouts_of: str | None = None
-
-    @property
-    def covers(self) -> dict[str, int]:
-        """The size variables of the task's dims and the largest of each it is tuned
-        for (empty for a static workload): the shapes its records cover."""
-        return size_uppers(self.function)
+    # The size variables of the task's dims and the largest of each it is tuned for (empty
+    # for a static workload): the shapes its records cover, and the sizes it is measured at.
+    covers: Mapping[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data; the function travels in its canonical form."""
@@ -89,7 +91,7 @@ class Task:
             "version": COMPUTE_VERSION,
             "share": self.share,
             "layouts_of": self.layouts_of,
-            "covers": self.covers,
+            "covers": dict(self.covers),
         }
 
     @staticmethod
@@ -122,6 +124,7 @@ class Task:
                 target=str(data["target"]),
                 share=float(data.get("share", 1.0)),
                 layouts_of=None if data.get("layouts_of") is None else str(data["layouts_of"]),
+                covers={str(k): int(v) for k, v in dict(data.get("covers", {})).items()},
             )
         except (KeyError, TypeError, ValueError) as err:
             raise TaskError(f"malformed task JSON: {type(err).__name__}: {err}") from None
@@ -171,7 +174,16 @@ def _bucket_tasks(
     bucket, that bucket's task (weights 0: the caller counts the calls)."""
     name = str(function.attrs.get("name", "fn"))
     key = workload_key(function, constants)
-    whole = Task(key, name, _positional(function), constants, function_flops(function), 0, target)
+    solved = size_uppers(function)
+    covers = {
+        size: upper
+        for size in sorted(size_names(function))
+        if (upper := uppers.get(size) or solved.get(size))
+    }
+    whole = Task(
+        key, name, _positional(function), constants, function_flops(function), 0, target,
+        covers=covers,
+    )  # fmt: skip
     limits = small_size_limits(function, uppers)
     if not limits:
         return [whole]
@@ -191,5 +203,6 @@ def _bucket_tasks(
         target,
         share=share,
         layouts_of=key,
+        covers={**covers, **limits},
     )
     return [replace(whole, share=1.0 - share), small]

@@ -12,6 +12,7 @@ target: compiling the same kernel twice returns the same object.
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import ctypes.util
 import functools
@@ -64,6 +65,7 @@ class CompiledKernel:
         self._llvm_text = llvm_text
         self._stages: dict[str, str] | None = None
         self._object_code: bytes | None = None
+        self._sizes: dict[Var, int] | None = None  # (`sized`)
         address = engine.get_function_address(func.name)
         arguments = [ctypes.c_void_p] * len(func.params) + [ctypes.c_int64] * len(func.size_params)
         self._entry = ctypes.CFUNCTYPE(None, *arguments)(address)
@@ -102,7 +104,14 @@ class CompiledKernel:
 
     def __call__(self, *arrays: object) -> None:
         """Run the kernel on `arrays` (inputs, then outputs): numpy arrays, checked here."""
-        self._entry(*self._pointers(arrays))
+        self._entry(*self._pointers(arrays, self._sizes))
+
+    def sized(self, sizes: Mapping[Var, int]) -> CompiledKernel:
+        """This kernel, called with its size variables at `sizes` (as `bind` takes them)
+        wherever a call's arrays' shapes alone cannot bind them."""
+        sized = copy.copy(self)
+        sized._sizes = dict(sizes)
+        return sized
 
     def bind(self, *arrays: object, sizes: Mapping[Var, int] | None = None) -> BoundKernel:
         """The kernel bound to `arrays` (checked as a call checks them once): a call

@@ -54,6 +54,7 @@ from ir.graph.passes.pipeline import optimize
 from ir.graph.traversal import post_order
 from ir.graph.types import TensorType
 from ir.te.program import function_to_te
+from ir.tir.expr import IntImm
 
 TARGET = str(host_target())
 
@@ -453,3 +454,42 @@ def test_workload_from_task_json() -> None:
     assert constants == frozenset({"p1"})
     with pytest.raises(IRError, match="constant_params"):
         workload_from_task_json({"function": task["function"]})
+
+
+def test_every_kernel_of_a_model_over_shape_ranges_measures_ok() -> None:
+    """Reshapes to symbolic targets and slices to symbolic ends (a transformer's heads)
+    carry their dims as (text, upper bound) attributes; the reference a candidate is
+    checked against evaluates them at the upper bounds, where the inputs are."""
+    from ir.frontend.onnx.importer import import_model
+    from ir.frontend.onnx.symbolic_dims import DimRange
+    from tests.ir.frontend.test_onnx_transformer import HIDDEN, transformer_block
+    from tuner.tasks import extract_tasks
+
+    imported = import_model(
+        transformer_block(), shape={"x": (DimRange(1, 2), DimRange(1, 80), HIDDEN)}
+    )
+    tasks = extract_tasks(optimize(imported.function), host_target())
+    assert any(task.layouts_of for task in tasks)  # (seq reaches past 64: size buckets too)
+    reshapes = [task for task in tasks if "reshape" in task.name]
+    assert reshapes
+    for task in tasks:
+        result = measure_default(task.to_json(), TARGET, MeasureOptions(repeat=1, min_repeat_ms=1))
+        assert result.status == "ok", f"{task.name}: {result.error}"
+
+
+def test_a_kernel_whose_dims_are_all_products_is_measured_at_the_sizes_its_task_covers() -> None:
+    """relu(dense) over [(b * s), 64] rows: the arrays' shapes cannot bind b and s, so
+    the task says the sizes it covers (`Task.covers`) and the candidate runs at them."""
+    from ir.tir.expr import INDEX_DTYPE, binary
+    from ir.tir.expr import Var as SizeVar
+
+    b, s = SizeVar("b", INDEX_DTYPE), SizeVar("s", INDEX_DTYPE)
+    rows = binary("mul", b, s)
+    x = Var("x", TensorType((80, 64), "float32", (rows, IntImm(64, INDEX_DTYPE))))
+    weight = Constant(np.ones((32, 64), np.float32))
+    task = _task_json(Function((x,), call("nn.relu", call("nn.dense", x, weight))))
+    options = MeasureOptions(repeat=1, min_repeat_ms=1)
+    unbound = measure_default(task, TARGET, options)
+    assert unbound.status == "runtime_error" and "cannot bind it" in unbound.error
+    result = measure_default({**task, "covers": {"b": 2, "s": 40}}, TARGET, options)
+    assert result.status == "ok", result.error
