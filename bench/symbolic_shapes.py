@@ -6,7 +6,7 @@ sequence, image classifiers with a dynamic batch.
     .zoo-venv/bin/python bench/symbolic_shapes.py [--models bert_4x256 gpt2_4x256]
         [--range 1..4x1..384] [--shapes 1x16 1x128 4x384]
         [--image-models resnet50 mobilenet_v3_small] [--batch-range 1..8] [--batches 1 4 8]
-        [--threads 2] [--rounds 7] [--time-limit S] [--out bench/results]
+        [--threads 2] [--rounds 7] [--time-limit S] [--histogram] [--out bench/results]
 
 Per model (the zoo's seeded, randomised ones: the BERT encoder and GPT-2 decoder exported
 with `dynamic_axes` on input_ids and attention_mask, the torchvision classifiers with one
@@ -18,8 +18,9 @@ turn (`bench.common.time_in_turn`, each through its runtime in this process, at
 `--threads` threads), all on the default schedules. With `--time-limit S`, the model is
 also tuned for the range (`autotune tune --shape ...=RANGE --time-limit S`: each kernel's
 size buckets, the whole range and its small sizes, each at its upper bounds, sharing the
-budget alike), and the symbolic artifact compiled with those records is
-timed too. Results: `--out`/symbolic_shapes_<cpu>.txt. Run it on an otherwise idle
+budget alike; with `--histogram`, by the measured shapes, each counted once, each bucket
+measured at their median size within it), and the symbolic artifact compiled with those
+records is timed too. Results: `--out`/symbolic_shapes_<cpu>.txt. Run it on an otherwise idle
 machine.
 """
 
@@ -55,12 +56,14 @@ IMAGE_SHAPE = (3, 224, 224)  # one image of the zoo's classifiers
 @dataclass(frozen=True)
 class Sweep:
     """How one kind of model varies: its dynamic axes, the range its one artifact covers
-    (per input, as `--shape` reads it), and the inputs and bindings at one shape."""
+    (per input, as `--shape` reads it), the inputs and bindings at one shape, and the
+    size variable each entry of a shape is."""
 
     dynamic_axes: dict[str, dict[int, str]]
     ranges: dict[str, str]
     feeds: Callable[[tuple[int, ...]], dict[str, np.ndarray]]
     static: Callable[[tuple[int, ...]], dict[str, tuple[int, ...]]]
+    size_names: tuple[str, ...]
 
 
 def text_sweep(dim_range: str) -> Sweep:
@@ -70,6 +73,7 @@ def text_sweep(dim_range: str) -> Sweep:
         {name: dim_range for name in TEXT_INPUTS},
         lambda shape: feeds(*shape),
         lambda shape: {name: shape for name in TEXT_INPUTS},
+        ("batch", "sequence"),
     )
 
 
@@ -81,6 +85,7 @@ def image_sweep(batch_range: str) -> Sweep:
         {"image": f"{batch_range}x{extent}"},
         lambda shape: {"image": images(shape[0])},
         lambda shape: {"image": (shape[0], *IMAGE_SHAPE)},
+        ("batch",),
     )
 
 
@@ -122,11 +127,19 @@ def compile_artifact(model: Path, shapes: dict[str, Any], out_dir: Path) -> Path
 
 
 def tune_for_range(
-    model: Path, ranges: dict[str, str], time_limit_s: float, records: Path
+    model: Path,
+    ranges: dict[str, str],
+    time_limit_s: float,
+    records: Path,
+    histogram: dict[str, dict[int, int]],
 ) -> float:
-    """`autotune tune` of `model` for the ranges, as a user runs it; its wall seconds."""
+    """`autotune tune` of `model` for the ranges (its size buckets shared and measured by
+    `histogram` where given), as a user runs it; its wall seconds."""
     started = time.perf_counter()
     bindings = [arg for name, text in ranges.items() for arg in ("--shape", f"{name}={text}")]
+    for name, counts in histogram.items():
+        entries = ",".join(f"{size}:{count}" for size, count in sorted(counts.items()))
+        bindings += ["--size-histogram", f"{name}={entries}"]
     command = [
         str(Path(sys.executable).parent / "autotune"), "tune", str(model), "--target", "llvm",
         "--trials", "100000", "--time-limit", str(time_limit_s), "--records", str(records),
@@ -145,8 +158,10 @@ def bench_model(
     threads: int,
     rounds: int,
     time_limit_s: float,
+    histogram: bool = False,
 ) -> list[str]:
-    """Lines of the report for one model."""
+    """Lines of the report for one model (tuned with the measured shapes as the size
+    histogram where `histogram`)."""
     covered = ", ".join(f"{input_name}={text}" for input_name, text in sweep.ranges.items())
     lines = [f"{name} (symbolic artifact: {covered})"]
     with tempfile.TemporaryDirectory(prefix="symbolic-bench-") as directory:
@@ -158,8 +173,14 @@ def bench_model(
         tuned = None
         if time_limit_s > 0:
             records = work / "records.jsonl"
-            tune_s = tune_for_range(model, sweep.ranges, time_limit_s, records)
-            lines.append(f"  tuned for the range in {tune_s:.0f} s")
+            counts: dict[str, dict[int, int]] = {}
+            for shape in shapes if histogram else []:
+                for name, size in zip(sweep.size_names, shape, strict=True):
+                    counts.setdefault(name, {})
+                    counts[name][size] = counts[name].get(size, 0) + 1
+            tune_s = tune_for_range(model, sweep.ranges, time_limit_s, records, counts)
+            shown = f", size histogram {counts}" if counts else ""
+            lines.append(f"  tuned for the range in {tune_s:.0f} s{shown}")
             tuned_path = build_artifact(model, "llvm", load_records(records), work, ranges).path
             tuned = load_artifact(tuned_path)
         session = onnxruntime_session(model.read_bytes(), threads)
@@ -211,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--time-limit", type=float, default=0.0, help="tuning seconds")
+    parser.add_argument(
+        "--histogram",
+        action="store_true",
+        help="tune with the measured shapes as the size histogram (each once)",
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args(argv)
     shapes = [tuple(int(size) for size in text.split("x")) for text in args.shapes]
@@ -223,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.image_models
     ]
     for name, sweep, sizes in jobs:
-        report = bench_model(name, sweep, sizes, args.threads, args.rounds, args.time_limit)
+        report = bench_model(
+            name, sweep, sizes, args.threads, args.rounds, args.time_limit, args.histogram
+        )
         lines.extend(report)
         print("\n".join(report), flush=True)
     out = Path(args.out) / f"symbolic_shapes_{host_name()}.txt"

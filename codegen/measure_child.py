@@ -110,6 +110,7 @@ class _Workload:
     inputs: dict[str, np.ndarray]
     expected: list[np.ndarray]
     error: str = ""
+    outputs: tuple[TensorType, ...] = ()  # (of a symbolic workload, at the measured sizes)
 
 
 _WORKLOADS: collections.OrderedDict[tuple[str, int], _Workload] = collections.OrderedDict()
@@ -268,17 +269,22 @@ def _build(request: Mapping[str, Any]) -> _Built:
 
 def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Workload:
     """Seeded inputs and the reference's outputs, cached for the workload's next candidate."""
-    key = (json.dumps(task.get("function"), sort_keys=True), seed)
+    sizes = measured_sizes(task, function)
+    key = (json.dumps([task.get("function"), sizes], sort_keys=True), seed)
     cached = _WORKLOADS.get(key)
     if cached is not None:
         return cached
-    inputs = random_inputs(function, seed)
     try:
-        # (Inputs of a symbolic workload are at its upper bounds: the reference's sizes.)
-        sizes = measured_sizes(task, function)
+        # A symbolic workload is measured at the sizes its task names, the reference too.
         reference = bind_sizes(function, sizes) if sizes else function
+        _check_within_bounds(function, reference, sizes)
+    except Exception as err:
+        return _Workload({}, [], error=f"cannot bind the workload's sizes: {_describe(err)}")
+    inputs = random_inputs(reference, seed)
+    outputs = tuple(_tensor_types(reference.ret_type))
+    try:
         expected = _flatten(evaluate(reference, inputs))
-        workload = _Workload(inputs, expected)
+        workload = _Workload(inputs, expected, outputs=outputs)
     except Exception as err:  # e.g. indices out of range for the seeded inputs
         workload = _Workload(inputs, [], error=f"reference evaluation failed: {_describe(err)}")
     _WORKLOADS[key] = workload
@@ -287,13 +293,32 @@ def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Worklo
     return workload
 
 
+def _check_within_bounds(function: Function, bound: Function, sizes: Mapping[str, int]) -> None:
+    """IRError where `bound` (`function` at `sizes`) has a dim past `function`'s upper bound
+    for it (a kernel's static analyses hold only within them)."""
+    types = [param.type_annotation for param in function.params]
+    bound_types = [param.type_annotation for param in bound.params]
+    for ty, at in zip(
+        [*types, *_tensor_types(function.ret_type)],
+        [*bound_types, *_tensor_types(bound.ret_type)],
+        strict=True,
+    ):
+        if not (isinstance(ty, TensorType) and isinstance(at, TensorType)):
+            continue
+        if any(size > upper for size, upper in zip(at.shape, ty.shape, strict=True)):
+            raise IRError(f"sizes {dict(sizes)} give shape {at.shape}, past {ty.shape}")
+
+
 def measured_sizes(task: Mapping[str, Any], function: Function) -> dict[str, int]:
-    """The size variables of a symbolic workload at the sizes it is measured at: those its
-    task covers (`tuner.tasks.Task.covers`), else those its dims' upper bounds bind."""
-    covers = task.get("covers")
-    if isinstance(covers, Mapping) and covers:
-        return {str(name): int(size) for name, size in covers.items()}
-    return size_uppers(function)
+    """The size variables of a symbolic workload at the sizes it is measured at: its
+    task's representative sizes (`tuner.tasks.Task.measure_at`) over the largest it
+    covers (`Task.covers`), else the sizes its dims' upper bounds bind."""
+    sizes = size_uppers(function)
+    for field in ("covers", "measure_at"):
+        given = task.get(field)
+        if isinstance(given, Mapping):
+            sizes.update({str(name): int(size) for name, size in given.items()})
+    return sizes
 
 
 def _flatten(value: Any) -> list[np.ndarray]:
@@ -379,7 +404,7 @@ def _checked_args(
         for name, array in workload.inputs.items()
     ]
     outputs = []
-    for ty in _tensor_types(built.function.ret_type):
+    for ty in workload.outputs or _tensor_types(built.function.ret_type):
         output = aligned_empty(ty.shape, ty.dtype)
         output.fill(np.nan if output.dtype.kind == "f" else 0)  # unwritten elements show
         outputs.append(output)

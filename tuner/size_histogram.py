@@ -4,7 +4,8 @@ it).
 
 A histogram maps a size variable's name to counts per size (`sequence=16:70,128:25,384:5`
 on the command line: 70 runs at 16 tokens, ...). A size variable it does not name is
-taken as uniform over its range.
+taken as uniform over its range. A bucket's candidates are measured at the histogram's
+median size within the bucket (`representative_sizes`), where it has any.
 """
 
 from __future__ import annotations
@@ -83,3 +84,23 @@ def bucket_share(
         else:
             share *= min(limit, uppers[name]) / uppers[name]
     return share
+
+
+def representative_sizes(
+    ranges: Mapping[str, tuple[int, int]], histogram: SizeHistogram
+) -> dict[str, int]:
+    """For each size variable of a bucket (`ranges`: its smallest and largest size there)
+    that the histogram has counts in, the median of those counts' sizes: where the bucket's
+    kernel is measured (the others are measured at their largest size)."""
+    sizes: dict[str, int] = {}
+    for name, (low, high) in ranges.items():
+        inside = sorted((size, count) for size, count in histogram.get(name, {}).items())
+        inside = [(size, count) for size, count in inside if low <= size <= high and count > 0]
+        total = sum(count for _, count in inside)
+        seen = 0.0
+        for size, count in inside:
+            seen += count
+            if seen >= total / 2:
+                sizes[name] = size
+                break
+    return sizes

@@ -29,7 +29,12 @@ from ir.graph.passes.narrow_sizes import (
 from ir.graph.summary import function_flops
 from ir.graph.traversal import nodes_with_runs
 from ir.te import TE_VERSION
-from tuner.size_histogram import SizeHistogram, bucket_share, check_size_histogram
+from tuner.size_histogram import (
+    SizeHistogram,
+    bucket_share,
+    check_size_histogram,
+    representative_sizes,
+)
 
 COMPUTE_VERSION = TE_VERSION  # part of every workload key: a new TE means new workloads
 
@@ -75,8 +80,10 @@ class Task:
     share: float = 1.0
     layouts_of: str | None = None
     # The size variables of the task's dims and the largest of each it is tuned for (empty
-    # for a static workload): the shapes its records cover, and the sizes it is measured at.
+    # for a static workload): the shapes its records cover. Its candidates are measured
+    # there, but at `measure_at`'s sizes where it names some (a histogram's median).
     covers: Mapping[str, int] = field(default_factory=dict)
+    measure_at: Mapping[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data; the function travels in its canonical form."""
@@ -92,6 +99,7 @@ class Task:
             "share": self.share,
             "layouts_of": self.layouts_of,
             "covers": dict(self.covers),
+            "measure_at": dict(self.measure_at),
         }
 
     @staticmethod
@@ -125,6 +133,7 @@ class Task:
                 share=float(data.get("share", 1.0)),
                 layouts_of=None if data.get("layouts_of") is None else str(data["layouts_of"]),
                 covers={str(k): int(v) for k, v in dict(data.get("covers", {})).items()},
+                measure_at={str(k): int(v) for k, v in dict(data.get("measure_at", {})).items()},
             )
         except (KeyError, TypeError, ValueError) as err:
             raise TaskError(f"malformed task JSON: {type(err).__name__}: {err}") from None
@@ -180,11 +189,14 @@ def _bucket_tasks(
         for size in sorted(size_names(function))
         if (upper := uppers.get(size) or solved.get(size))
     }
+    limits = small_size_limits(function, uppers)
     whole = Task(
         key, name, _positional(function), constants, function_flops(function), 0, target,
         covers=covers,
+        measure_at=representative_sizes(
+            {size: (limits.get(size, 0) + 1, upper) for size, upper in covers.items()}, histogram
+        ),
     )  # fmt: skip
-    limits = small_size_limits(function, uppers)
     if not limits:
         return [whole]
     narrow = narrow_sizes(function, {**uppers, **limits})
@@ -204,5 +216,8 @@ def _bucket_tasks(
         share=share,
         layouts_of=key,
         covers={**covers, **limits},
+        measure_at=representative_sizes(
+            {size: (1, limits.get(size, upper)) for size, upper in covers.items()}, histogram
+        ),
     )
     return [replace(whole, share=1.0 - share), small]

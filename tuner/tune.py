@@ -123,6 +123,7 @@ class TaskSummary:
     stopped: str
     share: float = 1.0  # of the model's runs, for a size bucket's task (`Task.share`)
     covers: Mapping[str, int] = field(default_factory=dict)  # `Task.covers`
+    measure_at: Mapping[str, int] = field(default_factory=dict)  # `Task.measure_at`
 
 
 @dataclass(frozen=True)
@@ -558,6 +559,7 @@ def _summarize(
                 stopped=scheduler.tasks[index].done,
                 share=run.task.share,
                 covers=run.task.covers,
+                measure_at=run.task.measure_at,
             )
         )
     metrics: tuple[dict[str, Any], ...] = ()

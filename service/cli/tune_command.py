@@ -116,6 +116,7 @@ def _summary_json(result: TuneResult) -> dict[str, Any]:
                 "stopped": task.stopped,
                 "share": task.share,
                 "covers": dict(task.covers),
+                "measure_at": dict(task.measure_at),
             }
             for task in result.tasks
         ],

@@ -493,3 +493,6 @@ def test_a_kernel_whose_dims_are_all_products_is_measured_at_the_sizes_its_task_
     assert unbound.status == "runtime_error" and "cannot bind it" in unbound.error
     result = measure_default({**task, "covers": {"b": 2, "s": 40}}, TARGET, options)
     assert result.status == "ok", result.error
+    smaller = {**task, "covers": {"b": 2, "s": 40}, "measure_at": {"b": 1, "s": 3}}
+    assert measure_default(smaller, TARGET, options).status == "ok"
+    assert measure_default({**smaller, "measure_at": {"s": 41}}, TARGET, options).status != "ok"

@@ -13,6 +13,7 @@ from tuner.size_histogram import (
     bucket_share,
     check_size_histogram,
     parse_size_histogram,
+    representative_sizes,
 )
 
 
@@ -92,3 +93,12 @@ def test_tuning_options_carry_a_histogram_through_json_and_refuse_a_bad_one() ->
     ):
         with pytest.raises(TuneOptionsError, match=fragment):
             TuneOptions(8, size_histogram=histogram)  # type: ignore[arg-type]
+
+
+def test_a_bucket_is_measured_at_the_histograms_median_size_within_it() -> None:
+    histogram = {"seq": {16: 70.0, 24: 10.0, 128: 15.0, 384: 20.0}, "batch": {1: 1.0}}
+    small = representative_sizes({"seq": (1, 32), "batch": (1, 4), "rows": (1, 9)}, histogram)
+    assert small == {"seq": 16, "batch": 1}  # (rows: no counts, measured at its largest)
+    assert representative_sizes({"seq": (33, 384)}, histogram) == {"seq": 384}
+    assert representative_sizes({"seq": (100, 200)}, histogram) == {"seq": 128}
+    assert representative_sizes({"seq": (400, 500)}, histogram) == {}

@@ -223,6 +223,7 @@ def test_a_wide_range_tunes_its_small_size_bucket_weighted_by_the_histogram(
     whole, bucket = extract_tasks(fn, target, {"rows": {16: 3.0, 150: 1.0}})
     assert (whole.share, bucket.share, bucket.layouts_of) == (0.25, 0.75, whole.key)
     assert (whole.covers, bucket.covers) == ({"rows": 160}, {"rows": 32})
+    assert (whole.measure_at, bucket.measure_at) == ({"rows": 150}, {"rows": 16})
     uniform = extract_tasks(fn, target)
     assert [task.share for task in uniform] == [1 - 32 / 160, 32 / 160]
     path = tmp_path / "records.jsonl"
