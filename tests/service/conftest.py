@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -24,6 +24,9 @@ from service.db import models as db
 from service.db.engine import make_engine, make_session_factory
 from service.db.migrate import upgrade
 from service.settings import Settings
+
+if TYPE_CHECKING:
+    from tests.service.processes import Fleet
 
 BASE_POSTGRES_URL = os.environ.get(
     "AUTOTUNE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -201,3 +204,18 @@ def live(tmp_path: Path, database_url: str) -> Iterator[LiveService]:
 def live_drivers(tmp_path: Path, database_url: str) -> Iterator[LiveService]:
     """A live service that runs job drivers and artifact builders."""
     yield from run_service(service_settings(tmp_path / "data", database_url, run_drivers=True))
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, database_url: str) -> Iterator[Fleet]:
+    """`autotune serve` and `autotune worker` processes on `database_url`, their logs kept
+    under tmp_path/logs; everything they started is stopped at the end."""
+    from tests.service.processes import Fleet  # (it imports this module)
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    fleet = Fleet(tmp_path / "data", database_url, logs)
+    try:
+        yield fleet
+    finally:
+        fleet.close()

@@ -9,7 +9,6 @@ import json
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +23,6 @@ from tests.support.onnx_models import light_model_path
 
 pytestmark = pytest.mark.slow
 SQUEEZENET = light_model_path("light_squeezenet")
-
-
-@pytest.fixture
-def fleet(tmp_path: Path, database_url: str) -> Iterator[Fleet]:
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    fleet = Fleet(tmp_path / "data", database_url, logs)
-    try:
-        yield fleet
-    finally:
-        fleet.close()
 
 
 def submit(fleet: Fleet, trials: int) -> str:

@@ -5,7 +5,6 @@ artifact built from the job's records picks a record per bucket and runs every s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +20,6 @@ from tests.service.processes import FAST_OPTIONS, Fleet, wait_for
 from tests.service.test_artifacts import wait_ready
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def fleet(tmp_path: Path, database_url: str) -> Iterator[Fleet]:
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    fleet = Fleet(tmp_path / "data", database_url, logs)
-    try:
-        yield fleet
-    finally:
-        fleet.close()
 
 
 def _finished(fleet: Fleet, job_id: str) -> dict[str, Any] | None:
