@@ -37,7 +37,7 @@ from codegen.target import parse_target
 from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Function
 from ir.graph.passes.narrow_sizes import bind_sizes, size_uppers
-from ir.graph.types import TensorType, TupleType, Type
+from ir.graph.types import TensorType, tensor_types
 from ir.lower import lower
 from ir.reference import check_close, evaluate, random_inputs
 from ir.schedule import Schedule
@@ -281,7 +281,7 @@ def _workload(task: Mapping[str, Any], function: Function, seed: int) -> _Worklo
     except Exception as err:
         return _Workload({}, [], error=f"cannot bind the workload's sizes: {_describe(err)}")
     inputs = random_inputs(reference, seed)
-    outputs = tuple(_tensor_types(reference.ret_type))
+    outputs = tuple(tensor_types(reference.ret_type))
     try:
         expected = _flatten(evaluate(reference, inputs))
         workload = _Workload(inputs, expected, outputs=outputs)
@@ -299,8 +299,8 @@ def _check_within_bounds(function: Function, bound: Function, sizes: Mapping[str
     types = [param.type_annotation for param in function.params]
     bound_types = [param.type_annotation for param in bound.params]
     for ty, at in zip(
-        [*types, *_tensor_types(function.ret_type)],
-        [*bound_types, *_tensor_types(bound.ret_type)],
+        [*types, *tensor_types(function.ret_type)],
+        [*bound_types, *tensor_types(bound.ret_type)],
         strict=True,
     ):
         if not (isinstance(ty, TensorType) and isinstance(at, TensorType)):
@@ -325,14 +325,6 @@ def _flatten(value: Any) -> list[np.ndarray]:
     if isinstance(value, tuple):
         return [array for item in value for array in _flatten(item)]
     return [np.asarray(value)]
-
-
-def _tensor_types(ty: Type) -> list[TensorType]:
-    if isinstance(ty, TupleType):
-        return [t for item in ty.fields for t in _tensor_types(item)]
-    if not isinstance(ty, TensorType):
-        raise IRError(f"unsupported output type {ty}")
-    return [ty]
 
 
 def tolerance(program: TEProgram) -> tuple[float | None, float | None]:
@@ -404,7 +396,7 @@ def _checked_args(
         for name, array in workload.inputs.items()
     ]
     outputs = []
-    for ty in workload.outputs or _tensor_types(built.function.ret_type):
+    for ty in workload.outputs or tensor_types(built.function.ret_type):
         output = aligned_empty(ty.shape, ty.dtype)
         output.fill(np.nan if output.dtype.kind == "f" else 0)  # unwritten elements show
         outputs.append(output)

@@ -40,7 +40,7 @@ from ir.errors import AutotuneError, IRError
 from ir.graph.nodes import Call, Constant, Expr, Function, If, Loop, Tuple, TupleGetItem, Var
 from ir.graph.passes.narrow_sizes import narrow_sizes, small_size_limits
 from ir.graph.traversal import post_order
-from ir.graph.types import TensorType, TupleType, Type
+from ir.graph.types import TensorType, TupleType, Type, tensor_types
 from ir.lower import lower
 from ir.lower.dispatch import dispatch_on_sizes
 from ir.schedule.default import default_schedule
@@ -241,14 +241,6 @@ class ModelPlan(Generic[CodeT]):
         ]
 
 
-def _tensor_types(ty: Type) -> list[TensorType]:
-    if isinstance(ty, TensorType):
-        return [ty]
-    if isinstance(ty, TupleType):
-        return [t for item in ty.fields for t in _tensor_types(item)]
-    raise IRError(f"unsupported value type {ty}")
-
-
 def _nbytes(ty: TensorType) -> int:
     return int(np.prod(ty.shape, dtype=np.int64)) * np.dtype(ty.dtype).itemsize
 
@@ -440,7 +432,7 @@ class _Planner(Generic[CodeT]):
             if not isinstance(value, int):
                 raise IRError(f"{prim.attrs.get('name')}: tuple arguments are not supported")
             args.append(value)
-        outputs = [self.new_value(t) for t in _tensor_types(node.checked_type)]
+        outputs = [self.new_value(t) for t in tensor_types(node.checked_type)]
         self.emit(KernelStep(index, tuple(args), tuple(outputs)), args, outputs)
         return _structured(node.checked_type, iter(outputs))
 
@@ -481,7 +473,7 @@ class _Planner(Generic[CodeT]):
     def branch(self, node: If, slots: dict[int, Any]) -> Any:
         condition = self.value_of(slots[id(node.condition)])
         args = [slots[id(arg)] for arg in node.args]
-        outputs = [self.new_value(t) for t in _tensor_types(node.checked_type)]
+        outputs = [self.new_value(t) for t in tensor_types(node.checked_type)]
         where = f"if {node.span!r}" if node.span else "an if"
 
         def plan_branch(fn: Function, name: str) -> None:
@@ -498,7 +490,7 @@ class _Planner(Generic[CodeT]):
 
     def loop(self, node: Loop, slots: dict[int, Any]) -> Any:
         trip_count = self.value_of(slots[id(node.trip_count)])
-        loop_types = _tensor_types(node.checked_type)
+        loop_types = tensor_types(node.checked_type)
         storage = [self.new_value(ty) for ty in loop_types[: len(node.states)]]
         scanned = [self.new_value(ty) for ty in loop_types[len(node.states) :]]
         running = self.new_value(TensorType((), "bool"))
@@ -650,7 +642,7 @@ def _place_outputs(
     fn: Function, planner: _Planner[Any], result: list[int], output_names: Sequence[str] | None
 ) -> tuple[list[TensorSpec], list[tuple[int, int]]]:
     """Step 2: outputs a kernel makes are written in place; the others are copied."""
-    types = _tensor_types(fn.body.checked_type)
+    types = tensor_types(fn.body.checked_type)
     names = list(output_names) if output_names else [f"output_{i}" for i in range(len(result))]
     if len(names) != len(result):
         raise IRError(f"{len(names)} output names for {len(result)} outputs")

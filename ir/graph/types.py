@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import ml_dtypes  # (also registers int4, bfloat16, float8_e4m3fn, ... with numpy)
 import numpy as np
 
+from ir.errors import IRError
 from ir.tir.expr import PrimExpr
 from ir.tir.printer import format_expr
 
@@ -144,6 +145,15 @@ def as_tensor_type(ty: Type, where: str) -> TensorType:
     if not isinstance(ty, TensorType):
         raise TypeError(f"{where}: expected a tensor, got {ty}")
     return ty
+
+
+def tensor_types(ty: Type) -> list[TensorType]:
+    """The tensors of a tensor or (nested) tuple type, in order; IRError for any other."""
+    if isinstance(ty, TensorType):
+        return [ty]
+    if isinstance(ty, TupleType):
+        return [t for field in ty.fields for t in tensor_types(field)]
+    raise IRError(f"unsupported value type {ty}")
 
 
 def type_to_json(ty: Type) -> object:

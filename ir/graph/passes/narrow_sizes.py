@@ -23,7 +23,7 @@ from ir.graph.attrs import Attrs, is_dim_entry
 from ir.graph.nodes import Call, Expr, Function, Var
 from ir.graph.passes.infer_type import infer_type
 from ir.graph.traversal import rewrite
-from ir.graph.types import TensorType, TupleType
+from ir.graph.types import TensorType, tensor_types
 from ir.tir.arith import bound
 from ir.tir.dim_text import parse_dim
 from ir.tir.expr import INDEX_DTYPE, PrimExpr
@@ -50,7 +50,7 @@ def size_names(fn: Function, results: bool = True) -> set[str]:
     results) are written in."""
     types = [param.type_annotation for param in fn.params]
     if results:
-        types += _tensor_types(fn.body.checked_type)
+        types += tensor_types(fn.body.checked_type)
     return {
         node.name
         for ty in types
@@ -67,7 +67,7 @@ def size_uppers(fn: Function) -> dict[str, int]:
     kernel reads them off its arguments' shapes)."""
     uppers: dict[str, int] = {}
     types = [param.type_annotation for param in fn.params]
-    for ty in [*types, *_tensor_types(fn.body.checked_type)]:
+    for ty in [*types, *tensor_types(fn.body.checked_type)]:
         if not isinstance(ty, TensorType):
             continue
         for dim, upper in zip(ty.dims, ty.shape, strict=False):
@@ -143,11 +143,3 @@ def _retyped(
 
     body = rewrite(fn.body, visit)
     return infer_type(Function(tuple(params.get(id(p), p) for p in fn.params), body, fn.attrs))
-
-
-def _tensor_types(ty: object) -> list[TensorType]:
-    if isinstance(ty, TensorType):
-        return [ty]
-    if isinstance(ty, TupleType):
-        return [t for field in ty.fields for t in _tensor_types(field)]
-    return []
