@@ -235,38 +235,41 @@ def test_grouped_conv_vectorizes_columns_not_channels() -> None:
 
 
 @pytest.mark.parametrize(
-    ("data_shape", "l2_kib", "rows_first"),
+    ("data_shape", "l2_kib", "cores", "rows_first"),
     [
-        ((1, 96, 56, 56), 1024, True),
-        ((1, 64, 28, 28), 1024, False),
-        ((1, 64, 56, 56), 512, True),
-        ((1, 64, 56, 56), 2048, False),
+        ((1, 96, 56, 56), 1024, 1, True),
+        ((1, 64, 28, 28), 1024, 1, False),
+        ((1, 64, 56, 56), 512, 1, True),
+        ((1, 64, 56, 56), 2048, 1, False),
+        ((1, 64, 28, 28), 1024, 2, True),
+        ((1, 64, 56, 56), 2048, 2, True),
+        ((1, 64, 7, 7), 2048, 2, False),
     ],
 )
-def test_conv_over_an_input_bigger_than_l2_walks_rows_outermost(
-    data_shape: tuple[int, ...], l2_kib: int, rows_first: bool
+def test_conv_walks_rows_outermost_over_an_input_bigger_than_l2_or_shared_by_cores(
+    data_shape: tuple[int, ...], l2_kib: int, cores: int, rows_first: bool
 ) -> None:
-    """An input bigger than the core's L2 (1.2 MiB against 1 MiB; 784 KiB against a Zen 3
-    core's 512 KiB) with a small weight: the parallel loop takes output rows outermost
-    (the input is read once, the small weight once per row); an input the L2 holds (200
-    KiB; 784 KiB in Sapphire Rapids' 2 MiB) keeps channel blocks outermost. All compute
-    the reference."""
+    """A weight at most half the input: on one core, an input bigger than the core's L2
+    (1.2 MiB against 1 MiB; 784 KiB against a Zen 3 core's 512 KiB) takes output rows
+    outermost (the input is read once, the small weight once per row), an input the L2
+    holds (200 KiB; 784 KiB in Sapphire Rapids' 2 MiB) keeps channel blocks outermost; on
+    two cores, rows go outermost whatever the L2 holds (each core reads its own rows), but
+    not where the weight (8 KiB) is more than half the input (12 KiB). The outer loops
+    are fused in that order (in parallel on two cores). All compute the reference."""
     data = _normal(*data_shape)
     weight = _normal(32, data_shape[1], 1, 1, scale=0.2)
     fn = _constant_weight_graph("nn.conv2d", data, weight)
     prim = next(n.op for n in post_order(fuse_ops(fn).body) if isinstance(n, Call))
     assert isinstance(prim, Function)
     core = CoreFacts(l2_bytes=l2_kib << 10)
-    hardware = HardwareParams(vector_bytes=64, num_cores=2, core=core)
+    hardware = HardwareParams(vector_bytes=64, num_cores=cores, core=core)
     schedule = default_schedule(function_to_te(prim), hardware, frozenset({"p1"}))
-    (parallel,) = [
-        axis
-        for stage in schedule.stages.values()
-        for axis, annotation in stage.annotations.items()
-        if annotation == "parallel"
-    ]
-    assert parallel == ("n_y_f_k_o_f" if rows_first else "n_k_o_f_y_f")
-    _compile_and_check(fn, {"x": data}, f"conv2d over {data_shape}, {l2_kib} KiB L2")
+    output = next(stage for stage in schedule.stages.values() if stage.is_output)
+    fused = "n_y_f_k_o_f" if rows_first else "n_k_o_f_y_f"
+    assert output.leaves[0] == fused
+    parallel = [axis for axis, annotation in output.annotations.items() if annotation == "parallel"]
+    assert parallel == ([fused] if cores > 1 else [])
+    _compile_and_check(fn, {"x": data}, f"conv2d over {data_shape}, {l2_kib} KiB L2, {cores} cores")
 
 
 # --- a right-hand input that is not constant: packed into column panels at run time -------
