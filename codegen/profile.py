@@ -2,7 +2,9 @@
 arithmetic rate and memory traffic, and how far it is from this host's rooflines.
 
 The rooflines are measured on the host, not looked up in a table: the compute roof is the
-rate of a large float32 matrix product through numpy's BLAS; the bandwidth roofs are the
+better of two float32 rates, every core running a register-only loop of fused multiply-adds
+compiled for the model's target (`codegen.llvm.fma_peak`) and a large matrix product
+through numpy's BLAS (whose library may not know the CPU); the bandwidth roofs are the
 rates of copies of a few footprints, from cache-sized to far beyond the last cache level
 (a cache-aware roofline: a kernel is held to the bandwidth a copy of its footprint
 reaches). Beyond the caches that is a parallel copy compiled by this code generator for
@@ -30,6 +32,7 @@ import numpy as np
 
 from codegen.executor import CompiledModel, KernelCall, run_observed
 from codegen.llvm import CpuTarget, compile_kernel
+from codegen.llvm.fma_peak import fma_peak_gflops
 from codegen.runtime.aligned import aligned_empty
 from ir.graph.ops.quantized import computes_on_integers
 from ir.graph.summary import function_flops
@@ -134,8 +137,13 @@ def _one_core_copy_gbs(footprint: int) -> float:
 @functools.cache
 def measure_roofline(target: CpuTarget) -> Roofline:
     """The compute and bandwidth roofs of this host, measured once per process (about a
-    second): numpy's BLAS on a float32 matrix product, and parallel copies compiled for
-    `target` (its cores) of half a core's L2 and of each of ROOF_COPY_FOOTPRINTS."""
+    second): the better of an FMA loop compiled for `target` on each of its cores and
+    numpy's BLAS on a float32 matrix product, and parallel copies compiled for `target`
+    (its cores) of half a core's L2 and of each of ROOF_COPY_FOOTPRINTS."""
+    # The FMA loop first: numpy's BLAS threads keep spinning for a while after a product,
+    # taking cores from whatever runs next (the loop measured 200-290 GFLOPS right after
+    # one on a 2-core Xeon, 390-400 before any).
+    fma_gflops = fma_peak_gflops(target)
     size = ROOF_MATMUL_SIZE
     rng = np.random.default_rng(0)
     lhs = rng.standard_normal((size, size), dtype=np.float32)
@@ -149,7 +157,7 @@ def measure_roofline(target: CpuTarget) -> Roofline:
     bandwidth.append((beyond, _copy_gbs(target, beyond)))
     integer_factor = 4.0 if target.dot_product_lanes else 2.0 if target.vector_bits >= 256 else 1.0
     return Roofline(
-        peak_gflops=2 * size**3 / matmul_s / 1e9,
+        peak_gflops=max(2 * size**3 / matmul_s / 1e9, fma_gflops),
         bandwidth_gbs=tuple(bandwidth),
         integer_factor=integer_factor,
     )

@@ -278,6 +278,21 @@ def emit_object_code(llvm_text: str, target: CpuTarget) -> bytes:
         return bytes(_target_machine(target, "pic").emit_object(module))
 
 
+def jit_llvm_ir(llvm_text: str, target: CpuTarget, symbol: str) -> tuple[Any, int]:
+    """Compile hand-written LLVM IR text for `target` in this process: the execution engine
+    (keep it alive while the code runs) and the address of function `symbol`."""
+    with _LLVM_LOCK:
+        initialize_llvm()
+        module = llvm.parse_assembly(llvm_text)
+        machine = _new_target_machine(target, "default")
+        module.triple = machine.triple
+        module.data_layout = str(machine.target_data)
+        module.verify()
+        engine = llvm.create_mcjit_compiler(module, machine)
+        engine.finalize_object()
+        return engine, engine.get_function_address(symbol)
+
+
 def _compile(func: PrimFunc, target: CpuTarget) -> CompiledKernel:
     module = _optimize(func, target)
     llvm_text = str(module)
