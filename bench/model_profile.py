@@ -3,6 +3,7 @@ per-operator profile of the same model, with the same thread count, in the same 
 
     .venv/bin/python bench/model_profile.py light_resnet50 [--threads 2] [--top 30] [--json]
     .venv/bin/python bench/model_profile.py MODEL.onnx [--inputs MODEL.inputs.npz] ...
+        [--in-order]
 
 Our side: the JIT executor with default schedules (or `--records RUN.jsonl`), every kernel
 called on its real arguments after one warm-up, median of `--runs` calls. ONNX Runtime:
@@ -70,8 +71,10 @@ def our_kernels(
 
 def onnxruntime_profile(
     model: Any, inputs: dict[str, Any], threads: int, runs: int
-) -> tuple[float, dict[str, float]]:
-    """ONNX Runtime's end-to-end median seconds, and its median seconds per operator type."""
+) -> tuple[float, dict[str, float], list[tuple[str, str, float]]]:
+    """ONNX Runtime's end-to-end median seconds, its median seconds per operator type, and
+    (operator type, node name, median seconds) for every node it ran, in the order it first
+    ran them."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -96,9 +99,12 @@ def onnxruntime_profile(
         if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
             per_node[(event["args"]["op_name"], event["name"])].append(event["dur"] / 1e6)
     per_op: dict[str, float] = collections.defaultdict(float)
-    for (op, _), durations in per_node.items():
-        per_op[op] += statistics.median(durations[-runs:])
-    return statistics.median(costs), dict(per_op)
+    nodes = []
+    for (op, name), durations in per_node.items():  # (in the order the nodes first ran)
+        cost = statistics.median(durations[-runs:])
+        per_op[op] += cost
+        nodes.append((op, name.removesuffix("_kernel_time"), cost))
+    return statistics.median(costs), dict(per_op), nodes
 
 
 def main() -> int:
@@ -111,6 +117,12 @@ def main() -> int:
     parser.add_argument("--records", help="records to take schedules from (default: none)")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--in-order",
+        action="store_true",
+        help="also list every kernel call of ours and every node of ONNX Runtime's, in the"
+        " order they ran (to line up fused operators by hand)",
+    )
     parser.add_argument(
         "--inputs",
         metavar="NPZ",
@@ -127,7 +139,7 @@ def main() -> int:
     compiled = compile_model(optimize(import_model(model).function), target, chooser)
     compiled.run(inputs)
     kernels = our_kernels(compiled, inputs, args.runs)
-    ort_s, ort_ops = onnxruntime_profile(model, inputs, args.threads, args.runs)
+    ort_s, ort_ops, ort_nodes = onnxruntime_profile(model, inputs, args.threads, args.runs)
     ours_s = sum(cost for _, cost, _ in kernels)
     sequence_s = sum(cost for _, _, cost in kernels)
     report = {
@@ -138,6 +150,9 @@ def main() -> int:
         "onnxruntime_ms": ort_s * 1e3,
         "ratio": ours_s / ort_s,
         "onnxruntime_ops_ms": {op: cost * 1e3 for op, cost in ort_ops.items()},
+        "onnxruntime_nodes": [
+            {"op": op, "name": name, "ms": cost * 1e3} for op, name, cost in ort_nodes
+        ],
         "kernels": [
             {"name": name, "ms": cost * 1e3, "in_sequence_ms": sequence * 1e3}
             for name, cost, sequence in kernels
@@ -163,6 +178,13 @@ def main() -> int:
     for index in order[: args.top]:
         name, cost, sequence = kernels[index]
         print(f"  {sequence * 1e3:9.3f} {cost * 1e3:9.3f}  #{index:<3} {name}")
+    if args.in_order:
+        print("our kernel calls in the order they ran (ms in sequence, ms alone):")
+        for index, (name, cost, sequence) in enumerate(kernels):
+            print(f"  {sequence * 1e3:9.3f} {cost * 1e3:9.3f}  #{index:<3} {name}")
+        print("ONNX Runtime's nodes in the order they ran (ms, median):")
+        for index, (op, name, cost) in enumerate(ort_nodes):
+            print(f"  {cost * 1e3:9.3f}  #{index:<3} {op:<20} {name}")
     return 0
 
 
